@@ -1,0 +1,64 @@
+"""Exact models: the most balanced, then stickiest, assignment, with a proof.
+
+``solve(problem, method="flow")`` is the entry point; ``flow`` (OR-Tools
+min-cost flow) is the default, ``cpsat`` the second opinion, ``networkx``
+the flow model on networkx's network simplex (for comparison).  Every
+optimal solution carries a certificate that :func:`verify` checks without a
+solver.
+"""
+
+from __future__ import annotations
+
+from optimal.certificate import Certificate, certificate_from_mapping, certify, verify
+from optimal.network import AggregatedNetwork, build_network
+from optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, SolverError
+from problem.claims import ResolvedClaims
+from problem.model import Problem
+
+__all__ = [
+    "METHODS",
+    "DEFAULT_METHOD",
+    "solve",
+    "Solution",
+    "SolverError",
+    "Certificate",
+    "certify",
+    "verify",
+    "certificate_from_mapping",
+    "AggregatedNetwork",
+    "build_network",
+    "OPTIMAL",
+    "FEASIBLE",
+    "INFEASIBLE",
+    "UNKNOWN",
+]
+
+METHODS = ("flow", "cpsat", "networkx")
+DEFAULT_METHOD = "flow"
+
+
+def solve(
+    problem: Problem,
+    method: str = DEFAULT_METHOD,
+    *,
+    time_limit: float | None = None,
+    claims: ResolvedClaims | None = None,
+) -> Solution:
+    """The optimal assignment of ``problem`` by ``method`` (see module docstring).
+
+    ``time_limit`` (seconds) applies to ``cpsat``; the flow methods are exact
+    and polynomial and take no limit.
+    """
+    if method == "flow":
+        from optimal.flow import solve as run
+
+        return run(problem, claims=claims)
+    if method == "networkx":
+        from optimal.flow import solve as run
+
+        return run(problem, claims=claims, backend="networkx")
+    if method == "cpsat":
+        from optimal.cpsat import solve as run
+
+        return run(problem, claims=claims, time_limit=time_limit)
+    raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")

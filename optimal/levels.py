@@ -1,0 +1,141 @@
+"""The objective as per-unit costs, and the load windows the models are built on.
+
+Objective
+---------
+With loads ``x`` (partitions per member) and ``kept`` (partitions that stay
+with their resolved previous owner), both exact models minimise
+
+    W * sum(x_m ** 2)  -  r * kept
+
+*Most balanced first* (``balance, stickiness``): ``r = 1`` and
+``W = floor(K / 2) + 1`` where ``K`` is the number of partitions that have a
+previous owner.  Sums of squares of two valid assignments have the same
+parity as the partition count, so they differ by 0 or by at least 2; ``2W > K
+>= any difference in kept`` makes every balance improvement outweigh any
+stickiness loss: the minimum is the stickiest of the most balanced
+assignments.  Minimal sum of squares is the same as decreasingly-minimal
+(most balanced) here, because the achievable load vectors form an M-convex
+set (Frank & Murota); the tests check that against brute force.
+
+*Stickiness first* (``stickiness, balance``): every claim is kept (the
+claims are fixed, see :mod:`optimal.network`), ``W = 1`` and ``r`` plays no
+part (``None``).
+
+Per-unit costs
+--------------
+``W * x**2`` is convex and separable, so the k-th partition a member gets
+costs ``c(k) = W * (2k - 1)``: the classic convex-cost flow with one arc per
+load level.  One arc per level and member would be partitions x members arcs,
+so the models only materialise a **window** ``[lo, hi]`` of levels per
+member:
+
+* levels ``1..lo`` as one arc of per-unit cost ``c(lo)``;
+* levels ``lo+1 .. hi`` as one unit arc each;
+* the rest as one arc of per-unit cost ``c(hi+1)``.
+
+That is a convex function equal (up to a constant) to the true one on
+``[lo, hi + 1]`` and below it elsewhere, so the windowed optimum is a lower
+bound; when every member's optimal load lands inside its window, the
+windowed optimum *is* the true optimum.  Otherwise the offending windows
+are widened and the model is solved again (:func:`widen`).  Each window
+starts around a water-filling estimate (:func:`estimate_loads`), which is
+exact for uniform subscriptions.  The certificate (:mod:`optimal.certificate`)
+then proves the result against the full level structure, independently of
+the windows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from optimal.network import AggregatedNetwork
+
+__all__ = ["ObjectiveWeights", "objective_weights", "unit_cost", "estimate_loads", "Windows", "initial_windows", "widen"]
+
+
+@dataclass(frozen=True)
+class ObjectiveWeights:
+    """``W`` (balance weight) and ``r`` (stickiness reward; ``None`` = claims are fixed)."""
+
+    balance_weight: int
+    stickiness_reward: int | None
+
+
+def objective_weights(network: AggregatedNetwork) -> ObjectiveWeights:
+    if network.problem.balance_first:
+        owned = int((network.previous_owner >= 0).sum())
+        return ObjectiveWeights(owned // 2 + 1, 1)
+    return ObjectiveWeights(1, None)
+
+
+def unit_cost(weight: int, level):
+    """Cost of a member's ``level``-th partition: ``W * (2 * level - 1)``."""
+    return weight * (2 * np.asarray(level, dtype=np.int64) - 1)
+
+
+def _water_fill(loads: np.ndarray, amount: int) -> np.ndarray:
+    """Give ``amount`` units to ``loads``, always to the lowest; returns new loads."""
+    if amount == 0 or loads.size == 0:
+        return loads.copy()
+    order = np.argsort(loads, kind="stable")
+    ascending = loads[order]
+    prefix = np.cumsum(ascending)
+    # Units needed to lift the k lowest members to the k-th lowest load.
+    needed = np.arange(1, ascending.size + 1) * ascending - prefix
+    k = int(np.searchsorted(needed, amount, side="right"))
+    total = amount + int(prefix[k - 1])
+    level, extra = divmod(total, k)
+    filled = ascending.copy()
+    filled[:k] = level
+    filled[:extra] += 1
+    out = np.empty_like(loads)
+    out[order] = filled
+    return out
+
+
+def estimate_loads(network: AggregatedNetwork) -> np.ndarray:
+    """A quick, balanced guess of each member's optimal load.
+
+    Hubs are filled most constrained first (fewest members, then most
+    partitions, as KIP-49 orders topics), each by water-filling its members'
+    current loads.  Exact when all members subscribe to the same topics.
+    """
+    loads = network.base_load.copy()
+    supply = network.hub_supply
+    order = sorted(range(len(network.hubs)), key=lambda h: (len(network.hubs[h]), -int(supply[h]), h))
+    for h in order:
+        members = np.asarray(network.hubs[h], dtype=np.int64)
+        loads[members] = _water_fill(loads[members], int(supply[h]))
+    return loads
+
+
+@dataclass(frozen=True, eq=False)
+class Windows:
+    """Per member, the materialised load levels ``[lo, hi]`` (absolute loads)."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+
+    def contains(self, loads: np.ndarray) -> np.ndarray:
+        """Where the windowed cost equals the true cost: ``lo <= x <= hi + 1``
+        (below ``lo`` only when ``lo`` is the member's fixed load)."""
+        return (loads <= self.hi + 1) & (loads >= self.lo)
+
+
+def initial_windows(network: AggregatedNetwork, slack: int = 1) -> Windows:
+    estimate = estimate_loads(network)
+    lo = np.maximum(network.base_load, estimate - slack)
+    hi = np.minimum(network.capacity, estimate + slack)
+    return Windows(lo, np.maximum(hi, lo))
+
+
+def widen(network: AggregatedNetwork, windows: Windows, loads: np.ndarray) -> Windows:
+    """Widen the windows of the members whose load fell outside (doubling)."""
+    width = windows.hi - windows.lo + 1
+    below = loads < windows.lo
+    above = loads > windows.hi + 1
+    lo = np.where(below, np.maximum(network.base_load, np.minimum(loads, windows.lo) - 2 * width), windows.lo)
+    hi = np.where(above, np.minimum(network.capacity, np.maximum(loads, windows.hi) + 2 * width), windows.hi)
+    return Windows(lo, hi)

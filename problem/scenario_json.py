@@ -1,0 +1,357 @@
+"""The JSON formats: scenario in, assignment in and out.  Validation lives here.
+
+Everything a user hands the project passes through this module once.  A
+mistake is reported as one :class:`InputError` naming the source, the field
+(as a path such as ``members.m2.owned.orders[1]``) and the problem; nothing is
+guessed and nothing is silently dropped.  What Kafka itself tolerates (a
+subscription to a topic that does not exist, a claim on a partition that is
+gone, an empty group) is *not* an input error: it is accepted here and
+reported by the code that resolves it.
+
+Scenario::
+
+    {"topics": {"orders": 6, "clicks": {"partitions": 4}},
+     "members": {"m1": {"topics": ["orders", "clicks"]},
+                 "m2": {"topics": ["orders"], "owned": {"orders": [0, 2]},
+                        "generation": 4, "rack": "a"}},
+     "objective": ["balance", "stickiness"]}
+
+Assignment::
+
+    {"assignment": {"m1": {"clicks": [0, 1, 2, 3], "orders": [1, 3]},
+                    "m2": {"orders": [0, 2, 4, 5]}}}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Mapping
+
+from problem.model import (
+    BALANCE,
+    STICKINESS,
+    Assignment,
+    Member,
+    Problem,
+    Topic,
+)
+
+__all__ = [
+    "InputError",
+    "load_json",
+    "problem_from_mapping",
+    "problem_to_mapping",
+    "read_problem",
+    "assignment_from_mapping",
+    "read_assignment",
+    "dumps",
+]
+
+_SCENARIO_KEYS = {"topics", "members", "objective"}
+_TOPIC_KEYS = {"partitions"}
+_MEMBER_KEYS = {"topics", "owned", "generation", "rack"}
+_OBJECTIVES = {BALANCE, STICKINESS}
+INT32_MAX = 2**31 - 1
+_PLAIN_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
+
+
+class InputError(ValueError):
+    """Bad input: ``source: field: problem`` on one line."""
+
+    def __init__(self, source: str, field: str, problem: str):
+        self.source, self.field, self.problem = source, field, problem
+        where = f"{source}: {field}" if field else source
+        super().__init__(f"{where}: {problem}")
+
+
+def _key(path: str, name: str) -> str:
+    part = name if _PLAIN_NAME.match(name) else json.dumps(name)
+    return f"{path}.{part}" if path else part
+
+
+def _reject_duplicates(source: str):
+    def hook(pairs):
+        seen: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in seen:
+                raise InputError(source, "", f"duplicate JSON key {json.dumps(key)}")
+            seen[key] = value
+        return seen
+
+    return hook
+
+
+def _reject_constant(source: str):
+    def hook(name):
+        raise InputError(source, "", f"{name} is not valid JSON")
+
+    return hook
+
+
+def load_json(text: str | bytes, *, source: str) -> Any:
+    """Parse JSON strictly: duplicate keys and NaN/Infinity are errors."""
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_reject_duplicates(source),
+            parse_constant=_reject_constant(source),
+        )
+    except json.JSONDecodeError as err:
+        raise InputError(
+            source, "", f"not valid JSON ({err.msg} at line {err.lineno} column {err.colno})"
+        ) from None
+    except UnicodeDecodeError:
+        raise InputError(source, "", "not UTF-8 text") from None
+
+
+def _read_file(path: str | Path) -> Any:
+    source = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise InputError(source, "", f"cannot read file ({err.strerror or err})") from None
+    return load_json(data, source=source)
+
+
+# -- field checks ------------------------------------------------------------
+
+
+def _object(value: Any, source: str, path: str) -> dict:
+    if not isinstance(value, dict):
+        raise InputError(source, path, f"must be a JSON object, got {_kind(value)}")
+    return value
+
+
+def _no_unknown_keys(obj: dict, allowed: set[str], source: str, path: str) -> None:
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise InputError(
+            source,
+            _key(path, unknown[0]),
+            f"unknown key (allowed: {', '.join(sorted(allowed))})",
+        )
+
+
+def _integer(value: Any, source: str, path: str, *, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(source, path, f"must be an integer, got {_kind(value)}")
+    if minimum is not None and value < minimum:
+        what = "positive" if minimum == 1 else f"at least {minimum}"
+        raise InputError(source, path, f"must be {what}, got {value}")
+    return value
+
+
+def _name(value: Any, source: str, path: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(source, path, f"must be a string, got {_kind(value)}")
+    if not value:
+        raise InputError(source, path, "must not be empty")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {json.dumps(value)}"
+    if isinstance(value, (int, float)):
+        return f"number {json.dumps(value)}"
+    if isinstance(value, str):
+        return f"string {json.dumps(value)}"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _partition_list(value: Any, source: str, path: str) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise InputError(source, path, f"must be an array of partition numbers, got {_kind(value)}")
+    parts = tuple(_integer(p, source, f"{path}[{i}]", minimum=0) for i, p in enumerate(value))
+    for i, p in enumerate(parts):
+        if p > INT32_MAX:
+            raise InputError(source, f"{path}[{i}]", f"must fit Kafka's int32, got {p}")
+    return parts
+
+
+# -- scenario ----------------------------------------------------------------
+
+
+def _topic(name: str, value: Any, source: str, path: str) -> Topic:
+    if isinstance(value, dict):
+        _no_unknown_keys(value, _TOPIC_KEYS, source, path)
+        if "partitions" not in value:
+            raise InputError(source, path, "missing key \"partitions\"")
+        count = _integer(value["partitions"], source, f"{path}.partitions", minimum=1)
+    else:
+        count = _integer(value, source, path, minimum=1)
+    if count > INT32_MAX:
+        raise InputError(source, path, f"must fit Kafka's int32 partition count, got {count}")
+    return Topic(name, count)
+
+
+def _member(member_id: str, value: Any, source: str, path: str) -> Member:
+    obj = _object(value, source, path)
+    _no_unknown_keys(obj, _MEMBER_KEYS, source, path)
+    if "topics" not in obj:
+        raise InputError(source, path, "missing key \"topics\"")
+    raw_topics = obj["topics"]
+    if not isinstance(raw_topics, list):
+        raise InputError(source, f"{path}.topics", f"must be an array of topic names, got {_kind(raw_topics)}")
+    topics: list[str] = []
+    for i, t in enumerate(raw_topics):
+        name = _name(t, source, f"{path}.topics[{i}]")
+        if name in topics:
+            raise InputError(source, f"{path}.topics[{i}]", f"topic {json.dumps(name)} is listed twice")
+        topics.append(name)
+
+    owned: list[tuple[str, tuple[int, ...]]] = []
+    if "owned" in obj:
+        owned_obj = _object(obj["owned"], source, f"{path}.owned")
+        for topic, parts in owned_obj.items():
+            tpath = _key(f"{path}.owned", topic)
+            _name(topic, source, tpath)
+            owned.append((topic, _partition_list(parts, source, tpath)))
+    generation = None
+    if obj.get("generation") is not None:
+        generation = _integer(obj["generation"], source, f"{path}.generation", minimum=-1)
+        if generation > INT32_MAX:
+            raise InputError(source, f"{path}.generation", f"must fit Kafka's int32, got {generation}")
+    rack = None
+    if obj.get("rack") is not None:
+        rack = _name(obj["rack"], source, f"{path}.rack")
+    return Member(
+        member_id=member_id,
+        topics=frozenset(topics),
+        owned=tuple(sorted(owned)),
+        generation=generation,
+        rack=rack,
+    )
+
+
+def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[str, str]:
+    """``["balance", "stickiness"]`` or ``"balance,stickiness"`` (either order)."""
+    if isinstance(value, str):
+        parts = [p.strip() for p in value.split(",")]
+    elif isinstance(value, list) and all(isinstance(p, str) for p in value):
+        parts = list(value)
+    else:
+        raise InputError(source, path, f"must be a list of objective names, got {_kind(value)}")
+    if sorted(parts) != sorted(_OBJECTIVES):
+        raise InputError(
+            source, path, f"must name balance and stickiness once each, in priority order; got {json.dumps(parts)}"
+        )
+    return (parts[0], parts[1])
+
+
+def problem_from_mapping(data: Any, *, source: str = "scenario") -> Problem:
+    """Validate a decoded scenario and build the :class:`Problem`."""
+    obj = _object(data, source, "")
+    _no_unknown_keys(obj, _SCENARIO_KEYS, source, "")
+    for required in ("topics", "members"):
+        if required not in obj:
+            raise InputError(source, required, "missing (required)")
+    topics_obj = _object(obj["topics"], source, "topics")
+    topics = []
+    for name, value in topics_obj.items():
+        path = _key("topics", name)
+        _name(name, source, path)
+        topics.append(_topic(name, value, source, path))
+    members_obj = _object(obj["members"], source, "members")
+    members = []
+    for member_id, value in members_obj.items():
+        path = _key("members", member_id)
+        _name(member_id, source, path)
+        members.append(_member(member_id, value, source, path))
+    objective = (BALANCE, STICKINESS)
+    if obj.get("objective") is not None:
+        objective = parse_objective(obj["objective"], source)
+    return Problem(
+        topics=tuple(sorted(topics, key=lambda t: t.name)),
+        members=tuple(sorted(members, key=lambda m: m.member_id)),
+        objective=objective,
+    )
+
+
+def problem_to_mapping(problem: Problem) -> dict:
+    members = {}
+    for m in problem.members:
+        entry: dict[str, Any] = {"topics": sorted(m.topics)}
+        if m.owned:
+            entry["owned"] = {t: list(ps) for t, ps in m.owned}
+        if m.generation is not None:
+            entry["generation"] = m.generation
+        if m.rack is not None:
+            entry["rack"] = m.rack
+        members[m.member_id] = entry
+    return {
+        "topics": {t.name: t.partitions for t in problem.topics},
+        "members": members,
+        "objective": list(problem.objective),
+    }
+
+
+def read_problem(path: str | Path, *, objective: tuple[str, str] | None = None) -> Problem:
+    """Read and validate a scenario file; ``objective`` overrides the file's."""
+    problem = problem_from_mapping(_read_file(path), source=str(path))
+    if objective is not None and objective != problem.objective:
+        problem = Problem(problem.topics, problem.members, objective)
+    return problem
+
+
+# -- assignment --------------------------------------------------------------
+
+
+def assignment_from_mapping(data: Any, *, source: str = "assignment") -> Assignment:
+    """Read the ``assignment`` key of a decoded document (other keys are ignored)."""
+    obj = _object(data, source, "")
+    if "assignment" not in obj:
+        raise InputError(source, "assignment", "missing (required)")
+    members_obj = _object(obj["assignment"], source, "assignment")
+    members: dict[str, dict[str, tuple[int, ...]]] = {}
+    for member_id, topics in members_obj.items():
+        path = _key("assignment", member_id)
+        _name(member_id, source, path)
+        topics_obj = _object(topics, source, path)
+        members[member_id] = {}
+        for topic, parts in topics_obj.items():
+            tpath = _key(path, topic)
+            _name(topic, source, tpath)
+            members[member_id][topic] = _partition_list(parts, source, tpath)
+    return Assignment(members)
+
+
+def read_assignment(path: str | Path) -> tuple[Assignment, dict]:
+    """Read an assignment file; returns the assignment and the whole document."""
+    doc = _read_file(path)
+    return assignment_from_mapping(doc, source=str(path)), doc
+
+
+def dumps(document: Mapping) -> str:
+    """Canonical JSON output: sorted keys, two-space indent, arrays of scalars on
+    one line, trailing newline.  The same document always gives the same bytes.
+    """
+    return _dump(document, 0) + "\n"
+
+
+def _dump(value: Any, depth: int) -> str:
+    if isinstance(value, Mapping):
+        if not value:
+            return "{}"
+        pad = "  " * (depth + 1)
+        items = [
+            f"{pad}{json.dumps(str(k), ensure_ascii=False)}: {_dump(value[k], depth + 1)}"
+            for k in sorted(value)
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
+    if isinstance(value, (list, tuple)):
+        if all(not isinstance(v, (Mapping, list, tuple)) for v in value):
+            return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in value) + "]"
+        pad = "  " * (depth + 1)
+        return (
+            "[\n"
+            + ",\n".join(pad + _dump(v, depth + 1) for v in value)
+            + "\n" + "  " * depth + "]"
+        )
+    return json.dumps(value, ensure_ascii=False)
