@@ -138,7 +138,7 @@ def _integer(value: Any, source: str, path: str, *, minimum: int | None = None) 
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(source, path, f"must be an integer, got {_kind(value)}")
     if minimum is not None and value < minimum:
-        what = "positive" if minimum == 1 else f"at least {minimum}"
+        what = {1: "positive", 0: "non-negative"}.get(minimum, f"at least {minimum}")
         raise InputError(source, path, f"must be {what}, got {value}")
     return value
 

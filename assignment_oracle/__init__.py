@@ -1,0 +1,1 @@
+"""The ``assignment-oracle`` command line and its bundled example scenarios."""

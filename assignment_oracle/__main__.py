@@ -1,0 +1,5 @@
+import sys
+
+from assignment_oracle.cli import main
+
+sys.exit(main())

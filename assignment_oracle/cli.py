@@ -1,0 +1,189 @@
+"""``assignment-oracle``: a thin command line over the library.
+
+Every subcommand is a few lines around a library call that notebooks and
+other programs can make directly (``optimal.solve``, ``compare.check.check``).
+Bad input is one line on stderr naming the file and field, exit status 2,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Sequence
+
+from compare.check import Verdict, check
+from optimal import METHODS, OPTIMAL, Solution, SolverError, certificate_from_mapping, solve
+from problem.scenario_json import InputError, dumps, parse_objective, read_assignment, read_problem
+
+PROG = "assignment-oracle"
+EXIT_BAD_INPUT = 2
+EXIT_SOLVER_FAILED = 5
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage too)
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Provably optimal Kafka consumer partition assignment.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("solve", help="the most balanced, then stickiest, assignment, with a certificate")
+    p.add_argument("scenario", help="scenario JSON file")
+    p.add_argument("--method", choices=METHODS, default="flow", help="exact model (default: flow)")
+    p.add_argument("--objective", help="priority order: balance,stickiness (default) or stickiness,balance")
+    p.add_argument("--time-limit", type=float, metavar="S", help="seconds, for cpsat (flow is exact and needs none)")
+    p.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
+    p.add_argument("--timing", action="store_true", help="include wall time and model sizes (output is then not byte-stable)")
+
+    c = sub.add_parser("check", help="judge an assignment against the optimum")
+    c.add_argument("scenario", help="scenario JSON file")
+    c.add_argument("assignment", help='JSON with an "assignment" key (and optionally a "certificate")')
+    c.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    c.add_argument("--method", choices=METHODS, default="flow", help="exact model for the optimum (default: flow)")
+    c.add_argument("--objective", help="override the scenario's objective order")
+
+    d = sub.add_parser("demo", help="solve and check the bundled KIP-54 and KIP-49 examples")
+    d.add_argument("--out", metavar="DIR", help="also write each example's solution here")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "solve":
+            return _solve(args)
+        if args.command == "check":
+            return _check(args)
+        return _demo(args)
+    except InputError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except SolverError as err:
+        print(f"{PROG}: solver failed: {err}", file=sys.stderr)
+        return EXIT_SOLVER_FAILED
+    except KeyboardInterrupt:
+        return 130
+
+
+def _objective(text: str | None):
+    return None if text is None else parse_objective(text, "--objective", "")
+
+
+def _write(path: str | None, text: str) -> None:
+    if path is None:
+        sys.stdout.write(text)
+        return
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise InputError(path, "", f"cannot write file ({err.strerror or err})") from None
+
+
+def _solve(args) -> int:
+    if args.time_limit is not None and not args.time_limit > 0:
+        raise InputError("--time-limit", "", f"must be a positive number of seconds, got {args.time_limit}")
+    problem = read_problem(args.scenario, objective=_objective(args.objective))
+    solution = solve(problem, args.method, time_limit=args.time_limit)
+    _write(args.output, dumps(solution.to_mapping(timing=args.timing)))
+    if solution.status != OPTIMAL:
+        print(
+            f"{PROG}: time limit reached: {solution.status}, objective {solution.objective}, "
+            f"proven lower bound {solution.bound}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _check(args) -> int:
+    problem = read_problem(args.scenario, objective=_objective(args.objective))
+    assignment, document = read_assignment(args.assignment)
+    certificate = None
+    if document.get("certificate") is not None:
+        certificate = certificate_from_mapping(document["certificate"], source=args.assignment)
+    verdict = check(problem, assignment, certificate, method=args.method)
+    if args.json:
+        sys.stdout.write(dumps(verdict.to_mapping()))
+    else:
+        sys.stdout.write(format_verdict(verdict))
+    return verdict.exit_code()
+
+
+def _yes(flag: bool | None) -> str:
+    return {True: "yes", False: "no", None: "n/a"}[flag]
+
+
+def format_verdict(v: Verdict) -> str:
+    """The human-readable verdict ``check`` prints."""
+    lines = [f"valid: {_yes(v.valid)}"]
+    for violation in v.violations[:20]:
+        lines.append(f"  {violation}")
+    if len(v.violations) > 20:
+        lines.append(f"  … and {len(v.violations) - 20} more")
+    loads = " ".join(f"{m}={x}" for m, x in v.loads.items())
+    lines.append(f"loads: {loads}")
+    lines.append(
+        f"sorted loads: {list(v.sorted_loads)}   most balanced: {list(v.optimal_sorted_loads)}"
+    )
+    if v.valid:
+        lines.append(
+            f"most balanced: {_yes(v.most_balanced)}   KIP-54 score {v.kip54_score} (optimum {v.optimal_kip54_score}), "
+            f"max-min {v.spread} (optimum {v.optimal_spread}), "
+            f"{v.balance_moves} single-partition move(s) from the most balanced sorted loads"
+        )
+        if v.improving_chain:
+            lines.append("  improving chain: " + ", then ".join(str(m) for m in v.improving_chain))
+        lines.append(f"Kafka's local balance condition: {'holds' if v.kafka_condition else 'broken'}")
+        for move in v.kafka_condition_breaches[:5]:
+            lines.append(f"  could move {move}")
+    lines.append(f"retained: {v.retained} of {v.owned} previously owned; optimum retains {v.optimal_retained}")
+    tiers = ", ".join(f"{t} {'optimal' if ok else 'gap'}" for t, ok in v.tiers.items())
+    lines.append(f"objective ({', '.join(v.objective_order)}): {tiers}")
+    lines.append(f"oracle certificate verified: {_yes(v.oracle_certificate_verified)}")
+    lines.append(f"certificate given: {v.certificate}")
+    for reason in v.certificate_problems[:5]:
+        lines.append(f"  {reason}")
+    summary = {
+        0: "optimal on every tier",
+        1: "valid, with a gap",
+        3: "not valid",
+        4: "optimal, but its certificate does not verify",
+    }[v.exit_code()]
+    lines.append(f"verdict: {summary} (exit {v.exit_code()})")
+    return "\n".join(lines) + "\n"
+
+
+def bundled_examples() -> list[Path]:
+    """The bundled example scenarios (KIP-54 examples 1-3, KIP-49, the chain move)."""
+    folder = resources.files("assignment_oracle") / "examples"
+    return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def _demo(args) -> int:
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    failures = 0
+    for path in bundled_examples():
+        problem = read_problem(path)
+        solution: Solution = solve(problem)
+        verdict = check(problem, solution.assignment, solution.certificate)
+        if out is not None:
+            (out / path.name).write_text(dumps(solution.to_mapping()), encoding="utf-8")
+        ok = verdict.exit_code() == 0
+        failures += not ok
+        print(
+            f"{path.stem:28s} {solution.status}  sorted loads {list(solution.sorted_loads)}  "
+            f"retained {solution.retained}/{solution.owned}  certificate {verdict.certificate}  "
+            f"check exit {verdict.exit_code()}"
+        )
+    return 0 if failures == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
