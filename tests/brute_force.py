@@ -89,3 +89,34 @@ def lexicographic_min(rows: np.ndarray) -> np.ndarray:
     for column in range(rows.shape[1]):
         candidates = candidates[candidates[:, column] == candidates[:, column].min()]
     return candidates[0] if len(candidates) else np.zeros(rows.shape[1], dtype=np.int64)
+
+
+def all_assignments(problem: Problem, limit: int = 512):
+    """Every valid assignment as an :class:`Assignment`, with its loads and kept count."""
+    from problem.model import Assignment
+
+    ids = [m.member_id for m in problem.members]
+    partitions = []
+    for topic in problem.topics:
+        eligible = [m.member_id for m in problem.members if topic.name in m.topics]
+        if eligible:
+            partitions += [((topic.name, p), eligible) for p in range(topic.partitions)]
+    owners = previous_owners(problem)
+    count = 1
+    for _, eligible in partitions:
+        count *= len(eligible)
+    if count > limit:
+        raise ValueError(f"{count} assignments is too many to enumerate")
+    for choice in itertools.product(*[e for _, e in partitions]):
+        members: dict[str, dict[str, list[int]]] = {m: {} for m in ids}
+        for ((topic, p), _), member in zip(partitions, choice):
+            members[member].setdefault(topic, []).append(p)
+        loads = tuple(sum(len(v) for v in members[m].values()) for m in ids)
+        kept = sum(owners.get(tp) == member for (tp, _), member in zip(partitions, choice))
+        yield Assignment({m: {t: tuple(ps) for t, ps in ts.items()} for m, ts in members.items()}), loads, kept
+
+
+def is_optimal(problem: Problem, loads, kept: int, best: "BruteOptimum") -> bool:
+    """Whether an assignment with these loads and kept count is optimal for the objective order."""
+    on_loads = tuple(sorted(loads, reverse=True)) == best.sorted_loads
+    return on_loads and kept == best.retained

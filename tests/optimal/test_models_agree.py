@@ -1,0 +1,72 @@
+"""Brute force = flow = CP-SAT (= networkx) on small instances; flow = CP-SAT on medium ones."""
+
+import pytest
+from hypothesis import given, settings
+
+import brute_force
+from optimal import OPTIMAL, solve, verify
+from problem import Problem
+from strategies import problems
+
+
+@settings(max_examples=1500)
+@given(problems())
+def test_flow_equals_brute_force(problem):
+    expected = brute_force.optimum(problem)
+    solution = solve(problem, "flow")
+    assert solution.status == OPTIMAL
+    assert solution.sorted_loads == expected.sorted_loads
+    assert solution.retained == expected.retained
+    assert solution.owned == expected.owned
+
+
+@settings(max_examples=500)
+@given(problems())
+def test_cpsat_and_networkx_equal_brute_force(problem):
+    expected = brute_force.optimum(problem)
+    for method in ("cpsat", "networkx"):
+        solution = solve(problem, method)
+        assert solution.status == OPTIMAL, method
+        assert (solution.sorted_loads, solution.retained) == (expected.sorted_loads, expected.retained), method
+        assert not verify(problem, solution.assignment, solution.certificate)
+
+
+@pytest.mark.slow
+@settings(max_examples=60)
+@given(problems(max_topics=8, max_partitions=12, max_members=10, max_assignments=None))
+def test_flow_equals_cpsat_on_medium_instances(problem):
+    flow, cpsat = solve(problem, "flow"), solve(problem, "cpsat")
+    assert cpsat.status == flow.status == OPTIMAL
+    assert cpsat.objective == flow.objective
+    assert (cpsat.sorted_loads, cpsat.retained) == (flow.sorted_loads, flow.retained)
+
+
+def test_cpsat_time_limit_never_claims_optimality():
+    # A problem big enough that a near-zero limit stops CP-SAT before its proof.
+    topics = {f"t{i}": 40 for i in range(30)}
+    members = {f"m{j:02d}": {"topics": [f"t{i}" for i in range(30) if (i * 7 + j) % 3]} for j in range(40)}
+    problem = Problem.from_mapping({"topics": topics, "members": members})
+    solution = solve(problem, "cpsat", time_limit=0.001)
+    assert solution.status in ("FEASIBLE", "UNKNOWN")
+    assert solution.certificate is None
+    exact = solve(problem, "flow")
+    if solution.bound is not None:
+        assert solution.bound <= exact.objective
+    if solution.assignment is not None:
+        assert solution.objective >= exact.objective
+
+
+def test_same_input_same_output():
+    problem = Problem.from_mapping(
+        {
+            "topics": {"a": 7, "b": 5, "c": 3},
+            "members": {
+                "x": {"topics": ["a", "b"], "owned": {"a": [0, 1, 2]}, "generation": 2},
+                "y": {"topics": ["a", "b", "c"], "owned": {"b": [0]}, "generation": 2},
+                "z": {"topics": ["c", "a"]},
+            },
+        }
+    )
+    for method in ("flow", "cpsat"):
+        first = solve(problem, method).to_mapping()
+        assert all(solve(problem, method).to_mapping() == first for _ in range(3))

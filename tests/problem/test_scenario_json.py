@@ -1,0 +1,128 @@
+"""The scenario and assignment formats: strict where a typo hides, tolerant where Kafka is."""
+
+import json
+
+import pytest
+
+from problem import InputError, Problem
+from problem.scenario_json import assignment_from_mapping, dumps, load_json, problem_from_mapping
+
+GOOD = {
+    "topics": {"orders": 6, "clicks": {"partitions": 4}},
+    "members": {
+        "m1": {"topics": ["orders", "clicks"]},
+        "m2": {"topics": ["orders"], "owned": {"orders": [0, 2]}, "generation": 4, "rack": "a"},
+    },
+    "objective": ["balance", "stickiness"],
+}
+
+
+def with_(path, value):
+    doc = json.loads(json.dumps(GOOD))
+    *parents, last = path
+    node = doc
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    return doc
+
+
+@pytest.mark.parametrize(
+    "doc, field, words",
+    [
+        (with_(["topics", "orders"], 0), "topics.orders", "positive"),
+        (with_(["topics", "orders"], -3), "topics.orders", "positive"),
+        (with_(["topics", "orders"], 2.5), "topics.orders", "integer"),
+        (with_(["topics", "orders"], 6.0), "topics.orders", "integer"),
+        (with_(["topics", "orders"], True), "topics.orders", "integer"),
+        (with_(["topics", "orders"], "6"), "topics.orders", "integer"),
+        (with_(["topics", "clicks"], {"partitions": 4, "weight": 2}), "topics.clicks.weight", "unknown key"),
+        (with_(["topics", "clicks"], {}), "topics.clicks", "partitions"),
+        (with_(["members", "m1", "topics"], "orders"), "members.m1.topics", "array"),
+        (with_(["members", "m1", "topics"], ["orders", "orders"]), "members.m1.topics[1]", "twice"),
+        (with_(["members", "m1", "topics"], [""]), "members.m1.topics[0]", "empty"),
+        (with_(["members", "m2", "owned"], {"orders": [0, -2]}), "members.m2.owned.orders[1]", "non-negative"),
+        (with_(["members", "m2", "owned"], {"orders": 3}), "members.m2.owned.orders", "array"),
+        (with_(["members", "m2", "generation"], "4"), "members.m2.generation", "integer"),
+        (with_(["members", "m2", "generation"], -5), "members.m2.generation", "at least -1"),
+        (with_(["members", "m2", "rack"], 7), "members.m2.rack", "string"),
+        (with_(["members", "m2", "subscription"], []), "members.m2.subscription", "unknown key"),
+        (with_(["members", "m1"], {"owned": {}}), "members.m1", "topics"),
+        (with_(["members", "m1"], []), "members.m1", "object"),
+        (with_(["objective"], ["balance"]), "objective", "balance and stickiness"),
+        (with_(["objective"], "balance,balance"), "objective", "balance and stickiness"),
+        (with_(["typo"], 1), "typo", "unknown key"),
+        ({"members": {}}, "topics", "missing"),
+    ],
+)
+def test_bad_scenarios_name_the_field(doc, field, words):
+    with pytest.raises(InputError) as err:
+        problem_from_mapping(doc, source="s.json")
+    assert err.value.field == field
+    assert words in err.value.problem
+    message = str(err.value)
+    assert message.startswith(f"s.json: {field}: ") and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('{"topics": {"a": 1, "a": 2}, "members": {}}', 'duplicate JSON key "a"'),
+        ('{"topics": {"a": NaN}, "members": {}}', "NaN"),
+        ('{"topics": ', "not valid JSON"),
+        (b"\xff\xfe", "JSON"),
+    ],
+)
+def test_malformed_json(text, words):
+    with pytest.raises(InputError) as err:
+        load_json(text, source="s.json")
+    assert words in str(err.value)
+
+
+def test_round_trip_keeps_everything_given():
+    problem = Problem.from_mapping(GOOD)
+    again = Problem.from_mapping(problem.to_mapping())
+    assert again == problem
+    m2 = problem.members[1]
+    assert (m2.member_id, m2.generation, m2.rack, m2.owned) == ("m2", 4, "a", (("orders", (0, 2)),))
+    assert problem.objective == ("balance", "stickiness")
+
+
+def test_objective_accepts_either_order_and_a_string():
+    assert Problem.from_mapping(with_(["objective"], "stickiness,balance")).objective == ("stickiness", "balance")
+    assert Problem.from_mapping(with_(["objective"], ["stickiness", "balance"])).objective == ("stickiness", "balance")
+
+
+def test_what_kafka_tolerates_is_accepted_and_reported():
+    problem = Problem.from_mapping(
+        {
+            "topics": {"a": 2, "lonely": 3},
+            "members": {"m": {"topics": ["a", "deleted"], "owned": {"a": [7], "deleted": [0]}}},
+        }
+    )
+    assert problem.missing_topics == {"m": ("deleted",)}
+    assert problem.unsubscribed_topics == ("lonely",)
+    assert problem.total_partitions == 2
+    assert Problem.from_mapping({"topics": {"a": 1}, "members": {}}).total_partitions == 0
+
+
+def test_assignment_format():
+    a = assignment_from_mapping({"assignment": {"m1": {"t": [2, 0]}, "m2": {}}, "status": "ignored"})
+    assert a.to_mapping() == {"m1": {"t": [0, 2]}, "m2": {}}
+    for bad, field in [
+        ({}, "assignment"),
+        ({"assignment": {"m1": {"t": [-1]}}}, "assignment.m1.t[0]"),
+        ({"assignment": {"m1": {"t": "0"}}}, "assignment.m1.t"),
+        ({"assignment": {"m1": []}}, "assignment.m1"),
+    ]:
+        with pytest.raises(InputError) as err:
+            assignment_from_mapping(bad, source="a.json")
+        assert err.value.field == field
+
+
+def test_output_is_canonical():
+    doc = {"b": [3, 1], "a": {"y": {}, "x": [{"k": 1}]}}
+    text = dumps(doc)
+    assert text == dumps(json.loads(text))
+    assert json.loads(text) == doc
+    assert text.index('"a"') < text.index('"b"')

@@ -1,0 +1,149 @@
+"""The command line: exit codes, one-line errors, byte-stable output."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assignment_oracle.cli import bundled_examples, main
+
+EXAMPLES = {p.stem: p for p in bundled_examples()}
+CHAIN = EXAMPLES["chain-move"]
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_bundled_examples_are_there():
+    assert {"kip54-example-1-rebalance", "kip54-example-2-rebalance", "kip54-example-3-rebalance", "kip49-example"} <= set(EXAMPLES)
+
+
+def test_solve_then_check_is_optimal_and_byte_stable(tmp_path, capsys):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    assert run(capsys, "solve", CHAIN, "-o", first)[0] == 0
+    assert run(capsys, "solve", CHAIN, "-o", second)[0] == 0
+    assert first.read_bytes() == second.read_bytes()
+    code, out, _ = run(capsys, "check", CHAIN, first)
+    assert code == 0
+    assert "certificate given: verified" in out
+
+
+def test_solve_methods_agree(capsys):
+    docs = {}
+    for method in ("flow", "cpsat", "networkx"):
+        code, out, _ = run(capsys, "solve", EXAMPLES["kip54-example-3-rebalance"], "--method", method)
+        assert code == 0
+        docs[method] = json.loads(out)
+    assert {(d["status"], tuple(d["sorted_loads"]), d["retained"]) for d in docs.values()} == {("OPTIMAL", (2, 1, 1), 3)}
+
+
+def test_objective_override(capsys):
+    code, out, _ = run(capsys, "solve", EXAMPLES["kip54-example-3-rebalance"], "--objective", "stickiness,balance")
+    doc = json.loads(out)
+    assert code == 0 and doc["objective_order"] == ["stickiness", "balance"]
+    assert doc["retained"] == 4 and doc["sorted_loads"] == [2, 2, 0]
+
+
+def write(tmp_path, name, doc):
+    path = tmp_path / name
+    path.write_text(json.dumps(doc) if not isinstance(doc, str) else doc)
+    return path
+
+
+def test_check_exit_codes(tmp_path, capsys):
+    gap = write(tmp_path, "gap.json", {"assignment": {"c0": {"t0": [0]}, "c1": {"t1": [0, 1]}, "c2": {}}})
+    code, out, _ = run(capsys, "check", CHAIN, gap)
+    assert code == 1
+    assert "improving chain: t1-0: c1 → c0, then t0-0: c0 → c2" in out
+    assert "Kafka's local balance condition: holds" in out
+
+    invalid = write(tmp_path, "bad.json", {"assignment": {"c0": {"t0": [0, 0]}, "c2": {"t1": [0]}}})
+    code, out, _ = run(capsys, "check", CHAIN, invalid, "--json")
+    verdict = json.loads(out)
+    assert code == 3 and not verdict["valid"]
+    assert {v["kind"] for v in verdict["violations"]} == {"duplicated", "not-subscribed", "missing"}
+
+    solved = tmp_path / "solved.json"
+    run(capsys, "solve", CHAIN, "-o", solved)
+    doc = json.loads(solved.read_text())
+    doc["certificate"]["prices"]["c2"] = 10**6  # far above c2's next unit cost
+    tampered = write(tmp_path, "tampered.json", doc)
+    code, out, _ = run(capsys, "check", CHAIN, tampered)
+    assert code == 4 and "certificate given: failed" in out
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("{not json", "not valid JSON"),
+        ('{"topics": {"a": 1, "a": 1}, "members": {}}', "duplicate JSON key"),
+        ('{"topics": {"a": 1}, "members": {}, "extra": 1}', "extra: unknown key"),
+        ('{"topics": {"a": "1"}, "members": {}}', "topics.a: must be an integer"),
+        ('{"topics": {"a": 1.5}, "members": {}}', "topics.a: must be an integer"),
+        ('{"topics": {"a": 0}, "members": {}}', "topics.a: must be positive"),
+        ('{"topics": {"a": 1}, "members": {"m": {"topics": ["a"], "owned": {"a": [-1]}}}}', "members.m.owned.a[0]"),
+    ],
+)
+def test_bad_scenarios_exit_2_with_one_line(tmp_path, capsys, content, words):
+    path = write(tmp_path, "s.json", content)
+    code, out, err = run(capsys, "solve", path)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and str(path) in err and words in err
+
+
+def test_unreadable_files_and_bad_flags(tmp_path, capsys):
+    code, _, err = run(capsys, "solve", tmp_path / "nope.json")
+    assert code == 2 and "cannot read file" in err
+    code, _, err = run(capsys, "solve", CHAIN, "--objective", "balance")
+    assert code == 2 and "--objective" in err
+    code, _, err = run(capsys, "solve", CHAIN, "--method", "cpsat", "--time-limit", "-1")
+    assert code == 2 and "--time-limit" in err
+    code, _, err = run(capsys, "check", CHAIN, write(tmp_path, "a.json", {"assignment": {"c0": {"t0": [-4]}}}))
+    assert code == 2 and "assignment.c0.t0[0]" in err
+
+
+def test_tolerated_input_is_reported_not_fatal(tmp_path, capsys):
+    path = write(
+        tmp_path,
+        "s.json",
+        {
+            "topics": {"a": 2, "quiet": 1},
+            "members": {"m": {"topics": ["a", "gone"], "owned": {"a": [0, 9], "gone": [1]}, "generation": 2}},
+        },
+    )
+    code, out, _ = run(capsys, "solve", path)
+    doc = json.loads(out)
+    assert code == 0
+    assert doc["unsubscribed_topics"] == ["quiet"]
+    assert doc["missing_topics"] == {"m": ["gone"]}
+    assert {(d["topic"], tuple(d["partitions"]), d["reason"]) for d in doc["dropped_claims"]} == {
+        ("a", (9,), "no-such-partition"),
+        ("gone", (1,), "unknown-topic"),
+    }
+    assert doc["assignment"] == {"m": {"a": [0, 1]}}
+
+
+def test_empty_group(tmp_path, capsys):
+    code, out, _ = run(capsys, "solve", write(tmp_path, "s.json", {"topics": {"a": 3}, "members": {}}))
+    doc = json.loads(out)
+    assert code == 0 and doc["assignment"] == {} and doc["unsubscribed_topics"] == ["a"]
+
+
+def test_demo_solves_and_checks_every_example(capsys):
+    code, out, _ = run(capsys, "demo")
+    assert code == 0
+    assert out.count("OPTIMAL") == len(EXAMPLES)
+
+
+def test_console_script_reports_bad_input_without_traceback(tmp_path):
+    exe = shutil.which("assignment-oracle") or str(Path(sys.executable).parent / "assignment-oracle")
+    bad = write(tmp_path, "s.json", '{"topics": {"a": -1}, "members": {}}')
+    result = subprocess.run([exe, "solve", str(bad)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
