@@ -43,11 +43,13 @@ def solve(
     *,
     time_limit: float | None = None,
     claims: ResolvedClaims | None = None,
+    hint=None,
 ) -> Solution:
     """The optimal assignment of ``problem`` by ``method`` (see module docstring).
 
-    ``time_limit`` (seconds) applies to ``cpsat``; the flow methods are exact
-    and polynomial and take no limit.
+    ``time_limit`` (seconds) and ``hint`` (a valid assignment to warm-start
+    from) apply to ``cpsat``; the flow methods are exact and polynomial and
+    take neither.
     """
     if method == "flow":
         from optimal.flow import solve as run
@@ -60,5 +62,5 @@ def solve(
     if method == "cpsat":
         from optimal.cpsat import solve as run
 
-        return run(problem, claims=claims, time_limit=time_limit)
+        return run(problem, claims=claims, time_limit=time_limit, hint=hint)
     raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")

@@ -109,16 +109,20 @@ def verify(
     assignment: Assignment,
     certificate: Certificate,
     network: AggregatedNetwork | None = None,
+    owners: dict[str, np.ndarray] | None = None,
 ) -> tuple[str, ...]:
     """Check that ``certificate`` proves ``assignment`` optimal for ``problem``.
 
     Returns the reasons it does not (empty: verified).  Uses integer
-    arithmetic only and calls no solver.
+    arithmetic only and calls no solver.  ``owners`` (the per-topic owner
+    arrays of ``assignment``) may be passed by a caller that already checked
+    the assignment valid, to save recomputing them.
     """
     network = build_network(problem) if network is None else network
-    owners, broken = owner_arrays(problem, assignment)
-    if broken:
-        return (f"the assignment is not valid ({broken[0]})",)
+    if owners is None:
+        owners, broken = owner_arrays(problem, assignment)
+        if broken:
+            return (f"the assignment is not valid ({broken[0]})",)
     weights = objective_weights(network)
     if (certificate.balance_weight, certificate.stickiness_reward) != (
         weights.balance_weight,
@@ -147,8 +151,9 @@ def verify(
         problems.append(f"(a) member {ids[m]} with load {int(load[m])}: price {int(price[m])} not in {bounds}")
 
     # (b), (c): per topic, against the cheapest subscriber.
+    cheapest_in_hub = [int(price[np.asarray(members)].min()) for members in network.hubs]
     for i, t in enumerate(network.topics):
-        cheapest = int(price[list(problem.subscribers[t])].min())
+        cheapest = cheapest_in_hub[network.hub_of_topic[i]]
         owner = owners[t]
         previous = network.previous_owner[network.topic_start[i] : network.topic_start[i + 1]]
         had_owner = previous >= 0
@@ -180,6 +185,7 @@ def certify(
     problem: Problem,
     assignment: Assignment,
     network: AggregatedNetwork | None = None,
+    owners: dict[str, np.ndarray] | None = None,
 ) -> Certificate | None:
     """Prices proving ``assignment`` optimal, or ``None`` if it is not optimal (or not valid).
 
@@ -196,9 +202,10 @@ def certify(
     assignment is optimal, which :func:`verify` checks.
     """
     network = build_network(problem) if network is None else network
-    owners, broken = owner_arrays(problem, assignment)
-    if broken:
-        return None
+    if owners is None:
+        owners, broken = owner_arrays(problem, assignment)
+        if broken:
+            return None
     weights = objective_weights(network)
     W, r = weights.balance_weight, weights.stickiness_reward
     num_members, num_hubs = len(problem.members), len(network.hubs)
@@ -235,7 +242,7 @@ def certify(
     certificate = Certificate(
         W, r, MappingProxyType({m: int(distance[i]) for i, m in enumerate(problem.member_ids)})
     )
-    return None if verify(problem, assignment, certificate, network) else certificate
+    return None if verify(problem, assignment, certificate, network, owners) else certificate
 
 
 def _shortest_paths(num_nodes: int, source: int, tails, heads, costs) -> list[int] | None:

@@ -38,7 +38,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
@@ -185,6 +184,8 @@ def _run_ortools(net: _FlowNetwork) -> np.ndarray:
 
 
 def _run_networkx(net: _FlowNetwork) -> np.ndarray:
+    import networkx as nx  # only this backend needs it; importing it costs ~0.3 s
+
     graph = nx.MultiDiGraph()
     for node, supply in enumerate(net.supplies.tolist()):
         graph.add_node(node, demand=-supply)

@@ -38,8 +38,9 @@ That is a convex function equal (up to a constant) to the true one on
 bound; when every member's optimal load lands inside its window, the
 windowed optimum *is* the true optimum.  Otherwise the offending windows
 are widened and the model is solved again (:func:`widen`).  Each window
-starts around a water-filling estimate (:func:`estimate_loads`), which is
-exact for uniform subscriptions.  The certificate (:mod:`optimal.certificate`)
+starts around an estimate of the optimal loads (:func:`estimate_loads`,
+water-filling and block coordinate descent), which is exact for uniform
+subscriptions.  The certificate (:mod:`optimal.certificate`)
 then proves the result against the full level structure, independently of
 the windows.
 """
@@ -95,19 +96,37 @@ def _water_fill(loads: np.ndarray, amount: int) -> np.ndarray:
     return out
 
 
-def estimate_loads(network: AggregatedNetwork) -> np.ndarray:
-    """A quick, balanced guess of each member's optimal load.
+def estimate_loads(network: AggregatedNetwork, passes: int = 12) -> np.ndarray:
+    """A balanced guess of each member's optimal load.
 
-    Hubs are filled most constrained first (fewest members, then most
-    partitions, as KIP-49 orders topics), each by water-filling its members'
-    current loads.  Exact when all members subscribe to the same topics.
+    First every hub is filled, most constrained first (fewest members, then
+    most partitions, as KIP-49 orders topics), by water-filling its members'
+    current loads.  Then block coordinate descent: hub by hub, take the hub's
+    partitions back and water-fill them again given everything else, until a
+    pass changes nothing (or ``passes`` passes).  Each step can only lower the
+    sum of squares, so the guess approaches the most balanced loads; it is
+    exact for uniform subscriptions, and within a unit or two of the optimum
+    on the skewed benchmarks.  Previous owners are ignored (balance comes
+    first; under stickiness first they are the fixed base load).
     """
     loads = network.base_load.copy()
     supply = network.hub_supply
+    starts = network.hub_arc_start
+    members_of = [network.arc_member[starts[h] : starts[h + 1]] for h in range(len(network.hubs))]
+    given = np.zeros(network.arc_member.size, dtype=np.int64)
     order = sorted(range(len(network.hubs)), key=lambda h: (len(network.hubs[h]), -int(supply[h]), h))
-    for h in order:
-        members = np.asarray(network.hubs[h], dtype=np.int64)
-        loads[members] = _water_fill(loads[members], int(supply[h]))
+    for sweep in range(passes + 1):
+        changed = False
+        for h in order:
+            members, mine = members_of[h], slice(starts[h], starts[h + 1])
+            others = loads[members] - given[mine]
+            share = _water_fill(others, int(supply[h])) - others
+            if sweep == 0 or not np.array_equal(share, given[mine]):
+                changed = True
+                loads[members] = others + share
+                given[mine] = share
+        if not changed:
+            break
     return loads
 
 
@@ -124,8 +143,10 @@ class Windows:
         return (loads <= self.hi + 1) & (loads >= self.lo)
 
 
-def initial_windows(network: AggregatedNetwork, slack: int = 1) -> Windows:
-    estimate = estimate_loads(network)
+def initial_windows(network: AggregatedNetwork, slack: int = 1, around: np.ndarray | None = None) -> Windows:
+    """Windows of ``slack`` levels either side of the estimate, or of ``around``
+    (the loads of a hint) when given."""
+    estimate = estimate_loads(network) if around is None else np.asarray(around, dtype=np.int64)
     lo = np.maximum(network.base_load, estimate - slack)
     hi = np.minimum(network.capacity, estimate + slack)
     return Windows(lo, np.maximum(hi, lo))

@@ -119,6 +119,35 @@ class AggregatedNetwork:
         """``arc_*[hub_arc_start[h]:hub_arc_start[h+1]]`` are hub ``h``'s arcs."""
         return np.concatenate(([0], np.cumsum([len(s) for s in self.hubs]))).astype(np.int64)
 
+    def aggregate(self, owners: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The aggregate solution of a valid assignment (the inverse of :meth:`materialize`).
+
+        ``owners`` are per-topic owner arrays (:func:`problem.ownership.owner_arrays`).
+        Returns ``(class_kept, arc_flow)``.
+        """
+        owner = np.concatenate([owners[t] for t in self.topics]).astype(np.int64) if self.topics else np.zeros(0, np.int64)
+        class_kept = np.zeros(self.class_count.size, dtype=np.int64)
+        for c in range(self.class_count.size):
+            if self.class_owner[c] >= 0:
+                segment = self.class_members_order[self.class_start[c] : self.class_start[c + 1]]
+                class_kept[c] = int((owner[segment] == self.class_owner[c]).sum())
+        # Free partitions each member got through each hub, less what it kept as owner.
+        free = np.flatnonzero(~self.fixed)
+        hub_of_partition = np.repeat(self.hub_of_topic, np.diff(self.topic_start))
+        got = {}
+        pairs, counts = np.unique(
+            np.stack([hub_of_partition[free], owner[free]]), axis=1, return_counts=True
+        ) if free.size else (np.zeros((2, 0), np.int64), np.zeros(0, np.int64))
+        for (h, m), n in zip(pairs.T.tolist(), counts.tolist()):
+            got[(h, m)] = n
+        for c in np.flatnonzero(class_kept):
+            key = (int(self.class_hub[c]), int(self.class_owner[c]))
+            got[key] -= int(class_kept[c])
+        arc_flow = np.array(
+            [got.get((h, m), 0) for h, m in zip(self.arc_hub.tolist(), self.arc_member.tolist())], dtype=np.int64
+        )
+        return class_kept, arc_flow
+
     def materialize(self, class_kept: np.ndarray, arc_flow: np.ndarray) -> Assignment:
         """Concrete partitions from an aggregate solution.
 

@@ -8,7 +8,7 @@ from typing import Mapping
 
 import numpy as np
 
-from optimal.certificate import Certificate, certify, verify
+from optimal.certificate import Certificate, certify
 from optimal.levels import ObjectiveWeights, objective_weights
 from optimal.network import AggregatedNetwork
 from problem.model import Assignment, Problem
@@ -50,6 +50,8 @@ class Solution:
     certificate:
         Member prices that :func:`optimal.certificate.verify` accepts
         (``OPTIMAL`` only).
+    retained:
+        Partitions that stay with their resolved previous owner.
     wall_time:
         Seconds spent in :func:`optimal.solve`, model building included.
     stats:
@@ -66,6 +68,7 @@ class Solution:
     certificate: Certificate | None
     weights: ObjectiveWeights
     wall_time: float
+    retained: int | None = None
     stats: Mapping[str, int] = field(default_factory=dict)
 
     @cached_property
@@ -87,20 +90,15 @@ class Solution:
     def sum_of_squares(self) -> int:
         return int(sum(int(x) ** 2 for x in self.load_array))
 
-    @cached_property
-    def retained(self) -> int:
-        """Partitions that stay with their resolved previous owner."""
-        return retained_count(self.network, self.assignment)
-
     @property
     def owned(self) -> int:
         """Partitions that had a resolved previous owner."""
         return int((self.network.previous_owner >= 0).sum())
 
     @property
-    def moved(self) -> int:
+    def moved(self) -> int | None:
         """Partitions whose (still eligible) previous owner lost them."""
-        return self.owned - self.retained
+        return None if self.retained is None else self.owned - self.retained
 
     def to_mapping(self, *, timing: bool = False) -> dict:
         """The JSON document ``assignment-oracle solve`` writes.
@@ -136,13 +134,11 @@ class Solution:
         return out
 
 
-def retained_count(network: AggregatedNetwork, assignment: Assignment) -> int:
-    """Partitions of ``assignment`` that stay with their resolved previous owner."""
-    owners, _ = owner_arrays(network.problem, assignment)
-    previous = network.previous_owner
+def retained_count(network: AggregatedNetwork, owners: Mapping[str, np.ndarray]) -> int:
+    """Partitions that stay with their resolved previous owner, given owner arrays."""
     kept = 0
     for i, topic in enumerate(network.topics):
-        before = previous[network.topic_start[i] : network.topic_start[i + 1]]
+        before = network.previous_owner[network.topic_start[i] : network.topic_start[i + 1]]
         kept += int(((before >= 0) & (owners[topic] == before)).sum())
     return kept
 
@@ -170,15 +166,22 @@ def finish(
     """
     weights = objective_weights(network)
     problem = network.problem
-    objective = certificate = None
+    objective = certificate = kept = None
     status = UNKNOWN
     if assignment is not None:
-        loads = np.array([assignment.load(m) for m in problem.member_ids], dtype=np.int64)
-        objective = weighted_objective(weights, loads, retained_count(network, assignment))
+        owners, broken = owner_arrays(problem, assignment)
+        if broken:
+            raise SolverError(f"{method}: the solver produced an invalid assignment ({broken[0]})")
+        loads = np.zeros(len(problem.members), dtype=np.int64)
+        for topic in network.topics:
+            loads += np.bincount(owners[topic], minlength=len(problem.members))
+        kept = retained_count(network, owners)
+        objective = weighted_objective(weights, loads, kept)
         status = FEASIBLE
         if proven_optimal:
-            certificate = certify(problem, assignment, network)
-            if certificate is None or verify(problem, assignment, certificate, network):
+            # certify() returns only certificates that verify() accepts.
+            certificate = certify(problem, assignment, network, owners)
+            if certificate is None:
                 raise SolverError(f"{method}: the solver reported an optimum that does not certify")
             status, bound = OPTIMAL, objective
     return Solution(
@@ -192,5 +195,6 @@ def finish(
         certificate=certificate,
         weights=weights,
         wall_time=clock() - started,
+        retained=kept,
         stats=dict(stats),
     )

@@ -27,6 +27,7 @@ dropped claim is reported with its reason (:class:`DroppedClaim`).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
@@ -48,9 +49,6 @@ DROP_REASONS: Mapping[str, str] = MappingProxyType(
         "not-subscribed": "the member no longer subscribes to the topic",
     }
 )
-
-_NO_GENERATION_YET = np.iinfo(np.int64).min
-
 
 @dataclass(frozen=True)
 class DroppedClaim:
@@ -98,6 +96,9 @@ class ResolvedClaims:
 def resolve_claims(problem: Problem) -> ResolvedClaims:
     """Resolve the members' claims into one previous owner per partition (or none).
 
+    Vectorised over all claims at once (sorting, not per-claim loops), so a
+    million claims resolve in well under a second.
+
     Examples
     --------
     >>> from problem import Problem
@@ -107,73 +108,100 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     >>> resolve_claims(p).previous_owner["t"].tolist()  # b's newer claim wins t-1
     [0, 1]
     """
-    counts = problem.partition_counts
-    dropped: list[DroppedClaim] = []
-    best_generation = {t: np.full(n, _NO_GENERATION_YET, dtype=np.int64) for t, n in counts.items()}
-    winner = {t: np.full(n, -1, dtype=np.int32) for t, n in counts.items()}
-    tied = {t: np.zeros(n, dtype=bool) for t, n in counts.items()}
+    topic_names = [t.name for t in problem.topics]
+    topic_index = {name: i for i, name in enumerate(topic_names)}
+    sizes = np.array([t.partitions for t in problem.topics], dtype=np.int64)
+    offset = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    owner = np.full(int(offset[-1]), -1, dtype=np.int32)
 
-    # Step 1: drop what cannot be owned; keep each member's distinct claims.
-    claims: list[tuple[int, str, np.ndarray, int]] = []
+    # Every claim as one row: member, topic (-1: unknown), partition, generation.
+    group_member, group_topic, group_name, group_length, chunks = [], [], [], [], []
     for index, member in enumerate(problem.members):
-        generation = member.claim_generation
-
-        def drop(topic: str, partitions, reason: str) -> None:
-            dropped.append(
-                DroppedClaim(member.member_id, topic, tuple(int(p) for p in partitions), reason, generation)
-            )
-
         for topic, partitions in member.owned:
-            if topic not in counts:
-                if partitions:
-                    drop(topic, partitions, "unknown-topic")
-                continue
-            asked = np.asarray(partitions, dtype=np.int64)
-            beyond = asked >= counts[topic]
-            if beyond.any():
-                drop(topic, asked[beyond], "no-such-partition")
-            distinct, occurrences = np.unique(asked[~beyond], return_counts=True)
-            if (occurrences > 1).any():
-                drop(topic, np.repeat(distinct, occurrences - 1), "duplicate")
-            if distinct.size:
-                claims.append((index, topic, distinct, generation))
+            if partitions:
+                group_member.append(index)
+                group_topic.append(topic_index.get(topic, -1))
+                group_name.append(topic)
+                group_length.append(len(partitions))
+                chunks.append(partitions)
+    lengths = np.array(group_length, dtype=np.int64)
+    member = np.repeat(np.array(group_member, dtype=np.int64), lengths)
+    topic = np.repeat(np.array(group_topic, dtype=np.int64), lengths)
+    partition = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=int(lengths.sum()))
+    generation = np.array([m.claim_generation for m in problem.members], dtype=np.int64)[member] if member.size else np.zeros(0, np.int64)
+    reason = np.full(member.size, "", dtype=object)
 
-    # Steps 2-3: the highest generation wins; a tie at the highest cancels.
-    # Processing claims in any order gives the same result: a partition's
-    # state is (highest generation seen, its claimant, tie seen at it).
-    for index, topic, partitions, generation in claims:
-        best = best_generation[topic][partitions]
-        higher = generation > best
-        equal = generation == best
-        won = partitions[higher]
-        best_generation[topic][won] = generation
-        winner[topic][won] = index
-        tied[topic][won] = False
-        tied[topic][partitions[equal]] = True
+    # Step 1: drop what cannot be owned, and repeats within one member's claims.
+    reason[topic < 0] = "unknown-topic"
+    known = topic >= 0
+    beyond = known & (partition >= np.where(known, sizes[np.maximum(topic, 0)], 0))
+    reason[beyond] = "no-such-partition"
+    alive = np.flatnonzero(known & ~beyond)
+    # One sort by (partition, member) finds repeats and groups claims per partition.
+    key = (offset[topic[alive]] + partition[alive]) * max(1, len(problem.members)) + member[alive]
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    repeat = np.zeros(order.size, dtype=bool)
+    repeat[1:] = key[1:] == key[:-1]
+    reason[alive[order[repeat]]] = "duplicate"
+    claims = alive[order[~repeat]]
+    claim_gid = offset[topic[claims]] + partition[claims]
 
-    # Report the losers, then step 4: drop winners that no longer subscribe.
-    for index, topic, partitions, generation in claims:
-        member = problem.members[index]
-        best = best_generation[topic][partitions]
-        lost = generation < best
-        tie = tied[topic][partitions] & (generation == best)
-        for mask, reason in ((lost, "superseded"), (tie, "tied")):
-            if mask.any():
-                dropped.append(
-                    DroppedClaim(member.member_id, topic, tuple(partitions[mask].tolist()), reason, generation)
-                )
-        if topic not in member.topics:
-            kept = ~lost & ~tie
-            if kept.any():
-                dropped.append(
-                    DroppedClaim(member.member_id, topic, tuple(partitions[kept].tolist()), "not-subscribed", generation)
-                )
-                winner[topic][partitions[kept]] = -1
+    # Steps 2-3: per partition, the highest generation wins; a tie at the top
+    # cancels.  Claims are grouped by partition; each group's maximum and how
+    # many reach it decide, whatever order the claims came in.
+    first = np.ones(claims.size, dtype=bool)
+    first[1:] = claim_gid[1:] != claim_gid[:-1]
+    top_generation = np.maximum.reduceat(generation[claims], np.flatnonzero(first)) if claims.size else np.zeros(0, np.int64)
+    group = np.cumsum(first) - 1
+    at_top = generation[claims] == top_generation[group]
+    top_count = np.bincount(group[at_top], minlength=top_generation.size)
+    reason[claims[~at_top]] = "superseded"
+    tied = at_top & (top_count[group] > 1)
+    reason[claims[tied]] = "tied"
+
+    # Step 4: a winner that no longer subscribes to the topic is dropped too.
+    winners = claims[at_top & ~tied]
+    mask, group_of_member = _subscription_mask(problem, topic_index)
+    subscribed = mask[group_of_member[member[winners]], topic[winners]]
+    reason[winners[~subscribed]] = "not-subscribed"
+    kept = winners[subscribed]
+    owner[offset[topic[kept]] + partition[kept]] = member[kept]
 
     previous_owner = {}
-    for topic in counts:
-        owner = np.where(tied[topic], -1, winner[topic]).astype(np.int32)
-        owner.setflags(write=False)
-        previous_owner[topic] = owner
+    for i, name in enumerate(topic_names):
+        segment = owner[offset[i] : offset[i + 1]]
+        segment.setflags(write=False)
+        previous_owner[name] = segment
+    group_of_claim = np.repeat(np.arange(lengths.size), lengths)
+    return ResolvedClaims(
+        MappingProxyType(previous_owner),
+        _dropped(problem, reason, member, partition, [group_name[g] for g in group_of_claim[reason != ""]]),
+    )
+
+
+def _subscription_mask(problem: Problem, topic_index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """``mask[group_of_member[m], t]``: does member ``m`` subscribe to topic ``t``?
+
+    One row per distinct subscription, not per member.
+    """
+    groups: dict[frozenset[str], int] = {}
+    group_of_member = np.array([groups.setdefault(m.topics, len(groups)) for m in problem.members], dtype=np.int64)
+    mask = np.zeros((max(1, len(groups)), max(1, len(topic_index))), dtype=bool)
+    for topics, g in groups.items():
+        mask[g, [topic_index[t] for t in topics if t in topic_index]] = True
+    return mask, group_of_member
+
+
+def _dropped(problem: Problem, reason, member, partition, names: list[str]) -> tuple[DroppedClaim, ...]:
+    """Dropped claims grouped by (member, topic, reason), partitions ascending."""
+    rows = np.flatnonzero(reason != "")
+    grouped: dict[tuple[int, str, str], list[int]] = {}
+    for r, name in zip(rows.tolist(), names):
+        grouped.setdefault((int(member[r]), name, reason[r]), []).append(int(partition[r]))
+    dropped = [
+        DroppedClaim(problem.members[m].member_id, name, tuple(sorted(parts)), why, int(problem.members[m].claim_generation))
+        for (m, name, why), parts in grouped.items()
+    ]
     dropped.sort(key=lambda d: (d.member_id, d.topic, d.reason))
-    return ResolvedClaims(MappingProxyType(previous_owner), tuple(dropped))
+    return tuple(dropped)

@@ -141,12 +141,17 @@ class Problem:
     @cached_property
     def subscribers(self) -> Mapping[str, tuple[int, ...]]:
         """Existing topic -> indices of the members subscribing to it (sorted)."""
-        subs: dict[str, list[int]] = {t.name: [] for t in self.topics}
+        # Group members by subscription first: groups are usually few (Kafka's
+        # stress test has one), so this is O(members + distinct subscriptions).
+        groups: dict[frozenset[str], list[int]] = {}
         for i, member in enumerate(self.members):
-            for topic in member.topics:
+            groups.setdefault(member.topics, []).append(i)
+        subs: dict[str, list[int]] = {t.name: [] for t in self.topics}
+        for topics, indices in groups.items():
+            for topic in topics:
                 if topic in subs:
-                    subs[topic].append(i)
-        return MappingProxyType({t: tuple(ms) for t, ms in subs.items()})
+                    subs[topic].extend(indices)
+        return MappingProxyType({t: tuple(sorted(ms)) for t, ms in subs.items()})
 
     @cached_property
     def assignable_topics(self) -> tuple[Topic, ...]:

@@ -2,10 +2,11 @@
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import brute_force
 from optimal import OPTIMAL, solve, verify
-from problem import Problem
+from problem import Assignment, Problem
 from strategies import problems
 
 
@@ -20,7 +21,7 @@ def test_flow_equals_brute_force(problem):
     assert solution.owned == expected.owned
 
 
-@settings(max_examples=500)
+@settings(max_examples=1000)
 @given(problems())
 def test_cpsat_and_networkx_equal_brute_force(problem):
     expected = brute_force.optimum(problem)
@@ -39,6 +40,23 @@ def test_flow_equals_cpsat_on_medium_instances(problem):
     assert cpsat.status == flow.status == OPTIMAL
     assert cpsat.objective == flow.objective
     assert (cpsat.sorted_loads, cpsat.retained) == (flow.sorted_loads, flow.retained)
+
+
+@settings(max_examples=100)
+@given(problems(max_topics=5, max_partitions=6, max_members=6, max_assignments=None), st.randoms(use_true_random=False))
+def test_a_hint_changes_nothing_but_speed(problem, rnd):
+    # Any valid assignment may warm-start CP-SAT; the optimum it proves is the same.
+    flow = solve(problem, "flow")
+    members = {}
+    for topic in problem.assignable_topics:
+        for p in range(topic.partitions):
+            member = problem.member_ids[rnd.choice(problem.subscribers[topic.name])]
+            members.setdefault(member, {}).setdefault(topic.name, []).append(p)
+    arbitrary = Assignment({m: {t: tuple(ps) for t, ps in ts.items()} for m, ts in members.items()})
+    for hint in (flow.assignment, arbitrary):
+        hinted = solve(problem, "cpsat", hint=hint)
+        assert hinted.status == OPTIMAL
+        assert hinted.objective == flow.objective
 
 
 def test_cpsat_time_limit_never_claims_optimality():
