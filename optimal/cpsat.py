@@ -27,8 +27,9 @@ Data, variables, constraints, objective (over the aggregated network of
   otherwise windows are widened and the model solved again.
 
 The objective is ``sum(square) - r * sum(keep)``.  A hint (any valid
-assignment) can warm-start the search.  Search is deterministic (the
-``interleave_search`` parameter), so the same input gives the same answer.
+assignment) can warm-start the search.  Search is deterministic (one worker
+by default; ``interleave_search`` with more), so the same input gives the
+same answer.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from ortools.sat.python import cp_model
 
 from optimal.levels import Windows, initial_windows, objective_weights, widen
 from optimal.network import AggregatedNetwork, build_network
-from optimal.solution import Solution, finish
+from optimal.solution import Solution, SolverError, finish
 from problem.claims import ResolvedClaims
 from problem.model import Assignment, Problem
 from problem.ownership import owner_arrays
@@ -54,7 +55,7 @@ def solve(
     *,
     claims: ResolvedClaims | None = None,
     time_limit: float | None = None,
-    workers: int = 2,
+    workers: int = 1,
     hint: Assignment | None = None,
     max_rounds: int = 64,
 ) -> Solution:
@@ -153,8 +154,13 @@ def _solve_windowed(network: AggregatedNetwork, weights, windows: Windows, time_
             model.add_hint(square, W * int(hinted_loads[m]) ** 2)
 
     solver = cp_model.CpSolver()
+    # One worker is deterministic by construction and, on these models, the
+    # fastest to a proof: the root LP settles the bound (see below) and the
+    # parallel portfolio only adds workers whose tasks CP-SAT's deterministic
+    # (interleaved) mode must wait for.  With more workers, interleaving keeps
+    # the answer deterministic.
     solver.parameters.num_workers = workers
-    solver.parameters.interleave_search = True
+    solver.parameters.interleave_search = workers > 1
     solver.parameters.random_seed = 0
     # The linear relaxation of this model is a convex-cost network flow, whose
     # optimum is integral: once the root LP is solved to the end, its bound is
@@ -165,8 +171,12 @@ def _solve_windowed(network: AggregatedNetwork, weights, windows: Windows, time_
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = time_limit
     status = solver.solve(model)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    if status == cp_model.UNKNOWN:  # the time limit struck before any solution
         return None
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        # Every valid problem has a solution and the model never exceeds int64:
+        # anything else is a bug, said out loud.
+        raise SolverError(f"CP-SAT ended with status {solver.status_name(status)}: {model.validate()}")
     class_kept = np.zeros(network.class_count.size, dtype=np.int64)
     for c, var in keep.items():
         class_kept[c] = solver.value(var)
@@ -185,11 +195,16 @@ def _add_square_cuts(model, loads, windows: Windows, network: AggregatedNetwork,
     squares = []
     for m, load in enumerate(loads):
         cap = int(network.capacity[m])
-        square = model.new_int_var(0, W * cap * cap, f"square[{m}]")
         lo, hi = int(windows.lo[m]), int(windows.hi[m])
+        levels = range(max(0, lo - 1), hi + 1)
+        # The square is minimised, so it never needs to exceed the largest cut
+        # at full capacity; a tighter domain than W*cap^2 keeps CP-SAT's
+        # int64 overflow checks happy on million-partition groups.
+        top = max(W * ((2 * k + 1) * cap - k * (k + 1)) for k in levels)
+        square = model.new_int_var(0, max(0, top), f"square[{m}]")
         # The secant through levels k and k+1; together they equal W*x^2 at
         # every integer x in [lo-1, hi+1] and stay below it elsewhere.
-        for k in range(max(0, lo - 1), hi + 1):
+        for k in levels:
             model.add(square >= W * ((2 * k + 1) * load - k * (k + 1)))
         squares.append(square)
     return squares
