@@ -123,8 +123,15 @@ def case_kafka_1m() -> None:
         print(f" {label}: {len(problem.members)} members, sorted loads {solution.sorted_loads[0]}..{solution.sorted_loads[-1]}, "
               f"retained {solution.retained}/{solution.owned}")
         describe("flow", problem, solution, seconds, 1.0)
-        cpsat, t_cpsat = timed(problem, "cpsat", time_limit=120, hint=solution.assignment)
-        describe("cpsat+hint", problem, cpsat, t_cpsat, 60.0)
+        # After a member leaves, the previous owners make CP-SAT's search much
+        # harder; it gets the flow's assignment as a warm start (the proof
+        # stays its own).
+        hint = solution.assignment if leave else None
+        cpsat, t_cpsat = timed(problem, "cpsat", time_limit=150, hint=hint)
+        describe("cpsat+hint" if leave else "cpsat", problem, cpsat, t_cpsat, 60.0)
+        if cpsat.status != "OPTIMAL":
+            print(f"   (cpsat stopped at its limit: objective {cpsat.objective}, proven bound {cpsat.bound}, "
+                  f"optimum {solution.objective})")
         nxs, t_nx = timed(problem, "networkx")
         describe("networkx", problem, nxs, t_nx, 60.0)
         print(f"  same optimum: {cpsat.objective == solution.objective == nxs.objective}; "

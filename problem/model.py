@@ -197,7 +197,7 @@ class Assignment:
 
     An assignment is any such mapping, valid or not (a heuristic may assign a
     partition twice, or to a member that does not subscribe to its topic);
-    :func:`compare.validity.violations` says whether it is valid.  Partition
+    :func:`problem.ownership.violations` says whether it is valid.  Partition
     lists keep what was given, duplicates included.
     """
 
