@@ -83,6 +83,6 @@ def retained(problem: Problem, assignment: Assignment, claims: ResolvedClaims | 
             if before is None:
                 continue
             mine = np.unique(np.asarray(partitions, dtype=np.int64))
-            mine = mine[mine < before.size]
+            mine = mine[(mine >= 0) & (mine < before.size)]
             kept += int((before[mine] == index[member_id]).sum())
     return kept

@@ -134,7 +134,9 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     # Step 1: drop what cannot be owned, and repeats within one member's claims.
     reason[topic < 0] = "unknown-topic"
     known = topic >= 0
-    beyond = known & (partition >= np.where(known, sizes[np.maximum(topic, 0)], 0))
+    limit = np.zeros(topic.size, dtype=np.int64)
+    limit[known] = sizes[topic[known]]
+    beyond = known & ((partition >= limit) | (partition < 0))
     reason[beyond] = "no-such-partition"
     alive = np.flatnonzero(known & ~beyond)
     # One sort by (partition, member) finds repeats and groups claims per partition.

@@ -83,7 +83,7 @@ def owner_arrays(problem: Problem, assignment: Assignment) -> tuple[dict[str, np
             if topic not in counts:
                 found.append(Violation("unknown", topic, tuple(sorted(given.tolist())), member_id, "no such topic"))
                 continue
-            beyond = given >= counts[topic]
+            beyond = (given >= counts[topic]) | (given < 0)
             if beyond.any():
                 found.append(
                     Violation("unknown", topic, tuple(sorted(given[beyond].tolist())), member_id,

@@ -147,3 +147,10 @@ def test_console_script_reports_bad_input_without_traceback(tmp_path):
     result = subprocess.run([exe, "solve", str(bad)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_no_topics_at_all_with_a_claim(tmp_path, capsys):
+    path = write(tmp_path, "s.json", {"topics": {}, "members": {"a": {"topics": ["x"], "owned": {"x": [0]}}}})
+    code, out, _ = run(capsys, "solve", path)
+    doc = json.loads(out)
+    assert code == 0 and doc["assignment"] == {"a": {}} and doc["missing_topics"] == {"a": ["x"]}

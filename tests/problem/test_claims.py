@@ -108,3 +108,9 @@ def test_order_of_claims_does_not_matter(problem, rnd):
     renamed = {n: doc["members"][n] for n in names}
     shuffled = Problem.from_mapping({**doc, "members": renamed})
     assert owners(shuffled) == owners(problem)
+
+
+def test_claims_without_any_topics_are_dropped_not_fatal():
+    p = Problem.from_mapping({"topics": {}, "members": {"a": {"topics": ["x"], "owned": {"x": [0]}}}})
+    assert owners(p) == {}
+    assert reasons(p) == {("a", "x", (0,), "unknown-topic")}

@@ -37,3 +37,10 @@ def test_each_kind_is_reported():
         ("unknown", "zed", "t", (1,)),
         ("missing", None, "t", (1, 2)),
     }
+
+
+def test_negative_partition_numbers_are_unknown_not_wrapped():
+    # Through the Python API nothing stops a -1; it must not count as the last partition.
+    found = kinds(Assignment({"a": {"t": (0, 1)}, "b": {"t": (-1,), "u": (0,)}}))
+    assert ("unknown", "b", "t", (-1,)) in found
+    assert ("missing", None, "t", (2,)) in found
