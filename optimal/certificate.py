@@ -142,9 +142,7 @@ def verify(
     problems: list[str] = []
 
     # (a) Each price lies between the cost of the member's last unit and its next.
-    load = np.zeros(len(ids), dtype=np.int64)
-    for t in network.topics:
-        load += np.bincount(owners[t], minlength=len(ids))
+    load = network.loads(owners)
     last, following = unit_cost(W, load), unit_cost(W, load + 1)
     for m in np.flatnonzero(((load > 0) & (price < last)) | (price > following))[:5]:
         bounds = f"[{int(last[m]) if load[m] > 0 else '-inf'}, {int(following[m])}]"
@@ -210,9 +208,7 @@ def certify(
     W, r = weights.balance_weight, weights.stickiness_reward
     num_members, num_hubs = len(problem.members), len(network.hubs)
     root = num_members + num_hubs
-    load = np.zeros(num_members, dtype=np.int64)
-    for t in network.topics:
-        load += np.bincount(owners[t], minlength=num_members)
+    load = network.loads(owners)
 
     tails: list[np.ndarray] = [np.full(num_members, root), network.arc_member, ]
     heads: list[np.ndarray] = [np.arange(num_members), num_members + network.arc_hub]

@@ -76,8 +76,7 @@ def solve(
         if broken:
             raise ValueError(f"the hint is not a valid assignment ({broken[0]})")
         hinted = network.aggregate(owners)
-        loads = sum(np.bincount(owners[t], minlength=network.num_members) for t in network.topics)
-        windows = initial_windows(network, around=loads if network.topics else network.base_load)
+        windows = initial_windows(network, around=network.loads(owners))
     assignment, bound, proven, rounds = None, None, False, 0
     while rounds < max_rounds:
         rounds += 1

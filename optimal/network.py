@@ -119,6 +119,13 @@ class AggregatedNetwork:
         """``arc_*[hub_arc_start[h]:hub_arc_start[h+1]]`` are hub ``h``'s arcs."""
         return np.concatenate(([0], np.cumsum([len(s) for s in self.hubs]))).astype(np.int64)
 
+    def loads(self, owners: dict[str, np.ndarray]) -> np.ndarray:
+        """Partitions per member of a valid assignment given as per-topic owner arrays."""
+        total = np.zeros(self.num_members, dtype=np.int64)
+        for topic in self.topics:
+            total += np.bincount(owners[topic], minlength=self.num_members)
+        return total
+
     def aggregate(self, owners: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """The aggregate solution of a valid assignment (the inverse of :meth:`materialize`).
 

@@ -172,9 +172,7 @@ def finish(
         owners, broken = owner_arrays(problem, assignment)
         if broken:
             raise SolverError(f"{method}: the solver produced an invalid assignment ({broken[0]})")
-        loads = np.zeros(len(problem.members), dtype=np.int64)
-        for topic in network.topics:
-            loads += np.bincount(owners[topic], minlength=len(problem.members))
+        loads = network.loads(owners)
         kept = retained_count(network, owners)
         objective = weighted_objective(weights, loads, kept)
         status = FEASIBLE
