@@ -1,5 +1,24 @@
-"""The heuristic assignors (Range, RoundRobin, Sticky, CooperativeSticky, KIP-49 fair,
-constrained sticky, KIP-315 stream-join sticky), one module each, arrive with
-issue 3.  Each will be a pure ``assign(problem) -> Assignment`` over the shared
-model in :mod:`problem`.
+"""The heuristic assignors: faithful ports of Kafka's strategies and proposals.
+
+One module per algorithm, each a pure ``assign(problem) -> Assignment`` over
+the shared model in :mod:`problem`, with the guarantee it claims and its
+source at the top of its docstring:
+
+=====================  ===========================================================
+``range``              :mod:`heuristics.range` (RangeAssignor)
+``roundrobin``         :mod:`heuristics.roundrobin` (RoundRobinAssignor)
+``fair``               :mod:`heuristics.fair` (KIP-49 proposal)
+``sticky``             :mod:`heuristics.sticky` (StickyAssignor, KIP-54 + KIP-341)
+``sticky-kip54``       :mod:`heuristics.sticky` (before KIP-341)
+``cooperative-sticky`` :mod:`heuristics.cooperative_sticky` (KIP-429)
+``constrained-sticky`` :mod:`heuristics.constrained_sticky` (identical subscriptions)
+``stream-join-sticky`` :mod:`heuristics.stream_join_sticky` (KIP-315 proposal)
+=====================  ===========================================================
+
+:data:`heuristics.registry.ASSIGNORS` maps these names to the entry points.
 """
+
+from heuristics.registry import ASSIGNORS, Assignor, UnknownAssignor, get_assignor
+from heuristics.sticky import AssignorDidNotFinish
+
+__all__ = ["ASSIGNORS", "Assignor", "AssignorDidNotFinish", "UnknownAssignor", "get_assignor"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Mapping, NamedTuple
+from typing import Iterable, Mapping, NamedTuple
 
 __all__ = [
     "BALANCE",
@@ -214,6 +214,22 @@ class Assignment:
         return self.to_mapping() == other.to_mapping()
 
     __hash__ = None  # type: ignore[assignment]  # mappings are not hashable
+
+    @classmethod
+    def from_partitions(
+        cls, members: Mapping[str, Iterable[TopicPartition]], member_ids: Iterable[str] = ()
+    ) -> Assignment:
+        """Build an assignment from member id -> topic partitions (any order).
+
+        Repeats are kept (an assignor that gives a partition twice is reported,
+        not silently fixed); ``member_ids`` adds members that got nothing.
+        """
+        out: dict[str, dict[str, list[int]]] = {m: {} for m in member_ids}
+        for member, partitions in members.items():
+            topics = out.setdefault(member, {})
+            for topic, partition in partitions:
+                topics.setdefault(topic, []).append(partition)
+        return cls({m: {t: tuple(sorted(ps)) for t, ps in ts.items()} for m, ts in out.items()})
 
     def partitions_of(self, member_id: str) -> tuple[TopicPartition, ...]:
         topics = self.members.get(member_id, {})

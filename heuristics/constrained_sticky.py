@@ -1,0 +1,161 @@
+"""The constrained sticky assignor for identical subscriptions (``constrained-sticky``).
+
+Guarantee claimed (the proposal's javadoc): when every member subscribes to
+the same topics, the loads differ by at most one, i.e. each member gets
+``floor(P/N)`` or ``ceil(P/N)`` of the ``P`` partitions (exactly balanced,
+which the oracle confirms is the most balanced), and it is as sticky as it
+can be without breaking that, in a few linear passes instead of the general
+sticky algorithm (users reported 2.5 minutes for 2,100 members x 2,100
+partitions).  Groups with differing subscriptions fall back to
+:func:`heuristics.sticky.assign`, as Kafka's ``AbstractStickyAssignor`` does.
+
+Source: the "constrained cooperative sticky assignor" proposal (shipped in
+Kafka 2.8 as the ``allSubscriptionsEqual`` fast path of the sticky
+assignors, KAFKA-9987).  Its pseudocode is partly garbled; the
+reconstruction, decision by decision:
+
+1. *Quotas*: ``C_f = P // N`` (floor), ``C_c = ceil(P / N)``.
+2. *Which claims count*: a member's owned partitions count only if it still
+   subscribes to their topic, the partition exists, and the member's
+   generation is the highest any member reports ("remove all
+   owned_partitions if the generation is old": an older generation means
+   the member missed a rebalance, all of its claims are stale).  A partition
+   claimed by two members of that generation counts for neither (Kafka's
+   later ``partitionsWithMultiplePreviousOwners`` rule; the proposal is
+   silent).  Claims keep the order the member sent them in.
+3. *Keep owned partitions up to quota*, members in member-id order.  The
+   seed garbles this branch into two consecutive "assign first C_f / first
+   C_c" lines and drops the third case; the intent, restored:
+
+   * fewer than ``C_f`` owned: keep them all; the member is *unfilled*;
+   * exactly ``C_f``: keep them all; the member is full at the floor;
+   * more than ``C_f``: keep the first ``C_c`` (the rest are released) and the
+     member is at *max capacity*, kept in a FIFO queue in member-id order.
+
+   With ``C_f == C_c`` the third case keeps ``C_f`` and the member is full,
+   not at max capacity (it has nothing to spare).
+4. *Unassigned partitions* in "data parallel" order: by partition number,
+   then topic (t0-0, t1-0, t2-0, t0-1, ...), as the proposal says.
+5. *Fill unfilled members up to* ``C_f``, in member-id order, each taking the
+   next partitions from that list.
+6. *Steal*: if the list runs dry first (more members kept ``C_c`` than
+   ``P mod N`` allows), each still-unfilled member takes one partition at a
+   time from the head of the max-capacity queue (that member's first kept
+   partition), and the robbed member leaves the queue, now at ``C_f``.
+7. *Distribute the rest*, at most one each, to members in member-id order
+   that are not at max capacity (each then joins it), so that some reach
+   ``C_c``.
+
+Steps 3-7 keep the loads within ``[C_f, C_c]`` and place every partition:
+after step 3 at most ``P`` partitions are kept, so either step 5 empties the
+list (then step 6 has exactly enough surplus, because every partition kept
+above the floor is one that an unfilled member lacks) or it fills everyone
+(then step 7 has at most one partition per member not at ``C_c``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from heuristics import sticky
+from problem.model import Assignment, Problem, TopicPartition
+
+__all__ = ["assign", "subscriptions_identical"]
+
+
+def subscriptions_identical(problem: Problem) -> bool:
+    """Do all members subscribe to the same topics (Kafka's ``allSubscriptionsEqual``)?"""
+    return len({m.topics for m in problem.members}) <= 1
+
+
+def assign(problem: Problem) -> Assignment:
+    """Floor/ceil quotas with owned partitions kept up to quota; sticky otherwise.
+
+    Examples
+    --------
+    Five partitions, two members: ``a`` owned four and keeps three (the
+    ceiling), ``b`` is filled to two.
+
+    >>> from problem import Problem
+    >>> p = Problem.from_mapping({"topics": {"t": 5}, "members": {
+    ...     "a": {"topics": ["t"], "owned": {"t": [0, 1, 2, 3]}, "generation": 4},
+    ...     "b": {"topics": ["t"]}}})
+    >>> assign(p).to_mapping()
+    {'a': {'t': [0, 1, 2]}, 'b': {'t': [3, 4]}}
+    """
+    if not subscriptions_identical(problem):
+        return sticky.assign(problem)
+    ids = problem.member_ids
+    topics = problem.assignable_topics
+    total = sum(t.partitions for t in topics)
+    if not ids:
+        return Assignment()
+    floor, ceil = total // len(ids), -(-total // len(ids))
+
+    owned = _counted_claims(problem)
+    given: list[list[TopicPartition]] = [[] for _ in ids]
+    taken: set[TopicPartition] = set()
+    unfilled: list[int] = []
+    at_max: deque[int] = deque()
+    for m in range(len(ids)):  # step 3
+        mine = owned[m]
+        if len(mine) < floor:
+            keep = mine
+            unfilled.append(m)
+        elif len(mine) == floor or floor == ceil:
+            keep = mine[:floor]
+        else:
+            keep = mine[:ceil]
+            at_max.append(m)
+        given[m].extend(keep)
+        taken.update(keep)
+
+    free = deque(  # step 4: partition-major order
+        tp
+        for tp in sorted(
+            (TopicPartition(t.name, p) for t in topics for p in range(t.partitions)),
+            key=lambda tp: (tp.partition, tp.topic),
+        )
+        if tp not in taken
+    )
+    still_unfilled: list[int] = []
+    for m in unfilled:  # step 5
+        while len(given[m]) < floor and free:
+            given[m].append(free.popleft())
+        if len(given[m]) < floor:
+            still_unfilled.append(m)
+    for m in still_unfilled:  # step 6
+        while len(given[m]) < floor:
+            robbed = at_max.popleft()
+            given[m].append(given[robbed].pop(0))
+    capped = set(at_max)
+    for m in range(len(ids)):  # step 7
+        if not free:
+            break
+        if m not in capped and len(given[m]) < ceil:
+            given[m].append(free.popleft())
+            capped.add(m)
+    return Assignment.from_partitions({ids[m]: ps for m, ps in enumerate(given)}, ids)
+
+
+def _counted_claims(problem: Problem) -> list[list[TopicPartition]]:
+    """Step 2: per member, the claims that count, in the order the member sent them."""
+    counts = problem.partition_counts
+    newest = max((m.claim_generation for m in problem.members if m.owned), default=-1)
+    per_member: list[list[TopicPartition]] = []
+    claimants: dict[TopicPartition, int] = {}
+    for m in problem.members:
+        mine: list[TopicPartition] = []
+        if m.claim_generation == newest:
+            seen: set[TopicPartition] = set()
+            for topic, partitions in m.owned:
+                if topic not in m.topics or topic not in counts:
+                    continue
+                for p in partitions:
+                    tp = TopicPartition(topic, p)
+                    if 0 <= p < counts[topic] and tp not in seen:
+                        seen.add(tp)
+                        mine.append(tp)
+                        claimants[tp] = claimants.get(tp, 0) + 1
+        per_member.append(mine)
+    return [[tp for tp in mine if claimants[tp] == 1] for mine in per_member]

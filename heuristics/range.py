@@ -1,0 +1,49 @@
+"""Kafka's RangeAssignor (``range``), the default of the classic consumer.
+
+Guarantee claimed: per topic, the subscribers' shares differ by at most one
+partition, and topics with the same partition count and the same subscribers
+are *co-partitioned*: partition ``p`` of each goes to the same member (what
+joins of equally partitioned topics need).  Nothing is promised across
+topics: every topic starts over from the first member, so the first members
+collect the extras of every topic (KIP-49's table, KIP-54 example 3), and
+nothing is promised about keeping previous owners.
+
+Algorithm (``org.apache.kafka.clients.consumer.RangeAssignor``, Kafka 0.9+):
+for each topic, sort its subscribers by member id; with ``n`` partitions and
+``k`` subscribers, member ``i`` gets the contiguous range starting at
+``i * (n // k) + min(i, n % k)``, of length ``n // k`` plus one for the first
+``n % k`` members.  Owned partitions and generations are ignored.  (The
+rack-aware refinement of KIP-881 and static-member ordering by
+``group.instance.id`` are out of scope: the problem model has neither.)
+"""
+
+from __future__ import annotations
+
+from problem.model import Assignment, Problem, TopicPartition
+
+__all__ = ["assign"]
+
+
+def assign(problem: Problem) -> Assignment:
+    """Contiguous ranges per topic, the first ``n % k`` subscribers one extra.
+
+    Examples
+    --------
+    >>> from problem import Problem
+    >>> p = Problem.from_mapping({"topics": {"t": 5}, "members": {
+    ...     "a": {"topics": ["t"]}, "b": {"topics": ["t"]}}})
+    >>> assign(p).to_mapping()
+    {'a': {'t': [0, 1, 2]}, 'b': {'t': [3, 4]}}
+    """
+    ids = problem.member_ids
+    given: dict[str, list[TopicPartition]] = {}
+    for topic in problem.assignable_topics:
+        subscribers = problem.subscribers[topic.name]  # member indices, i.e. sorted by member id
+        share, extra = divmod(topic.partitions, len(subscribers))
+        for i, member in enumerate(subscribers):
+            start = i * share + min(i, extra)
+            length = share + (1 if i < extra else 0)
+            given.setdefault(ids[member], []).extend(
+                TopicPartition(topic.name, p) for p in range(start, start + length)
+            )
+    return Assignment.from_partitions(given, ids)

@@ -1,0 +1,475 @@
+"""Kafka's StickyAssignor (KIP-54), with and without the KIP-341 generation fix.
+
+Guarantee claimed (KIP-54, the StickyAssignor javadoc): the assignment is
+*as balanced as possible*, which Kafka spells out as "the loads differ by at
+most one, or a member with 2+ fewer partitions than another cannot take any
+of that member's partitions" (:func:`compare.balance.satisfies_kafka_balance_condition`);
+and, second to balance, *as sticky as possible*: partitions stay with their
+previous owner when balance allows.  KIP-54 itself concedes the heuristic
+finds "an optimum (and not necessarily the best)" assignment; the oracle
+measures how far from the best.
+
+Two variants, selected by registry name:
+
+``sticky``
+    The algorithm as Kafka ships it since KIP-341 (Kafka 2.1): claims carry
+    the generation they were made in; per partition the highest generation
+    wins (:func:`problem.claims.resolve_claims`, including today's
+    KAFKA-14639 rule that a tie at the top cancels), and the best claim
+    *below* the winner is remembered as the partition's previous owner, which
+    may pull the partition back when its current holder is 2+ heavier.
+``sticky-kip54``
+    The algorithm as KIP-54 describes it and Kafka 0.11-2.0 ran it: every
+    member keeps every partition it claims (and still subscribes to),
+    generations unread.  A member that was evicted and rejoins with stale
+    user data (KAFKA-7026) keeps its old partitions *while their new owner
+    keeps them too*, so a partition can be assigned twice; the port
+    reproduces that, and :func:`problem.ownership.violations` names the
+    duplicate.
+
+The steps (KIP-54 "The Algorithm"; the port follows Kafka 2.1's
+``StickyAssignor.assign``/``balance`` line by line, names in brackets):
+
+1. *Keep valid previous assignments* [``prepopulateCurrentAssignments``]:
+   claims on partitions that no longer exist or on topics the member left
+   are dropped; the rest stay with their claimant.
+2. *Hand out unassigned partitions* [``assignPartition``]: each, in the
+   order of ``sortedPartitions`` (below), to the least-loaded member that
+   can take it, ties by member id [``SubscriptionComparator``].
+3. *Drop what cannot change* [``canParticipateInReassignment``]: partitions
+   with fewer than two possible members, and members that hold every
+   partition they could have, all of them fixed, are set aside.
+4. *Reassign single partitions while not balanced* [``performReassignments``]:
+   walk the reassignable partitions in ``sortedPartitions`` order; for each,
+   if its holder is 2+ heavier than its remembered previous owner, give it
+   back; otherwise, if some possible member is 2+ lighter than the holder,
+   move it to the least-loaded possible member.  Repeat passes until a pass
+   moves nothing or the assignment is balanced [``isBalanced``, which is
+   stricter than the javadoc condition: a member that is lighter, by any
+   amount, than the holder of a partition it could take is "unbalanced"].
+   A move goes through ``PartitionMovements``: if an earlier move in this
+   rebalance took another partition of the same topic from the target to
+   the source, that partition moves back instead (stickiness).
+5. *Revert if no better* : if step 4 moved anything, this is not the first
+   assignment, and the KIP-54 balance score (sum over member pairs of the
+   load difference) did not drop, undo step 4.
+6. *Re-add the fixed members* set aside in step 3.
+
+``sortedPartitions`` is, for a reassignment where every member subscribes to
+every topic, the current partitions listed round-robin from the most loaded
+member down (a partition that had another previous owner first); otherwise
+all partitions by how few members can take them, then topic, then number.
+
+Where Kafka's code is non-deterministic (``HashMap`` iteration) the port
+picks the smallest: members by id, partitions by topic then number.  Two
+Java failure modes are not ported: a remembered previous owner that no
+longer subscribes to the topic is not remembered (Kafka would hand the
+partition back to it, an invalid assignment, or throw); and claims on
+topics no member subscribes to are ignored (Kafka never sees their metadata).
+
+Data structures.  Kafka's loops rescan member lists (``isBalanced`` is
+linear in all member-partition pairs and runs once per partition, which is
+why the Java sticky assignor takes minutes on 2,000 members).  The port keeps
+the same decisions but finds them faster: per topic, the subscribers that
+are not full, ordered by (load, member id), and the members holding the
+topic's partitions, ordered by load.  Kafka's ``isBalanced`` fails exactly
+when, for some topic, the lightest non-full subscriber is lighter than the
+heaviest holder (a holder different from it, since it is lighter), so
+balance is known in O(1) from the set of such topics, and "the least-loaded
+member that can take partition p" is the head of p's topic list (a
+subscriber holding *all* of the topic would be the holder itself).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+from sortedcontainers import SortedList
+
+from compare.metrics import kip54_balance_score
+from problem.claims import resolve_claims
+from problem.model import Assignment, Problem, TopicPartition
+
+__all__ = ["assign", "assign_kip54", "AssignorDidNotFinish", "DEFAULT_MAX_PASSES"]
+
+#: Step 4 stops with :class:`AssignorDidNotFinish` after this many full passes.
+DEFAULT_MAX_PASSES = 10_000
+
+
+class AssignorDidNotFinish(RuntimeError):
+    """A heuristic's loop did not terminate within its bound (reported, never hung)."""
+
+
+def assign(problem: Problem, *, max_passes: int = DEFAULT_MAX_PASSES) -> Assignment:
+    """Kafka's StickyAssignor since KIP-341: generation-aware claims.
+
+    Examples
+    --------
+    KIP-54 example 2 after C0 leaves: both survivors keep everything and the
+    orphan goes to the lighter one.
+
+    >>> from problem import Problem
+    >>> p = Problem.from_mapping({"topics": {"t0": 1, "t1": 2, "t2": 3}, "members": {
+    ...     "C1": {"topics": ["t0", "t1"], "owned": {"t1": [0, 1]}, "generation": 1},
+    ...     "C2": {"topics": ["t0", "t1", "t2"], "owned": {"t2": [0, 1, 2]}, "generation": 1}}})
+    >>> assign(p).to_mapping()
+    {'C1': {'t0': [0], 't1': [0, 1]}, 'C2': {'t2': [0, 1, 2]}}
+    """
+    return _Rebalance(problem, generations=True, max_passes=max_passes).run()
+
+
+def assign_kip54(problem: Problem, *, max_passes: int = DEFAULT_MAX_PASSES) -> Assignment:
+    """The StickyAssignor before KIP-341: generations unread, stale claims kept.
+
+    Examples
+    --------
+    KAFKA-7026: c was evicted holding t-0, which generation 2 gave to b; c
+    rejoins with its old user data and both keep t-0.
+
+    >>> from problem import Problem
+    >>> p = Problem.from_mapping({"topics": {"t": 2}, "members": {
+    ...     "a": {"topics": ["t"], "owned": {"t": [1]}, "generation": 2},
+    ...     "b": {"topics": ["t"], "owned": {"t": [0]}, "generation": 2},
+    ...     "c": {"topics": ["t"], "owned": {"t": [0]}, "generation": 1}}})
+    >>> assign_kip54(p).to_mapping()
+    {'a': {'t': [1]}, 'b': {'t': [0]}, 'c': {'t': [0]}}
+    """
+    return _Rebalance(problem, generations=False, max_passes=max_passes).run()
+
+
+@dataclass
+class _Movements:
+    """Kafka's ``PartitionMovements``: moves made in this rebalance, per topic.
+
+    ``by_partition[p] = (source, destination)`` of the net move of ``p``;
+    ``by_topic[t][(source, destination)]`` = partitions moved that way.
+    """
+
+    topic_of: list[int]
+    by_partition: dict[int, tuple[int, int]]
+    by_topic: dict[int, dict[tuple[int, int], set[int]]]
+
+    def actual_partition_to_move(self, partition: int, old: int, new: int) -> int:
+        """``getTheActualPartitionToBeMoved``: undo an opposite move of the same topic."""
+        topic = self.topic_of[partition]
+        moves = self.by_topic.get(topic)
+        if not moves:
+            return partition
+        if partition in self.by_partition:
+            old = self.by_partition[partition][0]
+        reverse = moves.get((new, old))
+        if not reverse:
+            return partition
+        return min(reverse)  # Java takes a HashSet's first element; we take the smallest
+
+    def record(self, partition: int, old: int, new: int) -> None:
+        """``movePartition``: compose with an earlier move of the same partition."""
+        topic = self.topic_of[partition]
+        if partition in self.by_partition:
+            source, _ = self.by_partition.pop(partition)
+            pairs = self.by_topic[topic]
+            pairs[(source, old)].discard(partition)
+            if not pairs[(source, old)]:
+                del pairs[(source, old)]
+            if source == new:  # back where it started: no net move
+                return
+            old = source
+        self.by_partition[partition] = (old, new)
+        self.by_topic.setdefault(topic, {}).setdefault((old, new), set()).add(partition)
+
+
+class _Rebalance:
+    """One run of the algorithm; partitions are dense ints ordered by (topic, number)."""
+
+    def __init__(self, problem: Problem, *, generations: bool, max_passes: int) -> None:
+        self.problem = problem
+        self.max_passes = max_passes
+        ids = problem.member_ids
+        self.ids = ids
+        # Only subscribed topics exist for the assignor (Kafka fetches metadata for those).
+        topics = problem.assignable_topics
+        self.topic_names = [t.name for t in topics]
+        topic_index = {t.name: i for i, t in enumerate(topics)}
+        self.topic_index = topic_index
+        self.offset = [0]
+        for t in topics:
+            self.offset.append(self.offset[-1] + t.partitions)
+        self.topic_of = [i for i, t in enumerate(topics) for _ in range(t.partitions)]
+        self.topic_subscribers = [problem.subscribers[t.name] for t in topics]
+        self.member_topics = [sorted(topic_index[t] for t in m.topics if t in topic_index) for m in problem.members]
+        self.potential = [sum(topics[t].partitions for t in ts) for ts in self.member_topics]
+
+        # Step 1: current holders and previous owners.
+        self.held: list[dict[int, None]] = [{} for _ in ids]  # ordered sets
+        self.holder = [-1] * self.offset[-1]
+        self.previous: dict[int, int] = {}
+        self.fresh = not any(partitions for m in problem.members for _, partitions in m.owned)
+        if generations:
+            self._prepopulate_by_generation()
+        else:
+            self._prepopulate_without_generations()
+        self.load = [len(h) for h in self.held]
+
+    # -- step 1 ------------------------------------------------------------
+
+    def _claims(self, member: int) -> Iterable[int]:
+        """A member's claims on existing partitions of topics it subscribes to, in its order."""
+        m = self.problem.members[member]
+        subscribed = set(self.member_topics[member])
+        seen: set[int] = set()
+        for topic, partitions in m.owned:
+            t = self.topic_index.get(topic)
+            if t is None or t not in subscribed:
+                continue
+            size = self.offset[t + 1] - self.offset[t]
+            for p in partitions:
+                gid = self.offset[t] + p
+                if 0 <= p < size and gid not in seen:
+                    seen.add(gid)
+                    yield gid
+
+    def _prepopulate_without_generations(self) -> None:
+        # Pre-KIP-341: each member keeps what it claims; a partition claimed by
+        # two members stays with both.  The last claimant by member id is the
+        # one moves start from (Kafka: whichever HashMap entry came last).
+        for member in range(len(self.ids)):
+            for p in self._claims(member):
+                self.held[member][p] = None
+                self.holder[p] = member
+
+    def _prepopulate_by_generation(self) -> None:
+        claims = resolve_claims(self.problem)
+        index = self.problem.member_index
+        for name, t in self.topic_index.items():
+            owners = claims.previous_owner[name]
+            for p in np.flatnonzero(owners >= 0).tolist():
+                owner = int(owners[p])
+                self.held[owner][self.offset[t] + p] = None
+                self.holder[self.offset[t] + p] = owner
+        # The previous owner: the best claim below the winner's generation,
+        # smallest member id among equals, if that member still subscribes.
+        tied = {(d.topic, p) for d in claims.dropped if d.reason == "tied" for p in d.partitions}
+        best: dict[int, tuple[int, int]] = {}
+        for d in claims.dropped:
+            if d.reason != "superseded" or d.topic not in self.topic_index:
+                continue
+            member = index[d.member_id]
+            t = self.topic_index[d.topic]
+            if t not in self.member_topics[member]:
+                continue
+            for p in d.partitions:
+                if (d.topic, p) in tied:
+                    continue
+                gid = self.offset[t] + p
+                rank = (-d.generation, member)
+                if gid not in best or rank < best[gid]:
+                    best[gid] = rank
+        self.previous = {gid: member for gid, (_, member) in best.items()}
+
+    # -- the run -------------------------------------------------------------
+
+    def run(self) -> Assignment:
+        order = self._sorted_partitions()
+        unassigned = [p for p in order if self.holder[p] < 0]
+        initializing = max(self.load, default=0) == 0
+
+        self._assign_unassigned(unassigned)  # step 2
+
+        # Step 3: fixed partitions (at most one possible member) and fixed members.
+        reassignable = [p for p in order if len(self.topic_subscribers[self.topic_of[p]]) >= 2]
+        self.active = [
+            m for m in range(len(self.ids))
+            if self.load[m] < self.potential[m]
+            or any(len(self.topic_subscribers[self.topic_of[p]]) >= 2 for p in self.held[m])
+        ]
+        if reassignable and self.active:
+            self._balance(reassignable, initializing)  # steps 4-5
+        # Step 6: fixed members never left self.held.
+        given = {
+            self.ids[m]: [TopicPartition(self.topic_names[self.topic_of[p]], p - self.offset[self.topic_of[p]]) for p in held]
+            for m, held in enumerate(self.held)
+        }
+        return Assignment.from_partitions(given, self.ids)
+
+    def _sorted_partitions(self) -> list[int]:
+        everything = range(self.offset[-1])
+        identical = len({tuple(ts) for ts in self.member_topics}) <= 1 and all(
+            len(s) == len(self.ids) for s in self.topic_subscribers
+        )
+        if self.fresh or not identical:
+            return sorted(everything, key=lambda p: (len(self.topic_subscribers[self.topic_of[p]]), p))
+        # Round robin over the current holders, most loaded first; a partition
+        # that had another previous owner is offered first.
+        remaining = [list(h) for h in self.held]
+        moved_here = [sorted(p for p in h if p in self.previous) for h in self.held]
+        queue = SortedList((len(r), m) for m, r in enumerate(remaining))
+        listed: list[int] = []
+        taken: set[int] = set()
+        while queue:
+            size, m = queue.pop()
+            if moved_here[m]:
+                p = moved_here[m].pop(0)
+                remaining[m].remove(p)
+            elif remaining[m]:
+                p = remaining[m].pop(0)
+            else:
+                continue
+            listed.append(p)
+            taken.add(p)
+            queue.add((len(remaining[m]), m))
+        listed.extend(p for p in everything if p not in taken)
+        return listed
+
+    def _assign_unassigned(self, unassigned: list[int]) -> None:
+        """Step 2: each partition to the least-loaded member that can take it.
+
+        Loads only grow here, so per-topic heaps of (load, member) are fixed
+        lazily: a popped entry with a stale load is pushed back corrected; the
+        first fresh entry is the true minimum (every other entry under-states).
+        """
+        heaps: dict[int, list[tuple[int, int]]] = {}
+        for p in unassigned:
+            t = self.topic_of[p]
+            subscribers = self.topic_subscribers[t]
+            if not subscribers:
+                continue
+            heap = heaps.get(t)
+            if heap is None:
+                heap = heaps[t] = [(self.load[m], m) for m in subscribers]
+                heapq.heapify(heap)
+            while True:
+                load, m = heap[0]
+                if load == self.load[m]:
+                    break
+                heapq.heapreplace(heap, (self.load[m], m))
+            self._give(p, m)
+            heapq.heapreplace(heap, (self.load[m], m))
+
+    def _give(self, p: int, m: int) -> None:
+        self.held[m][p] = None
+        self.holder[p] = m
+        self.load[m] += 1
+
+    # -- steps 4 and 5 -------------------------------------------------------
+
+    def _balance(self, reassignable: list[int], initializing: bool) -> None:
+        active = self.active
+        before = {m: dict(self.held[m]) for m in active}
+        holder_before = {p: self.holder[p] for p in reassignable}
+        score_before = kip54_balance_score(self.load[m] for m in active)
+        self._index(active)
+        performed = self._perform_reassignments(reassignable)
+        if performed and not initializing and kip54_balance_score(self.load[m] for m in active) >= score_before:
+            for m in active:
+                self.held[m] = before[m]
+                self.load[m] = len(before[m])
+            for p, m in holder_before.items():
+                self.holder[p] = m
+
+    def _index(self, active: list[int]) -> None:
+        """Build the per-topic orders that answer ``isBalanced`` and "least loaded" in O(1)."""
+        self.by_load = SortedList((self.load[m], m) for m in active)
+        topics = range(len(self.topic_names))
+        self.not_full = {t: SortedList() for t in topics if len(self.topic_subscribers[t]) >= 2}
+        self.holding = {t: {} for t in self.not_full}  # topic -> member -> partitions held
+        self.holders = {t: SortedList() for t in self.not_full}
+        self.unbalanced: set[int] = set()
+        self.movements = _Movements(self.topic_of, {}, {})
+        for m in active:
+            for p in self.held[m]:
+                t = self.topic_of[p]
+                if t in self.holding:
+                    self.holding[t][m] = self.holding[t].get(m, 0) + 1
+        for m in active:
+            self._enter(m)
+        for t in self.not_full:
+            self._judge(t)
+
+    def _enter(self, m: int) -> None:
+        load = self.load[m]
+        for t in self.member_topics[m]:
+            if t in self.not_full and load < self.potential[m]:
+                self.not_full[t].add((load, m))
+        for t in self._held_topics(m):
+            self.holders[t].add((load, m))
+
+    def _leave(self, m: int) -> None:
+        load = self.load[m]
+        for t in self.member_topics[m]:
+            if t in self.not_full and load < self.potential[m]:
+                self.not_full[t].remove((load, m))
+        for t in self._held_topics(m):
+            self.holders[t].remove((load, m))
+
+    def _held_topics(self, m: int) -> list[int]:
+        return [t for t in self.member_topics[m] if t in self.holding and self.holding[t].get(m)]
+
+    def _judge(self, t: int) -> None:
+        """Is topic ``t`` unbalanced: a non-full subscriber lighter than a holder?"""
+        lightest, heaviest = self.not_full[t], self.holders[t]
+        if lightest and heaviest and lightest[0][0] < heaviest[-1][0]:
+            self.unbalanced.add(t)
+        else:
+            self.unbalanced.discard(t)
+
+    def _is_balanced(self) -> bool:
+        """Kafka's ``isBalanced``: loads within one, or no member could take a heavier member's partition."""
+        return self.by_load[-1][0] - self.by_load[0][0] <= 1 or not self.unbalanced
+
+    def _perform_reassignments(self, partitions: list[int]) -> bool:
+        performed = False
+        passes = 0
+        while True:
+            modified = False
+            for p in partitions:
+                if self._is_balanced():
+                    break
+                holder = self.holder[p]
+                t = self.topic_of[p]
+                previous = self.previous.get(p)
+                if previous is not None and self.load[holder] > self.load[previous] + 1:
+                    self._reassign(p, previous)
+                    performed = modified = True
+                    continue
+                candidates = self.not_full[t]  # empty only if duplicates fill the topic (pre-KIP-341)
+                if candidates and candidates[0][0] < self.load[holder] - 1:
+                    self._reassign(p, candidates[0][1])
+                    performed = modified = True
+            if not modified:
+                return performed
+            passes += 1
+            if passes >= self.max_passes:
+                raise AssignorDidNotFinish(
+                    f"sticky: step 4 still moving partitions after {passes} passes over "
+                    f"{len(partitions)} reassignable partitions"
+                )
+
+    def _reassign(self, p: int, new: int) -> None:
+        actual = self.movements.actual_partition_to_move(p, self.holder[p], new)
+        old = self.holder[actual]
+        self.movements.record(actual, old, new)
+        t = self.topic_of[actual]
+        for m in (old, new):
+            self._leave(m)
+            self.by_load.remove((self.load[m], m))
+        del self.held[old][actual]
+        self.load[old] -= 1
+        self.held[new][actual] = None
+        self.load[new] += 1
+        self.holder[actual] = new
+        holding = self.holding[t]
+        holding[old] -= 1
+        if not holding[old]:
+            del holding[old]
+        holding[new] = holding.get(new, 0) + 1
+        touched = set(self.member_topics[old]) | set(self.member_topics[new])
+        for m in (old, new):
+            self._enter(m)
+            self.by_load.add((self.load[m], m))
+        for u in touched:
+            if u in self.not_full:
+                self._judge(u)
+
