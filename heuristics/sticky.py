@@ -203,7 +203,9 @@ class _Rebalance:
         self.potential = [sum(topics[t].partitions for t in ts) for ts in self.member_topics]
 
         # Step 1: current holders and previous owners.
-        self.held: list[dict[int, None]] = [{} for _ in ids]  # ordered sets
+        # Per member, partition -> copies held, in the order they came: Kafka's
+        # lists, where pre-KIP-341 a partition can sit twice.
+        self.held: list[dict[int, int]] = [{} for _ in ids]
         self.holder = [-1] * self.offset[-1]
         self.previous: dict[int, int] = {}
         self.fresh = not any(partitions for m in problem.members for _, partitions in m.owned)
@@ -211,7 +213,7 @@ class _Rebalance:
             self._prepopulate_by_generation()
         else:
             self._prepopulate_without_generations()
-        self.load = [len(h) for h in self.held]
+        self.load = [sum(h.values()) for h in self.held]
 
     # -- step 1 ------------------------------------------------------------
 
@@ -237,7 +239,7 @@ class _Rebalance:
         # one moves start from (Kafka: whichever HashMap entry came last).
         for member in range(len(self.ids)):
             for p in self._claims(member):
-                self.held[member][p] = None
+                self.held[member][p] = 1
                 self.holder[p] = member
 
     def _prepopulate_by_generation(self) -> None:
@@ -247,7 +249,7 @@ class _Rebalance:
             owners = claims.previous_owner[name]
             for p in np.flatnonzero(owners >= 0).tolist():
                 owner = int(owners[p])
-                self.held[owner][self.offset[t] + p] = None
+                self.held[owner][self.offset[t] + p] = 1
                 self.holder[self.offset[t] + p] = owner
         # The previous owner: the best claim below the winner's generation,
         # smallest member id among equals, if that member still subscribes.
@@ -289,7 +291,11 @@ class _Rebalance:
             self._balance(reassignable, initializing)  # steps 4-5
         # Step 6: fixed members never left self.held.
         given = {
-            self.ids[m]: [TopicPartition(self.topic_names[self.topic_of[p]], p - self.offset[self.topic_of[p]]) for p in held]
+            self.ids[m]: [
+                TopicPartition(self.topic_names[self.topic_of[p]], p - self.offset[self.topic_of[p]])
+                for p, copies in held.items()
+                for _ in range(copies)
+            ]
             for m, held in enumerate(self.held)
         }
         return Assignment.from_partitions(given, self.ids)
@@ -349,7 +355,7 @@ class _Rebalance:
             heapq.heapreplace(heap, (self.load[m], m))
 
     def _give(self, p: int, m: int) -> None:
-        self.held[m][p] = None
+        self.held[m][p] = self.held[m].get(p, 0) + 1
         self.holder[p] = m
         self.load[m] += 1
 
@@ -365,7 +371,7 @@ class _Rebalance:
         if performed and not initializing and kip54_balance_score(self.load[m] for m in active) >= score_before:
             for m in active:
                 self.held[m] = before[m]
-                self.load[m] = len(before[m])
+                self.load[m] = sum(before[m].values())
             for p, m in holder_before.items():
                 self.holder[p] = m
 
@@ -379,10 +385,10 @@ class _Rebalance:
         self.unbalanced: set[int] = set()
         self.movements = _Movements(self.topic_of, {}, {})
         for m in active:
-            for p in self.held[m]:
+            for p, copies in self.held[m].items():
                 t = self.topic_of[p]
                 if t in self.holding:
-                    self.holding[t][m] = self.holding[t].get(m, 0) + 1
+                    self.holding[t][m] = self.holding[t].get(m, 0) + copies
         for m in active:
             self._enter(m)
         for t in self.not_full:
@@ -455,9 +461,12 @@ class _Rebalance:
         for m in (old, new):
             self._leave(m)
             self.by_load.remove((self.load[m], m))
-        del self.held[old][actual]
+        if self.held[old][actual] == 1:
+            del self.held[old][actual]
+        else:
+            self.held[old][actual] -= 1
         self.load[old] -= 1
-        self.held[new][actual] = None
+        self.held[new][actual] = self.held[new].get(actual, 0) + 1
         self.load[new] += 1
         self.holder[actual] = new
         holding = self.holding[t]

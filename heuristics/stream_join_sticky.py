@@ -25,7 +25,9 @@ Algorithm (KIP-315, "Assignment Strategy"); the assignor works on partition
 4. Members pick numbers one at a time, round after round, until all are
    picked.  Fairness fixes the quotas: ``n // N`` each, and the ``n % N``
    extra picks go to the members with the longest previous lists (then by
-   member id), which keeps the most.  Within a round, members that still
+   member id), which keeps the most.  ``N`` counts the members subscribed
+   to at least one existing topic (a member with none would pick numbers it
+   can never receive; KIP-315 assumes identical subscriptions and is silent).  Within a round, members that still
    have a previous number to reclaim pick first (KIP-315: "prefer a consumer
    who has a previously owned partition"), then by member id.  A member
    picks by the KIP's rules:
@@ -112,22 +114,23 @@ def assign(problem: Problem) -> Assignment:
     {'A': [0, 1, 2, 9], 'B': [3, 4, 5], 'C': [6, 7, 8]}
     """
     ids = problem.member_ids
-    if not ids:
-        return Assignment()
     n = assignable_numbers(problem)
     owner = previous_numbers(problem)
     previous: list[list[int]] = [[] for _ in ids]  # unpicked previous numbers, ascending
-    for p in sorted(owner):
+    for p in sorted(owner):  # a previous owner that cannot pick any more still blocks 4.2
         previous[owner[p]].append(p)
     had = [len(ps) for ps in previous]
     unowned = [p for p in range(n) if p not in owner]
     unowned.reverse()  # pop() yields the smallest
 
-    share, extra = divmod(n, len(ids))
-    by_claim = sorted(range(len(ids)), key=lambda m: (-had[m], m))
-    quota = [share] * len(ids)
-    for m in by_claim[:extra]:
-        quota[m] += 1
+    # Members with no existing topic would pick numbers they can never receive.
+    existing = problem.partition_counts
+    pickers_all = [m for m, member in enumerate(problem.members) if any(t in existing for t in member.topics)]
+    quota = [0] * len(ids)
+    if pickers_all:
+        share, extra = divmod(n, len(pickers_all))
+        for rank, m in enumerate(sorted(pickers_all, key=lambda m: (-had[m], m))):
+            quota[m] = share + (1 if rank < extra else 0)
     picked: list[list[int]] = [[] for _ in ids]
     taken: set[int] = set()
 
@@ -136,7 +139,7 @@ def assign(problem: Problem) -> Assignment:
         return previous[m]
 
     while len(taken) < n:
-        pickers = [m for m in range(len(ids)) if len(picked[m]) < quota[m]]
+        pickers = [m for m in pickers_all if len(picked[m]) < quota[m]]
         pickers.sort(key=lambda m: (not unpicked(m), m))
         for m in pickers:
             mine = unpicked(m)

@@ -1,0 +1,211 @@
+"""The guarantee each assignor claims, checked against the oracle, not against the assignor.
+
+Every registered assignor (:data:`heuristics.registry.ASSIGNORS`) names one of
+the guarantees below.  A check says whether the guarantee *applies* to the
+problem (some promises are conditional, e.g. "when all members subscribe to
+the same topics") and whether the assignment *keeps* it, with a one-line
+reason when it does not.  A guarantee that does not apply is kept vacuously.
+
+``per-topic-balance`` (range)
+    Valid; per topic, the subscribers' shares differ by at most one; topics
+    with the same subscribers and partition count are co-partitioned.
+``identical-subscriptions-balance`` (roundrobin, fair)
+    When every member subscribes to the same topics: valid and most balanced
+    (the oracle's sorted loads).
+``kafka-balance`` (sticky, sticky-kip54, cooperative-sticky)
+    Valid, and Kafka's local balance condition holds
+    (:func:`compare.balance.satisfies_kafka_balance_condition`).
+``exact-balance`` (constrained-sticky)
+    With identical subscriptions: valid and most balanced per the oracle;
+    otherwise (the assignor falls back to sticky) ``kafka-balance``.
+``stream-join`` (stream-join-sticky)
+    Partition number ``p`` of every topic goes to one member; exactly the
+    numbers below the smallest subscribed topic's count are assigned, to
+    members subscribed to the topic, each once; and, as a problem over
+    partition numbers (one virtual topic all members subscribe to, claims
+    carrying their epochs), the assignment is most balanced and stickiest:
+    the oracle solves that problem and the two are compared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Callable, Mapping
+
+from compare.balance import satisfies_kafka_balance_condition
+from compare.metrics import load_vector, retained, sorted_loads
+from optimal import solve
+from problem.model import BALANCE_FIRST, Assignment, Problem
+from problem.ownership import violations
+
+__all__ = ["GuaranteeCheck", "GUARANTEES", "check_guarantee", "stream_join_numbers_problem"]
+
+
+@dataclass(frozen=True)
+class GuaranteeCheck:
+    """Outcome of checking one guarantee on one assignment."""
+
+    guarantee: str
+    applies: bool
+    kept: bool
+    reason: str = ""
+
+    def to_mapping(self) -> dict:
+        return {"guarantee": self.guarantee, "applies": self.applies, "kept": self.kept, "reason": self.reason}
+
+
+def _invalid(problem: Problem, assignment: Assignment) -> str:
+    found = violations(problem, assignment)
+    return f"not valid: {found[0]}" + (f" (+{len(found) - 1} more)" if len(found) > 1 else "") if found else ""
+
+
+def _identical(problem: Problem) -> bool:
+    return len({m.topics for m in problem.members}) <= 1
+
+
+def _most_balanced(problem: Problem, assignment: Assignment) -> str:
+    loads = sorted_loads(load_vector(problem, assignment))
+    best = solve(replace(problem, objective=BALANCE_FIRST)).sorted_loads  # whatever the problem's order
+    return "" if loads == tuple(best) else f"sorted loads {list(loads)}, most balanced {list(best)}"
+
+
+def _per_topic_balance(problem: Problem, assignment: Assignment) -> GuaranteeCheck:
+    key = "per-topic-balance"
+    if reason := _invalid(problem, assignment):
+        return GuaranteeCheck(key, True, False, reason)
+    owner_of: dict[str, dict[int, str]] = {}
+    for member, topics in assignment.members.items():
+        for topic, partitions in topics.items():
+            for p in partitions:
+                owner_of.setdefault(topic, {})[p] = member
+    ids = problem.member_ids
+    for topic in problem.assignable_topics:
+        shares = [0] * len(problem.subscribers[topic.name])
+        position = {ids[m]: i for i, m in enumerate(problem.subscribers[topic.name])}
+        for member in owner_of.get(topic.name, {}).values():
+            shares[position[member]] += 1
+        if max(shares) - min(shares) > 1:
+            return GuaranteeCheck(key, True, False, f"topic {topic.name}: subscriber shares {shares} differ by more than one")
+    groups: dict[tuple, list[str]] = {}
+    for topic in problem.assignable_topics:
+        groups.setdefault((problem.subscribers[topic.name], topic.partitions), []).append(topic.name)
+    for (_, count), names in groups.items():
+        for p in range(count):
+            holders = {owner_of[name][p] for name in names}
+            if len(holders) > 1:
+                return GuaranteeCheck(key, True, False, f"topics {', '.join(names)} not co-partitioned at partition {p}")
+    return GuaranteeCheck(key, True, True)
+
+
+def _identical_subscriptions_balance(problem: Problem, assignment: Assignment) -> GuaranteeCheck:
+    key = "identical-subscriptions-balance"
+    if not _identical(problem):
+        return GuaranteeCheck(key, False, True, "subscriptions differ")
+    reason = _invalid(problem, assignment) or _most_balanced(problem, assignment)
+    return GuaranteeCheck(key, True, not reason, reason)
+
+
+def _kafka_balance(problem: Problem, assignment: Assignment) -> GuaranteeCheck:
+    key = "kafka-balance"
+    if reason := _invalid(problem, assignment):
+        return GuaranteeCheck(key, True, False, reason)
+    if not satisfies_kafka_balance_condition(problem, assignment):
+        return GuaranteeCheck(key, True, False, "a member 2+ lighter than another could take one of its partitions")
+    return GuaranteeCheck(key, True, True)
+
+
+def _exact_balance(problem: Problem, assignment: Assignment) -> GuaranteeCheck:
+    key = "exact-balance"
+    if not _identical(problem):
+        fallback = _kafka_balance(problem, assignment)
+        return GuaranteeCheck(key, True, fallback.kept, fallback.reason or "subscriptions differ: sticky's guarantee")
+    reason = _invalid(problem, assignment) or _most_balanced(problem, assignment)
+    return GuaranteeCheck(key, True, not reason, reason)
+
+
+#: The virtual topic of :func:`stream_join_numbers_problem`.
+NUMBERS_TOPIC = "partition-numbers"
+
+
+def stream_join_numbers_problem(problem: Problem) -> Problem:
+    """The stream-join problem over partition numbers, for the oracle.
+
+    One topic with ``n`` partitions (the smallest subscribed topic's count),
+    every member subscribed, each member claiming the numbers it owned on any
+    topic, with its generation as the epoch.  Claims on numbers ``>= n`` are
+    kept in the claim list; the oracle's claim resolution drops them.
+    """
+    counts = [t.partitions for t in problem.assignable_topics]
+    n = min(counts) if counts else 0
+    members: dict[str, dict] = {}
+    for m in problem.members:
+        numbers = sorted({p for _, partitions in m.owned for p in partitions if p >= 0})
+        subscribes = n and any(t in problem.partition_counts for t in m.topics)
+        entry: dict = {"topics": [NUMBERS_TOPIC] if subscribes else []}
+        if numbers:
+            entry["owned"] = {NUMBERS_TOPIC: numbers}
+        if m.generation is not None:
+            entry["generation"] = m.generation
+        members[m.member_id] = entry
+    topics = {NUMBERS_TOPIC: n} if n else {}
+    return Problem.from_mapping({"topics": topics, "members": members})
+
+
+def _stream_join(problem: Problem, assignment: Assignment) -> GuaranteeCheck:
+    key = "stream-join"
+    counts = [t.partitions for t in problem.assignable_topics]
+    n = min(counts) if counts else 0
+    number_owner: dict[int, str] = {}
+    seen: set[tuple[str, int]] = set()
+    for member, topics in assignment.members.items():
+        subscribed = problem.members[problem.member_index[member]].topics if member in problem.member_index else None
+        for topic, partitions in topics.items():
+            for p in partitions:
+                if subscribed is None or topic not in subscribed or topic not in problem.partition_counts:
+                    return GuaranteeCheck(key, True, False, f"{topic}-{p} given to {member}, which does not subscribe to it")
+                if (topic, p) in seen:
+                    return GuaranteeCheck(key, True, False, f"{topic}-{p} assigned more than once")
+                seen.add((topic, p))
+                if p >= n:
+                    return GuaranteeCheck(key, True, False, f"{topic}-{p} assigned although only numbers below {n} are")
+                if number_owner.setdefault(p, member) != member:
+                    return GuaranteeCheck(key, True, False, f"partition {p} split between {number_owner[p]} and {member}")
+    for p, member in number_owner.items():
+        wanted = {t for t in problem.members[problem.member_index[member]].topics if t in problem.partition_counts}
+        got = {t for t, ps in assignment.members[member].items() if p in ps}
+        if wanted != got:
+            return GuaranteeCheck(key, True, False, f"{member} has partition {p} of {sorted(got)} but subscribes to {sorted(wanted)}")
+    if problem.members and len(number_owner) != n:
+        missing = sorted(set(range(n)) - set(number_owner))
+        return GuaranteeCheck(key, True, False, f"partition numbers {missing[:8]} assigned to nobody")
+    numbers = stream_join_numbers_problem(problem)
+    as_numbers = Assignment.from_partitions(
+        {m: [(NUMBERS_TOPIC, p) for p, owner in number_owner.items() if owner == m] for m in problem.member_ids},
+        problem.member_ids,
+    )
+    best = solve(numbers)
+    loads = sorted_loads(load_vector(numbers, as_numbers))
+    if loads != tuple(best.sorted_loads):
+        return GuaranteeCheck(key, True, False, f"partition numbers per member {list(loads)}, most balanced {list(best.sorted_loads)}")
+    kept = retained(numbers, as_numbers)
+    if kept != best.retained:
+        return GuaranteeCheck(key, True, False, f"keeps {kept} partition numbers with their owner, the oracle keeps {best.retained}")
+    return GuaranteeCheck(key, True, True)
+
+
+#: Guarantee key -> check.
+GUARANTEES: Mapping[str, Callable[[Problem, Assignment], GuaranteeCheck]] = MappingProxyType(
+    {
+        "per-topic-balance": _per_topic_balance,
+        "identical-subscriptions-balance": _identical_subscriptions_balance,
+        "kafka-balance": _kafka_balance,
+        "exact-balance": _exact_balance,
+        "stream-join": _stream_join,
+    }
+)
+
+
+def check_guarantee(guarantee: str, problem: Problem, assignment: Assignment) -> GuaranteeCheck:
+    """Check ``assignment`` against the named guarantee (see the module docstring)."""
+    return GUARANTEES[guarantee](problem, assignment)
