@@ -238,7 +238,11 @@ def time_peer(name: str, problem: Problem, repeat: int, timeout: float) -> Run:
             if not receiver.poll(wait):
                 run.timed_out = timeout if run.seconds is None else None
                 break
-            kind, payload = receiver.recv()
+            try:
+                kind, payload = receiver.recv()
+            except EOFError:  # the child died without a word (killed, out of memory)
+                run.error = run.error or f"the peer process ended abruptly (exit code {child.exitcode})"
+                break
             if kind == "ready":
                 wait = timeout
             elif kind == "done":

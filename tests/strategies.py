@@ -56,3 +56,65 @@ def problems(
 
             assume(False)
     return problem
+
+
+@st.composite
+def rebalances(
+    draw,
+    *,
+    max_topics: int = 4,
+    max_partitions: int = 8,
+    max_members: int = 6,
+    identical: bool | None = None,
+) -> Problem:
+    """A rebalance after a real previous generation, the way sticky assignors meet them.
+
+    A previous group owned a valid assignment (each partition to a random
+    subscriber, at generation ``g``); then members left, joined, changed
+    subscriptions, and some rejoin with stale claims from generation ``g-1``
+    (a zombie still claiming what the group since gave to others) or claim
+    a partition at the same generation as its owner.  ``identical`` forces
+    (True) or forbids (False) identical subscriptions; None draws either.
+    """
+    topic_names = [f"t{i}" for i in range(draw(st.integers(1, max_topics)))]
+    topics = {t: draw(st.integers(1, max_partitions)) for t in topic_names}
+    member_ids = [f"m{i}" for i in range(draw(st.integers(1, max_members)))]
+    if identical is None:
+        identical = draw(st.booleans())
+    if identical:
+        shared = draw(st.lists(st.sampled_from(topic_names), min_size=1, unique=True))
+        subscriptions = {m: list(shared) for m in member_ids}
+    else:
+        subscriptions = {
+            m: draw(st.lists(st.sampled_from(topic_names), min_size=1, unique=True)) for m in member_ids
+        }
+    generation = draw(st.integers(1, 5))
+    owned: dict[str, dict[str, list[int]]] = {m: {} for m in member_ids}
+    for t, count in topics.items():
+        subscribers = [m for m in member_ids if t in subscriptions[m]]
+        for p in range(count):
+            if subscribers and draw(st.integers(0, 9)) > 0:
+                owned[draw(st.sampled_from(subscribers))].setdefault(t, []).append(p)
+    members = {m: {"topics": subscriptions[m], "owned": owned[m], "generation": generation} for m in member_ids}
+    # Membership changes: some leave (their claims vanish), some join fresh.
+    leaving = draw(st.lists(st.sampled_from(member_ids), unique=True, max_size=max(0, len(member_ids) - 1)))
+    for m in leaving:
+        del members[m]
+    for i in range(draw(st.integers(0, 2))):
+        topics_new = list(subscriptions[member_ids[0]]) if identical else draw(
+            st.lists(st.sampled_from(topic_names), min_size=1, unique=True))
+        members[f"n{i}"] = {"topics": topics_new}
+    # Stale or conflicting claims: a member also claims someone else's partitions.
+    if not identical and members and draw(st.booleans()):
+        m = draw(st.sampled_from(sorted(members)))
+        members[m]["topics"] = draw(st.lists(st.sampled_from(topic_names), min_size=1, unique=True))
+    if draw(st.booleans()) and len(members) >= 2:
+        zombie = draw(st.sampled_from(sorted(members)))
+        victim_partitions = [(t, p) for other, e in members.items() if other != zombie for t, ps in e.get("owned", {}).items() for p in ps]
+        if victim_partitions:
+            extra = draw(st.lists(st.sampled_from(victim_partitions), min_size=1, max_size=3, unique=True))
+            claims = members[zombie].setdefault("owned", {})
+            for t, p in extra:
+                claims.setdefault(t, []).append(p)
+            members[zombie]["generation"] = generation - draw(st.integers(0, 1))  # stale (g-1) or tied (g)
+    return Problem.from_mapping({"topics": topics, "members": members})

@@ -1,0 +1,124 @@
+"""One contract, every registered assignor (Hypothesis).
+
+* deterministic: the same problem gives the same assignment, byte for byte,
+  also when the members and claims are listed in another order;
+* valid, with the two documented exceptions: ``sticky-kip54`` reproduces the
+  pre-KIP-341 duplicate (and the validity checker names exactly the
+  partitions two members claimed), and ``stream-join-sticky`` leaves the
+  partitions past the smallest topic unassigned;
+* the guarantee each claims, checked by :mod:`compare.guarantees` against
+  the oracle, never against the assignor's own code.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compare.guarantees import check_guarantee
+from heuristics import ASSIGNORS, UnknownAssignor, get_assignor
+from heuristics.stream_join_sticky import assignable_numbers
+from problem import Problem
+from problem.scenario_json import dumps
+from problem.ownership import violations
+from strategies import problems, rebalances
+
+NAMES = list(ASSIGNORS)
+
+# Brute-force sized problems with arbitrary (also garbage) claims, and real rebalances.
+any_problem = st.one_of(
+    problems(max_topics=4, max_partitions=5, max_members=5, max_assignments=None),
+    rebalances(),
+)
+
+
+def multiply_claimed(problem: Problem) -> set[tuple[str, int]]:
+    """Existing partitions that two or more subscribed members claim (independently computed)."""
+    claimants: dict[tuple[str, int], set[str]] = {}
+    for m in problem.members:
+        for topic, partitions in m.owned:
+            if topic in m.topics and topic in problem.partition_counts:
+                for p in partitions:
+                    if 0 <= p < problem.partition_counts[topic]:
+                        claimants.setdefault((topic, p), set()).add(m.member_id)
+    return {tp for tp, who in claimants.items() if len(who) > 1}
+
+
+def shuffled(problem: Problem, order: list[int]) -> Problem:
+    """The same problem with members (and each member's claim topics) listed in another order."""
+    data = problem.to_mapping()
+    names = list(data["members"])
+    members = {}
+    for i in order:
+        entry = dict(data["members"][names[i]])
+        if "owned" in entry:
+            entry["owned"] = dict(reversed(list(entry["owned"].items())))
+        members[names[i]] = entry
+    data["members"] = members
+    return Problem.from_mapping(data)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=60)
+@given(problem=any_problem, data=st.data())
+def test_deterministic(name, problem, data):
+    assignor = ASSIGNORS[name]
+    once = dumps(assignor.assign(problem).to_mapping(problem.member_ids))
+    assert dumps(assignor.assign(problem).to_mapping(problem.member_ids)) == once
+    order = data.draw(st.permutations(range(len(problem.members))))
+    assert dumps(assignor.assign(shuffled(problem, order)).to_mapping(problem.member_ids)) == once
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=150)
+@given(problem=any_problem)
+def test_valid_and_guarantee_kept(name, problem):
+    assignor = ASSIGNORS[name]
+    assignment = assignor.assign(problem)
+    found = violations(problem, assignment)
+    if name == "sticky-kip54" and multiply_claimed(problem):
+        # The pre-KIP-341 bug, reproduced: every partition two members claim
+        # stays with both, and the checker names exactly those, nothing else.
+        assert {v.kind for v in found} == {"duplicated"}
+        named = {(v.topic, p) for v in found for p in v.partitions}
+        assert named == multiply_claimed(problem)
+        return
+    if name == "stream-join-sticky":
+        # Only what KIP-315 leaves out: numbers >= n, and partition p of a
+        # topic that the member holding number p does not subscribe to.
+        assert {v.kind for v in found} <= {"missing"}
+        n = assignable_numbers(problem)
+        holder = {p: m for m, topics in assignment.members.items() for ps in topics.values() for p in ps}
+        for v in found:
+            for p in v.partitions:
+                assert p >= n or v.topic not in problem.members[problem.member_index[holder[p]]].topics
+    else:
+        assert found == ()
+    result = check_guarantee(assignor.guarantee, problem, assignment)
+    assert result.kept, result.reason
+
+
+def test_the_kip341_fix_removes_the_duplicate():
+    """KAFKA-7026: c was evicted at generation 1 holding t-0; generation 2 gave
+    t-0 to b; c rejoins with its stale claim."""
+    problem = Problem.from_mapping({"topics": {"t": 3}, "members": {
+        "a": {"topics": ["t"], "owned": {"t": [1, 2]}, "generation": 2},
+        "b": {"topics": ["t"], "owned": {"t": [0]}, "generation": 2},
+        "c": {"topics": ["t"], "owned": {"t": [0]}, "generation": 1}}})
+    before = violations(problem, ASSIGNORS["sticky-kip54"].assign(problem))
+    assert [(v.kind, v.topic, v.partitions) for v in before] == [("duplicated", "t", (0,))]
+    fixed = ASSIGNORS["sticky"].assign(problem)
+    assert violations(problem, fixed) == ()
+    assert fixed.to_mapping()["b"] == {"t": [0]}  # the generation-2 owner keeps it
+
+
+def test_registry_names_and_unknown_name():
+    assert NAMES == ["range", "roundrobin", "fair", "sticky", "sticky-kip54", "cooperative-sticky",
+                     "constrained-sticky", "stream-join-sticky"]
+    assert get_assignor("sticky") is ASSIGNORS["sticky"]
+    with pytest.raises(UnknownAssignor) as err:
+        get_assignor("stiky")
+    assert "unknown assignor 'stiky'" in str(err.value) and "cooperative-sticky" in str(err.value)
+    for a in ASSIGNORS.values():
+        assert a.protocol in {"eager", "cooperative"} and a.summary and a.origin
