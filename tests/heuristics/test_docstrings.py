@@ -1,0 +1,15 @@
+"""The examples in the assignors' docstrings run (each module has at least one)."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["range", "roundrobin", "fair", "sticky", "cooperative_sticky", "constrained_sticky", "stream_join_sticky"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(f"heuristics.{name}")
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
