@@ -15,12 +15,15 @@ from pathlib import Path
 from typing import Sequence
 
 from compare.check import Verdict, check
+from heuristics import ASSIGNORS, AssignorDidNotFinish, UnknownAssignor
+from heuristics import run as run_assignor
 from optimal import METHODS, OPTIMAL, Solution, SolverError, certificate_from_mapping, solve
 from problem.scenario_json import InputError, dumps, parse_objective, read_assignment, read_problem
 
 PROG = "assignment-oracle"
 EXIT_BAD_INPUT = 2
 EXIT_SOLVER_FAILED = 5
+EXIT_ASSIGNOR_DID_NOT_FINISH = 6
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,6 +50,13 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--method", choices=METHODS, default="flow", help="exact model for the optimum (default: flow)")
     c.add_argument("--objective", help="override the scenario's objective order")
 
+    a = sub.add_parser("assign", help="run a heuristic assignor (see `assignors`)")
+    a.add_argument("scenario", help="scenario JSON file")
+    a.add_argument("--assignor", required=True, metavar="NAME", help="a registered assignor name")
+    a.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
+
+    sub.add_parser("assignors", help="list the registered assignors, one line each")
+
     d = sub.add_parser("demo", help="solve and check the bundled KIP-54 and KIP-49 examples")
     d.add_argument("--out", metavar="DIR", help="also write each example's solution here")
     return parser
@@ -59,13 +69,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _solve(args)
         if args.command == "check":
             return _check(args)
+        if args.command == "assign":
+            return _assign(args)
+        if args.command == "assignors":
+            return _assignors()
         return _demo(args)
     except InputError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except UnknownAssignor as err:
+        print(f"{PROG}: error: --assignor: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except SolverError as err:
         print(f"{PROG}: solver failed: {err}", file=sys.stderr)
         return EXIT_SOLVER_FAILED
+    except AssignorDidNotFinish as err:
+        print(f"{PROG}: assignor did not finish: {err}", file=sys.stderr)
+        return EXIT_ASSIGNOR_DID_NOT_FINISH
     except KeyboardInterrupt:
         return 130
 
@@ -112,6 +132,26 @@ def _check(args) -> int:
     else:
         sys.stdout.write(format_verdict(verdict))
     return verdict.exit_code()
+
+
+def _assign(args) -> int:
+    if args.assignor not in ASSIGNORS:
+        raise UnknownAssignor(args.assignor)
+    problem = read_problem(args.scenario)
+    result = run_assignor(args.assignor, problem)
+    document = result.to_mapping()
+    _write(args.output, dumps(document))
+    if not document["valid"]:
+        kinds = sorted({v["kind"] for v in document["violations"]})
+        print(f"{PROG}: note: {args.assignor} produced an invalid assignment ({', '.join(kinds)})", file=sys.stderr)
+    return 0
+
+
+def _assignors() -> int:
+    width = max(len(name) for name in ASSIGNORS)
+    for assignor in ASSIGNORS.values():
+        print(f"{assignor.name:{width}}  {assignor.protocol:11}  {assignor.summary}  [{assignor.origin}; guarantee: {assignor.guarantee}]")
+    return 0
 
 
 def _yes(flag: bool | None) -> str:

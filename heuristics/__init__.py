@@ -18,7 +18,7 @@ source at the top of its docstring:
 :data:`heuristics.registry.ASSIGNORS` maps these names to the entry points.
 """
 
-from heuristics.registry import ASSIGNORS, Assignor, UnknownAssignor, get_assignor
+from heuristics.registry import ASSIGNORS, Assignor, AssignorRun, UnknownAssignor, get_assignor, run
 from heuristics.sticky import AssignorDidNotFinish
 
-__all__ = ["ASSIGNORS", "Assignor", "AssignorDidNotFinish", "UnknownAssignor", "get_assignor"]
+__all__ = ["ASSIGNORS", "Assignor", "AssignorDidNotFinish", "AssignorRun", "UnknownAssignor", "get_assignor", "run"]

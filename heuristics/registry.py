@@ -13,10 +13,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping
 
+from compare.metrics import load_vector, retained, sorted_loads, sum_of_squares
 from heuristics import constrained_sticky, cooperative_sticky, fair, range, roundrobin, sticky, stream_join_sticky
+from problem.claims import resolve_claims
 from problem.model import Assignment, Problem
+from problem.ownership import violations
 
-__all__ = ["Assignor", "ASSIGNORS", "UnknownAssignor", "get_assignor"]
+__all__ = ["Assignor", "ASSIGNORS", "AssignorRun", "UnknownAssignor", "get_assignor", "run"]
 
 
 @dataclass(frozen=True)
@@ -90,3 +93,58 @@ def get_assignor(name: str) -> Assignor:
         return ASSIGNORS[name]
     except KeyError:
         raise UnknownAssignor(name) from None
+
+
+@dataclass(frozen=True, eq=False)
+class AssignorRun:
+    """One assignor run on one problem: the assignment and, if cooperative, every phase."""
+
+    assignor: Assignor
+    problem: Problem
+    assignment: Assignment
+    phases: tuple[cooperative_sticky.Phase, ...] = ()
+
+    def to_mapping(self) -> dict:
+        """The JSON ``assignment-oracle assign`` writes: ``solve``'s assignment fields, plus validity.
+
+        ``check`` reads it as a candidate (its ``assignment`` key).  For a
+        cooperative assignor ``assignment`` is the final one; ``phases``
+        lists each rebalance's assignment and what it revoked.
+        """
+        problem, assignment = self.problem, self.assignment
+        claims = resolve_claims(problem)
+        loads = load_vector(problem, assignment)
+        kept = retained(problem, assignment, claims)
+        out: dict = {
+            "assignor": self.assignor.name,
+            "protocol": self.assignor.protocol,
+            "unsubscribed_topics": list(problem.unsubscribed_topics),
+            "missing_topics": {m: list(ts) for m, ts in problem.missing_topics.items()},
+            "dropped_claims": [d.to_mapping() for d in claims.dropped],
+            "assignment": assignment.to_mapping(problem.member_ids),
+            "valid": not violations(problem, assignment),
+            "violations": [v.to_mapping() for v in violations(problem, assignment)],
+            "loads": dict(zip(problem.member_ids, loads)),
+            "sorted_loads": list(sorted_loads(loads)),
+            "sum_of_squares": sum_of_squares(loads),
+            "retained": kept,
+            "moved": claims.owned_count - kept,
+            "owned": claims.owned_count,
+        }
+        if self.phases:
+            out["rebalances"] = len(self.phases)
+            out["revoked"] = self.phases[0].revoked.to_mapping()
+            out["phases"] = [
+                {"assignment": p.assignment.to_mapping(problem.member_ids), "revoked": p.revoked.to_mapping()}
+                for p in self.phases
+            ]
+        return out
+
+
+def run(name: str, problem: Problem) -> AssignorRun:
+    """Run the assignor called ``name`` on ``problem`` (every phase, if cooperative)."""
+    assignor = get_assignor(name)
+    if assignor.assign is cooperative_sticky.assign:
+        phases = cooperative_sticky.rebalance(problem).phases
+        return AssignorRun(assignor, problem, phases[-1].assignment, phases)
+    return AssignorRun(assignor, problem, assignor.assign(problem))

@@ -154,3 +154,64 @@ def test_no_topics_at_all_with_a_claim(tmp_path, capsys):
     code, out, _ = run(capsys, "solve", path)
     doc = json.loads(out)
     assert code == 0 and doc["assignment"] == {"a": {}} and doc["missing_topics"] == {"a": ["x"]}
+
+
+# -- assign / assignors -----------------------------------------------------
+
+
+def test_assignors_lists_every_registered_name(capsys):
+    from heuristics import ASSIGNORS
+
+    code, out, _ = run(capsys, "assignors")
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == list(ASSIGNORS)
+
+
+def test_assign_then_check_reads_the_output(tmp_path, capsys):
+    """``assign`` writes what ``check`` reads; sticky on KIP-54 example 2 is optimal."""
+    out_file = tmp_path / "sticky.json"
+    assert run(capsys, "assign", EXAMPLES["kip54-example-2-rebalance"], "--assignor", "sticky", "-o", out_file)[0] == 0
+    document = json.loads(out_file.read_text())
+    assert document["valid"] is True and document["retained"] == document["owned"] == 5
+    code, out, _ = run(capsys, "check", EXAMPLES["kip54-example-2-rebalance"], out_file)
+    assert code == 0, out
+
+
+def test_assign_round_robin_has_a_gap_check_reports(tmp_path, capsys):
+    """Round robin after C0 leaves KIP-54 example 2 (from sticky's previous
+    table) gives the seed's 2/4 table: C1 keeps t1p1, C2 keeps t2p0-2, 4 of 5;
+    loads 2/4 are not most balanced, so check says gap (exit 1)."""
+    out_file = tmp_path / "rr.json"
+    run(capsys, "assign", EXAMPLES["kip54-example-2-rebalance"], "--assignor", "roundrobin", "-o", out_file)
+    document = json.loads(out_file.read_text())
+    assert document["retained"] == 4 and document["sorted_loads"] == [4, 2]
+    assert run(capsys, "check", EXAMPLES["kip54-example-2-rebalance"], out_file)[0] == 1
+
+
+def test_assign_cooperative_writes_every_phase(capsys):
+    code, out, _ = run(capsys, "assign", EXAMPLES["kip54-example-3-rebalance"], "--assignor", "cooperative-sticky")
+    document = json.loads(out)
+    assert code == 0 and document["rebalances"] == 2 and len(document["phases"]) == 2
+    revoked = document["revoked"]
+    assert sum(len(ps) for ts in revoked.values() for ps in ts.values()) == 1
+    assert document["phases"][-1]["assignment"] == document["assignment"]
+
+
+def test_assign_kip54_duplicate_is_reported_not_hidden(tmp_path, capsys):
+    scenario = tmp_path / "zombie.json"
+    scenario.write_text(json.dumps({"topics": {"t": 2}, "members": {
+        "a": {"topics": ["t"], "owned": {"t": [1]}, "generation": 2},
+        "b": {"topics": ["t"], "owned": {"t": [0]}, "generation": 2},
+        "c": {"topics": ["t"], "owned": {"t": [0]}, "generation": 1}}}))
+    code, out, err = run(capsys, "assign", scenario, "--assignor", "sticky-kip54")
+    document = json.loads(out)
+    assert code == 0 and document["valid"] is False
+    assert document["violations"] == [{"kind": "duplicated", "topic": "t", "partitions": [0], "detail": "assigned more than once"}]
+    assert "invalid assignment (duplicated)" in err
+    assert json.loads(run(capsys, "assign", scenario, "--assignor", "sticky")[1])["valid"] is True
+
+
+def test_assign_unknown_assignor_is_one_line_exit_2(capsys):
+    code, out, err = run(capsys, "assign", CHAIN, "--assignor", "stiky")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "unknown assignor 'stiky'" in err and "sticky" in err
