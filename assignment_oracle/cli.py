@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from compare.check import Verdict, check
+from compare.guarantees import check_guarantee
 from heuristics import ASSIGNORS, AssignorDidNotFinish, UnknownAssignor
 from heuristics import run as run_assignor
 from optimal import METHODS, OPTIMAL, Solution, SolverError, certificate_from_mapping, solve
@@ -57,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("assignors", help="list the registered assignors, one line each")
 
-    d = sub.add_parser("demo", help="solve and check the bundled KIP-54 and KIP-49 examples")
+    d = sub.add_parser("demo", help="solve the bundled KIP-54 and KIP-49 examples and judge every assignor on them")
     d.add_argument("--out", metavar="DIR", help="also write each example's solution here")
     return parser
 
@@ -218,11 +219,33 @@ def _demo(args) -> int:
         ok = verdict.exit_code() == 0
         failures += not ok
         print(
-            f"{path.stem:28s} {solution.status}  sorted loads {list(solution.sorted_loads)}  "
+            f"{path.stem}: oracle {solution.status}  sorted loads {list(solution.sorted_loads)}  "
             f"retained {solution.retained}/{solution.owned}  certificate {verdict.certificate}  "
             f"check exit {verdict.exit_code()}"
         )
+        for name in ASSIGNORS:
+            print("  " + format_assignor_row(name, problem))
     return 0 if failures == 0 else 1
+
+
+def format_assignor_row(name: str, problem) -> str:
+    """One line: how the assignor ``name`` does on ``problem`` against the optimum (used by ``demo``)."""
+    assignor = ASSIGNORS[name]
+    try:
+        assignment = run_assignor(name, problem).assignment
+    except AssignorDidNotFinish as err:
+        return f"{name:19s} did not finish: {err}"
+    verdict = check(problem, assignment)
+    guarantee = check_guarantee(assignor.guarantee, problem, assignment)
+    if not verdict.valid:
+        state = "INVALID (" + ", ".join(sorted({v.kind for v in verdict.violations})) + ")"
+    else:
+        state = f"most balanced {_yes(verdict.most_balanced):3s}"
+    promise = "n/a" if not guarantee.applies else ("kept" if guarantee.kept else "BROKEN")
+    return (
+        f"{name:19s} {state:24s} sorted loads {str(list(verdict.sorted_loads)):14s} "
+        f"retained {verdict.retained}/{verdict.owned} (optimum {verdict.optimal_retained})  guarantee {promise}"
+    )
 
 
 if __name__ == "__main__":

@@ -42,7 +42,14 @@ than :data:`LONG_RUN` seconds is not repeated.  The peer runs in a forked
 child of this process (same interpreter, same inputs) so that it can be
 bounded by ``--peer-timeout``: a peer call still running then is stopped and
 reported as ``>T``, making the ratio a lower bound and its balance unknown.
-Both assignments are checked with :func:`problem.ownership.violations`.
+Both assignments are checked with :func:`problem.ownership.violations`;
+``same`` says whether they are identical partition for partition.
+
+kafka-python 3.0.12's ``RoundRobinPartitionAssignor`` raises ``KeyError``
+as soon as it must skip a member that does not subscribe to a topic (its
+inner loop assigns ``next(member_iter)``, a ``(group_instance_id,
+member_id)`` pair, to ``member_id``), so on the ``differing`` cases its row
+reports the error and no ratio.
 
 Exit status: 0 when every target is met, 1 when one is missed, 2 when none is
 missed but one could not be verified (the peer timed out or failed).
@@ -216,10 +223,10 @@ def _peer_child(name: str, problem: Problem, repeat: int, conn) -> None:
             conn.send(("done", (seconds, peer.to_mapping(result) if i == 0 else None)))
             if seconds > LONG_RUN:
                 break
-    except BaseException as exc:  # reported to the parent, which prints it
+    except Exception as exc:  # reported to the parent, which prints it
         where = traceback.extract_tb(exc.__traceback__)[-1]
-        conn.send(("error", f"{type(exc).__name__}: {exc} at {Path(where.filename).name}:{where.lineno} "
-                            f"({where.line})"))
+        message = f"{type(exc).__name__}: {exc} at {Path(where.filename).name}:{where.lineno} ({where.line})"
+        conn.send(("error", message))
     finally:
         conn.send(("end", None))
         conn.close()
@@ -289,7 +296,7 @@ def _seconds(run: Run) -> str:
     if run.seconds is not None:
         return f"{run.seconds:.3f}"
     if run.timed_out is not None:
-        return f">{run.timed_out:.0f}"
+        return f">{run.timed_out:g}"
     return "error"
 
 
@@ -306,13 +313,15 @@ def run_case(case: Case, scale: float, repeat: int, timeout: float, cache: dict,
     print(f"  {len(problem.members)} members, {len(problem.topics)} topics, {problem.total_partitions} partitions, "
           f"{subs} subscriptions" + (f", {owned} claimed partitions" if leave else ""))
     header = (f"  {'assignor':10s} {'ours s':>9s} {'peer s':>9s} {'peer/ours':>10s}  {'spread ours/peer':>16s}  "
-              f"{'KIP-54 ours/peer':>20s}  {'retained ours/peer':>19s}  validity ours/peer")
+              f"{'KIP-54 ours/peer':>20s}  {'retained ours/peer':>19s}  {'same':>4s}  validity ours/peer")
     print(header)
     for name in SHARED:
         ours = time_ours(name, problem, repeat)
         theirs = time_peer(name, problem, repeat, timeout)
         q_ours = quality(problem, ours.assignment, leave)
         q_peer = quality(problem, theirs.assignment, leave) if theirs.assignment is not None else None
+        # Are the two assignments identical, partition for partition?
+        same = "n/a" if theirs.assignment is None else "yes" if ours.assignment == theirs.assignment else "no"
         if theirs.seconds is not None:
             ratio = f"{theirs.seconds / ours.seconds:.1f}"
             speedup = theirs.seconds / ours.seconds
@@ -325,7 +334,7 @@ def run_case(case: Case, scale: float, repeat: int, timeout: float, cache: dict,
             f"  {name:10s} {_seconds(ours):>9s} {_seconds(theirs):>9s} {ratio:>10s}  "
             f"{_pair(q_ours.spread, q_peer and q_peer.spread):>16s}  "
             f"{_pair(q_ours.score, q_peer and q_peer.score):>20s}  "
-            f"{_pair(q_ours.retained, q_peer and q_peer.retained):>19s}  "
+            f"{_pair(q_ours.retained, q_peer and q_peer.retained):>19s}  {same:>4s}  "
             f"{q_ours.valid} / {q_peer.valid if q_peer else 'n/a'}"
             f"   (calls {ours.calls}/{theirs.calls})"
         )
@@ -381,7 +390,7 @@ def main() -> int:
 
     started = time.perf_counter()
     print(f"scale {args.scale}, best of {args.repeat} (calls over {LONG_RUN:.0f} s not repeated), "
-          f"peer timeout {args.peer_timeout:.0f} s per call; columns 'ours / peer'")
+          f"peer timeout {args.peer_timeout:g} s per call; columns 'ours / peer'")
     cache: dict = {}
     verdicts: list[str] = []
     for name in names:

@@ -24,7 +24,9 @@ it, so the sticky assignor parses real user-data bytes inside ``assign``.
 
 :func:`prepare` does all that once (it is not part of the assignor's work);
 :func:`run` is the timed call; :func:`to_assignment` converts the result to
-this project's :class:`~problem.model.Assignment`.
+this project's :class:`~problem.model.Assignment`.  Nothing here works around
+kafka-python's behaviour: an exception it raises (its round robin's
+``KeyError`` on differing subscriptions, for one) reaches the caller.
 """
 
 from __future__ import annotations
