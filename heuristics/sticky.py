@@ -306,7 +306,10 @@ class _Rebalance:
             len(s) == len(self.ids) for s in self.topic_subscribers
         )
         if self.fresh or not identical:
-            return sorted(everything, key=lambda p: (len(self.topic_subscribers[self.topic_of[p]]), p))
+            # By how many members can take them, then topic, then number: all
+            # partitions of a topic share the first key, so sort topics only.
+            topics = sorted(range(len(self.topic_names)), key=lambda t: (len(self.topic_subscribers[t]), t))
+            return [p for t in topics for p in range(self.offset[t], self.offset[t + 1])]
         # Round robin over the current holders, most loaded first; a partition
         # that had another previous owner is offered first.
         remaining = [list(h) for h in self.held]
@@ -363,6 +366,9 @@ class _Rebalance:
 
     def _balance(self, reassignable: list[int], initializing: bool) -> None:
         active = self.active
+        loads = [self.load[m] for m in active]
+        if max(loads) - min(loads) <= 1:  # isBalanced at once: step 4 would not move anything
+            return
         before = {m: dict(self.held[m]) for m in active}
         holder_before = {p: self.holder[p] for p in reassignable}
         score_before = kip54_balance_score(self.load[m] for m in active)
