@@ -46,6 +46,16 @@ reconstruction, decision by decision:
    that are not at max capacity (each then joins it), so that some reach
    ``C_c``.
 
+How this differs from the code Kafka 2.8 shipped (``constrainedAssign``):
+the seed is the specification here, so where the two disagree the seed
+wins.  Kafka 2.8 ordered unassigned partitions by topic, then number (a
+``TreeSet``); filled unfilled members one partition per member per pass
+instead of each up to the floor in turn; and gave the leftovers in the order
+members reached the floor rather than by member id.  It also kept claims on
+partition numbers the topic no longer has (and so assigned them), and, until
+KAFKA-12984, kept both claims of a partition claimed twice at the same
+generation; the port drops both kinds.
+
 Steps 3-7 keep the loads within ``[C_f, C_c]`` and place every partition:
 after step 3 at most ``P`` partitions are kept, so either step 5 empties the
 list (then step 6 has exactly enough surplus, because every partition kept
@@ -141,7 +151,9 @@ def assign(problem: Problem) -> Assignment:
 def _counted_claims(problem: Problem) -> list[list[TopicPartition]]:
     """Step 2: per member, the claims that count, in the order the member sent them."""
     counts = problem.partition_counts
-    newest = max((m.claim_generation for m in problem.members if m.owned), default=-1)
+    # Every member that reports a generation counts, with or without claims:
+    # one at generation 5 that owns nothing still proves generation 4 is stale.
+    newest = max((m.claim_generation for m in problem.members), default=-1)
     per_member: list[list[TopicPartition]] = []
     claimants: dict[TopicPartition, int] = {}
     for m in problem.members:

@@ -14,10 +14,15 @@ Two variants, selected by registry name:
 ``sticky``
     The algorithm as Kafka ships it since KIP-341 (Kafka 2.1): claims carry
     the generation they were made in; per partition the highest generation
-    wins (:func:`problem.claims.resolve_claims`, including today's
-    KAFKA-14639 rule that a tie at the top cancels), and the best claim
-    *below* the winner is remembered as the partition's previous owner, which
-    may pull the partition back when its current holder is 2+ heavier.
+    wins (:func:`problem.claims.resolve_claims`), and the best claim *below*
+    the top generation is remembered as the partition's previous owner,
+    which may pull the partition back when its current holder is 2+
+    heavier.  One deliberate departure from 2.1: two claims tied at the top
+    generation cancel (nobody owns the partition), today's rule
+    (KAFKA-12984, KAFKA-14639) and the oracle's.  Kafka 2.1 let the first
+    claimant in ``HashMap`` order keep it, so its result depended on the
+    order members were listed in; the same rule everywhere keeps the
+    oracle's "retained" and the assignor's talking about the same owners.
 ``sticky-kip54``
     The algorithm as KIP-54 describes it and Kafka 0.11-2.0 ran it: every
     member keeps every partition it claims (and still subscribes to),
@@ -28,7 +33,8 @@ Two variants, selected by registry name:
     duplicate.
 
 The steps (KIP-54 "The Algorithm"; the port follows Kafka 2.1's
-``StickyAssignor.assign``/``balance`` line by line, names in brackets):
+``StickyAssignor.assign``/``balance``, names in brackets, departures listed
+below):
 
 1. *Keep valid previous assignments* [``prepopulateCurrentAssignments``]:
    claims on partitions that no longer exist or on topics the member left
@@ -62,9 +68,9 @@ all partitions by how few members can take them, then topic, then number.
 
 Where Kafka's code is non-deterministic (``HashMap`` iteration) the port
 picks the smallest: members by id, partitions by topic then number.  Two
-Java failure modes are not ported: a remembered previous owner that no
-longer subscribes to the topic is not remembered (Kafka would hand the
-partition back to it, an invalid assignment, or throw); and claims on
+Java failure modes are not ported: a previous owner that no longer
+subscribes to the topic is not remembered (Kafka compares loads with it and
+may hand the partition back to a member that cannot take it); and claims on
 topics no member subscribes to are ignored (Kafka never sees their metadata).
 
 Data structures.  Kafka's loops rescan member lists (``isBalanced`` is
@@ -251,25 +257,26 @@ class _Rebalance:
                 owner = int(owners[p])
                 self.held[owner][self.offset[t] + p] = 1
                 self.holder[self.offset[t] + p] = owner
-        # The previous owner: the best claim below the winner's generation,
-        # smallest member id among equals, if that member still subscribes.
-        tied = {(d.topic, p) for d in claims.dropped if d.reason == "tied" for p in d.partitions}
+        # The previous owner (Kafka's prevAssignment): the best claim below the
+        # top generation, smallest member id among equals.  It is remembered
+        # only if that member still subscribes to the topic (Kafka would hand
+        # the partition back to a member that cannot take it).
         best: dict[int, tuple[int, int]] = {}
         for d in claims.dropped:
             if d.reason != "superseded" or d.topic not in self.topic_index:
                 continue
             member = index[d.member_id]
             t = self.topic_index[d.topic]
-            if t not in self.member_topics[member]:
-                continue
             for p in d.partitions:
-                if (d.topic, p) in tied:
-                    continue
                 gid = self.offset[t] + p
                 rank = (-d.generation, member)
                 if gid not in best or rank < best[gid]:
                     best[gid] = rank
-        self.previous = {gid: member for gid, (_, member) in best.items()}
+        self.previous = {
+            gid: member
+            for gid, (_, member) in best.items()
+            if self.topic_of[gid] in self.member_topics[member]
+        }
 
     # -- the run -------------------------------------------------------------
 

@@ -77,3 +77,12 @@ def test_differing_subscriptions_fall_back_to_sticky(problem):
     if constrained_sticky.subscriptions_identical(problem):
         return
     assert constrained_sticky.assign(problem) == sticky.assign(problem)
+
+
+def test_a_member_reporting_a_newer_generation_without_claims_makes_older_claims_stale():
+    """b was in generation 5 and owns nothing; a's generation-4 claims are stale.
+    Fill in partition-major order: a gets t-0, t-1; had a's claims counted, a keeps t-2, t-3."""
+    got = solve_table({"t": 4}, {
+        "a": {"topics": ["t"], "owned": {"t": [2, 3]}, "generation": 4},
+        "b": {"topics": ["t"], "generation": 5}})
+    assert got == {"a": {"t": [0, 1]}, "b": {"t": [2, 3]}}

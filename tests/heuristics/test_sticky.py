@@ -111,3 +111,18 @@ def test_a_loop_that_does_not_end_is_reported():
     assert sorted(assignment.load(m) for m in "abcd") == [2, 2, 2, 2]
     with pytest.raises(sticky.AssignorDidNotFinish, match="after 1 passes"):
         sticky.assign(problem, max_passes=1)
+
+
+def test_a_previous_owner_that_left_the_topic_is_not_replaced_by_an_older_claim():
+    """t-0: a holds it at generation 3; x claimed it at generation 2 but now
+    subscribes only to u; c's claim is older still (generation 1).  The
+    previous owner is x, which cannot take it, so nobody pulls t-0 back:
+    it goes by load, to b (found by review against Kafka 2.1)."""
+    problem = Problem.from_mapping({"topics": {"t": 4, "u": 4}, "members": {
+        "a": {"topics": ["t"], "owned": {"t": [0, 1, 2]}, "generation": 3},
+        "b": {"topics": ["t"], "generation": 3},
+        "c": {"topics": ["t"], "owned": {"t": [0, 3]}, "generation": 1},
+        "x": {"topics": ["u"], "owned": {"t": [0], "u": [0, 1, 2]}, "generation": 2},
+        "y": {"topics": ["u"], "owned": {"u": [3]}, "generation": 3}}})
+    got = sticky.assign(problem).to_mapping()
+    assert got["a"] == {"t": [1, 2]} and got["b"] == {"t": [0]} and got["c"] == {"t": [3]}
