@@ -24,6 +24,7 @@ from compare.metrics import (
     sorted_loads,
     spread,
     sum_of_squares,
+    per_topic_spread,
 )
 from optimal import Certificate, Solution, solve, verify
 from problem.model import BALANCE_FIRST, Assignment, Problem
@@ -59,6 +60,21 @@ class Verdict:
     oracle_certificate_verified: bool = False
     certificate: str = "absent"  # absent | verified | failed
     certificate_problems: tuple[str, ...] = ()
+    per_topic_spread: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def moved(self) -> int:
+        """Previously owned partitions that left their owner (revocations)."""
+        return self.owned - self.retained
+
+    @property
+    def optimal_moved(self) -> int:
+        return self.owned - self.optimal_retained
+
+    @property
+    def max_topic_spread(self) -> int:
+        """The worst topic's max-min partitions per subscriber (0 without topics)."""
+        return max(self.per_topic_spread.values(), default=0)
 
     @property
     def valid(self) -> bool:
@@ -102,6 +118,9 @@ class Verdict:
             "retained": self.retained,
             "optimal_retained": self.optimal_retained,
             "owned": self.owned,
+            "moved": self.moved,
+            "optimal_moved": self.optimal_moved,
+            "per_topic_spread": dict(self.per_topic_spread),
             "oracle_certificate_verified": self.oracle_certificate_verified,
             "certificate": self.certificate,
             "certificate_problems": list(self.certificate_problems),
@@ -115,15 +134,19 @@ def check(
     certificate: Certificate | None = None,
     *,
     method: str = "flow",
+    optimum: Solution | None = None,
 ) -> Verdict:
     """Judge ``assignment`` against the optimum of ``problem``.
 
     "Most balanced" is always judged against the globally most balanced
     loads (the ``balance, stickiness`` optimum); the tiers follow the
     problem's own objective order.  ``certificate``, if given (``solve``
-    writes one next to its assignment), is verified too.
+    writes one next to its assignment), is verified too.  ``optimum``, if
+    given, is ``solve(problem)``'s result, reused (judging several
+    candidates on one problem solves it once).
     """
-    optimum = solve(problem, method)
+    if optimum is None:
+        optimum = solve(problem, method)
     balance_optimum = optimum if problem.balance_first else solve(
         Problem(problem.topics, problem.members, BALANCE_FIRST), method
     )
@@ -165,6 +188,7 @@ def check(
         oracle_certificate_verified=oracle_ok,
         certificate=cert_state,
         certificate_problems=tuple(cert_problems),
+        per_topic_spread=per_topic_spread(problem, assignment),
     )
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "kip54_balance_score",
     "sorted_load_distance",
     "retained",
+    "per_topic_spread",
 ]
 
 
@@ -86,3 +87,19 @@ def retained(problem: Problem, assignment: Assignment, claims: ResolvedClaims | 
             mine = mine[(mine >= 0) & (mine < before.size)]
             kept += int((before[mine] == index[member_id]).sum())
     return kept
+
+
+def per_topic_spread(problem: Problem, assignment: Assignment) -> dict[str, int]:
+    """Topic -> max minus min of the topic's partitions held per subscriber.
+
+    Users ask for it (KAFKA-16277: after a member joins, the cooperative
+    sticky assignor could give it every partition of one topic, balanced in
+    total but skewed per topic).  Only subscribed topics, only subscribers
+    counted; a partition given twice counts twice.
+    """
+    ids = problem.member_ids
+    out: dict[str, int] = {}
+    for topic in problem.assignable_topics:
+        counts = [len(assignment.members.get(ids[m], {}).get(topic.name, ())) for m in problem.subscribers[topic.name]]
+        out[topic.name] = max(counts) - min(counts)
+    return out

@@ -141,9 +141,11 @@ class AssignorRun:
         return out
 
 
-def run(name: str, problem: Problem) -> AssignorRun:
-    """Run the assignor called ``name`` on ``problem`` (every phase, if cooperative)."""
-    assignor = get_assignor(name)
+def run(assignor: str | Assignor, problem: Problem) -> AssignorRun:
+    """Run an assignor (a registered name, or any :class:`Assignor`) on ``problem``
+    (every phase, if cooperative)."""
+    if isinstance(assignor, str):
+        assignor = get_assignor(assignor)
     if assignor.assign is cooperative_sticky.assign:
         phases = cooperative_sticky.rebalance(problem).phases
         return AssignorRun(assignor, problem, phases[-1].assignment, phases)

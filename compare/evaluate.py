@@ -1,0 +1,248 @@
+"""Run assignors on a problem and judge each against the optimum: one row per assignor.
+
+This is the unit every consumer shares (``assignment-oracle compare``, churn
+simulation, sweeps, notebooks): :func:`evaluate` runs one registered assignor
+(bounded in time if asked), and returns an :class:`Evaluation` with a status,
+the :class:`~compare.check.Verdict` (every metric against the optimum) and
+the assignor's own guarantee; :func:`compare` does it for several assignors
+with the optimum's row first, solving the problem once.
+
+Status of a row:
+
+``ok``
+    the assignor returned a valid assignment;
+``invalid``
+    it returned an assignment that breaks validity (the verdict names how);
+``timeout``
+    it did not finish: its own loop bound
+    (:class:`heuristics.AssignorDidNotFinish`) or the caller's time limit;
+``error``
+    it raised; the message is the exception's, in one line.
+
+A time-limited run happens in a forked child process that is killed at the
+limit, so a non-terminating assignor (KAFKA-15106) is reported, never hung
+on.  Without a limit the assignor runs in this process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from dataclasses import dataclass, field
+
+from compare.check import Verdict, check
+from compare.guarantees import GuaranteeCheck, check_guarantee
+from heuristics import ASSIGNORS, Assignor, AssignorDidNotFinish, get_assignor
+from heuristics import run as run_assignor
+from heuristics.cooperative_sticky import Phase
+from optimal import Solution, solve
+from problem.model import BALANCE_FIRST, Assignment, Problem
+
+__all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "Evaluation", "Comparison", "evaluate", "compare", "timed_run"]
+
+OK, INVALID, TIMEOUT, ERROR = "ok", "invalid", "timeout", "error"
+#: The name of the optimum's row.
+OPTIMUM = "optimum"
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """One assignor on one problem.
+
+    ``verdict`` and ``guarantee`` are ``None`` when the assignor produced no
+    assignment (``timeout``, ``error``); ``rebalances`` is set for
+    cooperative assignors (and 1 for the optimum, which is a target, not a
+    protocol).
+    """
+
+    assignor: str
+    status: str
+    message: str = ""
+    wall_time: float | None = None
+    assignment: Assignment | None = None
+    verdict: Verdict | None = None
+    guarantee: GuaranteeCheck | None = None
+    rebalances: int | None = None
+    phases: tuple[Phase, ...] = field(default=())
+
+    def to_mapping(self, *, timing: bool = True) -> dict:
+        """A flat row (the JSON of ``compare``, a sweep's Parquet row's metrics)."""
+        v = self.verdict
+        out: dict = {"assignor": self.assignor, "status": self.status, "message": self.message}
+        if v is not None:
+            out.update(
+                valid=v.valid,
+                violations=[x.to_mapping() for x in v.violations],
+                loads=dict(v.loads),
+                sorted_loads=list(v.sorted_loads),
+                spread=v.spread,
+                optimal_spread=v.optimal_spread,
+                kip54_score=v.kip54_score,
+                optimal_kip54_score=v.optimal_kip54_score,
+                kip54_gap=(v.kip54_score - v.optimal_kip54_score) if v.valid else None,
+                sum_of_squares=v.sum_of_squares,
+                optimal_sum_of_squares=v.optimal_sum_of_squares,
+                most_balanced=v.most_balanced,
+                balance_moves=v.balance_moves,
+                kafka_balance_condition=v.kafka_condition,
+                retained=v.retained,
+                optimal_retained=v.optimal_retained,
+                owned=v.owned,
+                moved=v.moved,
+                optimal_moved=v.optimal_moved,
+                max_topic_spread=v.max_topic_spread,
+                per_topic_spread=dict(v.per_topic_spread),
+                optimal_on_every_tier=v.optimal,
+            )
+        if self.guarantee is not None:
+            out["guarantee"] = self.guarantee.to_mapping()
+        if self.rebalances is not None:
+            out["rebalances"] = self.rebalances
+        if timing:
+            out["wall_time_s"] = None if self.wall_time is None else round(self.wall_time, 6)
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """Several assignors on one problem, the optimum's row first."""
+
+    problem: Problem
+    optimum: Solution
+    rows: tuple[Evaluation, ...]
+
+    def to_mapping(self, *, timing: bool = True) -> dict:
+        return {
+            "members": len(self.problem.members),
+            "partitions": self.problem.total_partitions,
+            "rows": [row.to_mapping(timing=timing) for row in self.rows],
+        }
+
+
+def timed_run(assignor: str | Assignor, problem: Problem, *, time_limit: float | None = None):
+    """Run an assignor (registered name or :class:`~heuristics.Assignor`): ``(assignment, phases, seconds)``.
+
+    Raises :class:`heuristics.AssignorDidNotFinish` when the assignor's own
+    bound or ``time_limit`` (seconds, in a killed child process) is hit, and
+    whatever the assignor raises.
+    """
+    if isinstance(assignor, str):
+        assignor = get_assignor(assignor)
+    name = assignor.name
+    if time_limit is None:
+        start = time.perf_counter()
+        result = run_assignor(assignor, problem)
+        return result.assignment, result.phases, time.perf_counter() - start
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_run_in_child, args=(assignor, problem, sender), daemon=True)
+    child.start()
+    sender.close()
+    try:
+        if not receiver.poll(time_limit):
+            raise AssignorDidNotFinish(f"{name}: did not finish in {time_limit:g} s")
+        kind, payload = receiver.recv()
+    except EOFError:
+        raise RuntimeError(f"{name}: the assignor's process died (exit code {child.exitcode})") from None
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        receiver.close()
+    if kind == "error":
+        exception_type, message = payload
+        raise exception_type(message)
+    assignment, phases, seconds = payload
+    return (
+        Assignment(assignment),
+        tuple(Phase(Assignment(a), Assignment(r)) for a, r in phases),
+        seconds,
+    )
+
+
+def _run_in_child(assignor: Assignor, problem: Problem, sender) -> None:
+    """Child side of :func:`timed_run`: plain dicts cross the pipe (mapping proxies do not pickle)."""
+    try:
+        start = time.perf_counter()
+        result = run_assignor(assignor, problem)
+        seconds = time.perf_counter() - start
+        phases = [(p.assignment.to_mapping(), p.revoked.to_mapping()) for p in result.phases]
+        sender.send(("ok", (result.assignment.to_mapping(), phases, seconds)))
+    except Exception as err:  # reported to the parent, which re-raises it
+        exception_type = err.__class__ if isinstance(err, (AssignorDidNotFinish, ValueError)) else RuntimeError
+        sender.send(("error", (exception_type, f"{type(err).__name__}: {err}")))
+    finally:
+        sender.close()
+
+
+def evaluate(
+    problem: Problem,
+    assignor: str | Assignor,
+    *,
+    optimum: Solution | None = None,
+    time_limit: float | None = None,
+) -> Evaluation:
+    """Run assignor ``name`` on ``problem`` and judge it (see the module docstring).
+
+    Judged against the balance-first optimum whatever the scenario's
+    objective order says: that is the order every assignor here aims for.
+    """
+    if isinstance(assignor, str):
+        assignor = get_assignor(assignor)
+    name = assignor.name
+    problem = _balance_first(problem)
+    if optimum is None:
+        optimum = solve(problem)
+    try:
+        assignment, phases, seconds = timed_run(assignor, problem, time_limit=time_limit)
+    except AssignorDidNotFinish as err:
+        return Evaluation(name, TIMEOUT, _one_line(str(err)))
+    except Exception as err:  # an assignor's crash is a finding, not our crash
+        return Evaluation(name, ERROR, _one_line(f"{type(err).__name__}: {err}"))
+    verdict = check(problem, assignment, optimum=optimum)
+    return Evaluation(
+        assignor=name,
+        status=OK if verdict.valid else INVALID,
+        wall_time=seconds,
+        assignment=assignment,
+        verdict=verdict,
+        guarantee=check_guarantee(assignor.guarantee, problem, assignment),
+        rebalances=len(phases) if phases else None,
+        phases=phases,
+    )
+
+
+def compare(
+    problem: Problem,
+    names: "list[str | Assignor] | tuple[str | Assignor, ...] | None" = None,
+    *,
+    time_limit: float | None = None,
+) -> Comparison:
+    """Every assignor in ``names`` (default: all registered) on ``problem``, the optimum first.
+
+    The problem is solved once, balance first (the order the assignors aim
+    for), whatever objective order the scenario states.
+    """
+    names = list(ASSIGNORS) if names is None else list(names)
+    names = [get_assignor(n) if isinstance(n, str) else n for n in names]  # unknown names fail first
+    problem = _balance_first(problem)
+    optimum = solve(problem)
+    best = Evaluation(
+        assignor=OPTIMUM,
+        status=OK,
+        wall_time=optimum.wall_time,
+        assignment=optimum.assignment,
+        verdict=check(problem, optimum.assignment, optimum=optimum),
+        rebalances=1,
+    )
+    rows = [best] + [evaluate(problem, name, optimum=optimum, time_limit=time_limit) for name in names]
+    return Comparison(problem, optimum, tuple(rows))
+
+
+def _balance_first(problem: Problem) -> Problem:
+    return problem if problem.balance_first else Problem(problem.topics, problem.members, BALANCE_FIRST)
+
+
+def _one_line(text: str) -> str:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first[:300]
