@@ -1,0 +1,204 @@
+"""Why an assignment is not optimal, in moves a maintainer can check by hand.
+
+:func:`explain` gives the first reason an assignment falls short, in the
+order the objective ranks them:
+
+``invalid``
+    the violations, each named (a partition missing, given twice, given to a
+    member that does not subscribe to its topic, or unknown);
+``balance``
+    not most balanced: an *improving chain*, single-partition moves from an
+    overloaded member to one with 2+ fewer partitions
+    (``t2-1: C2 → C1, then t0-0: C1 → C0``), found without a solver
+    (:func:`compare.balance.improving_chain`); applying it lowers the sum of
+    squares, so the chain is a proof, not a hint;
+``stickiness``
+    most balanced, but fewer partitions stay with their previous owner than
+    the oracle keeps: the partitions that could have stayed (the oracle's
+    stickiest most-balanced assignment keeps them with their owner), and the
+    moves that turn the assignment into that one, grouped into *cycles* (each
+    keeps every member's load) and *paths* (each shifts one partition of load
+    from its first member to its last; together they only permute the loads,
+    so the sorted loads, i.e. the balance, stay equal);
+``optimal``
+    nothing to explain.
+
+Everything is available as text (:meth:`Explanation.text`) and JSON
+(:meth:`Explanation.to_mapping`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compare.balance import Move, improving_chain
+from compare.metrics import load_vector, retained, sorted_loads
+from optimal import Solution, solve
+from problem.claims import resolve_claims
+from problem.model import BALANCE_FIRST, Assignment, Problem, TopicPartition
+from problem.ownership import Violation, owner_arrays
+
+__all__ = ["Explanation", "StayedAway", "explain"]
+
+INVALID, BALANCE, STICKINESS, OPTIMAL = "invalid", "balance", "stickiness", "optimal"
+
+
+@dataclass(frozen=True)
+class StayedAway:
+    """A partition the oracle keeps with its previous owner, which this assignment gave away."""
+
+    partition: TopicPartition
+    owner: str
+    given_to: str
+
+    def __str__(self) -> str:
+        return f"{self.partition} could have stayed with {self.owner} (given to {self.given_to})"
+
+    def to_mapping(self) -> dict:
+        return {"topic": self.partition.topic, "partition": self.partition.partition,
+                "owner": self.owner, "given_to": self.given_to}
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The first shortfall of an assignment and its evidence (see the module docstring)."""
+
+    kind: str
+    violations: tuple[Violation, ...] = ()
+    chain: tuple[Move, ...] = ()
+    could_have_stayed: tuple[StayedAway, ...] = ()
+    cycles: tuple[tuple[Move, ...], ...] = ()
+    paths: tuple[tuple[Move, ...], ...] = ()
+    retained: int = 0
+    optimal_retained: int = 0
+    sorted_loads: tuple[int, ...] = ()
+    optimal_sorted_loads: tuple[int, ...] = ()
+
+    def text(self, *, limit: int = 20) -> str:
+        """Human-readable lines (at most ``limit`` items per list)."""
+        lines: list[str] = []
+        if self.kind == INVALID:
+            lines.append(f"not valid: {len(self.violations)} violation(s)")
+            lines += [f"  {v}" for v in self.violations[:limit]]
+        elif self.kind == BALANCE:
+            lines.append(
+                f"not most balanced: sorted loads {list(self.sorted_loads)}, "
+                f"most balanced {list(self.optimal_sorted_loads)}"
+            )
+            lines.append("improving chain: " + ", then ".join(str(m) for m in self.chain))
+        elif self.kind == STICKINESS:
+            lines.append(
+                f"most balanced, but keeps {self.retained} partitions with their previous owner; "
+                f"the oracle keeps {self.optimal_retained} at equal balance"
+            )
+            lines.append(f"could have stayed ({len(self.could_have_stayed)}):")
+            lines += [f"  {s}" for s in self.could_have_stayed[:limit]]
+            lines.append(
+                f"moves to a stickiest most-balanced assignment: {len(self.cycles)} cycle(s) "
+                f"(loads unchanged), {len(self.paths)} path(s) (loads permuted)"
+            )
+            for group in (self.cycles + self.paths)[:limit]:
+                lines.append("  " + ", then ".join(str(m) for m in group))
+        else:
+            lines.append("optimal: most balanced, and as sticky as the oracle")
+        return "\n".join(lines) + "\n"
+
+    def to_mapping(self) -> dict:
+        def groups(gs):
+            return [[m.to_mapping() for m in g] for g in gs]
+
+        return {
+            "kind": self.kind,
+            "violations": [v.to_mapping() for v in self.violations],
+            "improving_chain": [m.to_mapping() for m in self.chain],
+            "could_have_stayed": [s.to_mapping() for s in self.could_have_stayed],
+            "cycles": groups(self.cycles),
+            "paths": groups(self.paths),
+            "retained": self.retained,
+            "optimal_retained": self.optimal_retained,
+            "sorted_loads": list(self.sorted_loads),
+            "optimal_sorted_loads": list(self.optimal_sorted_loads),
+        }
+
+
+def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | None = None) -> Explanation:
+    """Explain how ``assignment`` falls short of the (balance first) optimum of ``problem``.
+
+    ``optimum``, if given, must be ``solve`` of ``problem`` with balance first.
+    """
+    if not problem.balance_first:
+        problem = Problem(problem.topics, problem.members, BALANCE_FIRST)
+    owners, found = owner_arrays(problem, assignment)
+    if found:
+        return Explanation(INVALID, violations=found)
+    if optimum is None:
+        optimum = solve(problem)
+    loads = sorted_loads(load_vector(problem, assignment))
+    best = tuple(optimum.sorted_loads)
+    if loads != best:
+        chain = improving_chain(problem, assignment) or []
+        return Explanation(BALANCE, chain=tuple(chain), sorted_loads=loads, optimal_sorted_loads=best)
+    claims = resolve_claims(problem)
+    kept = retained(problem, assignment, claims)
+    if kept >= optimum.retained:
+        return Explanation(OPTIMAL, retained=kept, optimal_retained=optimum.retained,
+                           sorted_loads=loads, optimal_sorted_loads=best)
+    target, _ = owner_arrays(problem, optimum.assignment)
+    ids = problem.member_ids
+    stayed_away, moves = [], []
+    for topic in problem.assignable_topics:
+        before, now, then = claims.previous_owner[topic.name], owners[topic.name], target[topic.name]
+        for p in range(topic.partitions):
+            if now[p] != then[p]:
+                moves.append(Move(TopicPartition(topic.name, p), ids[now[p]], ids[then[p]]))
+            if before[p] >= 0 and then[p] == before[p] and now[p] != before[p]:
+                stayed_away.append(StayedAway(TopicPartition(topic.name, p), ids[before[p]], ids[now[p]]))
+    cycles, paths = _decompose(moves)
+    return Explanation(
+        STICKINESS,
+        could_have_stayed=tuple(stayed_away),
+        cycles=cycles,
+        paths=paths,
+        retained=kept,
+        optimal_retained=optimum.retained,
+        sorted_loads=loads,
+        optimal_sorted_loads=best,
+    )
+
+
+def _decompose(moves: list[Move]) -> tuple[tuple[tuple[Move, ...], ...], tuple[tuple[Move, ...], ...]]:
+    """Split moves (edges source → target) into walks: paths first (from members
+    that give more than they get), then cycles; deterministic (sorted)."""
+    out: dict[str, list[Move]] = {}
+    balance: dict[str, int] = {}
+    for move in sorted(moves, key=lambda m: (m.source, m.partition)):
+        out.setdefault(move.source, []).append(move)
+        balance[move.source] = balance.get(move.source, 0) + 1
+        balance[move.target] = balance.get(move.target, 0) - 1
+    for edges in out.values():
+        edges.reverse()  # pop() takes the smallest
+
+    def walk(start: str, closed: bool) -> tuple[Move, ...]:
+        steps, member = [], start
+        while out.get(member):
+            move = out[member].pop()
+            steps.append(move)
+            member = move.target
+            if closed and member == start:
+                break
+            if not closed and balance.get(member, 0) < 0:  # a member that gets more than it gives
+                break
+        return tuple(steps)
+
+    paths = []
+    for member in sorted(balance):
+        while balance[member] > 0 and out.get(member):
+            path = walk(member, closed=False)
+            balance[member] -= 1
+            balance[path[-1].target] += 1
+            paths.append(path)
+    cycles = []
+    for member in sorted(out):
+        while out.get(member):
+            cycles.append(walk(member, closed=True))
+    return tuple(cycles), tuple(paths)

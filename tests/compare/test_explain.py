@@ -1,0 +1,67 @@
+"""Explanations are proofs: applying the moves they give does what they claim."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+
+from compare.explain import explain
+from compare.metrics import load_vector, retained, sorted_loads, sum_of_squares
+from heuristics import ASSIGNORS
+from optimal import solve
+from problem import Problem
+from problem.model import Assignment
+from problem.ownership import violations
+from strategies import rebalances
+
+
+def apply(assignment: Assignment, moves) -> Assignment:
+    members = {m: {t: list(ps) for t, ps in ts.items()} for m, ts in assignment.members.items()}
+    for move in moves:
+        members[move.source][move.partition.topic].remove(move.partition.partition)
+        members.setdefault(move.target, {}).setdefault(move.partition.topic, []).append(move.partition.partition)
+    return Assignment({m: {t: tuple(ps) for t, ps in ts.items()} for m, ts in members.items()})
+
+
+def test_invalid_names_the_violations():
+    problem = Problem.from_mapping({"topics": {"t": 2}, "members": {"a": {"topics": ["t"]}}})
+    e = explain(problem, Assignment({"a": {"t": (0,)}}))
+    assert e.kind == "invalid" and [v.kind for v in e.violations] == ["missing"]
+    assert "missing" in e.text()
+
+
+def test_kip54_example1_round_robin_could_have_kept_two_more():
+    """KIP-54 example 1 after C1 leaves: round robin is balanced (4/4) but keeps 3; sticky keeps 5."""
+    problem = Problem.from_mapping({"topics": {"t0": 2, "t1": 2, "t2": 2, "t3": 2}, "members": {
+        "C0": {"topics": ["t0", "t1", "t2", "t3"], "owned": {"t0": [0], "t1": [1], "t3": [0]}, "generation": 1},
+        "C2": {"topics": ["t0", "t1", "t2", "t3"], "owned": {"t1": [0], "t2": [1]}, "generation": 1}}})
+    candidate = ASSIGNORS["roundrobin"].assign(problem)
+    e = explain(problem, candidate)
+    assert e.kind == "stickiness" and (e.retained, e.optimal_retained) == (3, 5)
+    assert {str(s.partition) for s in e.could_have_stayed} == {"t1-1", "t1-0"}
+    fixed = apply(candidate, [m for g in e.cycles + e.paths for m in g])
+    assert retained(problem, fixed) == 5 and sorted_loads(load_vector(problem, fixed)) == (4, 4)
+    assert "could have stayed" in e.text() and e.to_mapping()["kind"] == "stickiness"
+
+
+@settings(max_examples=150)
+@given(problem=rebalances())
+def test_every_explanation_checks_out(problem):
+    optimum = solve(problem)
+    for name in ("roundrobin", "range", "sticky", "fair"):
+        candidate = ASSIGNORS[name].assign(problem)
+        e = explain(problem, candidate, optimum=optimum)
+        if e.kind == "balance":
+            # The chain is legal and strictly improves the sum of squares.
+            improved = apply(candidate, e.chain)
+            assert violations(problem, improved) == ()
+            assert sum_of_squares(load_vector(problem, improved)) < sum_of_squares(load_vector(problem, candidate))
+        elif e.kind == "stickiness":
+            fixed = apply(candidate, [m for g in e.cycles + e.paths for m in g])
+            assert violations(problem, fixed) == ()
+            assert sorted_loads(load_vector(problem, fixed)) == tuple(optimum.sorted_loads)
+            assert retained(problem, fixed) == optimum.retained
+            assert len(e.could_have_stayed) >= optimum.retained - e.retained
+            for cycle in e.cycles:
+                assert cycle[0].source == cycle[-1].target
+        else:
+            assert e.kind == "optimal"
