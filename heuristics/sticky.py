@@ -109,8 +109,18 @@ class AssignorDidNotFinish(RuntimeError):
     """A heuristic's loop did not terminate within its bound (reported, never hung)."""
 
 
-def assign(problem: Problem, *, max_passes: int = DEFAULT_MAX_PASSES) -> Assignment:
+#: Tie rules at the top generation: today's (nobody owns it) or Kafka 2.1's.
+TIES = ("cancel", "first-claimant")
+
+
+def assign(problem: Problem, *, max_passes: int = DEFAULT_MAX_PASSES, ties: str = "cancel") -> Assignment:
     """Kafka's StickyAssignor since KIP-341: generation-aware claims.
+
+    ``ties="first-claimant"`` replays Kafka 2.1's rule for two claims at the
+    same, highest generation: the first claimant the leader iterates over
+    keeps the partition.  Kafka iterated a ``HashMap``; here "first" is the
+    smallest member id, so renaming members changes who wins, which is the
+    order dependence KAFKA-12984 removed (see :mod:`compare.bugs`).
 
     Examples
     --------
@@ -124,7 +134,9 @@ def assign(problem: Problem, *, max_passes: int = DEFAULT_MAX_PASSES) -> Assignm
     >>> assign(p).to_mapping()
     {'C1': {'t0': [0], 't1': [0, 1]}, 'C2': {'t2': [0, 1, 2]}}
     """
-    return _Rebalance(problem, generations=True, max_passes=max_passes).run()
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
+    return _Rebalance(problem, generations=True, max_passes=max_passes, first_claimant=ties == "first-claimant").run()
 
 
 def assign_kip54(problem: Problem, *, max_passes: int = DEFAULT_MAX_PASSES) -> Assignment:
@@ -143,7 +155,7 @@ def assign_kip54(problem: Problem, *, max_passes: int = DEFAULT_MAX_PASSES) -> A
     >>> assign_kip54(p).to_mapping()
     {'a': {'t': [1]}, 'b': {'t': [0]}, 'c': {'t': [0]}}
     """
-    return _Rebalance(problem, generations=False, max_passes=max_passes).run()
+    return _Rebalance(problem, generations=False, max_passes=max_passes, first_claimant=False).run()
 
 
 @dataclass
@@ -190,7 +202,8 @@ class _Movements:
 class _Rebalance:
     """One run of the algorithm; partitions are dense ints ordered by (topic, number)."""
 
-    def __init__(self, problem: Problem, *, generations: bool, max_passes: int) -> None:
+    def __init__(self, problem: Problem, *, generations: bool, max_passes: int, first_claimant: bool) -> None:
+        self.first_claimant = first_claimant
         self.problem = problem
         self.max_passes = max_passes
         ids = problem.member_ids
@@ -257,6 +270,20 @@ class _Rebalance:
                 owner = int(owners[p])
                 self.held[owner][self.offset[t] + p] = 1
                 self.holder[self.offset[t] + p] = owner
+        if self.first_claimant:  # Kafka 2.1: a tie at the top goes to the first claimant
+            decided: set[int] = set()  # the first claimant decides, even if it then drops the claim
+            for d in sorted(claims.dropped, key=lambda d: index[d.member_id]):
+                t = self.topic_index.get(d.topic)
+                if d.reason != "tied" or t is None:
+                    continue
+                member = index[d.member_id]
+                for p in d.partitions:
+                    gid = self.offset[t] + p
+                    if gid not in decided:
+                        decided.add(gid)
+                        if t in self.member_topics[member]:  # else Kafka removes it: unsubscribed
+                            self.held[member][gid] = 1
+                            self.holder[gid] = member
         # The previous owner (Kafka's prevAssignment): the best claim below the
         # top generation, smallest member id among equals.  It is remembered
         # only if that member still subscribes to the topic (Kafka would hand
