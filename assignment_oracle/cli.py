@@ -14,7 +14,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
+from compare.bugs import BUGS
+from compare.bugs import replay as replay_bug
 from compare.check import Verdict, check
+from compare.evaluate import compare as compare_assignors
+from compare.explain import explain
 from compare.guarantees import check_guarantee
 from heuristics import ASSIGNORS, AssignorDidNotFinish, UnknownAssignor
 from heuristics import run as run_assignor
@@ -58,6 +62,22 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("assignors", help="list the registered assignors, one line each")
 
+    m = sub.add_parser("compare", help="every assignor (or some) against the optimum, one row each")
+    m.add_argument("scenario", help="scenario JSON file")
+    m.add_argument("--assignors", default="all", metavar="all|A,B", help="which assignors (default: all)")
+    m.add_argument("--time-limit", type=float, metavar="S", help="seconds per assignor; a longer run is reported as a timeout")
+    m.add_argument("--json", action="store_true", help="print the rows as JSON (without wall times unless --timing)")
+    m.add_argument("--timing", action="store_true", help="include wall times in --json output (not byte-stable)")
+
+    e = sub.add_parser("explain", help="why an assignment is not optimal: the improving chain, or what could have stayed")
+    e.add_argument("scenario", help="scenario JSON file")
+    e.add_argument("assignment", help='JSON with an "assignment" key (what solve, assign and check use)')
+    e.add_argument("--json", action="store_true", help="print the explanation as JSON")
+
+    b = sub.add_parser("bugs", help="replay the historical bug corpus and show what the oracle finds")
+    b.add_argument("name", nargs="?", help="one entry (default: all)")
+    b.add_argument("--json", action="store_true", help="print the replays as JSON")
+
     d = sub.add_parser("demo", help="solve the bundled KIP-54 and KIP-49 examples and judge every assignor on them")
     d.add_argument("--out", metavar="DIR", help="also write each example's solution here")
     return parser
@@ -74,6 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _assign(args)
         if args.command == "assignors":
             return _assignors()
+        if args.command == "compare":
+            return _compare(args)
+        if args.command == "explain":
+            return _explain(args)
+        if args.command == "bugs":
+            return _bugs(args)
         return _demo(args)
     except InputError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
@@ -153,6 +179,83 @@ def _assignors() -> int:
     for assignor in ASSIGNORS.values():
         print(f"{assignor.name:{width}}  {assignor.protocol:11}  {assignor.summary}  [{assignor.origin}; guarantee: {assignor.guarantee}]")
     return 0
+
+
+def _compare(args) -> int:
+    if args.time_limit is not None and not args.time_limit > 0:
+        raise InputError("--time-limit", "", f"must be a positive number of seconds, got {args.time_limit}")
+    names = list(ASSIGNORS) if args.assignors == "all" else [n.strip() for n in args.assignors.split(",") if n.strip()]
+    for name in names:
+        if name not in ASSIGNORS:
+            raise UnknownAssignor(name)
+    problem = read_problem(args.scenario)
+    result = compare_assignors(problem, names, time_limit=args.time_limit)
+    if args.json:
+        sys.stdout.write(dumps(result.to_mapping(timing=args.timing)))
+    else:
+        sys.stdout.write(format_comparison(result))
+    return 0
+
+
+def format_comparison(result) -> str:
+    """The table ``compare`` prints: the optimum's row first, then one row per assignor."""
+    header = ("assignor", "status", "max-min", "KIP-54 gap", "moves to balance", "local cond.",
+              "retained/opt", "moved", "topic spread", "rebalances", "guarantee", "time")
+    table = [header]
+    for row in result.rows:
+        v = row.verdict
+        if v is None:
+            table.append((row.assignor, row.status) + ("-",) * (len(header) - 3) + (row.message[:60],))
+            continue
+        gap = "-" if not v.valid else str(v.kip54_score - v.optimal_kip54_score)
+        guarantee = "-" if row.guarantee is None else ("n/a" if not row.guarantee.applies else
+                                                       ("kept" if row.guarantee.kept else "BROKEN"))
+        table.append((
+            row.assignor,
+            row.status,
+            str(v.spread),
+            gap,
+            "-" if v.balance_moves is None else str(v.balance_moves),
+            {True: "holds", False: "broken", None: "-"}[v.kafka_condition],
+            f"{v.retained}/{v.optimal_retained}",
+            str(v.moved),
+            str(v.max_topic_spread),
+            "-" if row.rebalances is None else str(row.rebalances),
+            guarantee,
+            "-" if row.wall_time is None else f"{row.wall_time * 1000:.1f} ms",
+        ))
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in table]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    problem = result.problem
+    title = f"{len(problem.members)} members, {problem.total_partitions} partitions; the optimum is certified"
+    return title + "\n" + "\n".join(lines) + "\n"
+
+
+def _explain(args) -> int:
+    problem = read_problem(args.scenario)
+    assignment, _ = read_assignment(args.assignment)
+    explanation = explain(problem, assignment)
+    sys.stdout.write(dumps(explanation.to_mapping()) if args.json else explanation.text())
+    return {"invalid": 3, "balance": 1, "stickiness": 1, "optimal": 0}[explanation.kind]
+
+
+def _bugs(args) -> int:
+    if args.name is not None and args.name not in BUGS:
+        raise InputError("bugs", "", f"no corpus entry {args.name!r} (known: {', '.join(BUGS)})")
+    names = [args.name] if args.name else list(BUGS)
+    replays = [replay_bug(n) for n in names]
+    if args.json:
+        sys.stdout.write(dumps([r.to_mapping() for r in replays]))
+    else:
+        for r in replays:
+            bug = r.bug
+            status = "as expected" if r.as_expected else "NOT AS EXPECTED"
+            sys.stdout.write(
+                f"{bug.name}: {bug.title}\n  source: {bug.source}\n  expected: {bug.expectation}\n"
+                f"  found: {r.finding}\n  {status} (reproduced: {_yes(r.reproduced)}, fix holds: {_yes(r.fixed)})\n\n"
+            )
+    return 0 if all(r.as_expected for r in replays) else 1
 
 
 def _yes(flag: bool | None) -> str:

@@ -215,3 +215,42 @@ def test_assign_unknown_assignor_is_one_line_exit_2(capsys):
     code, out, err = run(capsys, "assign", CHAIN, "--assignor", "stiky")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "unknown assignor 'stiky'" in err and "sticky" in err
+
+
+# -- compare / explain / bugs -----------------------------------------------
+
+
+def test_compare_table_and_json(capsys):
+    code, out, _ = run(capsys, "compare", CHAIN, "--assignors", "sticky,fair")
+    lines = out.splitlines()
+    assert code == 0 and lines[2].startswith("optimum") and lines[3].startswith("sticky") and lines[4].startswith("fair")
+    code, out, _ = run(capsys, "compare", CHAIN, "--json")
+    document = json.loads(out)
+    assert [r["assignor"] for r in document["rows"]][:2] == ["optimum", "range"]
+    assert "wall_time_s" not in document["rows"][0]
+    assert out == run(capsys, "compare", CHAIN, "--json")[1]  # byte-stable without --timing
+
+
+def test_compare_unknown_assignor_is_exit_2(capsys):
+    code, out, err = run(capsys, "compare", CHAIN, "--assignors", "sticky,nope")
+    assert code == 2 and "unknown assignor 'nope'" in err and out == ""
+
+
+def test_explain_gives_the_chain_for_stickys_9_10_11(tmp_path, capsys):
+    """The chain-move example: sticky keeps 2/1/0; explain names the chain (exit 1, a gap)."""
+    candidate = tmp_path / "sticky.json"
+    run(capsys, "assign", CHAIN, "--assignor", "sticky", "-o", candidate)
+    code, out, _ = run(capsys, "explain", CHAIN, candidate)
+    assert code == 1 and out.startswith("not most balanced") and "improving chain: " in out
+    code, out, _ = run(capsys, "explain", CHAIN, candidate, "--json")
+    assert json.loads(out)["kind"] == "balance"
+    solved = tmp_path / "optimum.json"
+    run(capsys, "solve", CHAIN, "-o", solved)
+    assert run(capsys, "explain", CHAIN, solved)[0] == 0
+
+
+def test_bugs_replays_the_corpus(capsys):
+    code, out, _ = run(capsys, "bugs")
+    assert code == 0 and out.count("as expected (") == out.count("source: ") >= 7
+    code, out, err = run(capsys, "bugs", "kafka-0")
+    assert code == 2 and "no corpus entry 'kafka-0'" in err
