@@ -22,6 +22,7 @@ from heuristics.stream_join_sticky import assignable_numbers
 from problem import Problem
 from problem.scenario_json import dumps
 from problem.ownership import violations
+from oracle_profile import scaled
 from strategies import problems, rebalances
 
 NAMES = list(ASSIGNORS)
@@ -60,7 +61,7 @@ def shuffled(problem: Problem, order: list[int]) -> Problem:
 
 
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=60)
+@settings(max_examples=scaled(60))
 @given(problem=any_problem, data=st.data())
 def test_deterministic(name, problem, data):
     assignor = ASSIGNORS[name]
@@ -71,7 +72,7 @@ def test_deterministic(name, problem, data):
 
 
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=150)
+@settings(max_examples=scaled(150))
 @given(problem=any_problem)
 def test_valid_and_guarantee_kept(name, problem):
     assignor = ASSIGNORS[name]

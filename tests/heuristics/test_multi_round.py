@@ -18,6 +18,7 @@ from compare.metrics import retained
 from heuristics import ASSIGNORS
 from optimal import solve
 from problem import Problem
+from oracle_profile import scaled
 
 STICKY = ["sticky", "cooperative-sticky", "constrained-sticky"]
 
@@ -66,7 +67,7 @@ def play(name: str, topics, first, rounds):
 
 
 @pytest.mark.parametrize("name", STICKY)
-@settings(max_examples=120)
+@settings(max_examples=scaled(120))
 @given(history=histories(identical=True))
 def test_identical_subscriptions_keep_what_is_keepable(name, history):
     for problem, assignment in play(name, *history):
@@ -76,7 +77,7 @@ def test_identical_subscriptions_keep_what_is_keepable(name, history):
 
 
 @pytest.mark.parametrize("name", list(ASSIGNORS))
-@settings(max_examples=60)
+@settings(max_examples=scaled(60))
 @given(history=histories(identical=False))
 def test_every_round_keeps_the_guarantee(name, history):
     """Differing subscriptions: no stickiness promise, but every round keeps the claimed guarantee."""

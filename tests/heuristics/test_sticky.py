@@ -15,6 +15,7 @@ from heuristics import sticky
 from heuristics.sticky import _Rebalance
 from problem import Problem
 from problem.ownership import violations
+from oracle_profile import scaled
 from strategies import problems, rebalances
 
 
@@ -60,7 +61,7 @@ def literal_checks(monkeypatch):
     return calls
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=scaled(300), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(problem=st.one_of(rebalances(max_members=7, max_partitions=10), problems(max_assignments=None)))
 def test_fast_structures_agree_with_kafkas_rescans(literal_checks, problem):
     # The fixture only patches in checks; it holds no per-example state that matters.

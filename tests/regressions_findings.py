@@ -1,0 +1,62 @@
+"""The findings the CI oracle asserts instead of a guarantee that does not hold.
+
+A finding is a claim some assignor is known not to keep.  Its smallest
+counterexample lives in ``tests/regressions/<name>.json`` with the numbers
+the oracle reported for it (``measure``); the replay test checks the numbers
+still come out, so a change in an assignor, or in the oracle, shows up as a
+failing regression case, not as silence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from compare.check import check
+from heuristics import ASSIGNORS
+from problem.model import Problem
+
+
+def measure(problem: Problem, assignor: str) -> dict:
+    """The numbers a regression case stores: the assignor's loads and stickiness against the optimum."""
+    v = check(problem, ASSIGNORS[assignor].assign(problem))
+    return {
+        "valid": v.valid,
+        "sorted_loads": list(v.sorted_loads),
+        "optimal_sorted_loads": list(v.optimal_sorted_loads),
+        "kip54_gap": v.kip54_score - v.optimal_kip54_score,
+        "balance_moves": v.balance_moves,
+        "kafka_balance_condition": v.kafka_condition,
+        "retained": v.retained,
+        "optimal_retained": v.optimal_retained,
+    }
+
+
+@dataclass(frozen=True)
+class Finding:
+    name: str
+    assignor: str
+    claim: str
+    test: Callable[[dict], bool]
+
+    def holds_for(self, problem: Problem) -> bool:
+        return self.test(measure(problem, self.assignor))
+
+
+FINDINGS = (
+    Finding("roundrobin-not-most-balanced", "roundrobin",
+            "balanced (it only promises this for identical subscriptions)",
+            lambda m: m["valid"] and m["sorted_loads"] != m["optimal_sorted_loads"]),
+    Finding("fair-greedy-not-most-balanced", "fair",
+            "KIP-49: an equal number of partitions regardless of subscriptions",
+            lambda m: m["valid"] and m["sorted_loads"] != m["optimal_sorted_loads"]),
+    Finding("sticky-local-condition-not-most-balanced", "sticky",
+            "as balanced as possible (Kafka's local condition holds, the optimum is better)",
+            lambda m: m["valid"] and m["kafka_balance_condition"] and m["sorted_loads"] != m["optimal_sorted_loads"]),
+    Finding("sticky-not-stickiest", "sticky",
+            "as sticky as possible, second to balance",
+            lambda m: m["valid"] and m["sorted_loads"] == m["optimal_sorted_loads"] and m["retained"] < m["optimal_retained"]),
+    Finding("cooperative-sticky-not-stickiest", "cooperative-sticky",
+            "as sticky as possible, second to balance",
+            lambda m: m["valid"] and m["sorted_loads"] == m["optimal_sorted_loads"] and m["retained"] < m["optimal_retained"]),
+)

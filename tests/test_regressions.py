@@ -1,0 +1,33 @@
+"""The CI oracle's findings, replayed: where a claim does not hold, the counterexample must.
+
+Each ``tests/regressions/*.json`` is the smallest counterexample Hypothesis
+shrank to for a claim an assignor does not keep (``regressions_findings``),
+with the numbers the oracle reported.  The replay asserts that the finding
+still holds and that the numbers are the same; regenerate with
+``python tests/regressions/shrink.py`` after an intended change.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from problem import Problem
+from regressions_findings import FINDINGS, measure
+
+CASES = sorted((Path(__file__).parent / "regressions").glob("*.json"))
+
+
+def test_every_finding_has_a_stored_case():
+    assert {c.stem for c in CASES} == {f.name for f in FINDINGS}
+
+
+@pytest.mark.parametrize("path", CASES, ids=[c.stem for c in CASES])
+def test_regression_case_replays(path):
+    case = json.loads(path.read_text(encoding="utf-8"))
+    finding = next(f for f in FINDINGS if f.name == case["finding"])
+    problem = Problem.from_mapping(case["scenario"], source=path.name)
+    assert finding.holds_for(problem), f"{finding.assignor} no longer shows: {finding.claim}"
+    assert measure(problem, case["assignor"]) == case["expected"]
