@@ -467,13 +467,12 @@ class Family:
             )
         values = {**self.defaults, **params}
         for name, value in values.items():
-            if (problem := PARAMETERS[name].check(value)) is not None:
-                raise ValueError(f"{self.name}: {name} {problem}")
-        if isinstance(values.get("partitions"), list):
-            values["partitions"] = tuple(values["partitions"])
-        for problem in (_common_check(values, params), self.check(values)):
-            if problem is not None:
-                raise ValueError(f"{self.name}: {problem}")
+            if (wrong := PARAMETERS[name].check(value)) is not None:
+                raise ValueError(f"{self.name}: {name} {wrong}")
+            values[name] = _plain(value)
+        for wrong in (_common_check(values, params), self.check(values)):
+            if wrong is not None:
+                raise ValueError(f"{self.name}: {wrong}")
         return MappingProxyType(values)
 
     def generate(self, seed: int, **params: Any) -> Problem:
@@ -483,6 +482,17 @@ class Family:
         values = self.parameters(params)
         streams = _Streams.of(int(seed))
         return _assemble(self.layout(values, streams), values, streams)
+
+
+def _plain(value: Any) -> Any:
+    """Python numbers for numpy ones (they end up in the JSON), a tuple for a ``[low, high]`` list."""
+    if isinstance(value, (tuple, list)):
+        return tuple(_plain(v) for v in value)
+    if _is_int(value):
+        return int(value)
+    if _is_real(value):
+        return float(value)
+    return value
 
 
 def _common_check(values: Mapping[str, Any], given: Mapping[str, Any]) -> str | None:
@@ -558,7 +568,7 @@ def get_family(name: str) -> Family:
 
 
 def generate(family: str, seed: int, **params: Any) -> Problem:
-    """The scenario of ``family`` for ``seed``: a rebalance as a validated-shape :class:`Problem`.
+    """The scenario of ``family`` for ``seed``: a rebalance, as a :class:`Problem`.
 
     Parameters
     ----------

@@ -1,0 +1,118 @@
+"""The public strategies: the docs example runs, and every family draws valid problems.
+
+The block between the two ``docs/scenarios.md`` markers below is the
+README-linked example, verbatim: ``test_the_docs_example_is_this_code``
+fails if the two drift apart.
+"""
+
+# --- docs/scenarios.md example: start ---
+from hypothesis import given
+
+from compare.balance import satisfies_kafka_balance_condition
+from compare.metrics import load_vector, sorted_loads
+from compare.strategies import scenarios
+from heuristics import ASSIGNORS
+from optimal import solve
+from problem.ownership import violations
+
+my_assign = ASSIGNORS["sticky"].assign  # your assignor: assign(problem) -> Assignment
+
+
+@given(scenarios())
+def test_my_assignor_is_valid_and_meets_kafkas_balance_condition(problem):
+    assignment = my_assign(problem)
+    assert not violations(problem, assignment)
+    assert satisfies_kafka_balance_condition(problem, assignment)
+
+
+@given(scenarios(["uniform", "stream-join"]))  # identical subscriptions
+def test_my_assignor_is_as_balanced_as_the_oracle(problem):
+    assignment = my_assign(problem)
+    assert sorted_loads(load_vector(problem, assignment)) == solve(problem).sorted_loads
+# --- docs/scenarios.md example: end ---
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import find, settings
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+import compare.strategies
+import strategies as test_strategies
+from compare.scenarios import FAMILIES, UnknownFamily, generate
+from compare.strategies import _FAMILY_DRAWS
+from problem import Problem, resolve_claims
+from problem.model import Assignment
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "scenarios.md"
+
+
+def docs_python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", DOCS.read_text(), flags=re.S)
+
+
+def test_the_docs_example_is_this_code():
+    source = Path(__file__).read_text()
+    example = source.split("# --- docs/scenarios.md example: start ---\n")[1].split("# --- docs/scenarios.md")[0]
+    assert example in docs_python_blocks()
+
+
+def test_the_docs_adapter_for_a_json_assignor_runs():
+    (adapter,) = [block for block in docs_python_blocks() if "def my_assign(problem" in block]
+    namespace: dict = {}
+    exec(adapter, namespace)  # defines my_assign over a toy JSON-speaking assignor
+    problem = generate("uniform", 0, members=3, topics=2, partitions=4)
+    assignment = namespace["my_assign"](problem)
+    assert isinstance(assignment, Assignment) and not violations(problem, assignment)
+
+
+def test_every_family_has_a_draw():
+    assert set(_FAMILY_DRAWS) == set(FAMILIES)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@settings(max_examples=25)
+@given(data=st.data())
+def test_scenarios_draw_valid_problems_of_every_family(family, data):
+    problem = data.draw(scenarios(family, max_members=5, max_topics=4, max_partitions=6))
+    assert isinstance(problem, Problem)
+    assert Problem.from_mapping(problem.to_mapping()) == problem  # a well-formed scenario
+    assert resolve_claims(problem).dropped == ()  # claims are valid
+    assert 1 <= len(problem.members) <= 5
+    limit = 6 + 2 if family == "stream-join" else 6  # stream-join may grow one topic by 2
+    assert all(1 <= t.partitions <= limit for t in problem.topics)
+
+
+def test_scenarios_shrink_to_small_problems():
+    smallest = find(scenarios(), lambda p: len(p.members) >= 3)
+    assert len(smallest.members) == 3 and len(smallest.topics) == 1
+    assert smallest.total_partitions == 1
+
+
+@settings(max_examples=40)
+@given(scenarios([f for f in FAMILIES if f != "kip49-rolling"], previous=False))
+def test_without_previous_generations_nobody_claims(problem):
+    assert all(not m.owned and m.generation is None for m in problem.members)
+
+
+@settings(max_examples=20)
+@given(scenarios("kip49-rolling", previous=False))
+def test_the_rolling_update_always_starts_from_a_previous_generation_without_churn(problem):
+    assert all(m.generation is not None for m in problem.members)
+    assert [int(m.member_id[1:]) for m in problem.members] == list(range(len(problem.members)))
+
+
+def test_bad_arguments_fail_when_the_strategy_is_built():
+    with pytest.raises(UnknownFamily, match="known: uniform"):
+        scenarios("zipfian")
+    with pytest.raises(InvalidArgument, match=r"^scenarios: max_members must be a positive integer, got 0$"):
+        scenarios(max_members=0)
+    with pytest.raises(InvalidArgument, match="at least one family"):
+        scenarios([])
+
+
+def test_the_tests_import_the_public_strategies():
+    assert test_strategies.problems is compare.strategies.problems
+    assert test_strategies.rebalances is compare.strategies.rebalances
