@@ -17,6 +17,7 @@ from typing import Sequence
 from compare.bugs import BUGS
 from compare.bugs import replay as replay_bug
 from compare.check import Verdict, check
+from compare.churn import random_history, read_history, simulate
 from compare.evaluate import compare as compare_assignors
 from compare.explain import explain
 from compare.guarantees import check_guarantee
@@ -74,6 +75,18 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("assignment", help='JSON with an "assignment" key (what solve, assign and check use)')
     e.add_argument("--json", action="store_true", help="print the explanation as JSON")
 
+    s = sub.add_parser("simulate", help="churn: rebalance round after round, each against its optimum")
+    s.add_argument("history", nargs="?", help="history JSON file, or a bundled one by name (see docs/churn.md)")
+    s.add_argument("--assignor", required=True, metavar="NAME", help="a registered assignor name")
+    s.add_argument("--seed", type=int, help="no history file: a random history from this seed")
+    s.add_argument("--members", type=int, default=3, help="random history: members at the start (default 3)")
+    s.add_argument("--topics", type=int, default=2, help="random history: topics at the start (default 2)")
+    s.add_argument("--partitions", type=int, default=4, help="random history: partitions per topic (default 4)")
+    s.add_argument("--rounds", type=int, default=6, help="random history: rounds after the first (default 6)")
+    s.add_argument("--events-per-round", type=int, default=2, help="random history: at most this many events a round")
+    s.add_argument("--time-limit", type=float, metavar="S", help="seconds per round for the assignor")
+    s.add_argument("--json", action="store_true", help="print the simulation as JSON")
+
     b = sub.add_parser("bugs", help="replay the historical bug corpus and show what the oracle finds")
     b.add_argument("name", nargs="?", help="one entry (default: all)")
     b.add_argument("--json", action="store_true", help="print the replays as JSON")
@@ -100,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _explain(args)
         if args.command == "bugs":
             return _bugs(args)
+        if args.command == "simulate":
+            return _simulate(args)
         return _demo(args)
     except InputError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
@@ -238,6 +253,76 @@ def _explain(args) -> int:
     explanation = explain(problem, assignment)
     sys.stdout.write(dumps(explanation.to_mapping()) if args.json else explanation.text())
     return {"invalid": 3, "balance": 1, "stickiness": 1, "optimal": 0}[explanation.kind]
+
+
+def bundled_histories() -> dict[str, Path]:
+    """The bundled churn histories, by name."""
+    folder = resources.files("assignment_oracle") / "examples" / "churn"
+    return {Path(str(p)).stem: Path(str(p)) for p in folder.iterdir() if p.name.endswith(".json")}
+
+
+def _simulate(args) -> int:
+    if args.assignor not in ASSIGNORS:
+        raise UnknownAssignor(args.assignor)
+    if args.time_limit is not None and not args.time_limit > 0:
+        raise InputError("--time-limit", "", f"must be a positive number of seconds, got {args.time_limit}")
+    if (args.history is None) == (args.seed is None):
+        raise InputError("simulate", "", "give a history file (or bundled name) or --seed, not both and not neither")
+    if args.history is not None:
+        path = Path(args.history)
+        if not path.exists() and args.history in bundled_histories():
+            path = bundled_histories()[args.history]
+        history = read_history(path)
+    else:
+        for flag in ("members", "topics", "partitions", "rounds", "events_per_round"):
+            if getattr(args, flag) < 1:
+                raise InputError(f"--{flag.replace('_', '-')}", "", f"must be at least 1, got {getattr(args, flag)}")
+        history = random_history(args.seed, members=args.members, topics=args.topics, partitions=args.partitions,
+                                 rounds=args.rounds, events_per_round=args.events_per_round)
+    result = simulate(history, args.assignor, time_limit=args.time_limit)
+    if args.json:
+        sys.stdout.write(dumps(result.to_mapping()))
+    else:
+        sys.stdout.write(format_simulation(result))
+    return 0 if result.completed else 1
+
+
+def format_simulation(result) -> str:
+    """The per-round table ``simulate`` prints."""
+    header = ("round", "status", "sorted loads", "most bal.", "local cond.", "retained/opt", "moved",
+              "oracle moved", "cum. moved/oracle", "rebal.", "events")
+    table = [header]
+    for row in result.rows():
+        loads = row.get("sorted_loads")
+        table.append((
+            str(row["round"]),
+            row["status"],
+            "-" if loads is None else _short_list(loads),
+            _yes(row.get("most_balanced")),
+            {True: "holds", False: "broken", None: "-"}[row.get("kafka_balance_condition")],
+            f"{row.get('retained', '-')}/{row.get('optimal_retained', '-')}",
+            str(row.get("moved", "-")),
+            str(row.get("oracle_moved", "-")),
+            f"{row.get('cumulative_moved', '-')}/{row.get('cumulative_oracle_moved', '-')}",
+            "-" if row.get("rebalances") is None else str(row["rebalances"]),
+            row["events"] or "(start)",
+        ))
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in table]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    totals = result.totals()
+    lines.append(
+        f"{result.assignor}: moved {totals['moved']} partitions over {totals['rounds']} rounds; "
+        f"the oracle's own trajectory moved {totals['oracle_moved']}"
+        + ("" if result.completed else f"; stopped at round {result.stopped}")
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _short_list(values, limit: int = 8) -> str:
+    values = list(values)
+    text = ",".join(str(v) for v in values[:limit])
+    return f"[{text}{',…' if len(values) > limit else ''}]"
 
 
 def _bugs(args) -> int:

@@ -254,3 +254,20 @@ def test_bugs_replays_the_corpus(capsys):
     assert code == 0 and out.count("as expected (") == out.count("source: ") >= 7
     code, out, err = run(capsys, "bugs", "kafka-0")
     assert code == 2 and "no corpus entry 'kafka-0'" in err
+
+
+def test_simulate_a_bundled_history_and_a_seeded_one(capsys):
+    code, out, _ = run(capsys, "simulate", "rolling-restart-zombie", "--assignor", "sticky")
+    assert code == 0 and out.splitlines()[2].startswith("0 ") and "the oracle's own trajectory moved" in out
+    code, out, _ = run(capsys, "simulate", "--seed", "7", "--assignor", "range", "--json")
+    document = json.loads(out)
+    assert code == 0 and document["assignor"] == "range"
+    assert out == run(capsys, "simulate", "--seed", "7", "--assignor", "range", "--json")[1]  # deterministic
+
+
+def test_simulate_bad_input_is_one_line_exit_2(capsys, tmp_path):
+    assert run(capsys, "simulate", "--assignor", "sticky")[0] == 2
+    bad = tmp_path / "h.json"
+    bad.write_text(json.dumps({"topics": {"t": 2}, "members": {"a": {"topics": ["t"]}}, "rounds": [[{"leave": "zz"}]]}))
+    code, _, err = run(capsys, "simulate", bad, "--assignor", "sticky")
+    assert code == 2 and err.count("\n") == 1 and "rounds[0][0].leave" in err
