@@ -122,14 +122,14 @@ from problem.model import Assignment, Member, Problem, Topic
 from problem.scenario_json import (
     INT32_MAX,
     InputError,
-    _integer,
-    _key,
-    _kind,
-    _name,
-    _no_unknown_keys,
-    _object,
-    _read_file,
-    _topic,
+    expect_integer,
+    field_path,
+    json_kind,
+    expect_name,
+    reject_unknown_keys,
+    expect_object,
+    read_json_file,
+    topic_from_value,
 )
 
 __all__ = [
@@ -370,7 +370,7 @@ _EVENT_KEYS: Mapping[str, set[str]] = MappingProxyType(
 
 def read_history(path: str | Path) -> History:
     """Read and check a history file (see :func:`history_from_mapping`)."""
-    return history_from_mapping(_read_file(path), source=str(path))
+    return history_from_mapping(read_json_file(path), source=str(path))
 
 
 def history_from_mapping(data: Any, *, source: str = "history") -> History:
@@ -383,40 +383,40 @@ def history_from_mapping(data: Any, *, source: str = "history") -> History:
         be an integer``), or an event that makes no sense where it stands
         (``rounds[2][0].leave: no member "m9" in the group at round 3``).
     """
-    obj = _object(data, source, "")
-    _no_unknown_keys(obj, _HISTORY_KEYS, source, "")
+    obj = expect_object(data, source, "")
+    reject_unknown_keys(obj, _HISTORY_KEYS, source, "")
     for required in ("topics", "members", "rounds"):
         if required not in obj:
             raise InputError(source, required, "missing (required)")
     topics = []
-    for name, value in _object(obj["topics"], source, "topics").items():
-        path = _key("topics", name)
-        _name(name, source, path)
-        topics.append(_topic(name, value, source, path))
+    for name, value in expect_object(obj["topics"], source, "topics").items():
+        path = field_path("topics", name)
+        expect_name(name, source, path)
+        topics.append(topic_from_value(name, value, source, path))
     members = []
-    for member_id, value in _object(obj["members"], source, "members").items():
-        path = _key("members", member_id)
-        _name(member_id, source, path)
-        entry = _object(value, source, path)
-        _no_unknown_keys(entry, _INITIAL_MEMBER_KEYS, source, path)
+    for member_id, value in expect_object(obj["members"], source, "members").items():
+        path = field_path("members", member_id)
+        expect_name(member_id, source, path)
+        entry = expect_object(value, source, path)
+        reject_unknown_keys(entry, _INITIAL_MEMBER_KEYS, source, path)
         if "topics" not in entry:
             raise InputError(source, path, 'missing key "topics"')
         members.append(Member(member_id, _subscription(entry["topics"], source, f"{path}.topics"),
                               rack=_rack(entry.get("rack"), source, f"{path}.rack")))
     raw_rounds = obj["rounds"]
     if not isinstance(raw_rounds, list):
-        raise InputError(source, "rounds", f"must be an array of rounds, got {_kind(raw_rounds)}")
+        raise InputError(source, "rounds", f"must be an array of rounds, got {json_kind(raw_rounds)}")
     rounds = []
     for i, raw_events in enumerate(raw_rounds):
         path = f"rounds[{i}]"
         if not isinstance(raw_events, list):
-            raise InputError(source, path, f"must be an array of events, got {_kind(raw_events)}")
+            raise InputError(source, path, f"must be an array of events, got {json_kind(raw_events)}")
         rounds.append(tuple(_event(e, source, f"{path}[{j}]") for j, e in enumerate(raw_events)))
     description = obj.get("description")
     if description is None:
         description = ""
     elif not isinstance(description, str):
-        raise InputError(source, "description", f"must be a string, got {_kind(description)}")
+        raise InputError(source, "description", f"must be a string, got {json_kind(description)}")
     history = History(tuple(topics), tuple(members), tuple(rounds), description)
     for _ in _groups(history, source):  # every event against the group it applies to
         pass
@@ -425,12 +425,12 @@ def history_from_mapping(data: Any, *, source: str = "history") -> History:
 
 def _subscription(value: Any, source: str, path: str) -> frozenset[str]:
     if not isinstance(value, list):
-        raise InputError(source, path, f"must be an array of topic names, got {_kind(value)}")
+        raise InputError(source, path, f"must be an array of topic names, got {json_kind(value)}")
     if not value:
         raise InputError(source, path, "must name at least one topic (a consumer with no subscription does not join)")
     seen: list[str] = []
     for i, t in enumerate(value):
-        name = _name(t, source, f"{path}[{i}]")
+        name = expect_name(t, source, f"{path}[{i}]")
         if name in seen:
             raise InputError(source, f"{path}[{i}]", f"topic {json.dumps(name)} is listed twice")
         seen.append(name)
@@ -438,34 +438,34 @@ def _subscription(value: Any, source: str, path: str) -> frozenset[str]:
 
 
 def _rack(value: Any, source: str, path: str) -> str | None:
-    return None if value is None else _name(value, source, path)
+    return None if value is None else expect_name(value, source, path)
 
 
 def _count(value: Any, source: str, path: str) -> int:
-    count = _integer(value, source, path, minimum=1)
+    count = expect_integer(value, source, path, minimum=1)
     if count > INT32_MAX:
         raise InputError(source, path, f"must fit Kafka's int32 partition count, got {count}")
     return count
 
 
 def _event(value: Any, source: str, path: str) -> Event:
-    obj = _object(value, source, path)
+    obj = expect_object(value, source, path)
     kinds = [k for k in EVENT_KINDS if k in obj]
     if not kinds:
         unknown = sorted(obj)
         names = ", ".join(EVENT_KINDS)
         if unknown:
-            raise InputError(source, _key(path, unknown[0]), f"unknown key (an event names one kind: {names})")
+            raise InputError(source, field_path(path, unknown[0]), f"unknown key (an event names one kind: {names})")
         raise InputError(source, path, f"must name one event kind ({names})")
     if len(kinds) > 1:
         first, second = json.dumps(kinds[0]), json.dumps(kinds[1])
         raise InputError(source, path, f"names two event kinds ({first} and {second}); one event per object")
     kind = kinds[0]
-    _no_unknown_keys(obj, _EVENT_KEYS[kind], source, path)
+    reject_unknown_keys(obj, _EVENT_KEYS[kind], source, path)
     for required in sorted(_EVENT_KEYS[kind] - {kind, "rack"}):
         if required not in obj:
             raise InputError(source, path, f"missing key {json.dumps(required)}")
-    subject = _name(obj[kind], source, f"{path}.{kind}")
+    subject = expect_name(obj[kind], source, f"{path}.{kind}")
     if kind == "join":
         return Join(subject, _subscription(obj["topics"], source, f"{path}.topics"),
                     _rack(obj.get("rack"), source, f"{path}.rack"))
@@ -480,7 +480,7 @@ def _event(value: Any, source: str, path: str) -> Event:
     if kind == "delete":
         return DeleteTopic(subject)
     if kind == "zombie":
-        return ZombieRejoin(subject, _integer(obj["rounds_ago"], source, f"{path}.rounds_ago", minimum=1))
+        return ZombieRejoin(subject, expect_integer(obj["rounds_ago"], source, f"{path}.rounds_ago", minimum=1))
     return StaticBounce(subject)
 
 
@@ -515,14 +515,14 @@ class _Group:
         topics: dict[str, int] = {}
         for t in history.topics:
             if t.name in topics:
-                raise InputError(source, _key("topics", t.name), "listed twice")
+                raise InputError(source, field_path("topics", t.name), "listed twice")
             topics[t.name] = t.partitions
         seats: dict[str, _Seat] = {}
         for m in history.members:
             if m.member_id in seats:
-                raise InputError(source, _key("members", m.member_id), "listed twice")
+                raise InputError(source, field_path("members", m.member_id), "listed twice")
             if m.owned or m.generation is not None:
-                raise InputError(source, _key("members", m.member_id), "round 0 starts with no claims")
+                raise InputError(source, field_path("members", m.member_id), "round 0 starts with no claims")
             seats[m.member_id] = _Seat(m.topics, m.rack, None)
         return cls(0, MappingProxyType(topics), MappingProxyType(seats))
 

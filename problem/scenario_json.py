@@ -39,6 +39,16 @@ from problem.model import (
 )
 
 __all__ = [
+    # Field readers every JSON format here shares (scenarios, assignments, churn
+    # histories), so that their one-line errors read alike.
+    "field_path",
+    "read_json_file",
+    "expect_object",
+    "reject_unknown_keys",
+    "expect_integer",
+    "expect_name",
+    "json_kind",
+    "topic_from_value",
     "InputError",
     "load_json",
     "problem_from_mapping",
@@ -66,7 +76,7 @@ class InputError(ValueError):
         super().__init__(f"{where}: {problem}")
 
 
-def _key(path: str, name: str) -> str:
+def field_path(path: str, name: str) -> str:
     part = name if _PLAIN_NAME.match(name) else json.dumps(name)
     return f"{path}.{part}" if path else part
 
@@ -106,7 +116,7 @@ def load_json(text: str | bytes, *, source: str) -> Any:
         raise InputError(source, "", "not UTF-8 text") from None
 
 
-def _read_file(path: str | Path) -> Any:
+def read_json_file(path: str | Path) -> Any:
     source = str(path)
     try:
         data = Path(path).read_bytes()
@@ -118,40 +128,40 @@ def _read_file(path: str | Path) -> Any:
 # -- field checks ------------------------------------------------------------
 
 
-def _object(value: Any, source: str, path: str) -> dict:
+def expect_object(value: Any, source: str, path: str) -> dict:
     if not isinstance(value, dict):
-        raise InputError(source, path, f"must be a JSON object, got {_kind(value)}")
+        raise InputError(source, path, f"must be a JSON object, got {json_kind(value)}")
     return value
 
 
-def _no_unknown_keys(obj: dict, allowed: set[str], source: str, path: str) -> None:
+def reject_unknown_keys(obj: dict, allowed: set[str], source: str, path: str) -> None:
     unknown = sorted(set(obj) - allowed)
     if unknown:
         raise InputError(
             source,
-            _key(path, unknown[0]),
+            field_path(path, unknown[0]),
             f"unknown key (allowed: {', '.join(sorted(allowed))})",
         )
 
 
-def _integer(value: Any, source: str, path: str, *, minimum: int | None = None) -> int:
+def expect_integer(value: Any, source: str, path: str, *, minimum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(source, path, f"must be an integer, got {_kind(value)}")
+        raise InputError(source, path, f"must be an integer, got {json_kind(value)}")
     if minimum is not None and value < minimum:
         what = {1: "positive", 0: "non-negative"}.get(minimum, f"at least {minimum}")
         raise InputError(source, path, f"must be {what}, got {value}")
     return value
 
 
-def _name(value: Any, source: str, path: str) -> str:
+def expect_name(value: Any, source: str, path: str) -> str:
     if not isinstance(value, str):
-        raise InputError(source, path, f"must be a string, got {_kind(value)}")
+        raise InputError(source, path, f"must be a string, got {json_kind(value)}")
     if not value:
         raise InputError(source, path, "must not be empty")
     return value
 
 
-def _kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -167,8 +177,8 @@ def _kind(value: Any) -> str:
 
 def _partition_list(value: Any, source: str, path: str) -> tuple[int, ...]:
     if not isinstance(value, list):
-        raise InputError(source, path, f"must be an array of partition numbers, got {_kind(value)}")
-    parts = tuple(_integer(p, source, f"{path}[{i}]", minimum=0) for i, p in enumerate(value))
+        raise InputError(source, path, f"must be an array of partition numbers, got {json_kind(value)}")
+    parts = tuple(expect_integer(p, source, f"{path}[{i}]", minimum=0) for i, p in enumerate(value))
     for i, p in enumerate(parts):
         if p > INT32_MAX:
             raise InputError(source, f"{path}[{i}]", f"must fit Kafka's int32, got {p}")
@@ -178,49 +188,49 @@ def _partition_list(value: Any, source: str, path: str) -> tuple[int, ...]:
 # -- scenario ----------------------------------------------------------------
 
 
-def _topic(name: str, value: Any, source: str, path: str) -> Topic:
+def topic_from_value(name: str, value: Any, source: str, path: str) -> Topic:
     if isinstance(value, dict):
-        _no_unknown_keys(value, _TOPIC_KEYS, source, path)
+        reject_unknown_keys(value, _TOPIC_KEYS, source, path)
         if "partitions" not in value:
             raise InputError(source, path, "missing key \"partitions\"")
-        count = _integer(value["partitions"], source, f"{path}.partitions", minimum=1)
+        count = expect_integer(value["partitions"], source, f"{path}.partitions", minimum=1)
     else:
-        count = _integer(value, source, path, minimum=1)
+        count = expect_integer(value, source, path, minimum=1)
     if count > INT32_MAX:
         raise InputError(source, path, f"must fit Kafka's int32 partition count, got {count}")
     return Topic(name, count)
 
 
 def _member(member_id: str, value: Any, source: str, path: str) -> Member:
-    obj = _object(value, source, path)
-    _no_unknown_keys(obj, _MEMBER_KEYS, source, path)
+    obj = expect_object(value, source, path)
+    reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
     if "topics" not in obj:
         raise InputError(source, path, "missing key \"topics\"")
     raw_topics = obj["topics"]
     if not isinstance(raw_topics, list):
-        raise InputError(source, f"{path}.topics", f"must be an array of topic names, got {_kind(raw_topics)}")
+        raise InputError(source, f"{path}.topics", f"must be an array of topic names, got {json_kind(raw_topics)}")
     topics: list[str] = []
     for i, t in enumerate(raw_topics):
-        name = _name(t, source, f"{path}.topics[{i}]")
+        name = expect_name(t, source, f"{path}.topics[{i}]")
         if name in topics:
             raise InputError(source, f"{path}.topics[{i}]", f"topic {json.dumps(name)} is listed twice")
         topics.append(name)
 
     owned: list[tuple[str, tuple[int, ...]]] = []
     if "owned" in obj:
-        owned_obj = _object(obj["owned"], source, f"{path}.owned")
+        owned_obj = expect_object(obj["owned"], source, f"{path}.owned")
         for topic, parts in owned_obj.items():
-            tpath = _key(f"{path}.owned", topic)
-            _name(topic, source, tpath)
+            tpath = field_path(f"{path}.owned", topic)
+            expect_name(topic, source, tpath)
             owned.append((topic, _partition_list(parts, source, tpath)))
     generation = None
     if obj.get("generation") is not None:
-        generation = _integer(obj["generation"], source, f"{path}.generation", minimum=-1)
+        generation = expect_integer(obj["generation"], source, f"{path}.generation", minimum=-1)
         if generation > INT32_MAX:
             raise InputError(source, f"{path}.generation", f"must fit Kafka's int32, got {generation}")
     rack = None
     if obj.get("rack") is not None:
-        rack = _name(obj["rack"], source, f"{path}.rack")
+        rack = expect_name(obj["rack"], source, f"{path}.rack")
     return Member(
         member_id=member_id,
         topics=frozenset(topics),
@@ -237,7 +247,7 @@ def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[s
     elif isinstance(value, list) and all(isinstance(p, str) for p in value):
         parts = list(value)
     else:
-        raise InputError(source, path, f"must be a list of objective names, got {_kind(value)}")
+        raise InputError(source, path, f"must be a list of objective names, got {json_kind(value)}")
     if sorted(parts) != sorted(_OBJECTIVES):
         raise InputError(
             source, path, f"must name balance and stickiness once each, in priority order; got {json.dumps(parts)}"
@@ -247,22 +257,22 @@ def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[s
 
 def problem_from_mapping(data: Any, *, source: str = "scenario") -> Problem:
     """Validate a decoded scenario and build the :class:`Problem`."""
-    obj = _object(data, source, "")
-    _no_unknown_keys(obj, _SCENARIO_KEYS, source, "")
+    obj = expect_object(data, source, "")
+    reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
     for required in ("topics", "members"):
         if required not in obj:
             raise InputError(source, required, "missing (required)")
-    topics_obj = _object(obj["topics"], source, "topics")
+    topics_obj = expect_object(obj["topics"], source, "topics")
     topics = []
     for name, value in topics_obj.items():
-        path = _key("topics", name)
-        _name(name, source, path)
-        topics.append(_topic(name, value, source, path))
-    members_obj = _object(obj["members"], source, "members")
+        path = field_path("topics", name)
+        expect_name(name, source, path)
+        topics.append(topic_from_value(name, value, source, path))
+    members_obj = expect_object(obj["members"], source, "members")
     members = []
     for member_id, value in members_obj.items():
-        path = _key("members", member_id)
-        _name(member_id, source, path)
+        path = field_path("members", member_id)
+        expect_name(member_id, source, path)
         members.append(_member(member_id, value, source, path))
     objective = (BALANCE, STICKINESS)
     if obj.get("objective") is not None:
@@ -294,7 +304,7 @@ def problem_to_mapping(problem: Problem) -> dict:
 
 def read_problem(path: str | Path, *, objective: tuple[str, str] | None = None) -> Problem:
     """Read and validate a scenario file; ``objective`` overrides the file's."""
-    problem = problem_from_mapping(_read_file(path), source=str(path))
+    problem = problem_from_mapping(read_json_file(path), source=str(path))
     if objective is not None and objective != problem.objective:
         problem = Problem(problem.topics, problem.members, objective)
     return problem
@@ -305,26 +315,26 @@ def read_problem(path: str | Path, *, objective: tuple[str, str] | None = None) 
 
 def assignment_from_mapping(data: Any, *, source: str = "assignment") -> Assignment:
     """Read the ``assignment`` key of a decoded document (other keys are ignored)."""
-    obj = _object(data, source, "")
+    obj = expect_object(data, source, "")
     if "assignment" not in obj:
         raise InputError(source, "assignment", "missing (required)")
-    members_obj = _object(obj["assignment"], source, "assignment")
+    members_obj = expect_object(obj["assignment"], source, "assignment")
     members: dict[str, dict[str, tuple[int, ...]]] = {}
     for member_id, topics in members_obj.items():
-        path = _key("assignment", member_id)
-        _name(member_id, source, path)
-        topics_obj = _object(topics, source, path)
+        path = field_path("assignment", member_id)
+        expect_name(member_id, source, path)
+        topics_obj = expect_object(topics, source, path)
         members[member_id] = {}
         for topic, parts in topics_obj.items():
-            tpath = _key(path, topic)
-            _name(topic, source, tpath)
+            tpath = field_path(path, topic)
+            expect_name(topic, source, tpath)
             members[member_id][topic] = _partition_list(parts, source, tpath)
     return Assignment(members)
 
 
 def read_assignment(path: str | Path) -> tuple[Assignment, dict]:
     """Read an assignment file; returns the assignment and the whole document."""
-    doc = _read_file(path)
+    doc = read_json_file(path)
     return assignment_from_mapping(doc, source=str(path)), doc
 
 
