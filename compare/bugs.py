@@ -206,6 +206,15 @@ def _balanced_stays(r: BugReplay):
     return any(moved.values()), not any(moved.values()), text
 
 
+def _no_generation(r: BugReplay):
+    # Scenario 0: generations sent; scenario 1: the same claims without them.
+    kept = [set(r.rows[i]["sticky"].assignment.to_mapping().get("a", {}).get("t", ())) for i in (0, 1)]
+    lost = sorted({0, 1} - kept[1])
+    text = (f"with generations a keeps t-0 and t-1: {kept[0] >= {0, 1}}; without, the zombie's claim ties with a's, "
+            f"nobody owns them, and a loses {', '.join(f't-{p}' for p in lost) or 'nothing'}")
+    return bool(lost), kept[0] >= {0, 1}, text
+
+
 def _kafka_15106_scenario() -> dict:
     """20 members, 200 partitions, unequal subscriptions, claims at mixed generations (seeded)."""
     rng = random.Random(15106)
@@ -276,6 +285,21 @@ BUGS: Mapping[str, Bug] = MappingProxyType({b.name: b for b in (
         "the same claims with the two claimants' names swapped: the 2.1 rule gives t-1 to whichever member "
         "comes first, so the outcomes differ beyond the renaming; cancelling ties gives the renamed result",
         _claim_order,
+    ),
+    Bug(
+        "aiokafka-1176-no-generation",
+        "Members that never send their generation: a zombie's stale claim ties with the owner's",
+        "aiokafka #1176: StickyPartitionAssignor never learns its generation, every member advertises -1",
+        tuple(
+            {"topics": {"t": 6}, "members": {
+                m: {"topics": ["t"], "owned": {"t": ps}, **({"generation": g} if with_generation else {})}
+                for m, (ps, g) in {"a": ([0, 1], 3), "b": ([2, 3], 3), "c": ([4, 5], 3), "z": ([0, 1], 2)}.items()}}
+            for with_generation in (True, False)
+        ),
+        ("sticky",), (),
+        "z was evicted holding t-0 and t-1, which a owns now.  With generations a keeps both and z gets a spare "
+        "partition; without (all -1) the claims tie, nobody owns t-0 and t-1, and a loses one to z",
+        _no_generation,
     ),
     Bug(
         "kafka-15106-loop-shape",
