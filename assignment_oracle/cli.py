@@ -18,6 +18,7 @@ from compare.bugs import BUGS
 from compare.bugs import replay as replay_bug
 from compare.check import Verdict, check
 from compare.churn import random_history, read_history, simulate
+from compare.evaluate import MAX_TIME_LIMIT
 from compare.evaluate import compare as compare_assignors
 from compare.explain import explain
 from compare.guarantees import check_guarantee
@@ -196,10 +197,18 @@ def _assignors() -> int:
     return 0
 
 
+def _assignor_time_limit(value: float | None) -> float | None:
+    """``--time-limit`` for assignors: positive, finite, at most a year."""
+    if value is not None and not (0 < value <= MAX_TIME_LIMIT):
+        raise InputError("--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {value}")
+    return value
+
+
 def _compare(args) -> int:
-    if args.time_limit is not None and not args.time_limit > 0:
-        raise InputError("--time-limit", "", f"must be a positive number of seconds, got {args.time_limit}")
+    _assignor_time_limit(args.time_limit)
     names = list(ASSIGNORS) if args.assignors == "all" else [n.strip() for n in args.assignors.split(",") if n.strip()]
+    if not names:
+        raise InputError("--assignors", "", "no assignor named (give all, or names separated by commas)")
     for name in names:
         if name not in ASSIGNORS:
             raise UnknownAssignor(name)
@@ -243,12 +252,17 @@ def format_comparison(result) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in table]
     lines.insert(1, "  ".join("-" * w for w in widths))
     problem = result.problem
-    title = f"{len(problem.members)} members, {problem.total_partitions} partitions; the optimum is certified"
+    certified = result.rows[0].verdict.oracle_certificate_verified
+    title = (f"{len(problem.members)} members, {problem.total_partitions} partitions; the optimum's certificate "
+             + ("verifies" if certified else "DOES NOT VERIFY"))
     return title + "\n" + "\n".join(lines) + "\n"
 
 
 def _explain(args) -> int:
     problem = read_problem(args.scenario)
+    if not problem.balance_first:
+        print(f"{PROG}: note: explained balance first, the order assignors aim for; "
+              "`check` judges the scenario's stickiness-first order", file=sys.stderr)
     assignment, _ = read_assignment(args.assignment)
     explanation = explain(problem, assignment)
     sys.stdout.write(dumps(explanation.to_mapping()) if args.json else explanation.text())
@@ -264,8 +278,7 @@ def bundled_histories() -> dict[str, Path]:
 def _simulate(args) -> int:
     if args.assignor not in ASSIGNORS:
         raise UnknownAssignor(args.assignor)
-    if args.time_limit is not None and not args.time_limit > 0:
-        raise InputError("--time-limit", "", f"must be a positive number of seconds, got {args.time_limit}")
+    _assignor_time_limit(args.time_limit)
     if (args.history is None) == (args.seed is None):
         raise InputError("simulate", "", "give a history file (or bundled name) or --seed, not both and not neither")
     if args.history is not None:
@@ -300,10 +313,10 @@ def format_simulation(result) -> str:
             "-" if loads is None else _short_list(loads),
             _yes(row.get("most_balanced")),
             {True: "holds", False: "broken", None: "-"}[row.get("kafka_balance_condition")],
-            f"{row.get('retained', '-')}/{row.get('optimal_retained', '-')}",
-            str(row.get("moved", "-")),
-            str(row.get("oracle_moved", "-")),
-            f"{row.get('cumulative_moved', '-')}/{row.get('cumulative_oracle_moved', '-')}",
+            f"{_cell(row.get('retained'))}/{_cell(row.get('optimal_retained'))}",
+            _cell(row.get("moved")),
+            _cell(row.get("oracle_moved")),
+            f"{_cell(row.get('cumulative_moved'))}/{_cell(row.get('cumulative_oracle_moved'))}",
             "-" if row.get("rebalances") is None else str(row["rebalances"]),
             row["events"] or "(start)",
         ))
@@ -317,6 +330,10 @@ def format_simulation(result) -> str:
         + ("" if result.completed else f"; stopped at round {result.stopped}")
     )
     return "\n".join(lines) + "\n"
+
+
+def _cell(value) -> str:
+    return "-" if value is None else str(value)
 
 
 def _short_list(values, limit: int = 8) -> str:

@@ -21,12 +21,17 @@ Status of a row:
 
 A time-limited run happens in a forked child process that is killed at the
 limit, so a non-terminating assignor (KAFKA-15106) is reported, never hung
-on.  Without a limit the assignor runs in this process.
+on.  Without a limit the assignor runs in this process.  Either way the row
+is the same (messages included); only failures of the assignor become
+``error`` rows, a failure of this harness raises.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import os
+import pickle
+import select
+import signal
 import time
 from dataclasses import dataclass, field
 
@@ -38,7 +43,8 @@ from heuristics.cooperative_sticky import Phase
 from optimal import Solution, solve
 from problem.model import BALANCE_FIRST, Assignment, Problem
 
-__all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "Evaluation", "Comparison", "evaluate", "compare", "timed_run"]
+__all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "AssignorFailed", "Evaluation", "Comparison",
+           "evaluate", "compare", "timed_run"]
 
 OK, INVALID, TIMEOUT, ERROR = "ok", "invalid", "timeout", "error"
 #: The name of the optimum's row.
@@ -119,60 +125,105 @@ class Comparison:
         }
 
 
+class AssignorFailed(RuntimeError):
+    """The assignor raised, or returned something that is not an assignment.
+
+    The message is ``"<ExceptionType>: <text>"``, the same whether the
+    assignor ran in this process or in a bounded child.  Failures of the
+    harness itself are not this exception: they propagate.
+    """
+
+
+#: The longest time limit accepted (a year): beyond it, "no limit" is meant.
+MAX_TIME_LIMIT = 365 * 24 * 3600.0
+
+
 def timed_run(assignor: str | Assignor, problem: Problem, *, time_limit: float | None = None):
     """Run an assignor (registered name or :class:`~heuristics.Assignor`): ``(assignment, phases, seconds)``.
 
     Raises :class:`heuristics.AssignorDidNotFinish` when the assignor's own
-    bound or ``time_limit`` (seconds, in a killed child process) is hit, and
-    whatever the assignor raises.
+    bound or ``time_limit`` is hit, and :class:`AssignorFailed` when it
+    raises or returns something that is not an :class:`Assignment`.
+
+    With a ``time_limit`` the assignor runs in a child made with
+    ``os.fork`` (which also works inside daemonic workers such as a
+    multiprocessing pool's), the result comes back pickled through a pipe,
+    and the child is killed at the limit.
     """
     if isinstance(assignor, str):
         assignor = get_assignor(assignor)
-    name = assignor.name
+    if time_limit is not None and not (0 < time_limit <= MAX_TIME_LIMIT):
+        raise ValueError(f"time_limit must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {time_limit}")
     if time_limit is None:
-        start = time.perf_counter()
-        result = run_assignor(assignor, problem)
-        return result.assignment, result.phases, time.perf_counter() - start
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_run_in_child, args=(assignor, problem, sender), daemon=True)
-    child.start()
-    sender.close()
+        return _unpack(_run_here(assignor, problem))
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run, send, and leave without running the parent's cleanup
+        code = 0
+        try:
+            os.close(reader)
+            payload = pickle.dumps(_run_here(assignor, problem), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(writer, "wb") as pipe:
+                pipe.write(payload)
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(writer)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + time_limit
+    finished = False
     try:
-        if not receiver.poll(time_limit):
-            raise AssignorDidNotFinish(f"{name}: did not finish in {time_limit:g} s")
-        kind, payload = receiver.recv()
-    except EOFError:
-        raise RuntimeError(f"{name}: the assignor's process died (exit code {child.exitcode})") from None
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([reader], [], [], remaining)[0]:
+                break
+            chunk = os.read(reader, 1 << 20)
+            if not chunk:
+                finished = True
+                break
+            chunks.append(chunk)
     finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
-        receiver.close()
-    if kind == "error":
-        exception_type, message = payload
-        raise exception_type(message)
+        os.close(reader)
+        if not finished:
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    if not finished:
+        raise AssignorDidNotFinish(f"{assignor.name}: did not finish in {time_limit:g} s")
+    if not chunks:
+        how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit code {os.WEXITSTATUS(status)}"
+        raise AssignorFailed(f"ProcessDied: the assignor's process ended without a result ({how})")
+    return _unpack(pickle.loads(b"".join(chunks)))
+
+
+def _run_here(assignor: Assignor, problem: Problem) -> tuple:
+    """Run in this process; the outcome as plain picklable data (mapping proxies do not pickle)."""
+    start = time.perf_counter()
+    try:
+        result = run_assignor(assignor, problem)
+    except AssignorDidNotFinish as err:
+        return ("did-not-finish", str(err))
+    except Exception as err:  # the assignor's failure: a finding, reported as a row
+        return ("failed", f"{type(err).__name__}: {err}")
+    seconds = time.perf_counter() - start
+    if not isinstance(result.assignment, Assignment):
+        return ("failed", f"TypeError: returned {type(result.assignment).__name__}, not an Assignment")
+    phases = [(p.assignment.to_mapping(), p.revoked.to_mapping()) for p in result.phases]
+    return ("ok", (result.assignment.to_mapping(), phases, seconds))
+
+
+def _unpack(outcome: tuple):
+    kind, payload = outcome
+    if kind == "did-not-finish":
+        raise AssignorDidNotFinish(payload)
+    if kind == "failed":
+        raise AssignorFailed(payload)
     assignment, phases, seconds = payload
     return (
         Assignment(assignment),
         tuple(Phase(Assignment(a), Assignment(r)) for a, r in phases),
         seconds,
     )
-
-
-def _run_in_child(assignor: Assignor, problem: Problem, sender) -> None:
-    """Child side of :func:`timed_run`: plain dicts cross the pipe (mapping proxies do not pickle)."""
-    try:
-        start = time.perf_counter()
-        result = run_assignor(assignor, problem)
-        seconds = time.perf_counter() - start
-        phases = [(p.assignment.to_mapping(), p.revoked.to_mapping()) for p in result.phases]
-        sender.send(("ok", (result.assignment.to_mapping(), phases, seconds)))
-    except Exception as err:  # reported to the parent, which re-raises it
-        exception_type = err.__class__ if isinstance(err, (AssignorDidNotFinish, ValueError)) else RuntimeError
-        sender.send(("error", (exception_type, f"{type(err).__name__}: {err}")))
-    finally:
-        sender.close()
 
 
 def evaluate(
@@ -197,8 +248,8 @@ def evaluate(
         assignment, phases, seconds = timed_run(assignor, problem, time_limit=time_limit)
     except AssignorDidNotFinish as err:
         return Evaluation(name, TIMEOUT, _one_line(str(err)))
-    except Exception as err:  # an assignor's crash is a finding, not our crash
-        return Evaluation(name, ERROR, _one_line(f"{type(err).__name__}: {err}"))
+    except AssignorFailed as err:  # the assignor's crash is a finding; the harness's is a bug and propagates
+        return Evaluation(name, ERROR, _one_line(str(err)))
     verdict = check(problem, assignment, optimum=optimum)
     return Evaluation(
         assignor=name,

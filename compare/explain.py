@@ -23,6 +23,13 @@ order the objective ranks them:
 ``optimal``
     nothing to explain.
 
+The walks are trails, not simple paths (a member may appear twice), and
+they are the whole difference from the oracle's assignment, so partitions
+nobody owned may move too: a correct sequence, not a minimal one.
+Assignments are judged balance first (the order every assignor aims for),
+whatever objective order the scenario states; ``check`` follows the
+scenario's order.
+
 Everything is available as text (:meth:`Explanation.text`) and JSON
 (:meth:`Explanation.to_mapping`).
 """
@@ -94,10 +101,10 @@ class Explanation:
             lines.append(f"could have stayed ({len(self.could_have_stayed)}):")
             lines += [f"  {s}" for s in self.could_have_stayed[:limit]]
             lines.append(
-                f"moves to a stickiest most-balanced assignment: {len(self.cycles)} cycle(s) "
-                f"(loads unchanged), {len(self.paths)} path(s) (loads permuted)"
+                f"moves to a stickiest most-balanced assignment: {len(self.paths)} path(s) (loads permuted), "
+                f"{len(self.cycles)} cycle(s) (loads unchanged)"
             )
-            for group in (self.cycles + self.paths)[:limit]:
+            for group in (self.paths + self.cycles)[:limit]:
                 lines.append("  " + ", then ".join(str(m) for m in group))
         else:
             lines.append("optimal: most balanced, and as sticky as the oracle")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import brute_force
 from problem import Problem
 from regressions_findings import FINDINGS, measure
 
@@ -27,7 +28,13 @@ def test_every_finding_has_a_stored_case():
 @pytest.mark.parametrize("path", CASES, ids=[c.stem for c in CASES])
 def test_regression_case_replays(path):
     case = json.loads(path.read_text(encoding="utf-8"))
+    assert case["finding"] == path.stem
     finding = next(f for f in FINDINGS if f.name == case["finding"])
+    assert case["assignor"] == finding.assignor
     problem = Problem.from_mapping(case["scenario"], source=path.name)
     assert finding.holds_for(problem), f"{finding.assignor} no longer shows: {finding.claim}"
     assert measure(problem, case["assignor"]) == case["expected"]
+    # The stored optimum is not the oracle's word alone: enumeration agrees.
+    best = brute_force.optimum(Problem(problem.topics, problem.members))
+    assert list(best.sorted_loads) == case["expected"]["optimal_sorted_loads"]
+    assert best.retained == case["expected"]["optimal_retained"]

