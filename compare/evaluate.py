@@ -257,7 +257,8 @@ def evaluate(
         wall_time=seconds,
         assignment=assignment,
         verdict=verdict,
-        guarantee=check_guarantee(assignor.guarantee, problem, assignment),
+        guarantee=check_guarantee(assignor.guarantee, problem, assignment,
+                                  optimal_sorted_loads=tuple(optimum.sorted_loads)),
         rebalances=len(phases) if phases else None,
         phases=phases,
     )

@@ -64,13 +64,14 @@ def _identical(problem: Problem) -> bool:
     return len({m.topics for m in problem.members}) <= 1
 
 
-def _most_balanced(problem: Problem, assignment: Assignment) -> str:
+def _most_balanced(problem: Problem, assignment: Assignment, best: tuple[int, ...] | None) -> str:
     loads = sorted_loads(load_vector(problem, assignment))
-    best = solve(replace(problem, objective=BALANCE_FIRST)).sorted_loads  # whatever the problem's order
+    if best is None:
+        best = solve(replace(problem, objective=BALANCE_FIRST)).sorted_loads  # whatever the problem's order
     return "" if loads == tuple(best) else f"sorted loads {list(loads)}, most balanced {list(best)}"
 
 
-def _per_topic_balance(problem: Problem, assignment: Assignment) -> GuaranteeCheck:
+def _per_topic_balance(problem: Problem, assignment: Assignment, best=None) -> GuaranteeCheck:
     key = "per-topic-balance"
     if reason := _invalid(problem, assignment):
         return GuaranteeCheck(key, True, False, reason)
@@ -98,15 +99,15 @@ def _per_topic_balance(problem: Problem, assignment: Assignment) -> GuaranteeChe
     return GuaranteeCheck(key, True, True)
 
 
-def _identical_subscriptions_balance(problem: Problem, assignment: Assignment) -> GuaranteeCheck:
+def _identical_subscriptions_balance(problem: Problem, assignment: Assignment, best=None) -> GuaranteeCheck:
     key = "identical-subscriptions-balance"
     if not _identical(problem):
         return GuaranteeCheck(key, False, True, "subscriptions differ")
-    reason = _invalid(problem, assignment) or _most_balanced(problem, assignment)
+    reason = _invalid(problem, assignment) or _most_balanced(problem, assignment, best)
     return GuaranteeCheck(key, True, not reason, reason)
 
 
-def _kafka_balance(problem: Problem, assignment: Assignment) -> GuaranteeCheck:
+def _kafka_balance(problem: Problem, assignment: Assignment, best=None) -> GuaranteeCheck:
     key = "kafka-balance"
     if reason := _invalid(problem, assignment):
         return GuaranteeCheck(key, True, False, reason)
@@ -115,12 +116,12 @@ def _kafka_balance(problem: Problem, assignment: Assignment) -> GuaranteeCheck:
     return GuaranteeCheck(key, True, True)
 
 
-def _exact_balance(problem: Problem, assignment: Assignment) -> GuaranteeCheck:
+def _exact_balance(problem: Problem, assignment: Assignment, best=None) -> GuaranteeCheck:
     key = "exact-balance"
     if not _identical(problem):
         fallback = _kafka_balance(problem, assignment)
         return GuaranteeCheck(key, True, fallback.kept, fallback.reason or "subscriptions differ: sticky's guarantee")
-    reason = _invalid(problem, assignment) or _most_balanced(problem, assignment)
+    reason = _invalid(problem, assignment) or _most_balanced(problem, assignment, best)
     return GuaranteeCheck(key, True, not reason, reason)
 
 
@@ -152,7 +153,7 @@ def stream_join_numbers_problem(problem: Problem) -> Problem:
     return Problem.from_mapping({"topics": topics, "members": members})
 
 
-def _stream_join(problem: Problem, assignment: Assignment) -> GuaranteeCheck:
+def _stream_join(problem: Problem, assignment: Assignment, best=None) -> GuaranteeCheck:
     key = "stream-join"
     counts = [t.partitions for t in problem.assignable_topics]
     n = min(counts) if counts else 0
@@ -195,7 +196,7 @@ def _stream_join(problem: Problem, assignment: Assignment) -> GuaranteeCheck:
 
 
 #: Guarantee key -> check.
-GUARANTEES: Mapping[str, Callable[[Problem, Assignment], GuaranteeCheck]] = MappingProxyType(
+GUARANTEES: Mapping[str, Callable[..., GuaranteeCheck]] = MappingProxyType(
     {
         "per-topic-balance": _per_topic_balance,
         "identical-subscriptions-balance": _identical_subscriptions_balance,
@@ -206,6 +207,12 @@ GUARANTEES: Mapping[str, Callable[[Problem, Assignment], GuaranteeCheck]] = Mapp
 )
 
 
-def check_guarantee(guarantee: str, problem: Problem, assignment: Assignment) -> GuaranteeCheck:
-    """Check ``assignment`` against the named guarantee (see the module docstring)."""
-    return GUARANTEES[guarantee](problem, assignment)
+def check_guarantee(
+    guarantee: str, problem: Problem, assignment: Assignment, *, optimal_sorted_loads: tuple[int, ...] | None = None
+) -> GuaranteeCheck:
+    """Check ``assignment`` against the named guarantee (see the module docstring).
+
+    ``optimal_sorted_loads``, if given, are the most balanced sorted loads
+    of ``problem`` (from a solve already made), so the check need not solve.
+    """
+    return GUARANTEES[guarantee](problem, assignment, optimal_sorted_loads)

@@ -1,0 +1,261 @@
+"""What a sweep runs: generator families with parameter grids, seeds, assignors, oracle checks.
+
+A spec is TOML or JSON (``docs/sweeps.md`` documents every field), validated
+here once, with one-line errors naming the field
+(:class:`problem.scenario_json.InputError`).  Two specs are bundled and can
+be named instead of a file: ``quick`` (about a minute on 2 cores; the README
+and CI run it) and ``full`` (the large study).
+
+Example::
+
+    name = "mine"
+    seeds = 10                       # seeds 0..9 for every grid point (or a list)
+    assignors = "all"                # or a list of registered names
+    time_limit = 30                  # seconds per assignor call
+
+    [checks]
+    cpsat_sample = 0.1               # share of scenarios also solved by CP-SAT
+    cpsat_time_limit = 30
+    brute_force_limit = 4096         # enumerate when at most this many assignments
+
+    [[families]]
+    family = "random-subsets"        # a compare.scenarios family, or "churn"
+    grid = { members = [5, 20], topics = [4], subscribe = [0.3, 0.7] }
+
+A grid value that is a list is a grid axis; anything else is a fixed
+parameter.  ``churn`` runs :func:`compare.churn.random_history` (parameters
+``members``, ``topics``, ``partitions``, ``rounds``, ``events_per_round``)
+and emits one row per round.
+
+Identity.  The spec's *hash* is the SHA-256 of its canonical JSON (every
+field, sorted keys), so any change makes a new sweep; a scenario's id hashes
+the sweep hash, the family, its parameters and the seed.  The same spec and
+seed always give the same ids, which is what makes a rerun skip finished
+scenarios and never write one twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+from compare.scenarios import FAMILIES, get_family
+from heuristics import ASSIGNORS
+from problem.scenario_json import InputError
+
+__all__ = ["CHURN", "SweepSpec", "GridPoint", "Checks", "read_spec", "spec_from_mapping", "bundled_specs", "scenario_id"]
+
+#: The family name that runs churn histories instead of single rebalances.
+CHURN = "churn"
+CHURN_PARAMETERS = ("members", "topics", "partitions", "rounds", "events_per_round")
+
+
+@dataclass(frozen=True)
+class Checks:
+    """Oracle cross-checks: the flow model always; CP-SAT on a sample; brute force on small cases."""
+
+    cpsat_sample: float = 0.0
+    cpsat_time_limit: float = 30.0
+    brute_force_limit: int = 4096
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    """One family with one set of parameters; a scenario is a grid point and a seed."""
+
+    family: str
+    params: Mapping[str, Any]
+
+    def key(self) -> str:
+        return json.dumps({"family": self.family, "params": dict(self.params)}, sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A validated sweep spec (see the module docstring)."""
+
+    name: str
+    description: str
+    points: tuple[GridPoint, ...]
+    seeds: tuple[int, ...]
+    assignors: tuple[str, ...]
+    time_limit: float
+    checks: Checks
+    document: Mapping[str, Any]
+
+    @property
+    def scenarios(self) -> int:
+        return len(self.points) * len(self.seeds)
+
+    @property
+    def hash(self) -> str:
+        """SHA-256 (hex, 16 digits) of the canonical spec: the sweep's identity."""
+        canonical = json.dumps(self.document, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+    def task(self, index: int) -> tuple[GridPoint, int]:
+        """The ``index``-th scenario (``0 <= index < scenarios``): seeds vary fastest."""
+        point, seed = divmod(index, len(self.seeds))
+        return self.points[point], self.seeds[seed]
+
+
+def scenario_id(sweep_hash: str, point: GridPoint, seed: int) -> str:
+    """Deterministic id of one scenario of one sweep."""
+    text = f"{sweep_hash}|{point.key()}|{seed}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
+def bundled_specs() -> dict[str, Path]:
+    """The bundled specs by name (``quick``, ``full``)."""
+    folder = resources.files("compare") / "specs"
+    return {Path(str(p)).stem: Path(str(p)) for p in folder.iterdir() if p.name.endswith(".toml")}
+
+
+def read_spec(name_or_path: str | Path) -> SweepSpec:
+    """Read a spec file (``.toml`` or ``.json``), or a bundled one by name."""
+    path = Path(name_or_path)
+    if not path.exists() and str(name_or_path) in bundled_specs():
+        path = bundled_specs()[str(name_or_path)]
+    source = str(name_or_path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        known = ", ".join(sorted(bundled_specs()))
+        raise InputError(source, "", f"no such file, and not a bundled spec ({known})") from None
+    except OSError as err:
+        raise InputError(source, "", f"cannot read file ({err.strerror or err})") from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as err:
+        raise InputError(source, "", f"not valid {'JSON' if path.suffix == '.json' else 'TOML'}: {err}") from None
+    return spec_from_mapping(data, source=source)
+
+
+def spec_from_mapping(data: Any, *, source: str = "spec") -> SweepSpec:
+    """Validate a spec document; every problem is an :class:`InputError` naming the field."""
+    if not isinstance(data, dict):
+        raise InputError(source, "", "a spec is a table (TOML) or an object (JSON)")
+    allowed = {"name", "description", "seeds", "assignors", "time_limit", "checks", "families"}
+    for key in data:
+        if key not in allowed:
+            raise InputError(source, key, f"unknown field (allowed: {', '.join(sorted(allowed))})")
+    name = data.get("name", "sweep")
+    if not isinstance(name, str) or not name:
+        raise InputError(source, "name", "must be a non-empty string")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise InputError(source, "description", "must be a string")
+    seeds = _seeds(data.get("seeds", 1), source)
+    assignors = _assignors(data.get("assignors", "all"), source)
+    time_limit = _positive(data.get("time_limit", 60), source, "time_limit")
+    checks = _checks(data.get("checks", {}), source)
+    families = data.get("families")
+    if not isinstance(families, list) or not families:
+        raise InputError(source, "families", "must be a non-empty list of [[families]] tables")
+    points: list[GridPoint] = []
+    for i, entry in enumerate(families):
+        points.extend(_grid(entry, source, f"families[{i}]"))
+    if len({p.key() for p in points}) != len(points):
+        raise InputError(source, "families", "two grid points are the same family with the same parameters")
+    return SweepSpec(name, description, tuple(points), seeds, assignors, time_limit, checks, data)
+
+
+def _seeds(value: Any, source: str) -> tuple[int, ...]:
+    if isinstance(value, bool):
+        raise InputError(source, "seeds", "must be a count or a list of integers")
+    if isinstance(value, int):
+        if value < 1:
+            raise InputError(source, "seeds", f"must be at least 1, got {value}")
+        return tuple(range(value))
+    if isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) for s in value):
+        if len(set(value)) != len(value):
+            raise InputError(source, "seeds", "lists a seed twice")
+        return tuple(value)
+    raise InputError(source, "seeds", "must be a count or a non-empty list of integers")
+
+
+def _assignors(value: Any, source: str) -> tuple[str, ...]:
+    if value == "all":
+        return tuple(ASSIGNORS)
+    if not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value):
+        raise InputError(source, "assignors", 'must be "all" or a non-empty list of names')
+    for name in value:
+        if name not in ASSIGNORS:
+            raise InputError(source, "assignors", f"unknown assignor {name!r} (known: {', '.join(ASSIGNORS)})")
+    if len(set(value)) != len(value):
+        raise InputError(source, "assignors", "lists an assignor twice")
+    return tuple(value)
+
+
+def _positive(value: Any, source: str, field: str, *, integer: bool = False) -> float:
+    ok = isinstance(value, int) if integer else isinstance(value, (int, float))
+    if isinstance(value, bool) or not ok or not math.isfinite(value) or value <= 0:
+        kind = "a positive integer" if integer else "a positive number"
+        raise InputError(source, field, f"must be {kind}, got {value!r}")
+    return value
+
+
+def _checks(value: Any, source: str) -> Checks:
+    if not isinstance(value, dict):
+        raise InputError(source, "checks", "must be a table")
+    allowed = {"cpsat_sample", "cpsat_time_limit", "brute_force_limit"}
+    for key in value:
+        if key not in allowed:
+            raise InputError(source, f"checks.{key}", f"unknown field (allowed: {', '.join(sorted(allowed))})")
+    sample = value.get("cpsat_sample", 0.0)
+    if isinstance(sample, bool) or not isinstance(sample, (int, float)) or not 0 <= sample <= 1:
+        raise InputError(source, "checks.cpsat_sample", f"must be a share between 0 and 1, got {sample!r}")
+    return Checks(
+        float(sample),
+        float(_positive(value.get("cpsat_time_limit", 30.0), source, "checks.cpsat_time_limit")),
+        int(_positive(value.get("brute_force_limit", 4096), source, "checks.brute_force_limit", integer=True)),
+    )
+
+
+def _grid(entry: Any, source: str, path: str) -> list[GridPoint]:
+    if not isinstance(entry, dict):
+        raise InputError(source, path, "must be a table with family and grid")
+    for key in entry:
+        if key not in ("family", "grid"):
+            raise InputError(source, f"{path}.{key}", "unknown field (allowed: family, grid)")
+    family = entry.get("family")
+    if family != CHURN:
+        if not isinstance(family, str) or family not in FAMILIES:
+            known = ", ".join(sorted(FAMILIES) + [CHURN])
+            raise InputError(source, f"{path}.family", f"unknown family {family!r} (known: {known})")
+    grid = entry.get("grid", {})
+    if not isinstance(grid, dict):
+        raise InputError(source, f"{path}.grid", "must be a table of parameter -> value or list of values")
+    axes = {k: (v if isinstance(v, list) else [v]) for k, v in grid.items()}
+    for k, values in axes.items():
+        if not values:
+            raise InputError(source, f"{path}.grid.{k}", "an empty list gives no scenarios")
+    points = []
+    for combo in itertools.product(*axes.values()):
+        params = dict(zip(axes, combo))
+        _check_params(family, params, source, f"{path}.grid")
+        points.append(GridPoint(family, params))
+    return points
+
+
+def _check_params(family: str, params: dict, source: str, path: str) -> None:
+    """Validate once on the driver, so a bad grid is an error, not a sweep of error rows."""
+    if family == CHURN:
+        for key, value in params.items():
+            if key not in CHURN_PARAMETERS:
+                raise InputError(source, f"{path}.{key}", f"unknown churn parameter (known: {', '.join(CHURN_PARAMETERS)})")
+            least = 0 if key == "rounds" else 1
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise InputError(source, f"{path}.{key}", f"must be an integer >= {least}, got {value!r}")
+        return
+    try:
+        get_family(family).parameters(params)
+    except ValueError as err:
+        raise InputError(source, path, str(err)) from None

@@ -1,0 +1,123 @@
+"""The third opinion: every valid assignment of a tiny problem, enumerated.
+
+Used by the tests and by sweeps to cross-check the exact models on small
+cases.  Nothing here uses the exact models, the aggregated network or the numpy
+claim resolution: previous owners are resolved again, per partition, from
+the rule as the issue states it, and every assignment is scored directly.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from problem.model import Problem
+
+
+def previous_owners(problem: Problem) -> dict[tuple[str, int], str]:
+    """Partition -> previous owner, by the rule: highest generation wins, a
+    tie at the highest means no owner, invalid claims are dropped."""
+    counts = {t.name: t.partitions for t in problem.topics}
+    claims: dict[tuple[str, int], list[tuple[int, str]]] = {}
+    for member in problem.members:
+        generation = -1 if member.generation is None else member.generation
+        for topic, partitions in member.owned:
+            for p in set(partitions):
+                if topic in counts and p < counts[topic]:
+                    claims.setdefault((topic, p), []).append((generation, member.member_id))
+    owners = {}
+    for tp, cs in claims.items():
+        top = max(g for g, _ in cs)
+        winners = [m for g, m in cs if g == top]
+        if len(winners) == 1:
+            member = next(m for m in problem.members if m.member_id == winners[0])
+            if tp[0] in member.topics:
+                owners[tp] = winners[0]
+    return owners
+
+
+@dataclass(frozen=True)
+class Enumeration:
+    sorted_loads: np.ndarray  # (K, M) every assignment's loads, sorted descending
+    loads: np.ndarray  # (K, M) per member, in problem.members order
+    retained: np.ndarray  # (K,)
+    owned: int
+
+
+def enumerate_assignments(problem: Problem, limit: int = 200_000) -> Enumeration:
+    ids = [m.member_id for m in problem.members]
+    partitions = []
+    for topic in problem.topics:
+        eligible = [i for i, m in enumerate(problem.members) if topic.name in m.topics]
+        if eligible:
+            partitions += [((topic.name, p), eligible) for p in range(topic.partitions)]
+    size = 1
+    for _, eligible in partitions:
+        size *= len(eligible)
+    if size > limit:
+        raise ValueError(f"{size} assignments is too many to enumerate")
+    owners = previous_owners(problem)
+    choices = np.array(list(itertools.product(*[e for _, e in partitions])), dtype=np.int64).reshape(size, len(partitions))
+    loads = np.stack([(choices == i).sum(axis=1) for i in range(len(ids))], axis=1) if ids else np.zeros((size, 0), dtype=np.int64)
+    owner_index = np.array([ids.index(owners[tp]) if tp in owners else -1 for tp, _ in partitions], dtype=np.int64)
+    retained = (choices == owner_index).sum(axis=1) if partitions else np.zeros(size, dtype=np.int64)
+    return Enumeration(-np.sort(-loads, axis=1), loads, retained, int((owner_index >= 0).sum()))
+
+
+@dataclass(frozen=True)
+class BruteOptimum:
+    sorted_loads: tuple[int, ...]
+    retained: int
+    owned: int
+
+
+def optimum(problem: Problem) -> BruteOptimum:
+    """The optimum for the problem's objective order, by enumeration."""
+    e = enumerate_assignments(problem)
+    if problem.balance_first:
+        best = lexicographic_min(e.sorted_loads)
+        on_best = (e.sorted_loads == best).all(axis=1)
+        return BruteOptimum(tuple(int(x) for x in best), int(e.retained[on_best].max()), e.owned)
+    stickiest = e.retained == e.retained.max()
+    best = lexicographic_min(e.sorted_loads[stickiest])
+    return BruteOptimum(tuple(int(x) for x in best), int(e.retained.max()), e.owned)
+
+
+def lexicographic_min(rows: np.ndarray) -> np.ndarray:
+    candidates = rows
+    for column in range(rows.shape[1]):
+        candidates = candidates[candidates[:, column] == candidates[:, column].min()]
+    return candidates[0] if len(candidates) else np.zeros(rows.shape[1], dtype=np.int64)
+
+
+def all_assignments(problem: Problem, limit: int = 512):
+    """Every valid assignment as an :class:`Assignment`, with its loads and kept count."""
+    from problem.model import Assignment
+
+    ids = [m.member_id for m in problem.members]
+    partitions = []
+    for topic in problem.topics:
+        eligible = [m.member_id for m in problem.members if topic.name in m.topics]
+        if eligible:
+            partitions += [((topic.name, p), eligible) for p in range(topic.partitions)]
+    owners = previous_owners(problem)
+    count = 1
+    for _, eligible in partitions:
+        count *= len(eligible)
+    if count > limit:
+        raise ValueError(f"{count} assignments is too many to enumerate")
+    for choice in itertools.product(*[e for _, e in partitions]):
+        members: dict[str, dict[str, list[int]]] = {m: {} for m in ids}
+        for ((topic, p), _), member in zip(partitions, choice):
+            members[member].setdefault(topic, []).append(p)
+        loads = tuple(sum(len(v) for v in members[m].values()) for m in ids)
+        kept = sum(owners.get(tp) == member for (tp, _), member in zip(partitions, choice))
+        yield Assignment({m: {t: tuple(ps) for t, ps in ts.items()} for m, ts in members.items()}), loads, kept
+
+
+def is_optimal(problem: Problem, loads, kept: int, best: "BruteOptimum") -> bool:
+    """Whether an assignment with these loads and kept count is optimal for the objective order."""
+    on_loads = tuple(sorted(loads, reverse=True)) == best.sorted_loads
+    return on_loads and kept == best.retained
