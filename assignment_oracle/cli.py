@@ -88,6 +88,15 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--time-limit", type=float, metavar="S", help="seconds per round for the assignor")
     s.add_argument("--json", action="store_true", help="print the simulation as JSON")
 
+    w = sub.add_parser("sweep", help="run a scenario sweep on Spark into Parquet (resumable)")
+    w.add_argument("spec", help="spec file (.toml or .json), or a bundled one: quick, full")
+    w.add_argument("--out", required=True, metavar="DIR", help="output directory (rows/, counterexamples/, summary.json)")
+    w.add_argument("--master", default="local[*]", help="Spark master: local[N], local[*] (default) or spark://HOST:PORT")
+    w.add_argument("--remote", metavar="sc://HOST:PORT", help="Spark Connect server instead of --master")
+    w.add_argument("--chunk-size", type=int, metavar="N", help="scenarios per Spark job (resume granularity)")
+    w.add_argument("--no-progress", action="store_true", help="no progress bar")
+    w.add_argument("--json", action="store_true", help="print the summary as JSON")
+
     b = sub.add_parser("bugs", help="replay the historical bug corpus and show what the oracle finds")
     b.add_argument("name", nargs="?", help="one entry (default: all)")
     b.add_argument("--json", action="store_true", help="print the replays as JSON")
@@ -116,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _bugs(args)
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "sweep":
+            return _sweep(args)
         return _demo(args)
     except InputError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
@@ -340,6 +351,63 @@ def _short_list(values, limit: int = 8) -> str:
     values = list(values)
     text = ",".join(str(v) for v in values[:limit])
     return f"[{text}{',…' if len(values) > limit else ''}]"
+
+
+def _sweep(args) -> int:
+    from compare.sweep import run_sweep  # imports pyspark: only when sweeping
+    from compare.sweep_spec import read_spec
+
+    spec = read_spec(args.spec)
+    if args.remote is not None and not args.remote.startswith("sc://"):
+        raise InputError("--remote", "", f"must be a Spark Connect URL sc://HOST:PORT, got {args.remote!r}")
+    if args.remote is None and not (args.master.startswith("local") or args.master.startswith("spark://")):
+        raise InputError("--master", "", f"must be local[N], local[*] or spark://HOST:PORT, got {args.master!r}")
+    if args.chunk_size is not None and args.chunk_size < 1:
+        raise InputError("--chunk-size", "", f"must be at least 1, got {args.chunk_size}")
+    result = run_sweep(spec, args.out, master=args.master, remote=args.remote, progress=not args.no_progress,
+                       chunk_size=args.chunk_size)
+    if args.json:
+        sys.stdout.write(dumps({"out": str(result.out), "hash": result.spec_hash, "scenarios": result.scenarios,
+                                "skipped": result.skipped, "computed": result.computed, "rows": result.rows,
+                                "counterexamples": result.counterexamples, "assignors": result.summary}))
+    else:
+        sys.stdout.write(format_sweep(result))
+    disagreements = sum(entry.get("oracle_disagreements") or 0 for entry in result.summary)
+    if disagreements:
+        print(f"{PROG}: the exact models disagreed on {disagreements} row(s): see oracle_check", file=sys.stderr)
+        return 1
+    return 0
+
+
+def format_sweep(result) -> str:
+    """The summary table ``sweep`` prints (one row per assignor)."""
+    def pct(value) -> str:
+        return "-" if value is None else f"{100 * value:.0f}%"
+
+    def num(value) -> str:
+        return "-" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))
+
+    header = ("assignor", "rows", "valid", "most bal.", "guarantee", "KIP-54 gap p50/p90/max",
+              "stickiness gap p90/max", "timeout/error", "time p50/p99")
+    table = [header]
+    for e in result.summary:
+        table.append((
+            e["assignor"], str(e["rows"]), pct(e["share_valid"]), pct(e["share_most_balanced"]),
+            pct(e["share_guarantee_kept"]),
+            f"{num(e['kip54_gap_p50'])}/{num(e['kip54_gap_p90'])}/{num(e['kip54_gap_max'])}",
+            f"{num(e['stickiness_gap_p90'])}/{num(e['stickiness_gap_max'])}",
+            f"{e['timeout']}/{e['error']}",
+            f"{num(e['time_p50_s'] and round(e['time_p50_s'] * 1000, 1))}/"
+            f"{num(e['time_p99_s'] and round(e['time_p99_s'] * 1000, 1))} ms",
+        ))
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in table]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.append(
+        f"{result.scenarios} scenarios ({result.skipped} already done, {result.computed} computed), "
+        f"{result.rows} rows, {result.counterexamples} counterexamples, in {result.wall_time_s:.1f} s -> {result.out}"
+    )
+    return "\n".join(lines) + "\n"
 
 
 def _bugs(args) -> int:

@@ -1,0 +1,394 @@
+"""Scenario sweeps on Spark: generate, assign, solve and score at scale, written to Parquet.
+
+:func:`run_sweep` turns a :class:`~compare.sweep_spec.SweepSpec` into a
+Parquet dataset under ``DIR/rows`` (partitioned by ``family`` and
+``assignor``; schema :data:`compare.sweep_rows.ROW_SCHEMA`), standalone
+counterexample JSON files under ``DIR/counterexamples``, and a summary
+(``DIR/summary.json``).  Spark runs in local mode by default; the same call
+runs on a standalone cluster (``master="spark://host:port"``) or over Spark
+Connect (``remote="sc://host:port"``).
+
+How it scales.  Scenarios are never listed on the driver: a scenario is an
+index into the spec's grid (grid points × seeds), ``spark.range`` makes the
+indices, and each Python worker decodes its indices, generates the
+scenarios from their seeds, runs the assignors and the oracle
+(:func:`compare.sweep_rows.scenario_rows`) and returns Arrow record batches
+(``mapInArrow``).  The driver holds the spec, loops over a bounded number of
+*chunks* and aggregates the summary with Spark; only counterexamples (rare
+by construction) are streamed back to be written as files.
+
+Exactly once.  Each chunk is one Spark job that appends to ``DIR/rows``; the
+Parquet committer makes a job's files appear together at commit, so an
+interrupted chunk leaves nothing behind (only an ignored ``_temporary``
+folder).  Before each chunk the scenarios already in ``DIR/rows`` are
+removed with an anti-join on their deterministic ids, so a rerun of the
+same spec skips what is complete and an interrupted sweep resumes; a
+failed task retried on another executor (a worker lost) writes its rows
+once, because only the winning attempt's output is committed.  ``DIR``
+remembers its spec (``DIR/spec.json``): a different spec there is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from compare.sweep_rows import COLUMNS, ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
+from compare.sweep_spec import SweepSpec, scenario_id
+from problem.scenario_json import InputError, dumps
+
+__all__ = ["SweepResult", "run_sweep", "spark_session", "summarize", "read_rows", "TIMING_COLUMNS"]
+
+#: At most this many chunks (Spark jobs) per sweep: progress and resume granularity.
+MAX_CHUNKS = 16
+#: At least this many scenarios per chunk: each chunk costs a few Spark jobs' overhead.
+MIN_CHUNK = 48
+#: Scenarios per Spark task, about: small enough to balance load, large enough to amortize.
+SCENARIOS_PER_TASK = 4
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """What a sweep did: its directory, counts, and the summary (one entry per assignor)."""
+
+    out: Path
+    spec_hash: str
+    scenarios: int
+    skipped: int
+    computed: int
+    rows: int
+    counterexamples: int
+    summary: list[dict] = field(default_factory=list)
+    wall_time_s: float = 0.0
+
+
+def spark_session(master: str = "local[*]", remote: str | None = None, *, app: str = "assignment-oracle sweep"):
+    """A Spark session for sweeps: the UI off, Arrow on, this Python on the workers.
+
+    Local mode binds to 127.0.0.1.  With ``remote`` (Spark Connect) the
+    server's configuration applies.
+    """
+    from pyspark.sql import SparkSession
+
+    if remote is not None:
+        return SparkSession.builder.remote(remote).appName(app).getOrCreate()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = (
+        SparkSession.builder.master(master)
+        .appName(app)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.pyspark.driver.python", sys.executable)
+        .config("spark.task.maxFailures", "4")
+    )
+    if master.startswith("local"):
+        builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+    return builder.getOrCreate()
+
+
+def _spark_schema():
+    from pyspark.sql.types import BooleanType, DoubleType, LongType, StringType, StructField, StructType
+
+    types = {"string": StringType(), "int64": LongType(), "bool": BooleanType(), "double": DoubleType()}
+    return StructType([StructField(name, types[kind], True) for name, kind in ROW_SCHEMA])
+
+
+def _arrow_schema():
+    import pyarrow as pa
+
+    types = {"string": pa.string(), "int64": pa.int64(), "bool": pa.bool_(), "double": pa.float64()}
+    return pa.schema([(name, types[kind]) for name, kind in ROW_SCHEMA])
+
+
+def _prepare(out: Path, spec: SweepSpec) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    marker = out / "spec.json"
+    record = {"hash": spec.hash, "spec": spec.document}
+    if marker.exists():
+        try:
+            existing = json.loads(marker.read_text(encoding="utf-8")).get("hash")
+        except (json.JSONDecodeError, AttributeError):
+            raise InputError(str(marker), "", "not a sweep's spec.json; choose another --out") from None
+        if existing != spec.hash:
+            raise InputError(str(out), "", f"holds another sweep (spec hash {existing}, this one {spec.hash}); "
+                                           "choose another --out")
+    else:
+        marker.write_text(dumps(record), encoding="utf-8")
+
+
+def run_sweep(
+    spec: SweepSpec,
+    out: str | Path,
+    *,
+    spark=None,
+    master: str = "local[*]",
+    remote: str | None = None,
+    progress: bool = True,
+    stop_after_chunks: int | None = None,
+    chunk_size: int | None = None,
+) -> SweepResult:
+    """Run (or resume) ``spec`` into ``out``; see the module docstring.
+
+    ``spark``: an existing session (else one is made from ``master`` or
+    ``remote`` and stopped at the end).  ``chunk_size``: scenarios per Spark
+    job (default: the spec split in at most :data:`MAX_CHUNKS`, at least
+    :data:`MIN_CHUNK` each); what an interruption can lose at most.
+    ``stop_after_chunks`` ends the run early, as an interruption would
+    (tests use it to check resuming).
+    """
+    if chunk_size is not None and chunk_size < 1:
+        raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
+    started = time.perf_counter()
+    out = Path(out)
+    _prepare(out, spec)
+    own_session = spark is None
+    if own_session:
+        spark = spark_session(master, remote)
+    try:
+        return _run(spark, spec, out, progress, stop_after_chunks, chunk_size, started)
+    finally:
+        if own_session:
+            spark.stop()
+
+
+def _completed_ids(spark, rows_dir: Path):
+    if not rows_dir.exists() or not any(rows_dir.glob("family=*")):
+        return None
+    return spark.read.parquet(str(rows_dir)).select("scenario_id").distinct()
+
+
+def _run(spark, spec: SweepSpec, out: Path, progress: bool, stop_after_chunks: int | None,
+         chunk_size: int | None, started: float) -> SweepResult:
+    rows_dir = out / "rows"
+    total = spec.scenarios
+    done = _completed_ids(spark, rows_dir)  # read once: later chunks only add ids outside their range
+    if done is not None:
+        done = done.cache()
+    already = 0 if done is None else done.count()
+    chunk_size = chunk_size or max(MIN_CHUNK, math.ceil(total / MAX_CHUNKS))
+    bar = _Progress(total, already, enabled=progress, label=spec.name)
+    computed = 0
+    try:
+        for k, start in enumerate(range(0, total if already < total else 0, chunk_size)):
+            if stop_after_chunks is not None and k >= stop_after_chunks:
+                break
+            end = min(total, start + chunk_size)
+            pending = _pending(spark, spec, start, end, done).cache()
+            count = pending.count()
+            if count == 0:
+                pending.unpersist()
+                continue
+            parallelism = max(1, min(count, math.ceil(count / SCENARIOS_PER_TASK)))
+            batches = pending.repartition(parallelism).mapInArrow(_worker(spec), _spark_schema())
+            bar.watch(spark, count)
+            (batches.write.mode("append").partitionBy("family", "assignor").parquet(str(rows_dir)))
+            bar.chunk_done(count)
+            pending.unpersist()
+            computed += count
+    finally:
+        bar.close()
+        if done is not None:
+            done.unpersist()
+    written = _write_counterexamples(spark, rows_dir, out / "counterexamples")
+    frame = spark.read.parquet(str(rows_dir)) if rows_dir.exists() else None
+    summary = summarize(frame) if frame is not None else []
+    row_count = frame.count() if frame is not None else 0
+    result = SweepResult(out, spec.hash, total, already, computed, row_count, written, summary,
+                         time.perf_counter() - started)
+    (out / "summary.json").write_text(dumps({
+        "spec": spec.name, "hash": spec.hash, "scenarios": total, "rows": row_count,
+        "counterexamples": written, "assignors": summary}), encoding="utf-8")
+    return result
+
+
+def _pending(spark, spec: SweepSpec, start: int, end: int, done):
+    """Scenario indices ``start..end-1`` with their ids, minus those already written."""
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    sweep_hash, points, seeds = spec.hash, spec.points, spec.seeds
+
+    def ids(batches: Iterator) -> Iterator:
+        import pyarrow as pa
+
+        for batch in batches:
+            index = batch.column(0).to_pylist()
+            sids = [scenario_id(sweep_hash, points[i // len(seeds)], seeds[i % len(seeds)]) for i in index]
+            yield pa.RecordBatch.from_arrays([pa.array(index, pa.int64()), pa.array(sids, pa.string())],
+                                             names=["index", "scenario_id"])
+
+    schema = StructType([StructField("index", LongType(), False), StructField("scenario_id", StringType(), False)])
+    tasks = spark.range(start, end, numPartitions=max(1, min(8, end - start))).mapInArrow(ids, schema)
+    if done is not None:
+        tasks = tasks.join(done, on="scenario_id", how="left_anti")
+    return tasks
+
+
+def _worker(spec: SweepSpec):
+    """The function each Python worker runs over its batches of scenario indices."""
+    sweep_hash, points, seeds = spec.hash, spec.points, spec.seeds
+    assignors, time_limit, checks = spec.assignors, spec.time_limit, spec.checks
+    version = versions()
+
+    def run(batches: Iterator) -> Iterator:
+        import pyarrow as pa
+
+        schema = _arrow_schema()
+        for batch in batches:
+            index = batch.column(batch.schema.get_field_index("index")).to_pylist()
+            sids = batch.column(batch.schema.get_field_index("scenario_id")).to_pylist()
+            for i, sid in zip(index, sids):
+                point, seed = points[i // len(seeds)], seeds[i % len(seeds)]
+                rows = scenario_rows(sweep_hash, sid, point, seed, assignors, time_limit, checks, version=version)
+                yield pa.RecordBatch.from_pylist(rows, schema=schema)
+
+    return run
+
+
+def read_rows(out: str | Path, spark=None):
+    """The sweep's rows as a Spark DataFrame (with ``spark``) or a pandas one (without)."""
+    rows_dir = Path(out) / "rows"
+    if spark is not None:
+        return spark.read.parquet(str(rows_dir))
+    import pyarrow.dataset as ds
+
+    return ds.dataset(str(rows_dir), format="parquet", partitioning="hive").to_table().to_pandas()
+
+
+def _write_counterexamples(spark, rows_dir: Path, folder: Path) -> int:
+    """Every invalid result / broken guarantee as a standalone scenario file (streamed, not collected)."""
+    if not rows_dir.exists():
+        return 0
+    from pyspark.sql import functions as F
+
+    found = (spark.read.parquet(str(rows_dir)).where(F.col("counterexample").isNotNull())
+             .select("assignor", "scenario_id", "round", "counterexample"))
+    written = 0
+    for row in found.toLocalIterator():
+        target = folder / row["assignor"] / f"{row['scenario_id']}-r{row['round']}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(row["counterexample"], encoding="utf-8")
+        written += 1
+    return written
+
+
+def summarize(frame) -> list[dict]:
+    """Per assignor: shares valid / most balanced / guarantee kept, gap and time percentiles.
+
+    Computed by Spark (one small row per assignor comes back); deterministic
+    apart from the time percentiles.
+    """
+    from pyspark.sql import functions as F
+
+    def share(condition):
+        return F.avg(F.when(condition, 1.0).otherwise(0.0))
+
+    def pct(column: str, q: float):
+        return F.percentile_approx(F.col(column), q, 10000)
+
+    judged = F.col("status").isin("ok", "invalid")
+    stickiness_gap = F.when(F.col("most_balanced"), F.col("optimal_retained") - F.col("retained"))
+    aggregated = (
+        frame.withColumn("stickiness_gap", stickiness_gap)
+        .groupBy("assignor")
+        .agg(
+            F.count(F.lit(1)).alias("rows"),
+            F.sum(F.when(F.col("status") == "ok", 1).otherwise(0)).alias("ok"),
+            F.sum(F.when(F.col("status") == "invalid", 1).otherwise(0)).alias("invalid"),
+            F.sum(F.when(F.col("status") == "timeout", 1).otherwise(0)).alias("timeout"),
+            F.sum(F.when(F.col("status") == "error", 1).otherwise(0)).alias("error"),
+            share(F.col("valid") & judged).alias("share_valid"),
+            share(F.col("most_balanced") & judged).alias("share_most_balanced"),
+            F.avg(F.when(F.col("guarantee_applies"), F.when(F.col("guarantee_kept"), 1.0).otherwise(0.0))).alias("share_guarantee_kept"),
+            pct("kip54_gap", 0.5).alias("kip54_gap_p50"),
+            pct("kip54_gap", 0.9).alias("kip54_gap_p90"),
+            F.max("kip54_gap").alias("kip54_gap_max"),
+            pct("balance_moves", 0.9).alias("balance_moves_p90"),
+            F.max("balance_moves").alias("balance_moves_max"),
+            pct("stickiness_gap", 0.9).alias("stickiness_gap_p90"),
+            F.max("stickiness_gap").alias("stickiness_gap_max"),
+            pct("wall_time_s", 0.5).alias("time_p50_s"),
+            pct("wall_time_s", 0.9).alias("time_p90_s"),
+            pct("wall_time_s", 0.99).alias("time_p99_s"),
+            F.max("wall_time_s").alias("time_max_s"),
+            F.sum(F.when(F.col("oracle_check").startswith("DISAGREE"), 1).otherwise(0)).alias("oracle_disagreements"),
+        )
+        .orderBy("assignor")
+    )
+    out = []
+    for row in aggregated.toLocalIterator():
+        entry = row.asDict()
+        for key, value in entry.items():
+            if isinstance(value, float):
+                entry[key] = round(value, 6)
+        out.append(entry)
+    return out
+
+
+class _Progress:
+    """Scenarios done / total, rate and ETA (``tqdm.auto``: a terminal bar, or a notebook widget).
+
+    Within a chunk, a thread polls Spark's status tracker and advances the
+    bar by finished tasks (each task is a few scenarios); a chunk's end
+    settles the count exactly.
+    """
+
+    def __init__(self, total: int, already: int, *, enabled: bool, label: str) -> None:
+        self.enabled = enabled
+        self.bar = None
+        if enabled:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, initial=already, unit="scenario", desc=f"sweep {label}", dynamic_ncols=True)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._shown = 0
+
+    def watch(self, spark, count: int) -> None:
+        if self.bar is None:
+            return
+        self._stop.clear()
+        self._shown = 0
+        try:
+            tracker = spark.sparkContext.statusTracker()
+        except Exception:  # Spark Connect has no status tracker: chunk-level progress only
+            return
+
+        def poll() -> None:
+            while not self._stop.wait(0.5):
+                try:
+                    ids = tracker.getActiveStageIds()
+                    stage = tracker.getStageInfo(max(ids)) if ids else None  # the last stage does the work
+                    done = stage.numCompletedTasks / stage.numTasks if stage and stage.numTasks else 0.0
+                except Exception:
+                    return
+                step = int(done * count) - self._shown
+                if step > 0:
+                    self.bar.update(step)
+                    self._shown += step
+
+        self._thread = threading.Thread(target=poll, daemon=True)
+        self._thread.start()
+
+    def chunk_done(self, count: int) -> None:
+        if self.bar is None:
+            return
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.bar.update(count - self._shown)
+        self._shown = 0
+
+    def close(self) -> None:
+        self._stop.set()
+        if self.bar is not None:
+            self.bar.close()

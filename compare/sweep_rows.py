@@ -1,0 +1,285 @@
+"""One scenario of a sweep, computed: the rows it contributes (pure Python, no Spark).
+
+:func:`scenario_rows` is what every Spark worker runs for each scenario, and
+what the in-process baseline loop runs too, so both produce the same rows.
+It never raises for a scenario's sake: a scenario that cannot be generated
+or solved is one ``error`` row (assignor ``"scenario"``), an assignor that
+fails or does not finish is its own ``error`` or ``timeout`` row.
+
+Rows (the schema is :data:`ROW_SCHEMA`, documented in ``docs/sweeps.md``):
+
+* one per (scenario, round, assignor) with every metric of
+  :class:`compare.evaluate.Evaluation`;
+* one per (scenario, round) for the oracle, assignor ``"optimum"`` (the
+  flow model's solve time, for the run-time plots);
+* one per (scenario, round) with assignor ``"optimum-cpsat"`` when the
+  scenario is in the CP-SAT sample.
+
+Cross-checks land in ``oracle_check`` on every row of the scenario:
+``flow`` (flow only), ``flow=cpsat`` / ``flow=brute-force`` (they agree on
+the objective), ``cpsat-feasible`` (CP-SAT hit its time limit; its bound is
+consistent with the flow's optimum), or ``DISAGREE: ...``, a bug in the
+oracle, counted in the summary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import time
+import traceback
+from importlib import metadata
+from typing import Any, Iterable
+
+from compare.churn import random_history, simulate
+from compare.evaluate import Evaluation, evaluate
+from compare.scenarios import generate
+from compare.sweep_spec import CHURN, Checks, GridPoint
+from optimal import OPTIMAL, solve
+from optimal.brute_force import optimum as brute_optimum
+from problem.model import BALANCE_FIRST, Problem
+from problem.scenario_json import dumps
+
+__all__ = ["COLUMNS", "ROW_SCHEMA", "scenario_rows", "versions"]
+
+#: Column name -> Arrow type name, in order (``docs/sweeps.md`` explains each).
+ROW_SCHEMA: tuple[tuple[str, str], ...] = (
+    ("sweep", "string"),
+    ("scenario_id", "string"),
+    ("family", "string"),
+    ("params", "string"),
+    ("seed", "int64"),
+    ("round", "int64"),
+    ("assignor", "string"),
+    ("status", "string"),
+    ("message", "string"),
+    ("members", "int64"),
+    ("topics", "int64"),
+    ("partitions", "int64"),
+    ("identical_subscriptions", "bool"),
+    ("valid", "bool"),
+    ("violations", "int64"),
+    ("spread", "int64"),
+    ("optimal_spread", "int64"),
+    ("kip54_score", "int64"),
+    ("optimal_kip54_score", "int64"),
+    ("kip54_gap", "int64"),
+    ("balance_moves", "int64"),
+    ("most_balanced", "bool"),
+    ("kafka_balance_condition", "bool"),
+    ("guarantee", "string"),
+    ("guarantee_applies", "bool"),
+    ("guarantee_kept", "bool"),
+    ("retained", "int64"),
+    ("optimal_retained", "int64"),
+    ("owned", "int64"),
+    ("moved", "int64"),
+    ("optimal_moved", "int64"),
+    ("oracle_moved", "int64"),
+    ("cumulative_moved", "int64"),
+    ("cumulative_oracle_moved", "int64"),
+    ("max_topic_spread", "int64"),
+    ("rebalances", "int64"),
+    ("wall_time_s", "double"),
+    ("oracle_wall_time_s", "double"),
+    ("oracle_check", "string"),
+    ("counterexample", "string"),
+    ("version", "string"),
+)
+COLUMNS = tuple(name for name, _ in ROW_SCHEMA)
+#: Columns that differ between runs of the same spec (everything else is deterministic).
+TIMING_COLUMNS = ("wall_time_s", "oracle_wall_time_s")
+
+
+def versions() -> str:
+    """``assignment-oracle X; python Y; ortools Z`` for the ``version`` column."""
+    def of(package: str) -> str:
+        try:
+            return metadata.version(package)
+        except metadata.PackageNotFoundError:
+            return "?"
+
+    return f"assignment-oracle {of('assignment-oracle')}; python {platform.python_version()}; ortools {of('ortools')}"
+
+
+def scenario_rows(
+    sweep: str,
+    scenario: str,
+    point: GridPoint,
+    seed: int,
+    assignors: Iterable[str],
+    time_limit: float,
+    checks: Checks,
+    *,
+    version: str = "",
+) -> list[dict[str, Any]]:
+    """Every row of one scenario (see the module docstring); never raises for the scenario's sake."""
+    base = {"sweep": sweep, "scenario_id": scenario, "family": point.family,
+            "params": json.dumps(dict(point.params), sort_keys=True), "seed": seed, "version": version}
+    try:
+        if point.family == CHURN:
+            return _churn_rows(base, point, seed, tuple(assignors), time_limit, checks)
+        problem = generate(point.family, seed, **point.params)
+        return _rebalance_rows(base, problem, 0, tuple(assignors), time_limit, checks)
+    except Exception as err:  # the scenario itself failed: one row says so
+        last = traceback.extract_tb(err.__traceback__)[-1]
+        message = f"{type(err).__name__}: {err} (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno})"
+        return [_row(base, round=0, assignor="scenario", status="error", message=message[:500])]
+
+
+def _rebalance_rows(base: dict, problem: Problem, round_: int, assignors: tuple[str, ...], time_limit: float,
+                    checks: Checks) -> list[dict]:
+    problem = problem if problem.balance_first else Problem(problem.topics, problem.members, BALANCE_FIRST)
+    start = time.perf_counter()
+    optimum = solve(problem)
+    oracle_time = time.perf_counter() - start
+    check, cpsat_row = _cross_check(base, problem, optimum, round_, checks)
+    shape = _shape(problem)
+    rows = [_row(base, round=round_, assignor="optimum", status="ok", **shape,
+                 **_metrics(evaluate_optimum(problem, optimum)), wall_time_s=oracle_time,
+                 oracle_wall_time_s=oracle_time, oracle_check=check)]
+    if cpsat_row is not None:
+        rows.append({**cpsat_row, **shape, "oracle_check": check})
+    for name in assignors:
+        e = evaluate(problem, name, optimum=optimum, time_limit=time_limit)
+        rows.append(_row(base, round=round_, assignor=name, status=e.status, message=e.message, **shape,
+                         **_metrics(e), wall_time_s=e.wall_time, oracle_wall_time_s=oracle_time,
+                         oracle_check=check, counterexample=_counterexample(problem, e)))
+    return rows
+
+
+def evaluate_optimum(problem: Problem, optimum) -> Evaluation:
+    """The optimum's own row, judged like any assignment (it is most balanced and stickiest)."""
+    from compare.check import check
+
+    return Evaluation("optimum", "ok", wall_time=optimum.wall_time, assignment=optimum.assignment,
+                      verdict=check(problem, optimum.assignment, optimum=optimum), rebalances=1)
+
+
+def _cross_check(base: dict, problem: Problem, optimum, round_: int, checks: Checks):
+    """Brute force when the problem is small enough; CP-SAT on a deterministic sample."""
+    agreed = ["flow"]
+    cpsat_row = None
+    size = 1
+    for topic in problem.assignable_topics:
+        size *= len(problem.subscribers[topic.name]) ** topic.partitions
+        if size > checks.brute_force_limit:
+            break
+    if size <= checks.brute_force_limit:
+        best = brute_optimum(problem)
+        if tuple(best.sorted_loads) != tuple(optimum.sorted_loads) or best.retained != optimum.retained:
+            return (f"DISAGREE: brute force {list(best.sorted_loads)} keeping {best.retained}, flow "
+                    f"{list(optimum.sorted_loads)} keeping {optimum.retained}"), None
+        agreed.append("brute-force")
+    if _sampled(base["scenario_id"], round_, checks.cpsat_sample):
+        start = time.perf_counter()
+        cpsat = solve(problem, "cpsat", time_limit=checks.cpsat_time_limit)
+        elapsed = time.perf_counter() - start
+        cpsat_row = _row(base, round=round_, assignor="optimum-cpsat", status="ok" if cpsat.status == OPTIMAL else "timeout",
+                         message=f"{cpsat.status}, objective {cpsat.objective}, bound {cpsat.bound}",
+                         wall_time_s=elapsed, oracle_wall_time_s=elapsed)
+        if cpsat.status == OPTIMAL:
+            if cpsat.objective != optimum.objective:
+                return f"DISAGREE: cpsat objective {cpsat.objective}, flow {optimum.objective}", cpsat_row
+            agreed.append("cpsat")
+        elif cpsat.bound is not None and cpsat.bound > optimum.objective:
+            return f"DISAGREE: cpsat proves bound {cpsat.bound} above flow's optimum {optimum.objective}", cpsat_row
+        else:
+            agreed.append("cpsat-feasible")
+    return "=".join(agreed), cpsat_row
+
+
+def _sampled(scenario: str, round_: int, share: float) -> bool:
+    """A deterministic sample: the scenario id's hash, not a random draw."""
+    if share <= 0:
+        return False
+    digest = hashlib.sha256(f"{scenario}|{round_}|cpsat".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < share
+
+
+def _churn_rows(base: dict, point: GridPoint, seed: int, assignors: tuple[str, ...], time_limit: float,
+                checks: Checks) -> list[dict]:
+    history = random_history(seed, **point.params)
+    rows: list[dict] = []
+    oracle_rounds: set[int] = set()  # the oracle's own trajectory is the same for every assignor
+    for name in assignors:
+        sim = simulate(history, name, time_limit=time_limit)
+        for rnd in sim.rounds:
+            shape = _shape(rnd.problem)
+            if rnd.index not in oracle_rounds:
+                oracle_rounds.add(rnd.index)
+                rows.append(_row(base, round=rnd.index, assignor="optimum", status="ok",
+                                 **_shape(rnd.oracle_problem), **_metrics(evaluate_optimum(rnd.oracle_problem, rnd.oracle)),
+                                 oracle_moved=rnd.oracle_moved, cumulative_oracle_moved=rnd.cumulative_oracle_moved,
+                                 cumulative_moved=rnd.cumulative_oracle_moved, wall_time_s=rnd.oracle.wall_time,
+                                 oracle_wall_time_s=rnd.oracle.wall_time, oracle_check="flow"))
+            e = rnd.evaluation
+            rows.append(_row(base, round=rnd.index, assignor=name, status=e.status, message=e.message, **shape,
+                             **_metrics(e), oracle_moved=rnd.oracle_moved, cumulative_moved=rnd.cumulative_moved,
+                             cumulative_oracle_moved=rnd.cumulative_oracle_moved, wall_time_s=e.wall_time,
+                             oracle_wall_time_s=rnd.optimum.wall_time, oracle_check="flow",
+                             counterexample=_counterexample(rnd.problem, e)))
+    return rows
+
+
+def _shape(problem: Problem) -> dict:
+    return {
+        "members": len(problem.members),
+        "topics": len(problem.assignable_topics),
+        "partitions": problem.total_partitions,
+        "identical_subscriptions": len({m.topics for m in problem.members}) <= 1,
+    }
+
+
+def _metrics(e: Evaluation) -> dict:
+    v = e.verdict
+    out: dict[str, Any] = {"rebalances": e.rebalances}
+    if e.guarantee is not None:
+        out.update(guarantee=e.guarantee.guarantee, guarantee_applies=e.guarantee.applies,
+                   guarantee_kept=e.guarantee.kept)
+    if v is None:
+        return out
+    out.update(
+        valid=v.valid,
+        violations=len(v.violations),
+        spread=v.spread,
+        optimal_spread=v.optimal_spread,
+        kip54_score=v.kip54_score,
+        optimal_kip54_score=v.optimal_kip54_score,
+        kip54_gap=(v.kip54_score - v.optimal_kip54_score) if v.valid else None,
+        balance_moves=v.balance_moves,
+        most_balanced=v.most_balanced,
+        kafka_balance_condition=v.kafka_condition,
+        retained=v.retained,
+        optimal_retained=v.optimal_retained,
+        owned=v.owned,
+        moved=v.moved,
+        optimal_moved=v.optimal_moved,
+        max_topic_spread=v.max_topic_spread,
+    )
+    return out
+
+
+def _counterexample(problem: Problem, e: Evaluation) -> str | None:
+    """The scenario as standalone JSON when the result is invalid or breaks its own guarantee."""
+    # Invalid results break every guarantee but stream-join's, whose partitions left out by design
+    # (KIP-315) are not a finding; so "broken guarantee" covers every invalid result that matters.
+    broken = e.guarantee is not None and e.guarantee.applies and not e.guarantee.kept
+    if not broken:
+        return None
+    reason = e.message or (e.guarantee.reason if e.guarantee is not None else "")
+    if e.verdict is not None and not e.verdict.valid:
+        reason = "; ".join(str(v) for v in e.verdict.violations[:3])
+    document = {"assignor": e.assignor, "finding": reason, "scenario": problem.to_mapping()}
+    return dumps(document)
+
+
+def _row(base: dict, **values: Any) -> dict:
+    row = dict.fromkeys(COLUMNS)
+    row.update(base)
+    for key, value in values.items():
+        if key not in row:
+            raise KeyError(f"not a sweep column: {key}")
+        row[key] = value
+    return row
