@@ -271,3 +271,14 @@ def test_simulate_bad_input_is_one_line_exit_2(capsys, tmp_path):
     bad.write_text(json.dumps({"topics": {"t": 2}, "members": {"a": {"topics": ["t"]}}, "rounds": [[{"leave": "zz"}]]}))
     code, _, err = run(capsys, "simulate", bad, "--assignor", "sticky")
     assert code == 2 and err.count("\n") == 1 and "rounds[0][0].leave" in err
+
+
+def test_sweep_bad_input_is_one_line_before_spark_starts(capsys, tmp_path):
+    bad = tmp_path / "s.toml"
+    bad.write_text('seeds = 0\n[[families]]\nfamily = "uniform"\n')
+    code, out, err = run(capsys, "sweep", bad, "--out", tmp_path / "o")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "seeds: must be at least 1" in err
+    code, _, err = run(capsys, "sweep", "quick", "--out", tmp_path / "o", "--master", "yarn")
+    assert code == 2 and "--master" in err
+    code, _, err = run(capsys, "sweep", "nonesuch", "--out", tmp_path / "o")
+    assert code == 2 and "not a bundled spec" in err

@@ -1,0 +1,143 @@
+"""Sweeps on Spark (local mode) end to end: rows, schema, determinism, resume, failures as rows."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from compare.sweep import read_rows, run_sweep, spark_session
+from compare.sweep_rows import COLUMNS, ROW_SCHEMA, TIMING_COLUMNS, scenario_rows
+from compare.sweep_spec import scenario_id, spec_from_mapping
+from problem.scenario_json import InputError
+
+SPEC = {
+    "name": "test",
+    "seeds": 2,
+    "assignors": ["range", "sticky", "cooperative-sticky", "sticky-kip54"],
+    "time_limit": 20,
+    "checks": {"cpsat_sample": 0.5, "cpsat_time_limit": 10, "brute_force_limit": 256},
+    "families": [
+        {"family": "uniform", "grid": {"members": 3, "topics": 2, "partitions": [2, 3]}},
+        {"family": "random-subsets", "grid": {"members": 4, "topics": 3, "previous": "random", "churn": 1}},
+        {"family": "churn", "grid": {"members": 3, "topics": 2, "partitions": 3, "rounds": 2}},
+    ],
+}
+KEY = ["scenario_id", "round", "assignor"]
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = spark_session("local[2]")
+    yield session
+    session.stop()
+
+
+def expected_rows(spec) -> pd.DataFrame:
+    """What the workers must produce, computed in this process, scenario by scenario."""
+    rows = []
+    for i in range(spec.scenarios):
+        point, seed = spec.task(i)
+        rows += scenario_rows(spec.hash, scenario_id(spec.hash, point, seed), point, seed, spec.assignors,
+                              spec.time_limit, spec.checks)
+    return normalized(pd.DataFrame(rows, columns=list(COLUMNS)))
+
+
+def normalized(frame: pd.DataFrame) -> pd.DataFrame:
+    frame = frame.drop(columns=[c for c in TIMING_COLUMNS + ("version",) if c in frame])
+    frame = frame[[c for c in COLUMNS if c in frame]].astype(object).where(frame.notna(), None)
+    return frame.sort_values(KEY).reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def first_run(spark, tmp_path_factory):
+    spec = spec_from_mapping(SPEC)
+    out = tmp_path_factory.mktemp("sweep-a")
+    result = run_sweep(spec, out, spark=spark, progress=False)
+    return spec, out, result
+
+
+def test_rows_schema_and_counts(first_run):
+    spec, out, result = first_run
+    rows = read_rows(out)
+    assert set(rows.columns) == set(COLUMNS)
+    assert rows["scenario_id"].nunique() == spec.scenarios == result.scenarios
+    assert not rows.duplicated(KEY).any()
+    assert result.rows == len(rows) and result.computed == spec.scenarios and result.skipped == 0
+    # Arrow types as documented (partition columns come back as strings).
+    import pyarrow.dataset as ds
+
+    schema = ds.dataset(str(out / "rows"), format="parquet", partitioning="hive").schema
+    types = {"string": "string", "int64": "int64", "bool": "bool", "double": "double"}
+    for name, kind in ROW_SCHEMA:
+        assert str(schema.field(name).type) == types[kind], name
+
+
+def test_spark_rows_are_the_in_process_rows(first_run):
+    spec, out, _ = first_run
+    pd.testing.assert_frame_equal(normalized(read_rows(out)), expected_rows(spec), check_dtype=False)
+
+
+def test_summary_and_counterexamples(first_run):
+    spec, out, result = first_run
+    summary = json.loads((out / "summary.json").read_text())
+    assert {e["assignor"] for e in summary["assignors"]} >= set(spec.assignors) | {"optimum"}
+    rows = read_rows(out)
+    broken = rows[rows["counterexample"].notna()]
+    files = sorted((out / "counterexamples").rglob("*.json")) if (out / "counterexamples").exists() else []
+    assert len(files) == len(broken) == result.counterexamples
+    for path in files:
+        document = json.loads(path.read_text())
+        assert {"assignor", "finding", "scenario"} <= set(document)
+    assert (rows.loc[rows["assignor"] == "optimum", "most_balanced"] == True).all()  # noqa: E712
+
+
+def test_same_spec_same_rows(spark, first_run, tmp_path):
+    spec, out, _ = first_run
+    run_sweep(spec, tmp_path, spark=spark, progress=False)
+    pd.testing.assert_frame_equal(normalized(read_rows(tmp_path)), normalized(read_rows(out)))
+
+
+def test_an_interrupted_sweep_resumes_without_duplicates(spark, first_run, tmp_path):
+    spec, out, _ = first_run
+    partial = run_sweep(spec, tmp_path, spark=spark, progress=False, chunk_size=2, stop_after_chunks=2)
+    assert partial.computed == 4 and read_rows(tmp_path)["scenario_id"].nunique() == 4
+    resumed = run_sweep(spec, tmp_path, spark=spark, progress=False, chunk_size=2)
+    assert resumed.skipped == 4 and resumed.computed == spec.scenarios - 4
+    again = run_sweep(spec, tmp_path, spark=spark, progress=False)
+    assert again.computed == 0
+    rows = read_rows(tmp_path)
+    assert not rows.duplicated(KEY).any()
+    pd.testing.assert_frame_equal(normalized(rows), normalized(read_rows(out)))
+
+
+def test_assignors_that_do_not_finish_are_rows(spark, tmp_path):
+    spec = spec_from_mapping({**SPEC, "time_limit": 1e-6, "checks": {},
+                              "families": [{"family": "uniform", "grid": {"members": 3, "topics": 1, "partitions": 2}}]})
+    run_sweep(spec, tmp_path, spark=spark, progress=False)
+    rows = read_rows(tmp_path)
+    assert set(rows.loc[rows["assignor"] != "optimum", "status"]) == {"timeout"}
+    assert set(rows.loc[rows["assignor"] == "optimum", "status"]) == {"ok"}
+
+
+def test_a_directory_holding_another_sweep_is_refused(spark, first_run):
+    _, out, _ = first_run
+    other = spec_from_mapping({**SPEC, "seeds": 3})
+    with pytest.raises(InputError, match="holds another sweep"):
+        run_sweep(other, out, spark=spark, progress=False)
+
+
+def test_the_bundled_quick_spec(spark, tmp_path):
+    """The README's sweep, as CI runs it: every scenario once, the models never disagree."""
+    from compare.sweep_spec import read_spec
+
+    spec = read_spec("quick")
+    result = run_sweep(spec, tmp_path, spark=spark, progress=False)
+    rows = read_rows(tmp_path)
+    assert rows["scenario_id"].nunique() == spec.scenarios == result.computed
+    assert not rows.duplicated(KEY).any()
+    assert not rows["oracle_check"].str.startswith("DISAGREE").any()
+    assert set(rows["assignor"]) >= set(spec.assignors) | {"optimum", "optimum-cpsat"}
+    assert set(rows["status"]) <= {"ok", "invalid", "timeout"}
+    assert {e["assignor"] for e in result.summary} == set(rows["assignor"])

@@ -1,0 +1,66 @@
+"""Sweep specs: validation with one-line errors, grids, identity."""
+
+from __future__ import annotations
+
+import pytest
+
+from compare.sweep_spec import bundled_specs, read_spec, scenario_id, spec_from_mapping
+from heuristics import ASSIGNORS
+from problem.scenario_json import InputError
+
+BASE = {"families": [{"family": "uniform", "grid": {"members": [2, 3], "topics": 2}}]}
+
+
+def test_defaults_and_grid_expansion():
+    spec = spec_from_mapping({**BASE, "seeds": 3})
+    assert spec.assignors == tuple(ASSIGNORS) and spec.seeds == (0, 1, 2)
+    assert [dict(p.params) for p in spec.points] == [{"members": 2, "topics": 2}, {"members": 3, "topics": 2}]
+    assert spec.scenarios == 6
+    assert [spec.task(i)[1] for i in range(6)] == [0, 1, 2, 0, 1, 2]
+
+
+def test_identity_is_the_whole_spec():
+    a, b = spec_from_mapping(BASE), spec_from_mapping(dict(BASE))
+    assert a.hash == b.hash
+    assert spec_from_mapping({**BASE, "time_limit": 5}).hash != a.hash
+    point = a.points[0]
+    assert scenario_id(a.hash, point, 1) == scenario_id(b.hash, point, 1) != scenario_id(a.hash, point, 2)
+
+
+@pytest.mark.parametrize("document, field, words", [
+    ({}, "families", "non-empty list"),
+    ({**BASE, "seeds": 0}, "seeds", "at least 1"),
+    ({**BASE, "seeds": [1, 1]}, "seeds", "twice"),
+    ({**BASE, "assignors": ["stiky"]}, "assignors", "unknown assignor 'stiky'"),
+    ({**BASE, "time_limit": -1}, "time_limit", "positive"),
+    ({**BASE, "checks": {"cpsat_sample": 2}}, "checks.cpsat_sample", "between 0 and 1"),
+    ({**BASE, "colour": 1}, "colour", "unknown field"),
+    ({"families": [{"family": "nope"}]}, "families[0].family", "unknown family 'nope'"),
+    ({"families": [{"family": "uniform", "grid": {"members": []}}]}, "families[0].grid.members", "empty list"),
+    ({"families": [{"family": "uniform", "grid": {"subscribe": 0.5}}]}, "families[0].grid", "uniform"),
+    ({"families": [{"family": "churn", "grid": {"rounds": -1}}]}, "families[0].grid.rounds", ">= 0"),
+    ({"families": [BASE["families"][0], BASE["families"][0]]}, "families", "same family"),
+])
+def test_bad_specs_name_the_field(document, field, words):
+    with pytest.raises(InputError) as err:
+        spec_from_mapping(document, source="s.toml")
+    text = str(err.value)
+    assert text.startswith(f"s.toml: {field}") and words in text and "\n" not in text
+
+
+def test_bundled_specs_are_valid():
+    assert {"quick", "full"} <= set(bundled_specs())
+    quick, full = read_spec("quick"), read_spec("full")
+    assert quick.scenarios < 200 < full.scenarios
+
+
+def test_files_toml_json_and_errors(tmp_path):
+    (tmp_path / "a.toml").write_text('seeds = 2\n[[families]]\nfamily = "uniform"\ngrid = { members = 3 }\n')
+    assert read_spec(tmp_path / "a.toml").scenarios == 2
+    (tmp_path / "b.json").write_text('{"families": [{"family": "racks"}]}')
+    assert read_spec(tmp_path / "b.json").scenarios == 1
+    (tmp_path / "c.toml").write_text("seeds = = 2")
+    with pytest.raises(InputError, match="not valid TOML"):
+        read_spec(tmp_path / "c.toml")
+    with pytest.raises(InputError, match="not a bundled spec"):
+        read_spec(tmp_path / "missing.toml")
