@@ -19,9 +19,9 @@ Status of a row:
 ``error``
     it raised; the message is the exception's, in one line.
 
-A time-limited run happens in a forked child process that is killed at the
-limit, so a non-terminating assignor (KAFKA-15106) is reported, never hung
-on.  Without a limit the assignor runs in this process.  Either way the row
+A time-limited run is interrupted at the limit (an alarm in this process,
+or a forked child process that is killed; see :func:`timed_run`), so a
+non-terminating assignor (KAFKA-15106) is reported, never hung on.  Without a limit the assignor runs in this process.  Either way the row
 is the same (messages included); only failures of the assignor become
 ``error`` rows, a failure of this harness raises.
 """
@@ -32,6 +32,7 @@ import os
 import pickle
 import select
 import signal
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -138,24 +139,42 @@ class AssignorFailed(RuntimeError):
 MAX_TIME_LIMIT = 365 * 24 * 3600.0
 
 
-def timed_run(assignor: str | Assignor, problem: Problem, *, time_limit: float | None = None):
+#: How a time-limited run is isolated: "auto" (an alarm in this process when it
+#: runs on the main thread, else a child process), "process" (always a child).
+ISOLATIONS = ("auto", "process")
+
+
+class _Deadline(BaseException):
+    """Raised into the assignor by the alarm (a BaseException: ``except Exception`` in
+    an assignor cannot swallow it)."""
+
+
+def timed_run(assignor: str | Assignor, problem: Problem, *, time_limit: float | None = None,
+              isolation: str = "auto"):
     """Run an assignor (registered name or :class:`~heuristics.Assignor`): ``(assignment, phases, seconds)``.
 
     Raises :class:`heuristics.AssignorDidNotFinish` when the assignor's own
     bound or ``time_limit`` is hit, and :class:`AssignorFailed` when it
     raises or returns something that is not an :class:`Assignment`.
 
-    With a ``time_limit`` the assignor runs in a child made with
-    ``os.fork`` (which also works inside daemonic workers such as a
-    multiprocessing pool's), the result comes back pickled through a pipe,
-    and the child is killed at the limit.
+    With a ``time_limit``, ``isolation="auto"`` runs the assignor here under
+    a ``SIGALRM`` timer when this is the main thread (a pure-Python loop is
+    interrupted at the limit; cheap enough for sweeps), and otherwise, or
+    with ``isolation="process"``, in a child made with ``os.fork`` (which
+    also works inside daemonic workers such as a multiprocessing pool's):
+    the result comes back pickled through a pipe and the child is killed at
+    the limit, which also contains an assignor that crashes its process.
     """
     if isinstance(assignor, str):
         assignor = get_assignor(assignor)
     if time_limit is not None and not (0 < time_limit <= MAX_TIME_LIMIT):
         raise ValueError(f"time_limit must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {time_limit}")
+    if isolation not in ISOLATIONS:
+        raise ValueError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {isolation!r}")
     if time_limit is None:
         return _unpack(_run_here(assignor, problem))
+    if isolation == "auto" and _alarm_available():
+        return _unpack(_run_with_alarm(assignor, problem, time_limit))
     reader, writer = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: run, send, and leave without running the parent's cleanup
@@ -196,6 +215,32 @@ def timed_run(assignor: str | Assignor, problem: Problem, *, time_limit: float |
     return _unpack(pickle.loads(b"".join(chunks)))
 
 
+def _alarm_available() -> bool:
+    """SIGALRM exists, this is the main thread, and no other interval timer is running."""
+    return (
+        hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    )
+
+
+def _run_with_alarm(assignor: Assignor, problem: Problem, time_limit: float) -> tuple:
+    def expire(signum, frame):
+        raise _Deadline()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, time_limit)
+        try:
+            return _run_here(assignor, problem)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _Deadline:  # the alarm may also land just after the assignor returned: still too late
+        return ("did-not-finish", f"{assignor.name}: did not finish in {time_limit:g} s")
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _run_here(assignor: Assignor, problem: Problem) -> tuple:
     """Run in this process; the outcome as plain picklable data (mapping proxies do not pickle)."""
     start = time.perf_counter()
@@ -232,6 +277,7 @@ def evaluate(
     *,
     optimum: Solution | None = None,
     time_limit: float | None = None,
+    isolation: str = "auto",
 ) -> Evaluation:
     """Run assignor ``name`` on ``problem`` and judge it (see the module docstring).
 
@@ -245,7 +291,7 @@ def evaluate(
     if optimum is None:
         optimum = solve(problem)
     try:
-        assignment, phases, seconds = timed_run(assignor, problem, time_limit=time_limit)
+        assignment, phases, seconds = timed_run(assignor, problem, time_limit=time_limit, isolation=isolation)
     except AssignorDidNotFinish as err:
         return Evaluation(name, TIMEOUT, _one_line(str(err)))
     except AssignorFailed as err:  # the assignor's crash is a finding; the harness's is a bug and propagates

@@ -37,12 +37,38 @@ def entry(name, fn):
     return Assignor(name, fn, "test", "kafka-balance", "eager", "test assignor")
 
 
-def test_a_loop_that_never_ends_is_a_timeout_not_a_hang():
+@pytest.mark.parametrize("isolation", ["auto", "process"])
+def test_a_loop_that_never_ends_is_a_timeout_not_a_hang(isolation):
     start = time.perf_counter()
-    row = evaluate(PROBLEM, entry("forever", forever), time_limit=1.0)
+    row = evaluate(PROBLEM, entry("forever", forever), time_limit=1.0, isolation=isolation)
     assert row.status == TIMEOUT and "did not finish in 1 s" in row.message
     assert time.perf_counter() - start < 30
     assert row.verdict is None
+
+
+def test_the_alarm_cannot_be_swallowed_and_is_cleaned_up():
+    def stubborn(problem):
+        while True:
+            try:
+                time.sleep(0.01)
+            except Exception:  # an assignor that swallows errors still stops
+                pass
+
+    row = evaluate(PROBLEM, entry("stubborn", stubborn), time_limit=0.5)
+    assert row.status == TIMEOUT
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.default_int_handler, None)
+
+
+def test_off_the_main_thread_the_limit_still_holds():
+    import threading
+
+    result = {}
+    thread = threading.Thread(target=lambda: result.setdefault("row", evaluate(PROBLEM, entry("forever", forever),
+                                                                               time_limit=0.5)))
+    thread.start()
+    thread.join(30)
+    assert result["row"].status == TIMEOUT
 
 
 class Picky(ValueError):
@@ -64,18 +90,20 @@ def raises(exception):
 ])
 def test_a_crash_is_the_same_error_row_bounded_or_not(exception, message):
     here = evaluate(PROBLEM, entry("crash", raises(exception)))
-    forked = evaluate(PROBLEM, entry("crash", raises(exception)), time_limit=10)
-    assert (here.status, here.message) == (forked.status, forked.message) == (ERROR, message)
+    alarm = evaluate(PROBLEM, entry("crash", raises(exception)), time_limit=10)
+    forked = evaluate(PROBLEM, entry("crash", raises(exception)), time_limit=10, isolation="process")
+    assert (here.status, here.message) == (alarm.status, alarm.message) == (forked.status, forked.message) == (ERROR, message)
 
 
 def test_returning_something_else_is_an_error_row():
-    for limit in (None, 10):
-        row = evaluate(PROBLEM, entry("dict", lambda problem: {"a": {"t": [0]}}), time_limit=limit)
+    for limit, isolation in ((None, "auto"), (10, "auto"), (10, "process")):
+        row = evaluate(PROBLEM, entry("dict", lambda problem: {"a": {"t": [0]}}), time_limit=limit, isolation=isolation)
         assert row.status == ERROR and row.message == "TypeError: returned dict, not an Assignment"
 
 
 def test_a_killed_child_is_an_error_row():
-    row = evaluate(PROBLEM, entry("dies", lambda problem: os.kill(os.getpid(), signal.SIGKILL)), time_limit=10)
+    row = evaluate(PROBLEM, entry("dies", lambda problem: os.kill(os.getpid(), signal.SIGKILL)), time_limit=10,
+                   isolation="process")
     assert row.status == ERROR and "signal 9" in row.message
 
 
@@ -94,7 +122,7 @@ def test_bounded_runs_work_inside_a_daemonic_pool_worker():
 
 
 def _bounded_status():
-    row = evaluate(PROBLEM, entry("forever", forever), time_limit=0.5)
+    row = evaluate(PROBLEM, entry("forever", forever), time_limit=0.5, isolation="process")
     return row.status, row.message
 
 
