@@ -188,7 +188,7 @@ def _run(spark, spec: SweepSpec, out: Path, progress: bool, stop_after_chunks: i
             if count == 0:
                 pending.unpersist()
                 continue
-            parallelism = max(1, min(count, math.ceil(count / SCENARIOS_PER_TASK)))
+            parallelism = _tasks_for(spark, count)
             batches = pending.repartition(parallelism).mapInArrow(_worker(spec), _spark_schema())
             bar.watch(spark, count)
             (batches.write.mode("append").partitionBy("family", "assignor").parquet(str(rows_dir)))
@@ -209,6 +209,21 @@ def _run(spark, spec: SweepSpec, out: Path, progress: bool, stop_after_chunks: i
         "spec": spec.name, "hash": spec.hash, "scenarios": total, "rows": row_count,
         "counterexamples": written, "assignors": summary}), encoding="utf-8")
     return result
+
+
+def _tasks_for(spark, count: int) -> int:
+    """Spark tasks for a chunk: two per task slot.
+
+    Each task writes one Parquet file per (family, assignor) it meets, and
+    small files cost the JVM more than small scenarios cost Python, so tasks
+    are few and large; two per slot keeps both slots busy when one task is
+    slower.
+    """
+    try:
+        slots = spark.sparkContext.defaultParallelism
+    except Exception:  # Spark Connect: no SparkContext on the client
+        slots = 8
+    return max(1, min(count, 2 * slots, math.ceil(count / SCENARIOS_PER_TASK)))
 
 
 def _pending(spark, spec: SweepSpec, start: int, end: int, done):
