@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import Callable, Mapping
 
 from compare.evaluate import Evaluation, evaluate
-from compare.explain import Explanation, explain
+from compare.explain import Explanation, apply_moves, explain
 from compare.metrics import load_vector, sorted_loads
 from heuristics import Assignor, sticky
 from optimal import solve
@@ -153,19 +153,11 @@ def _chain_gap(r: BugReplay):
     v = rows["sticky"].verdict
     chain = ", then ".join(str(m) for m in (v.improving_chain or ()))
     # The fix is the chain itself: applied to sticky's result it must reach the most balanced loads.
-    fixed = _apply(rows["sticky"].assignment, v.improving_chain or ())
+    fixed = apply_moves(rows["sticky"].assignment, v.improving_chain or ())
     reached = sorted_loads(load_vector(r.problems[0], fixed)) == tuple(v.optimal_sorted_loads)
     text = (f"sticky keeps loads {list(v.sorted_loads)}: Kafka's local condition holds, most balanced is "
             f"{list(v.optimal_sorted_loads)}; improving chain: {chain}")
     return shown, reached and not violations(r.problems[0], fixed), text
-
-
-def _apply(assignment: Assignment, moves) -> Assignment:
-    members = {m: {t: list(ps) for t, ps in ts.items()} for m, ts in assignment.members.items()}
-    for move in moves:
-        members[move.source][move.partition.topic].remove(move.partition.partition)
-        members.setdefault(move.target, {}).setdefault(move.partition.topic, []).append(move.partition.partition)
-    return Assignment({m: {t: tuple(ps) for t, ps in ts.items()} for m, ts in members.items()})
 
 
 def _equal_generation(r: BugReplay):

@@ -45,7 +45,7 @@ from problem.claims import resolve_claims
 from problem.model import BALANCE_FIRST, Assignment, Problem, TopicPartition
 from problem.ownership import Violation, owner_arrays
 
-__all__ = ["Explanation", "StayedAway", "explain"]
+__all__ = ["Explanation", "StayedAway", "apply_moves", "explain"]
 
 INVALID, BALANCE, STICKINESS, OPTIMAL = "invalid", "balance", "stickiness", "optimal"
 
@@ -171,6 +171,15 @@ def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | Non
         sorted_loads=loads,
         optimal_sorted_loads=best,
     )
+
+
+def apply_moves(assignment: Assignment, moves) -> Assignment:
+    """``assignment`` after the single-partition moves (each ``partition: source → target``), in order."""
+    members = {m: {t: list(ps) for t, ps in ts.items()} for m, ts in assignment.members.items()}
+    for move in moves:
+        members[move.source][move.partition.topic].remove(move.partition.partition)
+        members.setdefault(move.target, {}).setdefault(move.partition.topic, []).append(move.partition.partition)
+    return Assignment({m: {t: tuple(ps) for t, ps in ts.items()} for m, ts in members.items()})
 
 
 def _decompose(moves: list[Move]) -> tuple[tuple[tuple[Move, ...], ...], tuple[tuple[Move, ...], ...]]:

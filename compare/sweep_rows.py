@@ -232,32 +232,23 @@ def _shape(problem: Problem) -> dict:
     }
 
 
+#: The row columns taken as they are from :meth:`Evaluation.to_mapping`.
+_EVALUATION_COLUMNS = (
+    "valid", "spread", "optimal_spread", "kip54_score", "optimal_kip54_score", "kip54_gap", "balance_moves",
+    "most_balanced", "kafka_balance_condition", "retained", "optimal_retained", "owned", "moved",
+    "optimal_moved", "max_topic_spread", "rebalances",
+)
+
+
 def _metrics(e: Evaluation) -> dict:
-    v = e.verdict
-    out: dict[str, Any] = {"rebalances": e.rebalances}
-    if e.guarantee is not None:
-        out.update(guarantee=e.guarantee.guarantee, guarantee_applies=e.guarantee.applies,
-                   guarantee_kept=e.guarantee.kept)
-    if v is None:
-        return out
-    out.update(
-        valid=v.valid,
-        violations=len(v.violations),
-        spread=v.spread,
-        optimal_spread=v.optimal_spread,
-        kip54_score=v.kip54_score,
-        optimal_kip54_score=v.optimal_kip54_score,
-        kip54_gap=(v.kip54_score - v.optimal_kip54_score) if v.valid else None,
-        balance_moves=v.balance_moves,
-        most_balanced=v.most_balanced,
-        kafka_balance_condition=v.kafka_condition,
-        retained=v.retained,
-        optimal_retained=v.optimal_retained,
-        owned=v.owned,
-        moved=v.moved,
-        optimal_moved=v.optimal_moved,
-        max_topic_spread=v.max_topic_spread,
-    )
+    """The row's metric columns: :meth:`Evaluation.to_mapping`, flattened (one place defines them)."""
+    full = e.to_mapping(timing=False)
+    out: dict[str, Any] = {key: full.get(key) for key in _EVALUATION_COLUMNS}
+    if "violations" in full:
+        out["violations"] = len(full["violations"])
+    if "guarantee" in full:
+        g = full["guarantee"]
+        out.update(guarantee=g["guarantee"], guarantee_applies=g["applies"], guarantee_kept=g["kept"])
     return out
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from compare.explain import explain
+from compare.explain import apply_moves, explain
 from compare.metrics import load_vector, retained, sorted_loads, sum_of_squares
 from heuristics import ASSIGNORS
 from optimal import solve
@@ -12,14 +12,6 @@ from problem import Problem
 from problem.model import Assignment
 from problem.ownership import violations
 from strategies import rebalances
-
-
-def apply(assignment: Assignment, moves) -> Assignment:
-    members = {m: {t: list(ps) for t, ps in ts.items()} for m, ts in assignment.members.items()}
-    for move in moves:
-        members[move.source][move.partition.topic].remove(move.partition.partition)
-        members.setdefault(move.target, {}).setdefault(move.partition.topic, []).append(move.partition.partition)
-    return Assignment({m: {t: tuple(ps) for t, ps in ts.items()} for m, ts in members.items()})
 
 
 def test_invalid_names_the_violations():
@@ -38,7 +30,7 @@ def test_kip54_example1_round_robin_could_have_kept_two_more():
     e = explain(problem, candidate)
     assert e.kind == "stickiness" and (e.retained, e.optimal_retained) == (3, 5)
     assert {str(s.partition) for s in e.could_have_stayed} == {"t1-1", "t1-0"}
-    fixed = apply(candidate, [m for g in e.cycles + e.paths for m in g])
+    fixed = apply_moves(candidate, [m for g in e.cycles + e.paths for m in g])
     assert retained(problem, fixed) == 5 and sorted_loads(load_vector(problem, fixed)) == (4, 4)
     assert "could have stayed" in e.text() and e.to_mapping()["kind"] == "stickiness"
 
@@ -52,11 +44,11 @@ def test_every_explanation_checks_out(problem):
         e = explain(problem, candidate, optimum=optimum)
         if e.kind == "balance":
             # The chain is legal and strictly improves the sum of squares.
-            improved = apply(candidate, e.chain)
+            improved = apply_moves(candidate, e.chain)
             assert violations(problem, improved) == ()
             assert sum_of_squares(load_vector(problem, improved)) < sum_of_squares(load_vector(problem, candidate))
         elif e.kind == "stickiness":
-            fixed = apply(candidate, [m for g in e.cycles + e.paths for m in g])
+            fixed = apply_moves(candidate, [m for g in e.cycles + e.paths for m in g])
             assert violations(problem, fixed) == ()
             assert sorted_loads(load_vector(problem, fixed)) == tuple(optimum.sorted_loads)
             assert retained(problem, fixed) == optimum.retained
