@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench_sweep.py                        # the quick spec; also 4x its seeds if needed
     python benchmarks/bench_sweep.py --scale 1 4 --repeat 3
     python benchmarks/bench_sweep.py --spec my.toml --scale 2 --no-auto-scale
+    python benchmarks/bench_sweep.py --spec heavy --scale 2 --no-auto-scale   # larger groups (below)
 
 Targets (issue 5, "Performance (benchmark, ratios)"):
 
@@ -49,6 +50,12 @@ on the marginal cost ``c``, against 1.8, and the break-even size
 spec is measured again with 4x its seeds (unless ``--no-auto-scale``).
 Times are the best of ``--repeat`` runs; the load average is printed with
 each, since a shared machine slows what it measures.
+
+``--spec heavy`` (:data:`HEAVY`, built in here) is the quick spec's mix at
+sizes from the ``full`` spec (48 to 200 members, up to 100 topics; about
+0.6 s per scenario in-process against quick's 0.04 s): where Spark's
+per-task and per-file costs are small next to the work, which is what the
+``local[2]/local[1]`` target is about.
 """
 
 from __future__ import annotations
@@ -71,6 +78,27 @@ from compare.sweep_rows import scenario_rows, versions  # noqa: E402
 from compare.sweep_spec import SweepSpec, read_spec, scenario_id, spec_from_mapping  # noqa: E402
 
 TARGET_RATIO = 1.8
+#: The quick mix at full-spec sizes: ~0.6 s per scenario in-process (quick: ~0.04 s).
+HEAVY = {
+    "name": "heavy",
+    "description": "quick's families at sizes from the full spec",
+    "seeds": 6,
+    "assignors": "all",
+    "time_limit": 60,
+    "checks": {"cpsat_sample": 0.0, "brute_force_limit": 1024},
+    "families": [
+        {"family": "uniform", "grid": {"members": [100], "topics": [10], "partitions": [64]}},
+        {"family": "random-subsets",
+         "grid": {"members": [200], "topics": [50], "subscribe": [0.3], "previous": "random", "churn": [2]}},
+        {"family": "skewed-sizes", "grid": {"members": [100], "topics": [100], "sigma": [1.5]}},
+        {"family": "zipf", "grid": {"members": [100], "topics": [50], "previous": "balanced", "churn": [5]}},
+        {"family": "kip49-rolling", "grid": {"members": [120], "topics": [10], "new_topics": [5]}},
+        {"family": "stream-join", "grid": {"members": [48], "pairs": [4], "partitions": [96]}},
+        {"family": "racks", "grid": {"members": [120], "racks": [3], "subscribe": [0.5]}},
+        {"family": "churn",
+         "grid": {"members": [12], "topics": [6], "partitions": [24], "rounds": [8], "events_per_round": [4]}},
+    ],
+}
 MASTERS = ("local[1]", "local[2]")
 #: The chunked near-empty sweep: this many scenarios, one per chunk.
 CHUNKED = 4
@@ -247,7 +275,8 @@ def estimate(result: dict) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spec", default="quick", help="spec file or bundled name (default quick)")
+    parser.add_argument("--spec", default="quick",
+                        help="spec file, bundled name, or 'heavy' (built in here; default quick)")
     parser.add_argument("--scale", type=int, nargs="+", default=[1], metavar="K",
                         help="measure with K times the spec's seeds (several allowed; default 1)")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each measurement; the best counts (default 1)")
@@ -263,7 +292,7 @@ def main() -> None:
         return
     if args.repeat < 1 or any(k < 1 for k in args.scale):
         parser.error("--repeat and --scale must be at least 1")
-    spec = read_spec(args.spec)
+    spec = spec_from_mapping(HEAVY, source="heavy") if args.spec == "heavy" else read_spec(args.spec)
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench-sweep-"))
     workdir.mkdir(parents=True, exist_ok=True)
     per_task = args.scenarios_per_task
