@@ -34,6 +34,9 @@ The families (``describe(name)`` lists each one's parameters and defaults):
 ``racks``
     Members carry ``client.rack`` values ``rack-0 .. rack-(R-1)``.
 
+Every family also takes ``zombies`` (with a previous generation): KIP-341's
+stale claims, the shape of KAFKA-7026.
+
 How a scenario is built, for every family:
 
 1. **Layout** (the family's own step): topics and partition counts, and a
@@ -49,7 +52,15 @@ How a scenario is built, for every family:
 3. **Churn** (``churn``): that many of the original members leave (their
    claims vanish with them) and as many new members join, with ids after the
    originals, subscribing by the family's rule and claiming nothing.
-4. **Racks** (``racks``): each member gets a rack, uniformly at random.
+4. **Zombies** (``zombies``): that many of the remaining original members
+   missed generation ``generation``: their sessions timed out, the group
+   rebalanced without them (step 2 is then computed over the others only),
+   and they rejoin now claiming what they owned at ``generation - 1``, when
+   everybody was there (the ``previous`` rule over all the originals).  Their
+   claims overlap the current owners' claims at ``generation``: KIP-341's
+   generation check gives each such partition to its current owner, and the
+   pre-KIP-341 StickyAssignor (``sticky-kip54``) honours both claims.
+5. **Racks** (``racks``): each member gets a rack, uniformly at random.
 
 Each step draws from its own stream (``SeedSequence(seed, spawn_key=(k,))``),
 so turning one knob does not reshuffle the others: adding racks, a previous
@@ -185,13 +196,15 @@ _PARAMETER_LIST = (
     Parameter("generation", "the previous generation's number, sent with the claims", _at_least(0, INT32_MAX)),
     Parameter("racks", "racks rack-0 .. rack-(R-1) the members are spread over at random; 0: no racks",
               _at_least(0)),
+    Parameter("zombies", "original members that missed `generation` and rejoin claiming generation - 1 (KIP-341)",
+              _at_least(0)),
 )
 
 #: Parameter name -> :class:`Parameter`, for every family.
 PARAMETERS: Mapping[str, Parameter] = MappingProxyType({p.name: p for p in _PARAMETER_LIST})
 
 # Every family takes these; a family's defaults may override them.
-_COMMON = {"members": 12, "previous": None, "churn": 0, "generation": 1, "racks": 0}
+_COMMON = {"members": 12, "previous": None, "churn": 0, "generation": 1, "racks": 0, "zombies": 0}
 
 
 # -- streams and layout --------------------------------------------------------
@@ -205,10 +218,11 @@ class _Streams(NamedTuple):
     previous: np.random.Generator
     churn: np.random.Generator
     racks: np.random.Generator
+    zombies: np.random.Generator
 
     @classmethod
     def of(cls, seed: int) -> _Streams:
-        return cls(*(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,))) for k in range(5)))
+        return cls(*(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,))) for k in range(6)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -344,9 +358,17 @@ def _water_fill(loads: np.ndarray, partitions: int) -> np.ndarray:
     return given
 
 
-def _previous_owners(layout: Layout, previous: str, rng: np.random.Generator) -> list[np.ndarray]:
-    """Per topic, the original member (row) owning each partition at the previous generation; -1 if none."""
+def _previous_owners(
+    layout: Layout, previous: str, rng: np.random.Generator, absent: np.ndarray | None = None
+) -> list[np.ndarray]:
+    """Per topic, the original member (row) owning each partition at the previous generation; -1 if none.
+
+    Rows in ``absent`` were not in the group then: they subscribe to nothing.
+    """
     subscribed, sizes = layout.previous_subscribed, layout.previous_partitions
+    if absent is not None and absent.size:
+        subscribed = subscribed.copy()
+        subscribed[absent] = False
     owners: list[np.ndarray] = [np.full(int(n), -1, dtype=np.int64) for n in sizes]
     if previous == "random":
         for t in range(sizes.size):
@@ -399,9 +421,18 @@ def _assemble(layout: Layout, p: Mapping[str, Any], rng: _Streams) -> Problem:
     """Steps 2-4 (previous generation, churn, racks) and the :class:`Problem`."""
     originals, rows = p["members"], _rows(p)
     owned: dict[int, tuple[tuple[str, tuple[int, ...]], ...]] = {}
-    if p["previous"] is not None:
-        owned = _owned_lists(layout, _previous_owners(layout, p["previous"], rng.previous))
     leaving = set(rng.churn.choice(originals, size=p["churn"], replace=False).tolist()) if p["churn"] else set()
+    zombies: set[int] = set()
+    if p["zombies"]:
+        staying = np.array([row for row in range(originals) if row not in leaving], dtype=np.int64)
+        zombies = set(rng.zombies.choice(staying, size=p["zombies"], replace=False).tolist())
+    if p["previous"] is not None:
+        absent = np.array(sorted(zombies), dtype=np.int64)
+        owned = _owned_lists(layout, _previous_owners(layout, p["previous"], rng.previous, absent))
+    if zombies:
+        # Generation - 1, everybody there; its own draws, so the current generation is unchanged by them.
+        earlier = _owned_lists(layout, _previous_owners(layout, p["previous"], rng.zombies))
+        owned.update({row: earlier.get(row, ()) for row in zombies})
     racks = rng.racks.integers(0, p["racks"], size=rows).tolist() if p["racks"] else None
     rack_names = _names("rack-", p["racks"], width=1) if p["racks"] else ()
 
@@ -416,12 +447,13 @@ def _assemble(layout: Layout, p: Mapping[str, Any], rng: _Streams) -> Problem:
         if key not in subscriptions:
             subscriptions[key] = frozenset(itertools.compress(layout.topic_names, line.tolist()))
         previous_member = p["previous"] is not None and row < originals
+        generation = p["generation"] - 1 if row in zombies else p["generation"]
         members.append(
             Member(
                 member_id=ids[row],
                 topics=subscriptions[key],
                 owned=owned.get(row, ()),
-                generation=p["generation"] if previous_member else None,
+                generation=generation if previous_member else None,
                 rack=rack_names[racks[row]] if racks is not None else None,
             )
         )
@@ -498,6 +530,14 @@ def _plain(value: Any) -> Any:
 def _common_check(values: Mapping[str, Any], given: Mapping[str, Any]) -> str | None:
     if values["churn"] > values["members"]:
         return f"churn must be at most members ({values['members']}), got {values['churn']}"
+    if values["zombies"]:
+        if values["previous"] is None:
+            return f"zombies need a previous generation (previous='balanced' or 'random'), got zombies={values['zombies']}"
+        if values["zombies"] > values["members"] - values["churn"]:
+            return (f"zombies must be at most the members that stay (members - churn = "
+                    f"{values['members'] - values['churn']}), got {values['zombies']}")
+        if values["generation"] < 1:
+            return f"zombies need generation >= 1 (they claim generation - 1), got generation={values['generation']}"
     if values["previous"] is None and values["churn"]:
         return f"churn needs a previous generation (previous='balanced' or 'random'), got churn={values['churn']}"
     if values["previous"] is None and "generation" in given:

@@ -90,6 +90,13 @@ def spark_session(master: str = "local[*]", remote: str | None = None, *, app: s
         .config("spark.pyspark.python", sys.executable)
         .config("spark.pyspark.driver.python", sys.executable)
         .config("spark.task.maxFailures", "4")
+        # The JVM only moves a few rows per scenario (Python does the work), but a cold JVM
+        # spent more CPU than the Python workers on a 48-scenario sweep (C2 compiling, adaptive
+        # planning, whole-stage code generation), CPU the workers need on a small machine:
+        # C1 only, one GC thread, plain plans.  Measured in benchmarks/bench_sweep.py.
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.sql.codegen.wholeStage", "false")
     )
     if master.startswith("local"):
         builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
@@ -183,17 +190,24 @@ def _run(spark, spec: SweepSpec, out: Path, progress: bool, stop_after_chunks: i
             if stop_after_chunks is not None and k >= stop_after_chunks:
                 break
             end = min(total, start + chunk_size)
-            pending = _pending(spark, spec, start, end, done).cache()
-            count = pending.count()
-            if count == 0:
-                pending.unpersist()
-                continue
-            parallelism = _tasks_for(spark, count)
-            batches = pending.repartition(parallelism).mapInArrow(_worker(spec), _spark_schema())
+            if done is None:
+                # A fresh sweep: the indices themselves, already in balanced partitions (no job, no shuffle).
+                count = end - start
+                pending = spark.range(0, count, numPartitions=_tasks_for(spark, count)).withColumnRenamed("id", "position")
+            else:
+                # Resuming: the ids not yet written; the anti-join leaves them unevenly spread.
+                pending = _pending(spark, spec, start, end, done).cache()
+                count = pending.count()
+                if count == 0:
+                    pending.unpersist()
+                    continue
+                pending = pending.repartition(_tasks_for(spark, count))
+            batches = pending.mapInArrow(_worker(spec, start, count), _spark_schema())
             bar.watch(spark, count)
             (batches.write.mode("append").partitionBy("family", "assignor").parquet(str(rows_dir)))
             bar.chunk_done(count)
-            pending.unpersist()
+            if done is not None:
+                pending.unpersist()
             computed += count
     finally:
         bar.close()
@@ -248,21 +262,46 @@ def _pending(spark, spec: SweepSpec, start: int, end: int, done):
     return tasks
 
 
-def _worker(spec: SweepSpec):
-    """The function each Python worker runs over its batches of scenario indices."""
+def _spread(count: int) -> int:
+    """A multiplier coprime to ``count``, near ``count / golden ratio``.
+
+    ``position -> position * a mod count`` is a bijection of the chunk that
+    sends every run of consecutive positions (one Spark task's share) to
+    indices spread over the whole chunk.  Indices of one grid point are
+    consecutive and grid points differ in cost by orders of magnitude, so
+    contiguous shares would leave one task slot idle while the other works
+    through the large groups.
+    """
+    a = max(1, round(count * 0.6180339887))
+    while math.gcd(a, count) != 1:
+        a += 1
+    return a
+
+
+def _worker(spec: SweepSpec, start: int, count: int):
+    """The function each Python worker runs over its batches of scenarios.
+
+    A batch has either ``position`` (a fresh chunk ``start .. start+count-1``,
+    positions spread over it by :func:`_spread`) or ``index`` (resuming:
+    the scenario indices still missing).
+    """
     sweep_hash, points, seeds = spec.hash, spec.points, spec.seeds
     assignors, time_limit, checks = spec.assignors, spec.time_limit, spec.checks
     version = versions()
+    a = _spread(count)
 
     def run(batches: Iterator) -> Iterator:
         import pyarrow as pa
 
         schema = _arrow_schema()
         for batch in batches:
-            index = batch.column(batch.schema.get_field_index("index")).to_pylist()
-            sids = batch.column(batch.schema.get_field_index("scenario_id")).to_pylist()
-            for i, sid in zip(index, sids):
+            if batch.schema.get_field_index("position") >= 0:
+                index = [start + p * a % count for p in batch.column(batch.schema.get_field_index("position")).to_pylist()]
+            else:
+                index = batch.column(batch.schema.get_field_index("index")).to_pylist()
+            for i in index:
                 point, seed = points[i // len(seeds)], seeds[i % len(seeds)]
+                sid = scenario_id(sweep_hash, point, seed)
                 rows = scenario_rows(sweep_hash, sid, point, seed, assignors, time_limit, checks, version=version)
                 yield pa.RecordBatch.from_pylist(rows, schema=schema)
 

@@ -230,6 +230,46 @@ def test_churn_replaces_members_and_their_claims_vanish():
     assert sum(claimed(after).values()) == sum(len(ps) for m in stayed for _, ps in m.owned)
 
 
+@pytest.mark.parametrize("family", FAMILIES)
+def test_zombies_claim_the_generation_before_and_lose_every_contested_partition(family):
+    """KIP-341's shape: the zombie's claims are one generation older than the current owners'."""
+    contested = 0
+    for seed in range(5):
+        base = generate(family, seed, members=6, previous="balanced", generation=4)
+        problem = generate(family, seed, members=6, previous="balanced", generation=4, zombies=2)
+        old = [m for m in problem.members if m.generation == 3]
+        current = [m for m in problem.members if m.generation == 4]
+        assert len(old) == 2 and len(current) == 4
+        # The zombies' claims are what they owned when everybody was there (the zombie-free rule).
+        # Their own draws: with `balanced` the generation before is exactly the zombie-free scenario.
+        before = {m.member_id: m.owned for m in base.members}
+        assert all(m.owned == before[m.member_id] for m in old)
+        # The current generation was computed without the zombies: it claims every partition once.
+        counts = Counter((t, p) for m in current for t, ps in m.owned for p in ps)
+        assert set(counts.values()) <= {1}
+        resolved = resolve_claims(problem)
+        owner = {(t, p): problem.members[i].member_id
+                 for t, owners in resolved.previous_owner.items() for p, i in enumerate(owners.tolist()) if i >= 0}
+        for m in old:
+            for t, ps in m.owned:
+                for p in ps:
+                    if (t, p) in counts:  # contested: the newer generation wins
+                        contested += 1
+                        assert owner[(t, p)] != m.member_id
+                    else:
+                        assert owner[(t, p)] == m.member_id
+    assert contested > 0
+    assert Problem.from_mapping(problem.to_mapping()) == problem
+
+
+def test_zombies_leave_the_layout_and_the_others_draws_alone():
+    plain = generate("random-subsets", 5, members=9, previous="random", churn=2)
+    haunted = generate("random-subsets", 5, members=9, previous="random", churn=2, zombies=3)
+    assert plain.topics == haunted.topics
+    assert [(m.member_id, m.topics) for m in plain.members] == [(m.member_id, m.topics) for m in haunted.members]
+    assert generate("random-subsets", 5, members=9, previous="random", churn=2, zombies=0) == plain
+
+
 def test_water_fill_is_the_one_by_one_least_loaded_greedy():
     rng = np.random.default_rng(0)
     for _ in range(500):
@@ -271,6 +311,10 @@ def test_water_fill_is_the_one_by_one_least_loaded_greedy():
         ("stream-join", {"topics": 4}, "stream-join: unknown parameter 'topics'"),
         ("stream-join", {"extra_partitions": -1}, "stream-join: extra_partitions must be at least 0, got -1"),
         ("racks", {"racks": 0}, "racks: racks must be at least 1, got 0"),
+        ("uniform", {"zombies": 1}, "uniform: zombies need a previous generation"),
+        ("uniform", {"previous": "random", "churn": 10, "zombies": 3},
+         "uniform: zombies must be at most the members that stay (members - churn = 2), got 3"),
+        ("uniform", {"previous": "random", "generation": 0, "zombies": 1}, "uniform: zombies need generation >= 1"),
     ],
 )
 def test_bad_parameters_are_one_line_errors_naming_family_and_parameter(family, params, message):
