@@ -72,8 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--timing", action="store_true", help="include wall times in --json output (not byte-stable)")
 
     e = sub.add_parser("explain", help="why an assignment is not optimal: the improving chain, or what could have stayed")
-    e.add_argument("scenario", help="scenario JSON file")
-    e.add_argument("assignment", help='JSON with an "assignment" key (what solve, assign and check use)')
+    e.add_argument("scenario", help="scenario JSON file (or a sweep's counterexample file)")
+    e.add_argument("assignment", nargs="?", help='JSON with an "assignment" key (what solve, assign and check use)')
+    e.add_argument("--assignor", metavar="NAME", help="explain this assignor's result on the scenario instead")
     e.add_argument("--json", action="store_true", help="print the explanation as JSON")
 
     s = sub.add_parser("simulate", help="churn: rebalance round after round, each against its optimum")
@@ -101,6 +102,15 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("name", nargs="?", help="one entry (default: all)")
     b.add_argument("--json", action="store_true", help="print the replays as JSON")
 
+    r = sub.add_parser("report", help="execute the gap report notebook against a sweep; write it as standalone HTML")
+    r.add_argument("dir", metavar="DIR", help="a sweep's output directory (assignment-oracle sweep ... --out DIR)")
+    r.add_argument("--html", metavar="OUT", help="the HTML file to write (default: DIR/report.html)")
+    r.add_argument("--families", metavar="A,B", help="only these scenario families (default: all in the sweep)")
+    r.add_argument("--assignors", metavar="A,B", help="only these assignors (default: all in the sweep)")
+    r.add_argument("--counterexamples", type=int, default=10, metavar="N", help="rows in the worst-counterexamples table")
+    r.add_argument("--notebook", metavar="OUT.ipynb", help="also write the executed notebook here")
+    r.add_argument("--show-code", action="store_true", help="keep the notebook's code cells in the HTML")
+
     d = sub.add_parser("demo", help="solve the bundled KIP-54 and KIP-49 examples and judge every assignor on them")
     d.add_argument("--out", metavar="DIR", help="also write each example's solution here")
     return parser
@@ -127,6 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _simulate(args)
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "report":
+            return _report(args)
         return _demo(args)
     except InputError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
@@ -274,10 +286,55 @@ def _explain(args) -> int:
     if not problem.balance_first:
         print(f"{PROG}: note: explained balance first, the order assignors aim for; "
               "`check` judges the scenario's stickiness-first order", file=sys.stderr)
-    assignment, _ = read_assignment(args.assignment)
+    if (args.assignment is None) == (args.assignor is None):
+        raise InputError("explain", "", "give an assignment file or --assignor NAME, not both and not neither")
+    if args.assignor is not None:
+        if args.assignor not in ASSIGNORS:
+            raise UnknownAssignor(args.assignor)
+        assignment = run_assignor(args.assignor, problem).assignment
+    else:
+        assignment, _ = read_assignment(args.assignment)
     explanation = explain(problem, assignment)
     sys.stdout.write(dumps(explanation.to_mapping()) if args.json else explanation.text())
     return {"invalid": 3, "balance": 1, "stickiness": 1, "optimal": 0}[explanation.kind]
+
+
+def _names(text: str | None, option: str) -> list[str] | None:
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise InputError(option, "", "no name given (names separated by commas)")
+    return names
+
+
+def _report(args) -> int:
+    from compare.notebook_report import NotebookFailed, write_gap_report
+
+    out = Path(args.dir)
+    rows_dir = out / "rows"
+    families = sorted(p.name.removeprefix("family=") for p in rows_dir.glob("family=*")) if rows_dir.is_dir() else []
+    if not families:
+        raise InputError(str(out), "", "holds no sweep rows (no rows/family=*/); run `assignment-oracle sweep` first")
+    assignors = sorted({p.name.removeprefix("assignor=") for p in rows_dir.glob("family=*/assignor=*")})
+    for option, given, present in (("--families", _names(args.families, "--families"), families),
+                                   ("--assignors", _names(args.assignors, "--assignors"), assignors)):
+        for name in given or ():
+            if name not in present:
+                raise InputError(option, "", f"{name!r} is not in the sweep (present: {', '.join(present)})")
+    if args.counterexamples < 0:
+        raise InputError("--counterexamples", "", f"must be at least 0, got {args.counterexamples}")
+    html = Path(args.html) if args.html else out / "report.html"
+    try:
+        written = write_gap_report(out, html, families=_names(args.families, "--families"),
+                                   assignors=_names(args.assignors, "--assignors"),
+                                   counterexamples=args.counterexamples, show_code=args.show_code,
+                                   notebook=args.notebook)
+    except NotebookFailed as err:
+        print(f"{PROG}: report failed: {err}", file=sys.stderr)
+        return 1
+    print(f"{PROG}: gap report for {out} -> {written}", file=sys.stderr)
+    return 0
 
 
 def bundled_histories() -> dict[str, Path]:

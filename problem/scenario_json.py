@@ -302,9 +302,21 @@ def problem_to_mapping(problem: Problem) -> dict:
     }
 
 
+#: A sweep's counterexample file (``DIR/counterexamples/A/ID-rR.json``): its scenario is under ``scenario``.
+COUNTEREXAMPLE_KEYS = frozenset({"assignor", "finding", "scenario"})
+
+
 def read_problem(path: str | Path, *, objective: tuple[str, str] | None = None) -> Problem:
-    """Read and validate a scenario file; ``objective`` overrides the file's."""
-    problem = problem_from_mapping(read_json_file(path), source=str(path))
+    """Read and validate a scenario file; ``objective`` overrides the file's.
+
+    A sweep's counterexample file is read as the scenario it holds, so every
+    command that takes a scenario replays a counterexample as it is.
+    """
+    document = read_json_file(path)
+    source = str(path)
+    if isinstance(document, dict) and set(document) == COUNTEREXAMPLE_KEYS:
+        document, source = document["scenario"], f"{path}: scenario"
+    problem = problem_from_mapping(document, source=source)
     if objective is not None and objective != problem.objective:
         problem = Problem(problem.topics, problem.members, objective)
     return problem

@@ -1,6 +1,8 @@
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # Shared helpers (brute force, strategies) live next to the tests.
@@ -13,3 +15,31 @@ settings.register_profile(
     derandomize=True,
 )
 settings.load_profile("default")
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One Spark session (local mode, two task slots) for every test that needs Spark."""
+    from compare.sweep import spark_session
+
+    session = spark_session("local[2]")
+    yield session
+    session.stop()
+
+
+@dataclass(frozen=True)
+class QuickSweep:
+    spec: object
+    out: Path
+    result: object
+
+
+@pytest.fixture(scope="session")
+def quick_sweep(spark, tmp_path_factory):
+    """The bundled quick sweep, run once per test session (the README's main job, as CI runs it)."""
+    from compare.sweep import run_sweep
+    from compare.sweep_spec import read_spec
+
+    spec = read_spec("quick")
+    out = tmp_path_factory.mktemp("sweep-quick")
+    return QuickSweep(spec, out, run_sweep(spec, out, spark=spark, progress=False))

@@ -249,6 +249,23 @@ def test_explain_gives_the_chain_for_stickys_9_10_11(tmp_path, capsys):
     assert run(capsys, "explain", CHAIN, solved)[0] == 0
 
 
+def test_explain_runs_the_assignor_itself_and_reads_counterexample_files(tmp_path, capsys):
+    candidate = tmp_path / "sticky.json"
+    run(capsys, "assign", CHAIN, "--assignor", "sticky", "-o", candidate)
+    from_file = run(capsys, "explain", CHAIN, candidate)
+    assert run(capsys, "explain", CHAIN, "--assignor", "sticky") == from_file
+    # A sweep's counterexample file is its scenario, for every command that takes one.
+    wrapped = tmp_path / "counterexample.json"
+    wrapped.write_text(json.dumps({"assignor": "sticky", "finding": "chain", "scenario": json.loads(Path(CHAIN).read_text())}))
+    assert run(capsys, "explain", wrapped, "--assignor", "sticky") == from_file
+    assert run(capsys, "compare", wrapped, "--json")[1] == run(capsys, "compare", CHAIN, "--json")[1]
+    for args in ((CHAIN,), (CHAIN, candidate, "--assignor", "sticky")):
+        code, out, err = run(capsys, "explain", *args)
+        assert code == 2 and "an assignment file or --assignor NAME" in err and err.count("\n") == 1
+    code, _, err = run(capsys, "explain", CHAIN, "--assignor", "nope")
+    assert code == 2 and "unknown assignor 'nope'" in err
+
+
 def test_bugs_replays_the_corpus(capsys):
     code, out, _ = run(capsys, "bugs")
     assert code == 0 and out.count("as expected (") == out.count("source: ") >= 7

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from compare.sweep import read_rows, run_sweep, spark_session
+from compare.sweep import read_rows, run_sweep
 from compare.sweep_rows import COLUMNS, ROW_SCHEMA, TIMING_COLUMNS, scenario_rows
 from compare.sweep_spec import scenario_id, spec_from_mapping
 from problem.scenario_json import InputError
@@ -25,13 +25,6 @@ SPEC = {
     ],
 }
 KEY = ["scenario_id", "round", "assignor"]
-
-
-@pytest.fixture(scope="module")
-def spark():
-    session = spark_session("local[2]")
-    yield session
-    session.stop()
 
 
 def expected_rows(spec) -> pd.DataFrame:
@@ -128,13 +121,10 @@ def test_a_directory_holding_another_sweep_is_refused(spark, first_run):
         run_sweep(other, out, spark=spark, progress=False)
 
 
-def test_the_bundled_quick_spec(spark, tmp_path):
+def test_the_bundled_quick_spec(quick_sweep):
     """The README's sweep, as CI runs it: every scenario once, the models never disagree."""
-    from compare.sweep_spec import read_spec
-
-    spec = read_spec("quick")
-    result = run_sweep(spec, tmp_path, spark=spark, progress=False)
-    rows = read_rows(tmp_path)
+    spec, result = quick_sweep.spec, quick_sweep.result
+    rows = read_rows(quick_sweep.out)
     assert rows["scenario_id"].nunique() == spec.scenarios == result.computed
     assert not rows.duplicated(KEY).any()
     assert not rows["oracle_check"].str.startswith("DISAGREE").any()

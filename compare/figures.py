@@ -1,0 +1,378 @@
+"""The gap report's figures: one function per figure, each drawing a table from :mod:`compare.report`.
+
+Conventions every figure keeps, so a reader learns them once:
+
+* one color per assignor, the same in every figure and every report
+  (:func:`color`): this project's ports in saturated colors, a peer
+  implementation of the same assignor (``kafka-python:sticky``) in the
+  light shade of its port's color; the oracle in black (flow) and grey
+  (CP-SAT), dashed where it is a reference line;
+* a title that says what is shown and on which results, axis labels with
+  units (partitions, seconds, share of results);
+* assignor names on the y axis of bar charts, never rotated; constrained
+  layout, so labels do not overlap (``tests/compare/test_figures.py``
+  checks every figure's text boxes);
+* an empty table (a sweep without churn histories, say) still gives the
+  figure, with a note saying what the sweep lacks, so a notebook never
+  fails on a small sweep.
+
+:func:`svg` renders a figure as SVG with text kept as text (searchable,
+crisp at any zoom) and many-point layers rasterized; the same figure gives
+the same bytes.  :func:`show` displays it in a notebook.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+import zlib
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from compare.report import KIP341_AFTER, KIP341_BEFORE, assignor_order
+from heuristics.registry import ASSIGNORS
+
+__all__ = [
+    "FIGURES",
+    "balance_gaps",
+    "churn",
+    "color",
+    "family_shares",
+    "guarantee_shares",
+    "kip341",
+    "run_times",
+    "show",
+    "stickiness_gaps",
+    "svg",
+]
+
+#: Figure id -> title, in report order (the HTML report is checked to hold every one).
+FIGURES: Mapping[str, str] = {
+    "guarantee_shares": "Valid, most balanced, own guarantee kept: share of results per assignor",
+    "family_shares": "Most balanced and own guarantee kept, per scenario family",
+    "balance_gaps": "How far from most balanced: valid results by balance gap",
+    "stickiness_gaps": "How far from stickiest: most-balanced results by partitions moved needlessly",
+    "churn": "Churn histories: partitions moved so far, against the optimum's own trajectory",
+    "run_times": "Run time against group size (log-log), assignors and the oracle",
+    "kip341": "KIP-341 before and after: stale claims from zombie members",
+}
+
+# Saturated colors for the registry's assignors, in its order; each has a light twin for peers.
+_PORT_COLORS = {
+    "range": ("#1f77b4", "#aec7e8"),
+    "roundrobin": ("#ff7f0e", "#ffbb78"),
+    "fair": ("#2ca02c", "#98df8a"),
+    "sticky": ("#d62728", "#ff9896"),
+    "sticky-kip54": ("#9467bd", "#c5b0d5"),
+    "cooperative-sticky": ("#8c564b", "#c49c94"),
+    "constrained-sticky": ("#e377c2", "#f7b6d2"),
+    "stream-join-sticky": ("#bcbd22", "#dbdb8d"),
+}
+_ORACLE_COLORS = {"optimum": "#000000", "optimum-cpsat": "#7f7f7f"}
+# Anything else (an external assignor): a stable pick by name.
+_OTHER_COLORS = ("#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d")
+
+
+def color(assignor: str) -> str:
+    """The assignor's color in every figure (hex).  Deterministic: by name, never by position in a sweep."""
+    if assignor in _ORACLE_COLORS:
+        return _ORACLE_COLORS[assignor]
+    if assignor in _PORT_COLORS:
+        return _PORT_COLORS[assignor][0]
+    _, _, base = assignor.partition(":")
+    if base in _PORT_COLORS:  # a peer implementation, e.g. kafka-python:sticky
+        return _PORT_COLORS[base][1]
+    return _OTHER_COLORS[zlib.crc32(assignor.encode()) % len(_OTHER_COLORS)]
+
+
+# -- rendering -------------------------------------------------------------------
+
+_STYLE = {
+    "svg.fonttype": "none",  # text stays text in the SVG: searchable, selectable
+    "svg.hashsalt": "assignment-oracle",  # stable element ids: same figure, same bytes
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "figure.titlesize": 11,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "legend.frameon": False,
+    "legend.fontsize": 8,
+}
+
+
+def _drawing(function):
+    """Run a figure function under the report's style (rcParams are read when artists are made)."""
+
+    @functools.wraps(function)
+    def draw(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context(_STYLE):
+            return function(*args, **kwargs)
+
+    return draw
+
+
+def _figure(figure_id: str, panels: int = 1, *, width: float = 9.0, height: float = 3.6, rows: int = 1):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(rows, panels, squeeze=False).ravel()
+    fig.suptitle(FIGURES[figure_id], fontweight="bold")
+    return fig, list(axes)
+
+
+def _empty(ax, note: str) -> None:
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, note, ha="center", va="center", transform=ax.transAxes, fontsize=9, color="#555555", wrap=True)
+
+
+def svg(fig) -> str:
+    """The figure as an SVG document: text as text, no timestamp, stable ids."""
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context(_STYLE):
+        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": "assignment-oracle"})
+    return buffer.getvalue()
+
+
+def show(fig) -> None:
+    """Display the figure in a notebook: :func:`svg`, also as inline HTML.
+
+    The HTML form puts the SVG itself into an exported page (nbconvert
+    otherwise embeds SVG as a base64 image, and the titles stop being
+    text); Jupyter shows either.
+    """
+    import html
+
+    from IPython.display import display
+
+    document = svg(fig)
+    markup = document[document.index("<svg"):]
+    title = fig._suptitle.get_text() if fig._suptitle is not None else ""
+    display({"image/svg+xml": document,
+             "text/html": f'<figure class="assignment-oracle-figure" aria-label="{html.escape(title)}">{markup}</figure>'},
+            raw=True)
+
+
+# -- the figures -------------------------------------------------------------------
+
+
+def _bars(ax, table: pd.DataFrame, column: str, label: str) -> None:
+    names = list(table["assignor"])
+    values = table[column].to_numpy(dtype=float)
+    y = np.arange(len(names))[::-1]
+    ax.barh(y, np.nan_to_num(values), color=[color(n) for n in names], height=0.7)
+    for yi, value in zip(y, values):
+        text = "n/a" if math.isnan(value) else f"{value:.0%}"
+        ax.text(min(np.nan_to_num(value), 1.0) + 0.02, yi, text, va="center", fontsize=8)
+    ax.set_yticks(y, names)
+    ax.set_xlim(0, 1.25)
+    ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0], ["0%", "25%", "50%", "75%", "100%"])
+    ax.set_xlabel(label)
+
+
+@_drawing
+def guarantee_shares(table: pd.DataFrame):
+    """Three panels of bars, one bar per assignor: share valid, most balanced, own guarantee kept.
+
+    ``table``: :func:`compare.report.shares` with ``by_family=False``.
+    """
+    fig, axes = _figure("guarantee_shares", 3, width=10.5, height=0.45 * max(4, len(table)) + 1.2)
+    if table.empty:
+        for ax in axes:
+            _empty(ax, "no assignor results in this sweep")
+        return fig
+    _bars(axes[0], table, "share_valid", "valid (share of results)")
+    _bars(axes[1], table, "share_most_balanced", "most balanced (share of results)")
+    _bars(axes[2], table, "share_guarantee_kept", "own guarantee kept\n(share of results where it applies)")
+    for ax in axes[1:]:
+        ax.tick_params(labelleft=False)
+    return fig
+
+
+@_drawing
+def family_shares(table: pd.DataFrame):
+    """Two heatmaps, assignor x family: share most balanced, share own guarantee kept (annotated).
+
+    ``table``: :func:`compare.report.shares` (by family).
+    """
+    families = sorted(table["family"].unique()) if not table.empty else []
+    assignors = assignor_order(table["assignor"].unique()) if not table.empty else []
+    fig, axes = _figure("family_shares", 1, rows=2, width=max(7.5, 0.85 * len(families) + 3.5),
+                        height=2 * (0.3 * max(4, len(assignors)) + 0.9) + 1.0)
+    if table.empty:
+        for ax in axes:
+            _empty(ax, "no assignor results in this sweep")
+        return fig
+    for ax, column, label in ((axes[0], "share_most_balanced", "most balanced"),
+                              (axes[1], "share_guarantee_kept", "own guarantee kept (where it applies)")):
+        grid = table.pivot(index="assignor", columns="family", values=column).reindex(index=assignors,
+                                                                                     columns=families)
+        values = grid.to_numpy(dtype=float)
+        image = ax.imshow(np.ma.masked_invalid(values), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
+        for (i, j), value in np.ndenumerate(values):
+            text = "–" if math.isnan(value) else f"{value:.0%}"
+            shade = "black" if math.isnan(value) or 0.25 < value < 0.85 else "white"
+            ax.text(j, i, text, ha="center", va="center", fontsize=7.5, color=shade)
+        ax.set_xticks(range(len(families)), families, rotation=30, ha="right", rotation_mode="anchor")
+        ax.set_yticks(range(len(assignors)), assignors)
+        for tick, name in zip(ax.get_yticklabels(), assignors):
+            tick.set_color(color(name))
+        ax.set_title(f"{label} (share of results)", loc="left")
+        ax.grid(False)
+    axes[0].tick_params(labelbottom=False)
+    axes[1].set_xlabel("scenario family")
+    fig.colorbar(image, ax=axes, shrink=0.6, label="share of results", format=lambda x, _: f"{x:.0%}")
+    return fig
+
+
+def _ecdf(ax, table: pd.DataFrame, column: str, xlabel: str) -> None:
+    """Share of results with ``column`` <= x, one step line per assignor; x on a symlog scale (0 is common)."""
+    top = 1
+    for name in assignor_order(table["assignor"].unique()):
+        values = np.sort(table.loc[table["assignor"] == name, column].to_numpy(dtype=float))
+        if values.size == 0:
+            continue
+        xs = np.concatenate(([0.0], values))
+        ys = np.concatenate(([np.mean(values <= 0)], np.arange(1, values.size + 1) / values.size))
+        ax.step(xs, ys, where="post", color=color(name), label=name, linewidth=1.6)
+        top = max(top, float(values[-1]))
+    ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlim(0, top * 1.5)
+    ax.set_ylim(0, 1.02)
+    ax.yaxis.set_major_formatter(lambda y, _: f"{y:.0%}")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("share of results with gap ≤ x")
+
+
+@_drawing
+def balance_gaps(table: pd.DataFrame):
+    """Cumulative distributions of the KIP-54 score gap and of the single-move distance to the optimum.
+
+    ``table``: :func:`compare.report.balance_gaps`.  A curve reaching 100%
+    at x = 0 is an assignor that was always most balanced.
+    """
+    fig, axes = _figure("balance_gaps", 2, width=10.5, height=4.0)
+    if table.empty:
+        for ax in axes:
+            _empty(ax, "no valid results in this sweep")
+        return fig
+    _ecdf(axes[0], table, "kip54_gap", "KIP-54 balance score above the optimum's (score units, symlog)")
+    _ecdf(axes[1], table, "balance_moves", "partitions to move to reach the optimum's loads (symlog)")
+    axes[0].set_title("KIP-54 score gap", loc="left")
+    axes[1].set_title("single-move distance", loc="left")
+    axes[1].set_ylabel("")
+    axes[1].legend(loc="lower right")
+    return fig
+
+
+@_drawing
+def stickiness_gaps(table: pd.DataFrame):
+    """Cumulative distribution of partitions moved although a most-balanced assignment kept them.
+
+    ``table``: :func:`compare.report.stickiness_gaps`.
+    """
+    fig, axes = _figure("stickiness_gaps", 1, width=7.5, height=4.0)
+    if table.empty:
+        _empty(axes[0], "no most-balanced results of rebalances with previous owners in this sweep")
+        return fig
+    _ecdf(axes[0], table, "stickiness_gap", "partitions moved beyond the stickiest most-balanced optimum (symlog)")
+    axes[0].legend(loc="lower right")
+    return fig
+
+
+@_drawing
+def churn(table: pd.DataFrame):
+    """Mean cumulative partitions moved by round, per assignor, and the oracle's own trajectory.
+
+    ``table``: :func:`compare.report.churn_curves`.
+    """
+    fig, axes = _figure("churn", 1, width=8.0, height=4.2)
+    ax = axes[0]
+    if table.empty:
+        _empty(ax, "no churn histories in this sweep (family 'churn')")
+        return fig
+    for name in assignor_order(table["assignor"].unique()):
+        part = table[table["assignor"] == name]
+        reference = name == "optimum"
+        ax.plot(part["round"], part["cumulative_moved"], color=color(name), marker="" if reference else "o",
+                markersize=3.5, linewidth=2.2 if reference else 1.4, linestyle="--" if reference else "-",
+                label="optimum (oracle following its own assignments)" if reference else name, zorder=3 if reference else 2)
+    ax.set_xlabel("rebalance round")
+    ax.set_ylabel("partitions moved so far (mean over histories)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend(loc="upper left", ncols=2)
+    return fig
+
+
+def _log_bins(values: np.ndarray, per_decade: int = 3) -> np.ndarray:
+    low, high = math.floor(math.log10(values.min())), math.ceil(math.log10(values.max()) + 1e-9)
+    return np.logspace(low, max(high, low + 1), (max(high, low + 1) - low) * per_decade + 1)
+
+
+@_drawing
+def run_times(table: pd.DataFrame):
+    """Wall time against group size, log-log: every result as a faint point, the median per size bin as a line.
+
+    ``table``: :func:`compare.report.run_times`.  Group size is members x
+    partitions.  The oracle: flow (black) on every scenario, CP-SAT (grey)
+    on the sampled ones.
+    """
+    fig, axes = _figure("run_times", 1, width=8.5, height=4.6)
+    ax = axes[0]
+    if table.empty:
+        _empty(ax, "no timed results in this sweep")
+        return fig
+    sizes = table["group_size"].to_numpy(dtype=float)
+    bins = _log_bins(sizes)
+    for name in assignor_order(table["assignor"].unique()):
+        part = table[table["assignor"] == name]
+        x, y = part["group_size"].to_numpy(dtype=float), np.maximum(part["wall_time_s"].to_numpy(dtype=float), 1e-6)
+        oracle = name in ("optimum", "optimum-cpsat")
+        ax.scatter(x, y, s=6, color=color(name), alpha=0.25, linewidths=0, rasterized=True)
+        which = np.digitize(x, bins)
+        centers, medians = [], []
+        for b in np.unique(which):
+            inside = which == b
+            centers.append(float(np.exp(np.mean(np.log(x[inside])))))
+            medians.append(float(np.median(y[inside])))
+        label = {"optimum": "oracle: flow model", "optimum-cpsat": "oracle: CP-SAT (sampled)"}.get(name, name)
+        ax.plot(centers, medians, color=color(name), linewidth=2.0 if oracle else 1.4,
+                linestyle="--" if oracle else "-", marker="o", markersize=3, label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("group size: members × partitions (log)")
+    ax.set_ylabel("wall time per rebalance, seconds (log)")
+    ax.legend(loc="upper left", ncols=2, fontsize=7.5)
+    return fig
+
+
+@_drawing
+def kip341(table: pd.DataFrame):
+    """Share valid and share most balanced on the stale-claim scenarios, per assignor.
+
+    ``table``: :func:`compare.report.kip341`.  The pre-KIP-341 sticky
+    assignor and today's are labelled "before" and "after".
+    """
+    fig, axes = _figure("kip341", 2, width=10.0, height=0.45 * max(4, len(table)) + 1.4)
+    if table.empty:
+        for ax in axes:
+            _empty(ax, "no scenarios with stale claims in this sweep (parameter zombies)")
+        return fig
+    _bars(axes[0], table, "share_valid", "valid (share of results)")
+    _bars(axes[1], table, "share_most_balanced", "most balanced (share of results)")
+    axes[1].tick_params(labelleft=False)
+    names = list(table["assignor"])
+    marks = {KIP341_BEFORE: "before KIP-341", KIP341_AFTER: "after KIP-341"}
+    ticks = [f"{n}  ({marks[n]})" if n in marks else n for n in names]
+    axes[0].set_yticks(np.arange(len(names))[::-1], ticks)
+    axes[0].set_title(f"{int(table['results'].max())} rebalances with zombies' stale claims per assignor", loc="left")
+    return fig

@@ -1,0 +1,166 @@
+"""Run the project's notebooks headless and render them as standalone HTML.
+
+``assignment-oracle report DIR --html OUT.html`` is :func:`write_gap_report`:
+the gap report notebook (``notebooks/gap_report.ipynb``) executed against
+``DIR`` with its parameters set, then exported by nbconvert as one HTML file
+whose figures are inline SVG (no image files, nothing fetched to show
+them).  The notebooks themselves are installed with the package
+(:func:`notebook_path`), so the command works from a wheel as from a
+checkout.
+
+Parameters follow papermill's convention: the notebook's cell tagged
+``parameters`` holds the defaults, and a cell tagged
+``injected-parameters`` with the given values is inserted after it (so
+papermill itself can run these notebooks too).  The kernel is this
+process's own Python (a kernelspec made on the fly, not whatever
+``python3`` kernel the user has installed), so the report always runs the
+installed library it was asked from.
+
+A cell that raises stops the run: :class:`NotebookFailed` names the cell
+and the error's last line.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+__all__ = ["NOTEBOOKS", "NotebookFailed", "execute", "notebook_path", "to_html", "write_gap_report"]
+
+#: The notebooks shipped with the package.
+NOTEBOOKS = ("gap_report", "bug_corpus")
+#: Seconds a single cell may run (the gap report's first cell may run the quick sweep).
+CELL_TIMEOUT = 1800
+
+
+class NotebookFailed(RuntimeError):
+    """A notebook cell raised while executing; the message names the cell and the error."""
+
+
+def notebook_path(name: str) -> Path:
+    """The installed notebook ``name`` (one of :data:`NOTEBOOKS`)."""
+    if name not in NOTEBOOKS:
+        raise ValueError(f"unknown notebook {name!r} (known: {', '.join(NOTEBOOKS)})")
+    return Path(str(resources.files("notebooks") / f"{name}.ipynb"))
+
+
+def _parameterized(nb, parameters: Mapping[str, Any]):
+    """A copy of ``nb`` with a cell setting ``parameters`` right after the ``parameters`` cell."""
+    import nbformat
+
+    nb = copy.deepcopy(nb)
+    if not parameters:
+        return nb
+    tagged = [i for i, cell in enumerate(nb.cells) if "parameters" in cell.get("metadata", {}).get("tags", [])]
+    if not tagged:
+        raise ValueError("the notebook has no cell tagged 'parameters'")
+    declared = _declared_names(nb.cells[tagged[0]].source)
+    unknown = sorted(set(parameters) - declared)
+    if unknown:
+        raise ValueError(f"unknown notebook parameter {unknown[0]!r} (parameters: {', '.join(sorted(declared))})")
+    source = "# Parameters given to this run\n" + "\n".join(f"{k} = {v!r}" for k, v in parameters.items())
+    cell = nbformat.v4.new_code_cell(source, metadata={"tags": ["injected-parameters"]})
+    cell.id = "injected-parameters"
+    nb.cells.insert(tagged[0] + 1, cell)
+    return nb
+
+
+def _declared_names(source: str) -> set[str]:
+    import ast
+
+    names = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def execute(name_or_path: str | Path, parameters: Mapping[str, Any] | None = None, *, cwd: str | Path | None = None,
+            timeout: float = CELL_TIMEOUT):
+    """The notebook executed with ``parameters`` (an ``nbformat`` node, outputs filled in).
+
+    ``name_or_path``: a name from :data:`NOTEBOOKS` or a notebook file.
+    ``cwd``: the kernel's working directory (default: this process's).
+    Raises :class:`NotebookFailed` when a cell raises.
+    """
+    import nbformat
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    path = Path(name_or_path) if str(name_or_path).endswith(".ipynb") else notebook_path(str(name_or_path))
+    nb = _parameterized(nbformat.read(path, as_version=4), parameters or {})
+    with tempfile.TemporaryDirectory(prefix="assignment-oracle-kernel-") as kernels:
+        spec_dir = Path(kernels) / "assignment-oracle"
+        spec_dir.mkdir()
+        (spec_dir / "kernel.json").write_text(json.dumps({
+            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "display_name": "assignment-oracle (this Python)",
+            "language": "python",
+        }), encoding="utf-8")
+        specs = KernelSpecManager(kernel_dirs=[kernels])
+        manager = KernelManager(kernel_name="assignment-oracle", kernel_spec_manager=specs)
+        client = NotebookClient(nb, km=manager, timeout=timeout, allow_errors=False,
+                                resources={"metadata": {"path": str(cwd or Path.cwd())}})
+        try:
+            client.execute()
+        except CellTimeoutError as error:
+            raise NotebookFailed(f"{path.name}: a cell ran longer than {timeout:g} s: {_last_line(str(error))}") from None
+        except CellExecutionError as error:
+            raise NotebookFailed(f"{path.name}: {_failed_cell(nb)}: {error.ename}: {_last_line(error.evalue)}") from None
+    return nb
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in str(text).strip().splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def _failed_cell(nb) -> str:
+    for index, cell in enumerate(nb.cells):
+        if any(output.get("output_type") == "error" for output in cell.get("outputs", [])):
+            first = next((line for line in cell.source.splitlines() if line.strip()), "")
+            return f"cell {index} ({first[:60]!r})"
+    return "a cell"
+
+
+def to_html(nb, *, title: str, show_code: bool = False) -> str:
+    """The executed notebook as one HTML document (nbconvert's lab template; figures inline).
+
+    Code cells are hidden unless ``show_code``: the report is for readers,
+    the notebook for people who want the code.
+    """
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(template_name="lab", exclude_input=not show_code, exclude_input_prompt=True,
+                            exclude_output_prompt=True)
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
+    return body
+
+
+def write_gap_report(sweep_dir: str | Path, html: str | Path, *, families=None, assignors=None,
+                     counterexamples: int = 10, show_code: bool = False, notebook: str | Path | None = None) -> Path:
+    """Execute the gap report against ``sweep_dir`` and write it as HTML to ``html``.
+
+    ``sweep_dir`` must already hold a sweep (nothing is run here);
+    ``notebook``: also write the executed notebook there.  Returns the HTML
+    path.
+    """
+    sweep_dir = Path(sweep_dir).resolve()
+    parameters = {"SWEEP_DIR": str(sweep_dir), "RUN_IF_MISSING": None, "FAMILIES": families,
+                  "ASSIGNORS": assignors, "COUNTEREXAMPLES": counterexamples}
+    nb = execute("gap_report", parameters)
+    html = Path(html)
+    html.parent.mkdir(parents=True, exist_ok=True)
+    html.write_text(to_html(nb, title=f"Gap report: {sweep_dir.name}", show_code=show_code), encoding="utf-8")
+    if notebook is not None:
+        import nbformat
+
+        nbformat.write(nb, str(notebook))
+    return html

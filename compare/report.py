@@ -1,0 +1,374 @@
+"""The gap report's analysis: a sweep's rows turned into the tables its figures show.
+
+Everything the notebooks (``notebooks/gap_report.ipynb``) and
+``assignment-oracle report`` show is computed here, from the Parquet rows a
+sweep wrote (:mod:`compare.sweep`, schema in ``docs/sweeps.md``), with
+pandas; the notebooks only call these functions and
+:mod:`compare.figures`.  Each function takes the frame :func:`load` returns
+and gives back a small frame, one row per assignor (and family, or round,
+...), in a stable order: the registry's, then the oracle.
+
+What is judged where (the definitions the figures rely on):
+
+*results*
+    The rows of real assignors (not the oracle's ``optimum`` and
+    ``optimum-cpsat`` rows), every status included: a timeout or an error
+    counts as a result that is neither valid nor most balanced.
+*most balanced*
+    The sorted loads equal the optimum's (``most_balanced``); the KIP-54
+    gap (``kip54_gap``, the difference of KIP-54's balance score to the
+    optimum's) and the single-move distance (``balance_moves``, partitions
+    that must move between members to reach the optimum's sorted loads)
+    measure how far a valid result is from it.
+*stickiness gap*
+    Among most-balanced valid results of a rebalance with previous owners:
+    ``optimal_retained - retained``, partitions that moved although a most
+    balanced assignment keeping them exists (comparing a less balanced
+    result's stickiness with the optimum's would reward imbalance).
+*own guarantee*
+    The assignor's documented guarantee (:mod:`compare.guarantees`), among
+    the results where it applies.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from compare.sweep_spec import CHURN
+from heuristics.registry import ASSIGNORS
+from problem.scenario_json import InputError
+
+__all__ = [
+    "ORACLE",
+    "assignor_order",
+    "balance_gaps",
+    "churn_curves",
+    "kip341",
+    "load",
+    "oracle_checks",
+    "run_times",
+    "shares",
+    "status_counts",
+    "stickiness_gaps",
+    "worst_counterexamples",
+]
+
+#: The oracle's rows: the flow model (every scenario) and CP-SAT (a sample).
+ORACLE = ("optimum", "optimum-cpsat")
+#: The assignors of the KIP-341 story: before the fix, and after.
+KIP341_BEFORE, KIP341_AFTER = "sticky-kip54", "sticky"
+
+
+def assignor_order(names) -> list[str]:
+    """``names`` in report order: the registry's order, other assignors by name, then the oracle."""
+    names = set(names)
+    known = [a for a in ASSIGNORS if a in names]
+    oracle = [a for a in ORACLE if a in names]
+    others = sorted(names - set(known) - set(oracle))
+    return known + others + oracle
+
+
+def load(out: str | Path, *, families=None, assignors=None) -> pd.DataFrame:
+    """The rows of the sweep in ``out`` (its ``rows/`` Parquet dataset), optionally only some.
+
+    ``families`` / ``assignors``: names to keep (``None``: all); the
+    oracle's rows are always kept, the run-time figure compares against
+    them.  ``family`` and ``assignor`` come back as plain strings, rows in
+    (family, assignor, scenario, round) order, so what follows is
+    deterministic.  :class:`~problem.scenario_json.InputError` when ``out``
+    holds no sweep or a name matches nothing.
+    """
+    import pyarrow.dataset as ds
+
+    rows_dir = Path(out) / "rows"
+    if not rows_dir.is_dir() or not any(rows_dir.glob("family=*")):
+        raise InputError(str(out), "", "holds no sweep rows (no rows/family=*/); run `assignment-oracle sweep` first")
+    frame = ds.dataset(str(rows_dir), format="parquet", partitioning="hive").to_table().to_pandas()
+    for column in ("family", "assignor"):
+        frame[column] = frame[column].astype(str)
+    for column, wanted, keep in (("family", families, ()), ("assignor", assignors, ORACLE)):
+        if wanted is None:
+            continue
+        wanted = [wanted] if isinstance(wanted, str) else list(wanted)
+        missing = sorted(set(wanted) - set(frame[column]))
+        if missing:
+            raise InputError(str(out), column, f"no rows for {missing[0]!r} (present: {', '.join(sorted(set(frame[column])))})")
+        frame = frame[frame[column].isin(set(wanted) | set(keep))]
+    return frame.sort_values(["family", "assignor", "scenario_id", "round"], kind="stable").reset_index(drop=True)
+
+
+def _results(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows[~rows["assignor"].isin(ORACLE)]
+
+
+def _ordered(table: pd.DataFrame, *by: str) -> pd.DataFrame:
+    """Rows in report order of ``assignor``, then ``by``."""
+    rank = {name: i for i, name in enumerate(assignor_order(table["assignor"].unique()))}
+    keys = ["_rank", *by]
+    return (table.assign(_rank=table["assignor"].map(rank)).sort_values(keys, kind="stable")
+            .drop(columns="_rank").reset_index(drop=True))
+
+
+def _true(column: pd.Series) -> pd.Series:
+    """A nullable boolean column as plain booleans, missing = False."""
+    return column.eq(True)
+
+
+def shares(rows: pd.DataFrame, *, by_family: bool = True) -> pd.DataFrame:
+    """Per assignor (and family): shares of results valid, most balanced, meeting the own guarantee.
+
+    Columns: ``assignor``, ``family`` (``"all"`` without ``by_family``),
+    ``results``, ``share_valid``, ``share_most_balanced``,
+    ``guarantee_applies`` (results where the guarantee applies) and
+    ``share_guarantee_kept`` (among those; NaN when it applies to none).
+    """
+    results = _results(rows).assign(
+        _valid=lambda f: _true(f["valid"]) & f["status"].isin(["ok", "invalid"]),
+        _balanced=lambda f: _true(f["most_balanced"]),
+        _applies=lambda f: _true(f["guarantee_applies"]),
+    )
+    results["_kept"] = results["_applies"] & _true(results["guarantee_kept"])
+    if not by_family:
+        results = results.assign(family="all")
+    grouped = results.groupby(["assignor", "family"], sort=False)
+    table = pd.DataFrame({
+        "results": grouped.size(),
+        "share_valid": grouped["_valid"].mean(),
+        "share_most_balanced": grouped["_balanced"].mean(),
+        "guarantee_applies": grouped["_applies"].sum(),
+        "_kept": grouped["_kept"].sum(),
+    }).reset_index()
+    applies = table["guarantee_applies"]
+    table["share_guarantee_kept"] = np.where(applies > 0, table["_kept"] / applies.where(applies > 0, 1), np.nan)
+    return _ordered(table.drop(columns="_kept"), "family")
+
+
+def balance_gaps(rows: pd.DataFrame) -> pd.DataFrame:
+    """Valid results with their balance gaps: ``assignor``, ``family``, ``kip54_gap``, ``balance_moves``."""
+    results = _results(rows)
+    valid = results[(results["status"] == "ok") & _true(results["valid"])]
+    return _ordered(valid[["assignor", "family", "kip54_gap", "balance_moves"]].astype(
+        {"kip54_gap": "int64", "balance_moves": "int64"}), "family")
+
+
+def stickiness_gaps(rows: pd.DataFrame) -> pd.DataFrame:
+    """Most-balanced valid results of rebalances with previous owners, and partitions moved needlessly.
+
+    Columns: ``assignor``, ``family``, ``owned``, ``retained``,
+    ``optimal_retained``, ``stickiness_gap`` (``optimal_retained -
+    retained``, never negative among most-balanced results).
+    """
+    results = _results(rows)
+    kept = results[(results["status"] == "ok") & _true(results["valid"]) & _true(results["most_balanced"])
+                   & (results["owned"].fillna(0) > 0)]
+    table = kept[["assignor", "family", "owned", "retained", "optimal_retained"]].astype("int64", errors="ignore")
+    table = table.assign(stickiness_gap=table["optimal_retained"] - table["retained"])
+    return _ordered(table, "family")
+
+
+def churn_curves(rows: pd.DataFrame) -> pd.DataFrame:
+    """Churn histories: mean cumulative partitions moved by round, per assignor, and the optimum's.
+
+    Columns: ``assignor``, ``round``, ``histories`` (how many reached the
+    round), ``cumulative_moved`` (mean) and ``cumulative_oracle_moved``
+    (mean over the same histories: the oracle following its own
+    assignments, the trajectory an optimal assignor would take).  The
+    oracle appears as assignor ``optimum``, with the oracle's trajectory as
+    its ``cumulative_moved``.  Empty when the sweep has no churn family.
+    """
+    churn = rows[(rows["family"] == CHURN) & (rows["assignor"] != "optimum-cpsat")]
+    churn = churn[churn["cumulative_moved"].notna() | (churn["assignor"] == "optimum")]
+    if churn.empty:
+        return pd.DataFrame(columns=["assignor", "round", "histories", "cumulative_moved", "cumulative_oracle_moved"])
+    churn = churn.assign(cumulative_moved=np.where(churn["assignor"] == "optimum", churn["cumulative_oracle_moved"],
+                                                   churn["cumulative_moved"]))
+    grouped = churn.groupby(["assignor", "round"], sort=False)
+    table = pd.DataFrame({
+        "histories": grouped.size(),
+        "cumulative_moved": grouped["cumulative_moved"].mean(),
+        "cumulative_oracle_moved": grouped["cumulative_oracle_moved"].mean(),
+    }).reset_index()
+    return _ordered(table, "round")
+
+
+def run_times(rows: pd.DataFrame) -> pd.DataFrame:
+    """Wall time against group size, for every assignor and the oracle (flow, CP-SAT).
+
+    Columns: ``assignor``, ``family``, ``members``, ``partitions``,
+    ``group_size`` (``members * partitions``: the (member, partition)
+    pairs both an assignor and the flow model work through),
+    ``wall_time_s``.  Results that raised have no meaningful time and are
+    left out; timeouts stay (at the time limit).
+    """
+    timed = rows[(rows["status"] != "error") & rows["wall_time_s"].notna() & (rows["members"].fillna(0) > 0)]
+    table = timed[["assignor", "family", "members", "partitions", "wall_time_s"]].copy()
+    table["group_size"] = (table["members"] * table["partitions"].clip(lower=1)).astype("int64")
+    return _ordered(table, "group_size")
+
+
+def status_counts(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per assignor: results by status (``ok``, ``invalid``, ``timeout``, ``error``), oracle included."""
+    table = rows.groupby(["assignor", "status"]).size().unstack(fill_value=0)
+    for status in ("ok", "invalid", "timeout", "error"):
+        if status not in table:
+            table[status] = 0
+    table = table[["ok", "invalid", "timeout", "error"]].reset_index()
+    table.columns.name = None
+    return _ordered(table)
+
+
+def oracle_checks(rows: pd.DataFrame) -> pd.DataFrame:
+    """How the oracle was cross-checked: scenario-rounds per ``oracle_check`` outcome.
+
+    ``flow`` (flow only), ``flow=brute-force``, ``flow=cpsat``,
+    ``flow=cpsat-feasible`` (CP-SAT ran out of time; its bound agrees) and
+    any ``DISAGREE: ...`` (a bug in the oracle).
+    """
+    optimum = rows[rows["assignor"] == "optimum"].drop_duplicates(["scenario_id", "round"])
+    counts = optimum["oracle_check"].fillna("none").value_counts()
+    table = counts.rename_axis("oracle_check").reset_index(name="scenario_rounds")
+    return table.sort_values(["scenario_rounds", "oracle_check"], ascending=[False, True]).reset_index(drop=True)
+
+
+def _zombies(params: str) -> int:
+    try:
+        return int(json.loads(params).get("zombies", 0) or 0)
+    except (ValueError, TypeError, AttributeError):
+        return 0
+
+
+def kip341(rows: pd.DataFrame) -> pd.DataFrame:
+    """KIP-341's before/after: every assignor on the scenarios with stale claims (``zombies > 0``).
+
+    The pre-KIP-341 StickyAssignor (``sticky-kip54``) reads no generations:
+    a zombie's stale claim and the current owner's both count, and the
+    partition is assigned twice (KAFKA-7026).  Columns: ``assignor``,
+    ``results``, ``share_valid``, ``share_most_balanced``,
+    ``mean_violations`` (per result), ``share_guarantee_kept``.  Empty when
+    the sweep has no such scenario.
+    """
+    stale = rows[rows["params"].map(_zombies) > 0]
+    if stale.empty:
+        return pd.DataFrame(columns=["assignor", "results", "share_valid", "share_most_balanced",
+                                     "mean_violations", "share_guarantee_kept"])
+    table = shares(stale, by_family=False).drop(columns=["family", "guarantee_applies"])
+    violations = _results(stale).assign(_v=lambda f: f["violations"].fillna(0)).groupby("assignor")["_v"].mean()
+    table.insert(4, "mean_violations", table["assignor"].map(violations).astype(float))
+    return table
+
+
+def _severity(rows: pd.DataFrame) -> pd.DataFrame:
+    gap = (rows["optimal_retained"] - rows["retained"]).where(_true(rows["most_balanced"]))
+    return rows.assign(
+        _invalid=~_true(rows["valid"]),
+        _violations=rows["violations"].fillna(0),
+        _kip54=rows["kip54_gap"].fillna(0),
+        _moves=rows["balance_moves"].fillna(0),
+        _sticky=gap.fillna(0),
+    )
+
+
+def worst_counterexamples(rows: pd.DataFrame, out: str | Path, limit: int = 10) -> pd.DataFrame:
+    """The ``limit`` worst counterexamples, each with the commands that replay and explain it.
+
+    Worst first: invalid results (most violations first), then by KIP-54
+    gap, single-move distance and stickiness gap; among equals the smaller
+    group (the easier one to read), then the scenario id.  Columns:
+    ``assignor``, ``family``, ``scenario_id``, ``round``, ``finding``,
+    ``members``, ``partitions``, ``file`` (the standalone scenario JSON the
+    sweep wrote under ``out/counterexamples``), ``replay`` and ``explain``
+    (shell commands, quoted).
+    """
+    found = _results(rows)
+    found = found[found["counterexample"].notna()]
+    columns = ["assignor", "family", "scenario_id", "round", "finding", "members", "partitions", "file",
+               "replay", "explain"]
+    if found.empty:
+        return pd.DataFrame(columns=columns)
+    ranked = _severity(found).sort_values(
+        ["_invalid", "_violations", "_kip54", "_moves", "_sticky", "partitions", "members", "scenario_id", "round",
+         "assignor"],
+        ascending=[False, False, False, False, False, True, True, True, True, True], kind="stable").head(limit)
+    table = ranked[["assignor", "family", "scenario_id", "round", "members", "partitions"]].copy()
+    table.insert(4, "finding", ranked["counterexample"].map(lambda text: json.loads(text).get("finding", "")))
+    files = [Path(out) / "counterexamples" / a / f"{s}-r{r}.json"
+             for a, s, r in zip(table["assignor"], table["scenario_id"], table["round"])]
+    table["file"] = [str(f) for f in files]
+    table["replay"] = [f"assignment-oracle compare {shlex.quote(str(f))} --assignors {shlex.quote(a)}"
+                       for f, a in zip(files, table["assignor"])]
+    table["explain"] = [f"assignment-oracle explain {shlex.quote(str(f))} --assignor {shlex.quote(a)}"
+                        for f, a in zip(files, table["assignor"])]
+    return table[columns].reset_index(drop=True)
+
+
+def ensure_sweep(out: str | Path, spec: str | None = "quick", *, progress: bool = True) -> Path:
+    """``out`` if it holds a sweep's rows; else, with ``spec``, run that sweep into it first.
+
+    What the notebooks call, so that a fresh checkout shows a report: the
+    default reuses ``sweep-quick`` (the README's main command writes it) or
+    runs the bundled ``quick`` spec (about a minute on Spark in local mode).
+    ``spec=None``: no sweep is run; a missing sweep is an
+    :class:`~problem.scenario_json.InputError`.
+    """
+    out = Path(out)
+    rows_dir = out / "rows"
+    if rows_dir.is_dir() and any(rows_dir.glob("family=*")):
+        return out
+    if spec is None:
+        raise InputError(str(out), "", "holds no sweep rows (no rows/family=*/); run `assignment-oracle sweep` first")
+    from compare.sweep import run_sweep
+    from compare.sweep_spec import read_spec
+
+    run_sweep(read_spec(spec), out, progress=progress)
+    return out
+
+
+def sweep_overview(out: str | Path, rows: pd.DataFrame) -> pd.DataFrame:
+    """One row about the sweep: its spec, scenarios, rows, assignors, families, counterexample files."""
+    marker = Path(out) / "spec.json"
+    spec = json.loads(marker.read_text(encoding="utf-8")) if marker.exists() else {}
+    document = spec.get("spec", {})
+    counterexamples = Path(out) / "counterexamples"
+    return pd.DataFrame([{
+        "spec": document.get("name", "?"),
+        "hash": spec.get("hash", "?"),
+        "scenarios": rows["scenario_id"].nunique(),
+        "rows": len(rows),
+        "families": ", ".join(sorted(rows["family"].unique())),
+        "assignors": ", ".join(assignor_order(set(rows["assignor"]) - set(ORACLE))),
+        "counterexample files": sum(1 for _ in counterexamples.rglob("*.json")) if counterexamples.is_dir() else 0,
+    }])
+
+
+def bug_rows(replay) -> pd.DataFrame:
+    """A bug replay (:func:`compare.bugs.replay`) as a table: one row per scenario and variant.
+
+    Columns: ``scenario`` (its number in the entry), ``assignor``,
+    ``status``, ``valid``, ``violations`` (how many), ``spread`` /
+    ``optimal_spread``, ``kip54_gap``,
+    ``retained`` / ``optimal_retained``, ``guarantee_kept``, ``message``.
+    """
+    records = []
+    for number, variants in enumerate(replay.rows):
+        for name, evaluation in variants.items():
+            row = evaluation.to_mapping(timing=False)
+            records.append({
+                "scenario": number,
+                "assignor": name,
+                "status": row.get("status"),
+                "valid": row.get("valid"),
+                "violations": len(row.get("violations") or ()),
+                "spread": row.get("spread"),
+                "optimal_spread": row.get("optimal_spread"),
+                "kip54_gap": row.get("kip54_gap"),
+                "retained": row.get("retained"),
+                "optimal_retained": row.get("optimal_retained"),
+                "guarantee_kept": (row.get("guarantee") or {}).get("kept"),
+                "message": row.get("message") or "",
+            })
+    return pd.DataFrame.from_records(records)

@@ -1,0 +1,111 @@
+"""compare.figures on the quick sweep: every figure drawn, titled, colored by assignor, without overlapping text."""
+
+from __future__ import annotations
+
+import itertools
+
+import matplotlib.colors as mcolors
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.text import Text
+
+from compare import figures, report
+from heuristics.registry import ASSIGNORS
+
+
+@pytest.fixture(scope="module")
+def rows(quick_sweep):
+    return report.load(quick_sweep.out)
+
+
+def tables(rows):
+    """Figure id -> the table its function draws."""
+    return {
+        "guarantee_shares": report.shares(rows, by_family=False),
+        "family_shares": report.shares(rows),
+        "balance_gaps": report.balance_gaps(rows),
+        "stickiness_gaps": report.stickiness_gaps(rows),
+        "churn": report.churn_curves(rows),
+        "run_times": report.run_times(rows),
+        "kip341": report.kip341(rows),
+    }
+
+
+@pytest.fixture(scope="module")
+def drawn(rows):
+    return {name: getattr(figures, name)(table) for name, table in tables(rows).items()}
+
+
+def test_every_listed_figure_is_drawn_with_its_title(drawn):
+    assert list(drawn) == list(figures.FIGURES)
+    for name, fig in drawn.items():
+        assert fig._suptitle.get_text() == figures.FIGURES[name]
+
+
+def visible_texts(fig) -> list[Text]:
+    fig.canvas = FigureCanvasAgg(fig) if not isinstance(fig.canvas, FigureCanvasAgg) else fig.canvas
+    fig.canvas.draw()
+    found = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and t.figure is fig]
+    return [t for t in found if t.get_window_extent().width > 0]
+
+
+@pytest.mark.parametrize("name", list(figures.FIGURES))
+def test_no_two_labels_overlap(drawn, name):
+    fig = drawn[name]
+    texts = visible_texts(fig)
+    renderer = fig.canvas.get_renderer()
+    boxes = [(t, t.get_window_extent(renderer)) for t in texts]
+    clashes = [
+        (a.get_text(), b.get_text())
+        for (a, box_a), (b, box_b) in itertools.combinations(boxes, 2)
+        if box_a.overlaps(box_b) and box_a.intersection(box_a, box_b).width > 1 and box_a.intersection(box_a, box_b).height > 1
+    ]
+    assert clashes == []
+
+
+def test_each_assignor_has_one_color_in_every_figure(drawn):
+    """Lines and bars drawn for an assignor use its color, whichever figure they are in."""
+    seen = 0
+    for fig in drawn.values():
+        for ax in fig.axes:
+            for line in ax.get_lines():
+                label = line.get_label()
+                name = {"oracle: flow model": "optimum", "oracle: CP-SAT (sampled)": "optimum-cpsat"}.get(label, label)
+                if label.startswith("optimum ("):
+                    name = "optimum"
+                if name in ASSIGNORS or name in report.ORACLE:
+                    assert mcolors.to_hex(line.get_color()) == figures.color(name)
+                    seen += 1
+            ticks = [t.get_text().split("  (")[0] for t in ax.get_yticklabels()]
+            bars = ax.patches
+            if bars and len(bars) == len(ticks):
+                # Bars and tick labels are both in table order (the first at the top).
+                for bar, name in zip(bars, ticks):
+                    assert mcolors.to_hex(bar.get_facecolor()) == figures.color(name)
+                    seen += 1
+    assert seen > 20
+
+
+def test_colors_are_distinct_stable_and_pair_peers_with_their_port():
+    ports = [figures.color(name) for name in ASSIGNORS]
+    assert len(set(ports)) == len(ports)
+    assert figures.color("optimum") == "#000000" and figures.color("optimum-cpsat") not in ports
+    assert figures.color("kafka-python:sticky") not in ports
+    assert figures.color("kafka-python:sticky") != figures.color("kafka-python:range")
+    assert figures.color("external:my-assignor") == figures.color("external:my-assignor")
+
+
+def test_svg_keeps_text_and_is_the_same_bytes_each_time(rows):
+    first = figures.svg(figures.guarantee_shares(report.shares(rows, by_family=False)))
+    again = figures.svg(figures.guarantee_shares(report.shares(rows, by_family=False)))
+    assert first == again
+    assert figures.FIGURES["guarantee_shares"] in first  # text stays text
+    assert "<dc:date>" not in first
+
+
+@pytest.mark.parametrize("name", list(figures.FIGURES))
+def test_an_empty_table_still_gives_the_titled_figure(rows, name):
+    empty = tables(rows)[name].iloc[0:0]
+    fig = getattr(figures, name)(empty)
+    assert fig._suptitle.get_text() == figures.FIGURES[name]
+    assert any("this sweep" in t.get_text() for t in visible_texts(fig))

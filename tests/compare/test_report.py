@@ -1,0 +1,167 @@
+"""compare.report on the bundled quick sweep: every table against the rows it summarizes and the oracle's facts."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import pandas as pd
+import pytest
+
+from assignment_oracle.cli import main
+from compare import report
+from compare.bugs import replay
+from compare.sweep_spec import CHURN
+from heuristics.registry import ASSIGNORS
+from problem.scenario_json import InputError
+
+# The two registry entries that are not valid by construction: KIP-315 leaves partitions past the
+# smallest topic unassigned, and the pre-KIP-341 sticky assignor honours stale claims (KAFKA-7026).
+NOT_ALWAYS_VALID = {"stream-join-sticky", "sticky-kip54"}
+
+
+@pytest.fixture(scope="module")
+def rows(quick_sweep):
+    return report.load(quick_sweep.out)
+
+
+def results(rows):
+    return rows[~rows["assignor"].isin(report.ORACLE)]
+
+
+def test_load_reads_every_row_and_keeps_the_oracle_when_filtering(quick_sweep, rows):
+    assert len(rows) == quick_sweep.result.rows
+    some = report.load(quick_sweep.out, families=["churn", "uniform"], assignors="sticky")
+    assert set(some["family"]) == {"churn", "uniform"}
+    assert set(some["assignor"]) == {"sticky", "optimum", "optimum-cpsat"} & set(rows["assignor"])
+    assert len(some) == len(rows[rows["family"].isin(["churn", "uniform"])
+                                 & rows["assignor"].isin(["sticky", *report.ORACLE])])
+
+
+def test_load_errors_name_the_directory_and_the_field(quick_sweep, tmp_path):
+    with pytest.raises(InputError, match="holds no sweep rows"):
+        report.load(tmp_path)
+    with pytest.raises(InputError, match=r"family: no rows for 'zipfian' \(present: "):
+        report.load(quick_sweep.out, families=["zipfian"])
+
+
+def test_report_order_is_the_registrys_then_the_oracle():
+    assert report.assignor_order({"optimum", "zeta", "sticky", "range", "optimum-cpsat", "alpha"}) == [
+        "range", "sticky", "alpha", "zeta", "optimum", "optimum-cpsat"]
+
+
+def test_shares_count_every_result_once_and_agree_across_groupings(rows):
+    overall = report.shares(rows, by_family=False)
+    by_family = report.shares(rows)
+    assert list(overall["assignor"]) == report.assignor_order(results(rows)["assignor"].unique())
+    assert overall["results"].sum() == by_family["results"].sum() == len(results(rows))
+    for column in ("share_valid", "share_most_balanced", "share_guarantee_kept"):
+        assert overall[column].dropna().between(0, 1).all()
+    # The overall share is the results-weighted mean of the per-family shares.
+    weighted = by_family.assign(v=by_family["share_valid"] * by_family["results"]).groupby("assignor")[["v", "results"]].sum()
+    for _, row in overall.iterrows():
+        assert row["share_valid"] == pytest.approx(weighted.loc[row["assignor"], "v"] / weighted.loc[row["assignor"], "results"])
+    # Assignors that are valid by construction are valid on every scenario.
+    valid = overall.set_index("assignor")["share_valid"]
+    assert all(valid[name] == 1 for name in valid.index if name not in NOT_ALWAYS_VALID)
+    assert valid["sticky-kip54"] < 1  # the zombie scenarios (KIP-341's story) catch it
+
+
+def test_balance_gaps_vanish_exactly_on_most_balanced_results(rows):
+    gaps = report.balance_gaps(rows)
+    valid = results(rows)
+    valid = valid[(valid["status"] == "ok") & valid["valid"].eq(True)]
+    assert len(gaps) == len(valid)
+    assert (gaps["kip54_gap"] >= 0).all() and (gaps["balance_moves"] >= 0).all()
+    balanced = valid["most_balanced"].eq(True).to_numpy()
+    moves = valid["balance_moves"].to_numpy()
+    # Same sorted loads as the optimum <=> no partition needs to move to reach them.
+    assert ((moves == 0) == balanced).all()
+    assert (valid.loc[balanced, "kip54_gap"] == 0).all()
+
+
+def test_stickiness_gaps_are_never_negative_among_most_balanced_results(rows):
+    gaps = report.stickiness_gaps(rows)
+    assert not gaps.empty
+    assert (gaps["stickiness_gap"] >= 0).all()  # the optimum retains the most among most-balanced assignments
+    assert (gaps["retained"] <= gaps["owned"]).all() and (gaps["optimal_retained"] <= gaps["owned"]).all()
+
+
+def test_churn_curves_accumulate_round_by_round(quick_sweep, rows):
+    curves = report.churn_curves(rows)
+    churn_points = [p for p in quick_sweep.spec.points if p.family == CHURN]
+    rounds = sorted(rows.loc[rows["family"] == CHURN, "round"].unique())
+    assert len(rounds) > 1
+    assert list(curves.loc[curves["assignor"] == "optimum", "round"]) == rounds
+    for _, part in curves.groupby("assignor"):
+        assert part["cumulative_moved"].is_monotonic_increasing
+    histories = len(churn_points) * len(quick_sweep.spec.seeds)
+    assert curves.loc[curves["assignor"] == "optimum", "histories"].eq(histories).all()
+
+
+def test_run_times_cover_every_assignor_and_both_oracle_models(rows):
+    times = report.run_times(rows)
+    assert {"optimum", "optimum-cpsat"} <= set(times["assignor"])
+    assert set(results(rows)["assignor"]) <= set(times["assignor"])
+    assert (times["group_size"] == times["members"] * times["partitions"].clip(lower=1)).all()
+    assert (times["wall_time_s"] >= 0).all()
+
+
+def test_oracle_checks_cover_every_scenario_round_and_never_disagree(rows):
+    checks = report.oracle_checks(rows)
+    assert checks["scenario_rounds"].sum() == rows[["scenario_id", "round"]].drop_duplicates().shape[0]
+    assert not checks["oracle_check"].str.startswith("DISAGREE").any()
+    assert {"flow=brute-force", "flow=cpsat"} <= set(checks["oracle_check"])
+
+
+def test_status_counts_add_up(rows):
+    counts = report.status_counts(rows).set_index("assignor")
+    assert counts.sum(axis=1).to_dict() == rows.groupby("assignor").size().to_dict()
+
+
+def test_kip341_the_fix_holds_where_the_old_assignor_duplicates(rows):
+    stale = report.kip341(rows).set_index("assignor")
+    assert stale.loc["sticky", "share_valid"] == 1
+    assert stale.loc["sticky-kip54", "share_valid"] < 1
+    assert stale.loc["sticky-kip54", "mean_violations"] > 0
+    scenarios = rows[rows["params"].map(lambda p: json.loads(p).get("zombies", 0) > 0)]["scenario_id"].nunique()
+    assert stale.loc["sticky", "results"] == scenarios
+
+
+def test_worst_counterexamples_come_worst_first_and_replay_from_their_commands(quick_sweep, rows, capsys):
+    worst = report.worst_counterexamples(rows, quick_sweep.out, limit=50)
+    flagged = results(rows)["counterexample"].notna().sum()
+    assert len(worst) == min(50, flagged) > 0
+    joined = worst.merge(rows, on=["assignor", "scenario_id", "round"], how="left")
+    invalid = ~joined["valid"].eq(True)
+    assert list(invalid) == sorted(invalid, reverse=True)  # invalid results first
+    first = worst.iloc[0]
+    # The file the sweep wrote, replayed by the table's own command: the same assignor breaks its guarantee again.
+    argv = shlex.split(first["replay"])
+    assert argv[:2] == ["assignment-oracle", "compare"]
+    assert main(argv[1:] + ["--json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    row = next(r for r in replayed["rows"] if r["assignor"] == first["assignor"])
+    assert row["guarantee"]["kept"] is False
+    # ... and explained: not optimal (exit 3 when invalid, 1 when a gap).
+    assert main(shlex.split(first["explain"])[1:]) in (1, 3)
+
+
+def test_bug_rows_show_the_bug_and_the_fix():
+    table = report.bug_rows(replay("kafka-7026"))
+    before = table[table["assignor"] == "sticky-kip54"]
+    after = table[table["assignor"] == "sticky"]
+    assert not before.empty and not after.empty
+    assert (~before["valid"].astype(bool)).any() and (before["violations"] > 0).any()
+    assert after["valid"].astype(bool).all()
+
+
+def test_empty_tables_when_the_sweep_lacks_a_family(rows):
+    no_churn = rows[rows["family"] != CHURN]
+    assert report.churn_curves(no_churn).empty
+    no_zombies = rows[~rows["params"].str.contains("zombies")]
+    assert report.kip341(no_zombies).empty
+    assert list(report.worst_counterexamples(rows.assign(counterexample=None), "x").columns) == [
+        "assignor", "family", "scenario_id", "round", "finding", "members", "partitions", "file", "replay", "explain"]
+    assert isinstance(report.shares(no_churn), pd.DataFrame)
+    assert set(ASSIGNORS) >= set(report.shares(no_churn)["assignor"])

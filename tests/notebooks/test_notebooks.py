@@ -1,0 +1,91 @@
+"""The notebooks: committed without outputs, executed on the quick sweep, rendered as the HTML report."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from assignment_oracle.cli import main
+from compare import figures
+from compare.bugs import BUGS
+from compare.notebook_report import NOTEBOOKS, execute, notebook_path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_committed_notebooks_are_stripped_and_installed(name):
+    path = REPO / "notebooks" / f"{name}.ipynb"
+    assert notebook_path(name).read_bytes() == path.read_bytes()
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
+
+
+def test_the_gap_report_takes_its_parameters_from_the_top():
+    nb = nbformat.read(notebook_path("gap_report"), as_version=4)
+    first_code = next(c for c in nb.cells if c.cell_type == "code")
+    assert "parameters" in first_code.metadata.get("tags", [])
+    for name in ("SWEEP_DIR", "RUN_IF_MISSING", "FAMILIES", "ASSIGNORS"):
+        assert re.search(rf"^{name} = ", first_code.source, re.M)
+    with pytest.raises(ValueError, match="unknown notebook parameter 'SWEEP'"):
+        execute("gap_report", {"SWEEP": "x"})
+
+
+def test_the_bug_corpus_has_a_section_per_entry_and_runs(tmp_path):
+    nb = nbformat.read(notebook_path("bug_corpus"), as_version=4)
+    headings = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown"]
+    for name in BUGS:
+        assert any(h.startswith(f"## {name}:") for h in headings), name
+    executed = execute("bug_corpus", cwd=tmp_path)
+    outputs = [o for c in executed.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    markdown = [o.data["text/markdown"] for o in outputs if "data" in o and "text/markdown" in o.data]
+    verdicts = [m for m in markdown if "**Verdict:**" in m]
+    assert len(verdicts) == len(BUGS)
+    assert all("**Verdict:** as expected" in m for m in verdicts)
+
+
+@pytest.fixture(scope="module")
+def report_html(quick_sweep, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("report")
+    html, executed = folder / "report.html", folder / "executed.ipynb"
+    code = main(["report", str(quick_sweep.out), "--html", str(html), "--notebook", str(executed)])
+    return code, html, executed
+
+
+def test_report_executes_the_gap_report_and_writes_html_with_every_figure(report_html):
+    code, html, executed = report_html
+    assert code == 0
+    page = html.read_text(encoding="utf-8")
+    for title in figures.FIGURES.values():
+        assert title in page, title
+    assert page.count('class="assignment-oracle-figure"') == len(figures.FIGURES)
+    assert "Traceback" not in page
+    # Readers get the figures and tables, not the code.
+    assert "figures.show(" not in page
+    nb = nbformat.read(executed, as_version=4)
+    assert not [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
+
+
+def test_report_lists_the_commands_that_replay_counterexamples(report_html):
+    _, html, _ = report_html
+    page = html.read_text(encoding="utf-8")
+    assert "assignment-oracle compare " in page and "assignment-oracle explain " in page
+
+
+def test_report_bad_input_is_one_line_before_any_kernel_starts(quick_sweep, tmp_path, capsys):
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "holds no sweep rows" in err and err.count("\n") == 1
+    assert main(["report", str(quick_sweep.out), "--families", "zipfian"]) == 2
+    err = capsys.readouterr().err
+    assert "--families: 'zipfian' is not in the sweep (present: " in err and err.count("\n") == 1
+    assert main(["report", str(quick_sweep.out), "--assignors", "nope"]) == 2
+    assert "--assignors: 'nope' is not in the sweep" in capsys.readouterr().err
