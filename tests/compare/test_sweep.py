@@ -8,9 +8,11 @@ import pandas as pd
 import pytest
 
 from compare.sweep import read_rows, run_sweep
-from compare.sweep_rows import COLUMNS, ROW_SCHEMA, TIMING_COLUMNS, scenario_rows
+from compare.sweep_rows import COLUMNS, ROW_SCHEMA
 from compare.sweep_spec import scenario_id, spec_from_mapping
 from problem.scenario_json import InputError
+
+from local_spark import KEY, expected_rows, normalized
 
 SPEC = {
     "name": "test",
@@ -24,23 +26,6 @@ SPEC = {
         {"family": "churn", "grid": {"members": 3, "topics": 2, "partitions": 3, "rounds": 2}},
     ],
 }
-KEY = ["scenario_id", "round", "assignor"]
-
-
-def expected_rows(spec) -> pd.DataFrame:
-    """What the workers must produce, computed in this process, scenario by scenario."""
-    rows = []
-    for i in range(spec.scenarios):
-        point, seed = spec.task(i)
-        rows += scenario_rows(spec.hash, scenario_id(spec.hash, point, seed), point, seed, spec.assignors,
-                              spec.time_limit, spec.checks)
-    return normalized(pd.DataFrame(rows, columns=list(COLUMNS)))
-
-
-def normalized(frame: pd.DataFrame) -> pd.DataFrame:
-    frame = frame.drop(columns=[c for c in TIMING_COLUMNS + ("version",) if c in frame])
-    frame = frame[[c for c in COLUMNS if c in frame]].astype(object).where(frame.notna(), None)
-    return frame.sort_values(KEY).reset_index(drop=True)
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +69,13 @@ def test_summary_and_counterexamples(first_run):
         document = json.loads(path.read_text())
         assert {"assignor", "finding", "scenario"} <= set(document)
     assert (rows.loc[rows["assignor"] == "optimum", "most_balanced"] == True).all()  # noqa: E712
+    # The summary's shares agree with the rows; CP-SAT's cross-check rows judge no assignment.
+    by_name = {e["assignor"]: e for e in summary["assignors"]}
+    for name in spec.assignors:
+        mine = rows[rows["assignor"] == name]
+        assert by_name[name]["share_valid"] == pytest.approx(mine["valid"].eq(True).mean(), abs=1e-6)
+    assert by_name["optimum"]["share_valid"] == 1
+    assert by_name["optimum-cpsat"]["share_valid"] is None and by_name["optimum-cpsat"]["share_most_balanced"] is None
 
 
 def test_same_spec_same_rows(spark, first_run, tmp_path):

@@ -31,8 +31,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -40,6 +38,11 @@ import time
 from pathlib import Path
 
 import pytest
+from local_spark import free_port as _free_port
+from local_spark import kill_session as _kill_session
+from local_spark import session_members as _session_members
+from local_spark import tail as _tail
+from local_spark import wait_for as _wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -112,60 +115,6 @@ pytestmark = [
     pytest.mark.skipif(_java() is None, reason="a standalone Spark cluster needs Java (no java on PATH, no JAVA_HOME)"),
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the cluster's processes in /proc (Linux)"),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _session_members(leader: int) -> list[int]:
-    """Every live process in the session ``leader`` started (``start_new_session``): its whole tree."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
-        if int(fields[3]) == leader and fields[0] != "Z":  # field 6 of stat: session id
-            found.append(int(entry.name))
-    return found
-
-
-def _kill_session(leader: int) -> None:
-    """SIGKILL ``leader``'s session (Python daemons move to their own process group, not session)."""
-    for _ in range(3):
-        pids = _session_members(leader)
-        if not pids:
-            return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.2)
-
-
-def _wait_for(predicate, timeout: float, what: str, logs=()):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    tails = "\n".join(f"--- {p}\n{_tail(p)}" for p in logs)
-    pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}\n{tails}")
-
-
-def _tail(path: Path, lines: int = 40) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return "(no log)"
 
 
 class Cluster:
