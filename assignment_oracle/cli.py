@@ -24,6 +24,7 @@ from compare.explain import explain
 from compare.guarantees import check_guarantee
 from heuristics import ASSIGNORS, AssignorDidNotFinish, UnknownAssignor
 from heuristics import run as run_assignor
+from heuristics.registry import PEERS, get_assignor, resolve_names
 from optimal import METHODS, OPTIMAL, Solution, SolverError, certificate_from_mapping, solve
 from problem.scenario_json import InputError, dumps, parse_objective, read_assignment, read_problem
 
@@ -31,6 +32,7 @@ PROG = "assignment-oracle"
 EXIT_BAD_INPUT = 2
 EXIT_SOLVER_FAILED = 5
 EXIT_ASSIGNOR_DID_NOT_FINISH = 6
+EXIT_ASSIGNOR_FAILED = 7
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,14 +61,17 @@ def _parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("assign", help="run a heuristic assignor (see `assignors`)")
     a.add_argument("scenario", help="scenario JSON file")
-    a.add_argument("--assignor", required=True, metavar="NAME", help="a registered assignor name")
+    a.add_argument("--assignor", required=True, metavar="NAME",
+                   help="a registered name (see `assignors`), or external:COMMAND (docs/external.md)")
     a.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
 
     sub.add_parser("assignors", help="list the registered assignors, one line each")
 
     m = sub.add_parser("compare", help="every assignor (or some) against the optimum, one row each")
     m.add_argument("scenario", help="scenario JSON file")
-    m.add_argument("--assignors", default="all", metavar="all|A,B", help="which assignors (default: all)")
+    m.add_argument("--assignors", default="all", metavar="all|peers|A,B",
+                   help="which assignors: all (this project's ports), peers (kafka-python's), names, "
+                        "external:COMMAND; comma-separated (default: all)")
     m.add_argument("--time-limit", type=float, metavar="S", help="seconds per assignor; a longer run is reported as a timeout")
     m.add_argument("--json", action="store_true", help="print the rows as JSON (without wall times unless --timing)")
     m.add_argument("--timing", action="store_true", help="include wall times in --json output (not byte-stable)")
@@ -79,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("simulate", help="churn: rebalance round after round, each against its optimum")
     s.add_argument("history", nargs="?", help="history JSON file, or a bundled one by name (see docs/churn.md)")
-    s.add_argument("--assignor", required=True, metavar="NAME", help="a registered assignor name")
+    s.add_argument("--assignor", required=True, metavar="NAME", help="a registered name, or external:COMMAND")
     s.add_argument("--seed", type=int, help="no history file: a random history from this seed")
     s.add_argument("--members", type=int, default=3, help="random history: members at the start (default 3)")
     s.add_argument("--topics", type=int, default=2, help="random history: topics at the start (default 2)")
@@ -152,6 +157,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AssignorDidNotFinish as err:
         print(f"{PROG}: assignor did not finish: {err}", file=sys.stderr)
         return EXIT_ASSIGNOR_DID_NOT_FINISH
+    except AssignorFailedToRun as err:
+        print(f"{PROG}: assignor failed: {err}", file=sys.stderr)
+        return EXIT_ASSIGNOR_FAILED
     except KeyboardInterrupt:
         return 130
 
@@ -201,10 +209,8 @@ def _check(args) -> int:
 
 
 def _assign(args) -> int:
-    if args.assignor not in ASSIGNORS:
-        raise UnknownAssignor(args.assignor)
     problem = read_problem(args.scenario)
-    result = run_assignor(args.assignor, problem)
+    result = _run_named(args.assignor, problem)
     document = result.to_mapping()
     _write(args.output, dumps(document))
     if not document["valid"]:
@@ -213,10 +219,35 @@ def _assign(args) -> int:
     return 0
 
 
+def _resolve(name: str):
+    """The assignor called ``name`` (registry, peer or ``external:``); bad names are bad input."""
+    try:
+        return get_assignor(name)
+    except ValueError as err:
+        raise InputError("--assignor", "", str(err)) from None
+
+
+def _run_named(name: str, problem):
+    """Run one assignor for ``assign``/``explain``: its failure is one line and exit 7, never a traceback."""
+    assignor = _resolve(name)
+    try:
+        return run_assignor(assignor, problem)
+    except AssignorDidNotFinish:
+        raise
+    except Exception as err:  # a peer's exception, an external command's failure, a bug in a port
+        raise AssignorFailedToRun(f"{assignor.name}: {type(err).__name__}: {err}") from None
+
+
+class AssignorFailedToRun(RuntimeError):
+    """The assignor raised (exit 7)."""
+
+
 def _assignors() -> int:
-    width = max(len(name) for name in ASSIGNORS)
-    for assignor in ASSIGNORS.values():
+    everything = [*ASSIGNORS.values(), *PEERS.values()]
+    width = max(len(a.name) for a in everything)
+    for assignor in everything:
         print(f"{assignor.name:{width}}  {assignor.protocol:11}  {assignor.summary}  [{assignor.origin}; guarantee: {assignor.guarantee}]")
+    print(f"{'external:COMMAND':{width}}  {'eager':11}  any program speaking the JSON protocol (docs/external.md)  [guarantee: valid]")
     return 0
 
 
@@ -229,12 +260,13 @@ def _assignor_time_limit(value: float | None) -> float | None:
 
 def _compare(args) -> int:
     _assignor_time_limit(args.time_limit)
-    names = list(ASSIGNORS) if args.assignors == "all" else [n.strip() for n in args.assignors.split(",") if n.strip()]
-    if not names:
-        raise InputError("--assignors", "", "no assignor named (give all, or names separated by commas)")
-    for name in names:
-        if name not in ASSIGNORS:
-            raise UnknownAssignor(name)
+    given = [n.strip() for n in args.assignors.split(",") if n.strip()]
+    if not given:
+        raise InputError("--assignors", "", "no assignor named (give all, peers, or names separated by commas)")
+    try:
+        names = list(resolve_names(given))
+    except ValueError as err:
+        raise InputError("--assignors", "", str(err)) from None
     problem = read_problem(args.scenario)
     result = compare_assignors(problem, names, time_limit=args.time_limit)
     if args.json:
@@ -289,9 +321,7 @@ def _explain(args) -> int:
     if (args.assignment is None) == (args.assignor is None):
         raise InputError("explain", "", "give an assignment file or --assignor NAME, not both and not neither")
     if args.assignor is not None:
-        if args.assignor not in ASSIGNORS:
-            raise UnknownAssignor(args.assignor)
-        assignment = run_assignor(args.assignor, problem).assignment
+        assignment = _run_named(args.assignor, problem).assignment
     else:
         assignment, _ = read_assignment(args.assignment)
     explanation = explain(problem, assignment)
@@ -344,8 +374,7 @@ def bundled_histories() -> dict[str, Path]:
 
 
 def _simulate(args) -> int:
-    if args.assignor not in ASSIGNORS:
-        raise UnknownAssignor(args.assignor)
+    _resolve(args.assignor)
     _assignor_time_limit(args.time_limit)
     if (args.history is None) == (args.seed is None):
         raise InputError("simulate", "", "give a history file (or bundled name) or --seed, not both and not neither")

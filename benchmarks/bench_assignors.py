@@ -6,8 +6,8 @@ Usage::
     python benchmarks/bench_assignors.py --scale 0.1         # quick run: 10% of the members and partitions
     python benchmarks/bench_assignors.py --cases uniform-fresh,uniform-leave --repeat 5 --peer-timeout 600
 
-The peer is kafka-python (PyPI, benchmark-only), driven through its real API
-by :mod:`kafka_python_peer`: the leader's ``assign(cluster, members)`` with
+The peer is kafka-python (PyPI, the ``kafka-python`` extra), driven through its real API
+by :mod:`heuristics.kafka_python`: the leader's ``assign(cluster, members)`` with
 JoinGroup metadata decoded from the bytes each member's own assignor would
 send (``StickyAssignorUserData`` v1 with previous partitions and generation).
 Each assignor shared by both (``range``, ``roundrobin``, ``sticky``) runs
@@ -70,9 +70,8 @@ from typing import Callable
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import kafka_python_peer as peer  # noqa: E402
+import heuristics.kafka_python as peer  # noqa: E402
 from compare.metrics import kip54_balance_score, load_vector, retained, spread  # noqa: E402
 from heuristics import ASSIGNORS  # noqa: E402
 from problem.model import Assignment, Problem  # noqa: E402

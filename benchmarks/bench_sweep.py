@@ -6,6 +6,7 @@ Usage::
     python benchmarks/bench_sweep.py --scale 1 4 --repeat 3
     python benchmarks/bench_sweep.py --spec my.toml --scale 2 --no-auto-scale
     python benchmarks/bench_sweep.py --spec heavy --scale 2 --no-auto-scale   # larger groups (below)
+    python benchmarks/bench_sweep.py --spec full --sample 50                  # estimate the full study, no Spark
 
 Targets (issue 5, "Performance (benchmark, ratios)"):
 
@@ -273,6 +274,41 @@ def estimate(result: dict) -> None:
               f"(session, workers starting, 16 chunks, summary)")
 
 
+def sample_cost(spec: SweepSpec, every: int, overhead: float) -> None:
+    """Estimate a spec too long to run here from every ``every``-th scenario, in this process (printed).
+
+    Tasks run grid point by grid point, seed by seed, so with ``every`` equal
+    to the number of seeds the sample is one scenario per grid point: every
+    size the spec covers, weighted as the spec weights it.  The estimate
+    multiplies the sampled core-seconds by ``every`` and by ``overhead``
+    (Spark's per-scenario cost against the loop's, measured by this script:
+    ``local[1]``'s ``c`` over the loop's).
+    """
+    version = versions()
+    by_family: dict[str, list[float]] = {}
+    slowest: list[tuple[float, str]] = []
+    for i in range(0, spec.scenarios, every):
+        point, seed = spec.task(i)
+        started = time.perf_counter()
+        scenario_rows(spec.hash, scenario_id(spec.hash, point, seed), point, seed, spec.assignors, spec.time_limit,
+                      spec.checks, version=version)
+        elapsed = time.perf_counter() - started
+        by_family.setdefault(point.family, []).append(elapsed)
+        slowest.append((elapsed, f"{point.family} {dict(point.params)} seed {seed}"))
+    sampled = sum(len(v) for v in by_family.values())
+    total = sum(sum(v) for v in by_family.values())
+    print(f"\n{spec.name}: {spec.scenarios} scenarios; {sampled} sampled (every {every}th), {total:.1f} s in-process, {load()}")
+    for family, times in by_family.items():
+        print(f"  {family:<15} {len(times):4d} sampled  {sum(times):8.1f} s  (mean {sum(times) / len(times):6.2f} s, "
+              f"max {max(times):6.2f} s)")
+    print("  slowest: " + "; ".join(f"{t:.1f} s {what}" for t, what in sorted(slowest, reverse=True)[:3]))
+    core_s = total * every * overhead
+    print(f"estimated: {core_s / 3600:.1f} core-hours on Spark (x{every} sampled, x{overhead} Spark overhead)")
+    for executors, cores in ((1, 2), (4, 4), (16, 4)):
+        print(f"  {executors:3d} executors x {cores} cores: {core_s / (executors * cores) / 3600:6.2f} h "
+              "(if the largest scenarios do not end last)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", default="quick",
@@ -285,10 +321,20 @@ def main() -> None:
     parser.add_argument("--scenarios-per-task", type=int, metavar="K",
                         help="override compare.sweep.SCENARIOS_PER_TASK in the Spark children (an experiment)")
     parser.add_argument("--workdir", help="where the output directories go (default: a temporary directory)")
+    parser.add_argument("--sample", type=int, metavar="EVERY",
+                        help="no Spark: estimate the spec from every EVERY-th scenario run in-process (e.g. --spec full --sample 50)")
+    parser.add_argument("--overhead", type=float, default=1.12,
+                        help="with --sample: Spark's per-scenario cost over the loop's (default 1.12, measured on heavy)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
         child(json.loads(args.child))
+        return
+    if args.sample is not None:
+        if args.sample < 1:
+            parser.error("--sample must be at least 1")
+        sample_cost(spec_from_mapping(HEAVY, source="heavy") if args.spec == "heavy" else read_spec(args.spec),
+                    args.sample, args.overhead)
         return
     if args.repeat < 1 or any(k < 1 for k in args.scale):
         parser.error("--repeat and --scale must be at least 1")

@@ -115,7 +115,7 @@ from typing import Any, ClassVar, Iterator, Mapping, Sequence, Union
 
 from compare.evaluate import Evaluation, evaluate
 from compare.metrics import spread
-from heuristics import get_assignor
+from heuristics import Assignor, get_assignor
 from optimal import Solution, solve, verify
 from problem.model import Assignment, Member, Problem, Topic
 # The scenario format's own field checks, so that both formats word their errors alike.
@@ -851,8 +851,12 @@ class Simulation:
         }
 
 
-def simulate(history: History, assignor: str, *, time_limit: float | None = None) -> Simulation:
-    """Play ``history`` with the registered assignor ``assignor`` (see the module docstring).
+def simulate(history: History, assignor: str | Assignor, *, time_limit: float | None = None) -> Simulation:
+    """Play ``history`` with ``assignor`` (a name, or any :class:`~heuristics.Assignor`; see the module docstring).
+
+    Each round's scenario carries the previous round's result as owned
+    partitions with the next generation, as Kafka's group protocol delivers
+    them, so an external command (``external:...``) sees the same history.
 
     ``time_limit`` (seconds) bounds each round's assignor run
     (:func:`compare.evaluate.evaluate`); the oracle is exact and unbounded.
@@ -874,7 +878,8 @@ def simulate(history: History, assignor: str, *, time_limit: float | None = None
     >>> [(r["round"], r["events"], r["sorted_loads"], r["moved"], r["oracle_moved"]) for r in s.rows()]
     [(0, 'initial group', [3], 0, 0), (1, 'join b', [2, 1], 1, 1)]
     """
-    get_assignor(assignor)
+    if isinstance(assignor, str):
+        get_assignor(assignor)
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
     groups = list(_groups(history, "history"))  # every event checked before any work
@@ -885,10 +890,10 @@ def simulate(history: History, assignor: str, *, time_limit: float | None = None
         rounds.append(round_)
         if not round_.finished:
             break
-    return Simulation(history, assignor, tuple(rounds), time_limit)
+    return Simulation(history, assignor if isinstance(assignor, str) else assignor.name, tuple(rounds), time_limit)
 
 
-def _play_round(group: _Group, events: tuple[Event, ...], assignor: str, earlier: Sequence[Round],
+def _play_round(group: _Group, events: tuple[Event, ...], assignor: str | Assignor, earlier: Sequence[Round],
                 time_limit: float | None) -> Round:
     """One rebalance in both trajectories, judged."""
     problem = group.problem([r.evaluation.assignment for r in earlier])

@@ -156,7 +156,7 @@ def show(fig) -> None:
 
     document = svg(fig)
     markup = document[document.index("<svg"):]
-    title = fig._suptitle.get_text() if fig._suptitle is not None else ""
+    title = fig.get_suptitle()
     display({"image/svg+xml": document,
              "text/html": f'<figure class="assignment-oracle-figure" aria-label="{html.escape(title)}">{markup}</figure>'},
             raw=True)

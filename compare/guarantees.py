@@ -18,6 +18,8 @@ reason when it does not.  A guarantee that does not apply is kept vacuously.
 ``exact-balance`` (constrained-sticky)
     With identical subscriptions: valid and most balanced per the oracle;
     otherwise (the assignor falls back to sticky) ``kafka-balance``.
+``valid`` (an external assignor whose author claims nothing more)
+    Valid: every partition of a subscribed topic to exactly one subscriber.
 ``stream-join`` (stream-join-sticky)
     Partition number ``p`` of every topic goes to one member; exactly the
     numbers below the smallest subscribed topic's count are assigned, to
@@ -125,6 +127,11 @@ def _exact_balance(problem: Problem, assignment: Assignment, best=None) -> Guara
     return GuaranteeCheck(key, True, not reason, reason)
 
 
+def _valid(problem: Problem, assignment: Assignment, best=None) -> GuaranteeCheck:
+    reason = _invalid(problem, assignment)
+    return GuaranteeCheck("valid", True, not reason, reason)
+
+
 #: The virtual topic of :func:`stream_join_numbers_problem`.
 NUMBERS_TOPIC = "partition-numbers"
 
@@ -203,6 +210,7 @@ GUARANTEES: Mapping[str, Callable[..., GuaranteeCheck]] = MappingProxyType(
         "kafka-balance": _kafka_balance,
         "exact-balance": _exact_balance,
         "stream-join": _stream_join,
+        "valid": _valid,
     }
 )
 

@@ -100,12 +100,15 @@ def execute(name_or_path: str | Path, parameters: Mapping[str, Any] | None = Non
         spec_dir = Path(kernels) / "assignment-oracle"
         spec_dir.mkdir()
         (spec_dir / "kernel.json").write_text(json.dumps({
-            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                     "--IPKernelApp.log_level=ERROR"],
             "display_name": "assignment-oracle (this Python)",
             "language": "python",
         }), encoding="utf-8")
         specs = KernelSpecManager(kernel_dirs=[kernels])
-        manager = KernelManager(kernel_name="assignment-oracle", kernel_spec_manager=specs)
+        # Unix sockets in the temporary folder: no TCP port at all, nothing left behind.
+        manager = KernelManager(kernel_name="assignment-oracle", kernel_spec_manager=specs, transport="ipc",
+                                ip=str(Path(kernels) / "kernel"))
         client = NotebookClient(nb, km=manager, timeout=timeout, allow_errors=False,
                                 resources={"metadata": {"path": str(cwd or Path.cwd())}})
         try:

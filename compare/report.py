@@ -39,15 +39,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from compare.sweep import counterexample_path
 from compare.sweep_spec import CHURN
-from heuristics.registry import ASSIGNORS
+from heuristics.registry import ASSIGNORS, PEERS
 from problem.scenario_json import InputError
 
 __all__ = [
     "ORACLE",
     "assignor_order",
     "balance_gaps",
+    "bug_rows",
     "churn_curves",
+    "differential",
+    "ensure_sweep",
+    "failures",
     "kip341",
     "load",
     "oracle_checks",
@@ -55,6 +60,7 @@ __all__ = [
     "shares",
     "status_counts",
     "stickiness_gaps",
+    "sweep_overview",
     "worst_counterexamples",
 ]
 
@@ -65,9 +71,9 @@ KIP341_BEFORE, KIP341_AFTER = "sticky-kip54", "sticky"
 
 
 def assignor_order(names) -> list[str]:
-    """``names`` in report order: the registry's order, other assignors by name, then the oracle."""
+    """``names`` in report order: the registry's ports, its peers, other assignors by name, then the oracle."""
     names = set(names)
-    known = [a for a in ASSIGNORS if a in names]
+    known = [a for a in [*ASSIGNORS, *PEERS] if a in names]
     oracle = [a for a in ORACLE if a in names]
     others = sorted(names - set(known) - set(oracle))
     return known + others + oracle
@@ -296,8 +302,7 @@ def worst_counterexamples(rows: pd.DataFrame, out: str | Path, limit: int = 10) 
         ascending=[False, False, False, False, False, True, True, True, True, True], kind="stable").head(limit)
     table = ranked[["assignor", "family", "scenario_id", "round", "members", "partitions"]].copy()
     table.insert(4, "finding", ranked["counterexample"].map(lambda text: json.loads(text).get("finding", "")))
-    files = [Path(out) / "counterexamples" / a / f"{s}-r{r}.json"
-             for a, s, r in zip(table["assignor"], table["scenario_id"], table["round"])]
+    files = [counterexample_path(out, a, s, r) for a, s, r in zip(table["assignor"], table["scenario_id"], table["round"])]
     table["file"] = [str(f) for f in files]
     table["replay"] = [f"assignment-oracle compare {shlex.quote(str(f))} --assignors {shlex.quote(a)}"
                        for f, a in zip(files, table["assignor"])]
@@ -371,4 +376,71 @@ def bug_rows(replay) -> pd.DataFrame:
                 "guarantee_kept": (row.get("guarantee") or {}).get("kept"),
                 "message": row.get("message") or "",
             })
+    return pd.DataFrame.from_records(records)
+
+
+def failures(rows: pd.DataFrame, out: str | Path) -> pd.DataFrame:
+    """Assignors that raised (a peer's exception, a failed external command): one row per (assignor, message).
+
+    Columns: ``assignor``, ``message`` (the exception, one line),
+    ``results`` (how many results failed so), ``smallest`` (members x
+    partitions of the smallest failing scenario), ``file`` (its standalone
+    scenario file under ``out/counterexamples``) and ``replay`` (the command
+    that reproduces it).  Most frequent first within an assignor.
+    """
+    failed = _results(rows)
+    failed = failed[failed["status"] == "error"]
+    columns = ["assignor", "message", "results", "smallest", "file", "replay"]
+    if failed.empty:
+        return pd.DataFrame(columns=columns)
+    records = []
+    for (assignor, message), group in failed.groupby(["assignor", "message"], sort=False):
+        first = group.sort_values(["partitions", "members", "scenario_id", "round"], kind="stable").iloc[0]
+        path = counterexample_path(out, assignor, first["scenario_id"], first["round"])
+        records.append({"assignor": assignor, "message": message, "results": len(group),
+                        "smallest": f"{int(first['members'])} x {int(first['partitions'])}", "file": str(path),
+                        "replay": f"assignment-oracle compare {shlex.quote(str(path))} --assignors {shlex.quote(assignor)}"})
+    table = pd.DataFrame.from_records(records, columns=columns)
+    table = _ordered(table.assign(_n=-table["results"]), "_n", "message").drop(columns="_n")
+    return table[columns]
+
+
+def differential(rows: pd.DataFrame) -> pd.DataFrame:
+    """Each peer against this project's port of the same Kafka assignor, on the same scenarios.
+
+    One row per (peer, family) where both ran: ``peer``, ``port``,
+    ``family``, ``results``; ``same_result`` (share where every judged
+    metric agrees: status, validity, loads' spread and KIP-54 score,
+    retained partitions, own guarantee); then for each side the share valid,
+    most balanced and guarantee kept, and the mean KIP-54 gap and stickiness
+    gap (``optimal_retained - retained``) over its valid results.
+    """
+    from heuristics.registry import PORT_OF
+
+    key = ["scenario_id", "round"]
+    judged = ["status", "valid", "spread", "kip54_score", "retained", "guarantee_kept"]
+    records = []
+    for peer, port in PORT_OF.items():
+        mine, theirs = rows[rows["assignor"] == port], rows[rows["assignor"] == peer]
+        if mine.empty or theirs.empty:
+            continue
+        both = theirs.merge(mine, on=[*key, "family"], suffixes=("_peer", "_port"))
+        for family, group in both.groupby("family", sort=True):
+            same = pd.Series(True, index=group.index)
+            for column in judged:
+                a, b = group[f"{column}_peer"], group[f"{column}_port"]
+                same &= (a == b) | (a.isna() & b.isna())
+            record = {"peer": peer, "port": port, "family": family, "results": len(group),
+                      "same_result": float(same.mean())}
+            for side in ("peer", "port"):
+                valid = group[f"valid_{side}"].eq(True)
+                record[f"{side}_valid"] = float(valid.mean())
+                record[f"{side}_most_balanced"] = float(group[f"most_balanced_{side}"].eq(True).mean())
+                applies = group[f"guarantee_applies_{side}"].eq(True)
+                kept = group[f"guarantee_kept_{side}"].eq(True) & applies
+                record[f"{side}_guarantee_kept"] = float(kept.sum() / applies.sum()) if applies.any() else float("nan")
+                record[f"{side}_kip54_gap"] = float(group.loc[valid, f"kip54_gap_{side}"].mean()) if valid.any() else float("nan")
+                gap = group[f"optimal_retained_{side}"] - group[f"retained_{side}"]
+                record[f"{side}_stickiness_gap"] = float(gap[valid].mean()) if valid.any() else float("nan")
+            records.append(record)
     return pd.DataFrame.from_records(records)

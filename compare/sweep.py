@@ -30,9 +30,11 @@ remembers its spec (``DIR/spec.json``): a different spec there is refused.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import re
 import sys
 import threading
 import time
@@ -44,7 +46,7 @@ from compare.sweep_rows import COLUMNS, ROW_SCHEMA, TIMING_COLUMNS, scenario_row
 from compare.sweep_spec import SweepSpec, scenario_id
 from problem.scenario_json import InputError, dumps
 
-__all__ = ["SweepResult", "run_sweep", "spark_session", "summarize", "read_rows", "TIMING_COLUMNS"]
+__all__ = ["SweepResult", "counterexample_path", "run_sweep", "spark_session", "summarize", "read_rows", "TIMING_COLUMNS"]
 
 #: At most this many chunks (Spark jobs) per sweep: progress and resume granularity.
 MAX_CHUNKS = 16
@@ -286,7 +288,7 @@ def _worker(spec: SweepSpec, start: int, count: int):
     the scenario indices still missing).
     """
     sweep_hash, points, seeds = spec.hash, spec.points, spec.seeds
-    assignors, time_limit, checks = spec.assignors, spec.time_limit, spec.checks
+    assignors, time_limit, checks = [spec.assignor(n) for n in spec.assignors], spec.time_limit, spec.checks
     version = versions()
     a = _spread(count)
 
@@ -318,6 +320,21 @@ def read_rows(out: str | Path, spark=None):
     return ds.dataset(str(rows_dir), format="parquet", partitioning="hive").to_table().to_pandas()
 
 
+def counterexample_path(out: str | Path, assignor: str, scenario: str, round_: int) -> Path:
+    """Where a sweep writes a counterexample: ``DIR/counterexamples/<assignor>/<scenario_id>-r<round>.json``.
+
+    An assignor name that is not a plain file name (an external command
+    with spaces, slashes or ``..``) becomes a slug plus a hash of the name,
+    so every file stays inside ``DIR/counterexamples`` and two names never
+    share a folder.
+    """
+    folder = assignor
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._:+-]{0,99}", assignor) or ".." in assignor:
+        slug = re.sub(r"[^A-Za-z0-9._+-]+", "_", assignor).strip("._")[:60] or "assignor"
+        folder = f"{slug}-{hashlib.sha256(assignor.encode('utf-8')).hexdigest()[:8]}"
+    return Path(out) / "counterexamples" / folder / f"{scenario}-r{round_}.json"
+
+
 def _write_counterexamples(spark, rows_dir: Path, folder: Path) -> int:
     """Every invalid result / broken guarantee as a standalone scenario file (streamed, not collected)."""
     if not rows_dir.exists():
@@ -328,7 +345,7 @@ def _write_counterexamples(spark, rows_dir: Path, folder: Path) -> int:
              .select("assignor", "scenario_id", "round", "counterexample"))
     written = 0
     for row in found.toLocalIterator():
-        target = folder / row["assignor"] / f"{row['scenario_id']}-r{row['round']}.json"
+        target = counterexample_path(folder.parent, row["assignor"], row["scenario_id"], row["round"])
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(row["counterexample"], encoding="utf-8")
         written += 1

@@ -141,9 +141,9 @@ def _rebalance_rows(base: dict, problem: Problem, round_: int, assignors: tuple[
                  oracle_wall_time_s=oracle_time, oracle_check=check)]
     if cpsat_row is not None:
         rows.append({**cpsat_row, **shape, "oracle_check": check})
-    for name in assignors:
-        e = evaluate(problem, name, optimum=optimum, time_limit=time_limit)
-        rows.append(_row(base, round=round_, assignor=name, status=e.status, message=e.message, **shape,
+    for assignor in assignors:
+        e = evaluate(problem, assignor, optimum=optimum, time_limit=time_limit)
+        rows.append(_row(base, round=round_, assignor=e.assignor, status=e.status, message=e.message, **shape,
                          **_metrics(e), wall_time_s=e.wall_time, oracle_wall_time_s=oracle_time,
                          oracle_check=check, counterexample=_counterexample(problem, e)))
     return rows
@@ -203,8 +203,9 @@ def _churn_rows(base: dict, point: GridPoint, seed: int, assignors: tuple[str, .
     history = random_history(seed, **point.params)
     rows: list[dict] = []
     oracle_rounds: set[int] = set()  # the oracle's own trajectory is the same for every assignor
-    for name in assignors:
-        sim = simulate(history, name, time_limit=time_limit)
+    for assignor in assignors:
+        name = assignor if isinstance(assignor, str) else assignor.name
+        sim = simulate(history, assignor, time_limit=time_limit)
         for rnd in sim.rounds:
             shape = _shape(rnd.problem)
             if rnd.index not in oracle_rounds:
@@ -253,11 +254,12 @@ def _metrics(e: Evaluation) -> dict:
 
 
 def _counterexample(problem: Problem, e: Evaluation) -> str | None:
-    """The scenario as standalone JSON when the result is invalid or breaks its own guarantee."""
+    """The scenario as standalone JSON when the assignor raised, or its result breaks its own guarantee."""
     # Invalid results break every guarantee but stream-join's, whose partitions left out by design
     # (KIP-315) are not a finding; so "broken guarantee" covers every invalid result that matters.
+    # An assignor that raises (an exception in a peer, a command that failed) is a finding too.
     broken = e.guarantee is not None and e.guarantee.applies and not e.guarantee.kept
-    if not broken:
+    if not broken and e.status != "error":
         return None
     reason = e.message or (e.guarantee.reason if e.guarantee is not None else "")
     if e.verdict is not None and not e.verdict.valid:

@@ -10,7 +10,7 @@ Example::
 
     name = "mine"
     seeds = 10                       # seeds 0..9 for every grid point (or a list)
-    assignors = "all"                # or a list of registered names
+    assignors = ["all", "peers"]     # "all" (the ports), "peers" (kafka-python's), names, external commands
     time_limit = 30                  # seconds per assignor call
 
     [checks]
@@ -41,13 +41,13 @@ import itertools
 import json
 import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
 from compare.scenarios import FAMILIES, get_family
-from heuristics import ASSIGNORS
+from heuristics.registry import ASSIGNORS, PEERS, UnknownAssignor, external_assignor, resolve_names
 from problem.scenario_json import InputError
 
 __all__ = ["CHURN", "SweepSpec", "GridPoint", "Checks", "read_spec", "spec_from_mapping", "bundled_specs", "scenario_id"]
@@ -89,6 +89,12 @@ class SweepSpec:
     time_limit: float
     checks: Checks
     document: Mapping[str, Any]
+    #: Assignors defined in the spec itself (external commands given as tables), by name.
+    definitions: Mapping[str, Any] = field(default_factory=dict)
+
+    def assignor(self, name: str):
+        """What to run for ``name``: its definition in the spec, or the name (a registry or ``external:`` name)."""
+        return self.definitions.get(name, name)
 
     @property
     def scenarios(self) -> int:
@@ -153,7 +159,7 @@ def spec_from_mapping(data: Any, *, source: str = "spec") -> SweepSpec:
     if not isinstance(description, str):
         raise InputError(source, "description", "must be a string")
     seeds = _seeds(data.get("seeds", 1), source)
-    assignors = _assignors(data.get("assignors", "all"), source)
+    assignors, definitions = _assignors(data.get("assignors", "all"), source)
     time_limit = _positive(data.get("time_limit", 60), source, "time_limit")
     checks = _checks(data.get("checks", {}), source)
     families = data.get("families")
@@ -164,7 +170,7 @@ def spec_from_mapping(data: Any, *, source: str = "spec") -> SweepSpec:
         points.extend(_grid(entry, source, f"families[{i}]"))
     if len({p.key() for p in points}) != len(points):
         raise InputError(source, "families", "two grid points are the same family with the same parameters")
-    return SweepSpec(name, description, tuple(points), seeds, assignors, time_limit, checks, data)
+    return SweepSpec(name, description, tuple(points), seeds, assignors, time_limit, checks, data, definitions)
 
 
 def _seeds(value: Any, source: str) -> tuple[int, ...]:
@@ -181,17 +187,70 @@ def _seeds(value: Any, source: str) -> tuple[int, ...]:
     raise InputError(source, "seeds", "must be a count or a non-empty list of integers")
 
 
-def _assignors(value: Any, source: str) -> tuple[str, ...]:
-    if value == "all":
-        return tuple(ASSIGNORS)
-    if not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value):
-        raise InputError(source, "assignors", 'must be "all" or a non-empty list of names')
-    for name in value:
-        if name not in ASSIGNORS:
-            raise InputError(source, "assignors", f"unknown assignor {name!r} (known: {', '.join(ASSIGNORS)})")
-    if len(set(value)) != len(value):
-        raise InputError(source, "assignors", "lists an assignor twice")
-    return tuple(value)
+_EXTERNAL_KEYS = {"name", "command", "shell", "guarantee", "timeout", "env"}
+
+
+def _assignors(value: Any, source: str) -> tuple[tuple[str, ...], dict]:
+    """Names (``all``, ``peers``, registry names, ``external:...``) or external tables; see docs/sweeps.md."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise InputError(source, "assignors", 'must be "all" or a non-empty list of names and external tables')
+    names: list[str] = []
+    definitions: dict[str, Any] = {}
+    for i, entry in enumerate(value):
+        where = f"assignors[{i}]"
+        if isinstance(entry, dict):
+            assignor = _external_table(entry, source, where)
+            names.append(assignor.name)
+            definitions[assignor.name] = assignor
+        elif isinstance(entry, str):
+            names.append(entry)
+        else:
+            raise InputError(source, where, "must be a name or an external assignor table {name, command, ...}")
+    plain = [n for n in names if n not in definitions]
+    try:
+        resolve_names(plain)
+    except (UnknownAssignor, ValueError) as err:
+        raise InputError(source, "assignors", str(err)) from None
+    expanded: list[str] = []
+    for name in names:
+        expanded.extend(resolve_names([name]) if name not in definitions else [name])
+    if len(set(expanded)) != len(expanded):
+        twice = next(n for n in expanded if expanded.count(n) > 1)
+        raise InputError(source, "assignors", f"names assignor {twice!r} twice")
+    return tuple(expanded), definitions
+
+
+def _external_table(entry: dict, source: str, where: str):
+    unknown = sorted(set(entry) - _EXTERNAL_KEYS)
+    if unknown:
+        raise InputError(source, f"{where}.{unknown[0]}", f"unknown field (allowed: {', '.join(sorted(_EXTERNAL_KEYS))})")
+    name = entry.get("name")
+    if not isinstance(name, str) or not name.strip() or name in ("all", "peers"):
+        raise InputError(source, f"{where}.name", "must be a non-empty name (not all or peers)")
+    if name in ASSIGNORS or name in PEERS:
+        raise InputError(source, f"{where}.name", f"{name!r} is a registered assignor; choose another name")
+    command = entry.get("command")
+    shell = entry.get("shell", False)
+    if not isinstance(shell, bool):
+        raise InputError(source, f"{where}.shell", "must be true or false")
+    if isinstance(command, list):
+        if not command or not all(isinstance(a, str) and a for a in command) or shell:
+            raise InputError(source, f"{where}.command",
+                             "must be a non-empty list of non-empty strings (without shell = true)")
+    elif not isinstance(command, str) or not command.strip():
+        raise InputError(source, f"{where}.command", "must be a command line or a list of arguments")
+    env = entry.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise InputError(source, f"{where}.env", "must be a table of strings")
+    timeout = _positive(entry.get("timeout", 60), source, f"{where}.timeout")
+    try:
+        return external_assignor(command, name=name, guarantee=entry.get("guarantee", "valid"), timeout=timeout,
+                                 shell=shell, env=env)
+    except ValueError as err:
+        field_name = "guarantee" if "guarantee" in str(err) else "command"
+        raise InputError(source, f"{where}.{field_name}", str(err)) from None
 
 
 def _positive(value: Any, source: str, field: str, *, integer: bool = False) -> float:

@@ -16,9 +16,23 @@ source at the top of its docstring:
 =====================  ===========================================================
 
 :data:`heuristics.registry.ASSIGNORS` maps these names to the entry points.
+Next to them, judged the same way: :data:`heuristics.registry.PEERS`,
+kafka-python's range, round robin and sticky assignors driven through their
+real API (:mod:`heuristics.kafka_python`), and any program speaking the
+JSON protocol of :mod:`heuristics.external` (``external:COMMAND``).
 """
 
-from heuristics.registry import ASSIGNORS, Assignor, AssignorRun, UnknownAssignor, get_assignor, run
+from heuristics.registry import (
+    ASSIGNORS,
+    PEERS,
+    Assignor,
+    AssignorRun,
+    UnknownAssignor,
+    external_assignor,
+    get_assignor,
+    run,
+)
 from heuristics.sticky import AssignorDidNotFinish
 
-__all__ = ["ASSIGNORS", "Assignor", "AssignorDidNotFinish", "AssignorRun", "UnknownAssignor", "get_assignor", "run"]
+__all__ = ["ASSIGNORS", "PEERS", "Assignor", "AssignorDidNotFinish", "AssignorRun", "UnknownAssignor",
+           "external_assignor", "get_assignor", "run"]

@@ -9,17 +9,29 @@ accepts an assignor name (the CLI, sweeps, notebooks) looks it up here.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping
 
 from compare.metrics import load_vector, retained, sorted_loads, sum_of_squares
-from heuristics import constrained_sticky, cooperative_sticky, fair, range, roundrobin, sticky, stream_join_sticky
+from heuristics import (
+    constrained_sticky,
+    cooperative_sticky,
+    external,
+    fair,
+    kafka_python,
+    range,
+    roundrobin,
+    sticky,
+    stream_join_sticky,
+)
 from problem.claims import resolve_claims
 from problem.model import Assignment, Problem
 from problem.ownership import violations
 
-__all__ = ["Assignor", "ASSIGNORS", "AssignorRun", "UnknownAssignor", "get_assignor", "run"]
+__all__ = ["Assignor", "ASSIGNORS", "AssignorRun", "PEERS", "PORT_OF", "UnknownAssignor", "external_assignor",
+           "get_assignor", "resolve_names", "run"]
 
 
 @dataclass(frozen=True)
@@ -79,20 +91,75 @@ _ENTRIES = (
 #: Registry name -> :class:`Assignor`, in the order above.
 ASSIGNORS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _ENTRIES})
 
+_PEER_ENTRIES = (
+    Assignor("kafka-python:range", kafka_python.assign_range,
+             "kafka-python's RangePartitionAssignor (a port of Kafka's RangeAssignor)", "per-topic-balance", "eager",
+             "kafka-python's range, through its real assignor API (extra: kafka-python)"),
+    Assignor("kafka-python:roundrobin", kafka_python.assign_roundrobin,
+             "kafka-python's RoundRobinPartitionAssignor (a port of Kafka's RoundRobinAssignor)",
+             "identical-subscriptions-balance", "eager",
+             "kafka-python's round robin, through its real assignor API (extra: kafka-python)"),
+    Assignor("kafka-python:sticky", kafka_python.assign_sticky,
+             "kafka-python's StickyPartitionAssignor (a port of Kafka's StickyAssignor)", "kafka-balance", "eager",
+             "kafka-python's sticky, user data v1 with generations, real bytes (extra: kafka-python)"),
+)
+#: Other implementations of the same Kafka assignors, judged next to this project's ports: ``kafka-python:*``.
+PEERS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _PEER_ENTRIES})
+#: Peer name -> the name of this project's port of the same Kafka assignor.
+PORT_OF: Mapping[str, str] = MappingProxyType({f"kafka-python:{port}": port for port in kafka_python.PEER_OF})
+
 
 class UnknownAssignor(KeyError):
     """No assignor is registered under this name."""
 
     def __str__(self) -> str:
-        return f"unknown assignor {self.args[0]!r} (known: {', '.join(ASSIGNORS)})"
+        return (f"unknown assignor {self.args[0]!r} (known: {', '.join([*ASSIGNORS, *PEERS])}, "
+                "or external:COMMAND)")
 
 
 def get_assignor(name: str) -> Assignor:
-    """The registered assignor called ``name``; :class:`UnknownAssignor` lists the known names."""
+    """The assignor called ``name``: a port (:data:`ASSIGNORS`), a peer (:data:`PEERS`), or an external command.
+
+    ``external:CMD ARGS`` runs ``CMD`` without a shell, ``external-shell:CMD``
+    through ``/bin/sh -c`` (:mod:`heuristics.external`); judged on the
+    ``valid`` guarantee (use :func:`external_assignor` to claim another).
+    :class:`UnknownAssignor` lists the known names; ``ValueError`` when an
+    external name holds no command.
+    """
+    if isinstance(name, str) and name.startswith(external.PREFIXES):
+        return external_assignor(name, name=name)
     try:
-        return ASSIGNORS[name]
-    except KeyError:
+        return ASSIGNORS[name] if name in ASSIGNORS else PEERS[name]
+    except (KeyError, TypeError):
         raise UnknownAssignor(name) from None
+
+
+def external_assignor(command: str | list[str] | tuple[str, ...], *, name: str | None = None,
+                      guarantee: str = "valid", timeout: float = external.DEFAULT_TIMEOUT, shell: bool = False,
+                      env: Mapping[str, str] | None = None) -> Assignor:
+    """An :class:`Assignor` that runs ``command`` over the JSON protocol (:mod:`heuristics.external`).
+
+    ``command``: an ``external:``/``external-shell:`` name, an argv list, or
+    a command line split by :func:`shlex.split` (a shell only with
+    ``shell=True``).  ``guarantee``: the key in
+    :data:`compare.guarantees.GUARANTEES` its author claims.  ``name``: the
+    row name in reports (default ``external:`` + the command).
+    """
+    from compare.guarantees import GUARANTEES
+
+    if guarantee not in GUARANTEES:
+        raise ValueError(f"unknown guarantee {guarantee!r} (known: {', '.join(GUARANTEES)})")
+    if isinstance(command, str) and command.startswith(external.PREFIXES):
+        parsed = external.parse_external(command)
+        runner = external.ExternalCommand(parsed.argv, parsed.shell, timeout, tuple(sorted((env or {}).items())))
+    elif isinstance(command, str):
+        runner = external.ExternalCommand((command,) if shell else tuple(shlex.split(command)), shell, timeout,
+                                          tuple(sorted((env or {}).items())))
+    else:
+        runner = external.ExternalCommand(tuple(command), shell, timeout, tuple(sorted((env or {}).items())))
+    label = name or ("external-shell:" if runner.shell else "external:") + runner.display
+    return Assignor(label, runner, f"external command: {runner.display}", guarantee, "eager",
+                    f"runs {runner.display!r} over the JSON protocol (docs/external.md)")
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,3 +217,21 @@ def run(assignor: str | Assignor, problem: Problem) -> AssignorRun:
         phases = cooperative_sticky.rebalance(problem).phases
         return AssignorRun(assignor, problem, phases[-1].assignment, phases)
     return AssignorRun(assignor, problem, assignor.assign(problem))
+
+
+def resolve_names(names) -> tuple[str, ...]:
+    """Names as users write them, expanded: ``all`` (this project's ports), ``peers`` (:data:`PEERS`), others.
+
+    Order kept, duplicates refused (``ValueError``), every name checked
+    (:class:`UnknownAssignor`, ``ValueError`` for an external name without a
+    command).
+    """
+    out: list[str] = []
+    for name in names:
+        expanded = list(ASSIGNORS) if name == "all" else list(PEERS) if name == "peers" else [name]
+        for item in expanded:
+            get_assignor(item)
+            if item in out:
+                raise ValueError(f"assignor {item!r} is named twice")
+            out.append(item)
+    return tuple(out)

@@ -39,7 +39,7 @@ def drawn(rows):
 def test_every_listed_figure_is_drawn_with_its_title(drawn):
     assert list(drawn) == list(figures.FIGURES)
     for name, fig in drawn.items():
-        assert fig._suptitle.get_text() == figures.FIGURES[name]
+        assert fig.get_suptitle() == figures.FIGURES[name]
 
 
 def visible_texts(fig) -> list[Text]:
@@ -107,5 +107,5 @@ def test_svg_keeps_text_and_is_the_same_bytes_each_time(rows):
 def test_an_empty_table_still_gives_the_titled_figure(rows, name):
     empty = tables(rows)[name].iloc[0:0]
     fig = getattr(figures, name)(empty)
-    assert fig._suptitle.get_text() == figures.FIGURES[name]
+    assert fig.get_suptitle() == figures.FIGURES[name]
     assert any("this sweep" in t.get_text() for t in visible_texts(fig))

@@ -12,7 +12,7 @@ from assignment_oracle.cli import main
 from compare import report
 from compare.bugs import replay
 from compare.sweep_spec import CHURN
-from heuristics.registry import ASSIGNORS
+from heuristics.registry import ASSIGNORS, PEERS, PORT_OF
 from problem.scenario_json import InputError
 
 # The two registry entries that are not valid by construction: KIP-315 leaves partitions past the
@@ -165,3 +165,27 @@ def test_empty_tables_when_the_sweep_lacks_a_family(rows):
         "assignor", "family", "scenario_id", "round", "finding", "members", "partitions", "file", "replay", "explain"]
     assert isinstance(report.shares(no_churn), pd.DataFrame)
     assert set(ASSIGNORS) >= set(report.shares(no_churn)["assignor"])
+
+
+def test_differential_puts_each_peer_next_to_its_port(rows):
+    table = report.differential(rows)
+    assert set(table["peer"]) == set(PEERS)
+    assert (table["port"] == table["peer"].map(PORT_OF)).all()
+    # Kafka's RangeAssignor is deterministic: kafka-python's and this project's agree on every scenario.
+    assert (table.loc[table["peer"] == "kafka-python:range", "same_result"] == 1).all()
+    assert table["results"].sum() == len(rows[rows["assignor"].isin(PEERS)].merge(
+        rows[rows["assignor"].isin(PORT_OF.values())][["scenario_id", "round"]].drop_duplicates()))
+
+
+def test_failures_list_each_peer_exception_with_its_smallest_scenario(quick_sweep, rows, capsys):
+    failed = report.failures(rows, quick_sweep.out)
+    robin = failed[failed["assignor"] == "kafka-python:roundrobin"]
+    assert not robin.empty and robin["message"].str.startswith("KeyError: ").all()
+    assert robin["results"].sum() == ((rows["assignor"] == "kafka-python:roundrobin") & (rows["status"] == "error")).sum()
+    first = robin.iloc[0]
+    errors = rows[(rows["assignor"] == first["assignor"]) & (rows["message"] == first["message"])]
+    smallest = errors.sort_values(["partitions", "members"]).iloc[0]
+    assert first["smallest"] == f"{smallest['members']} x {smallest['partitions']}"
+    assert main(shlex.split(first["replay"])[1:] + ["--json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    assert next(r for r in replayed["rows"] if r["assignor"] == first["assignor"])["status"] == "error"

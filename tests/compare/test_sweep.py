@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from compare.sweep import read_rows, run_sweep
+from compare.sweep import counterexample_path, read_rows, run_sweep
 from compare.sweep_rows import COLUMNS, ROW_SCHEMA
 from compare.sweep_spec import scenario_id, spec_from_mapping
 from problem.scenario_json import InputError
@@ -123,3 +123,16 @@ def test_the_bundled_quick_spec(quick_sweep):
     assert set(rows["assignor"]) >= set(spec.assignors) | {"optimum", "optimum-cpsat"}
     assert set(rows["status"]) <= {"ok", "invalid", "timeout"}
     assert {e["assignor"] for e in result.summary} == set(rows["assignor"])
+
+
+def test_counterexample_files_stay_inside_the_directory_whatever_the_assignor_is_called(tmp_path):
+    names = ["sticky", "kafka-python:range", "external:python3 /tmp/x.py valid", "external:../../../etc/passwd",
+             "external-shell:a|b", "external:python3 /tmp/x.py valid ", "x" * 300, ".."]
+    folders = set()
+    for name in names:
+        path = counterexample_path(tmp_path, name, "0123", 2)
+        assert path.parent.parent == tmp_path / "counterexamples" and path.name == "0123-r2.json"
+        assert path.resolve().is_relative_to((tmp_path / "counterexamples").resolve())
+        folders.add(path.parent.name)
+    assert len(folders) == len(names)
+    assert counterexample_path(tmp_path, "kafka-python:range", "a", 0).parent.name == "kafka-python:range"

@@ -3,7 +3,7 @@
 Run by hand when an assignor changes on purpose (the replay test then
 fails and shows the new numbers)::
 
-    python tests/regressions/shrink.py
+    python tests/regressions/shrink.py [FINDING ...]
 
 Each finding is a claim an assignor does not keep; Hypothesis searches
 arbitrary groups (differing subscriptions, stale and tied claims) for a
@@ -27,13 +27,16 @@ from regressions_findings import FINDINGS, measure  # noqa: E402
 from strategies import problems, rebalances  # noqa: E402
 
 
-def main() -> int:
+def main(names: list[str]) -> int:
+    """Shrink every finding, or only those named on the command line."""
     search = st.one_of(problems(max_topics=3, max_partitions=4, max_members=4, max_assignments=None), rebalances())
     for finding in FINDINGS:
+        if names and finding.name not in names:
+            continue
         example = find(
             search,
             lambda p, f=finding: f.holds_for(p),
-            settings=settings(max_examples=5000, database=None, derandomize=True,
+            settings=settings(max_examples=5000, database=None, derandomize=True, deadline=None,
                               suppress_health_check=list(HealthCheck)),
         )
         case = {
@@ -50,4 +53,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -1,8 +1,15 @@
-"""kafka-python's assignors driven through their real API (the benchmark's peer; never a dependency).
+"""kafka-python's assignors, driven through their real API: the built-in peers ``kafka-python:*``.
 
-kafka-python (PyPI ``kafka-python``) ships ``RangePartitionAssignor``,
-``RoundRobinPartitionAssignor`` and ``StickyPartitionAssignor``.  The group
-leader's coordinator calls ``assignor.assign(cluster, members)`` where
+Guarantee: theirs, not ours.  kafka-python (PyPI ``kafka-python``, the
+optional extra ``assignment-oracle[kafka-python]``) ships
+``RangePartitionAssignor``, ``RoundRobinPartitionAssignor`` and
+``StickyPartitionAssignor``, ports of Kafka's Java assignors; each peer
+claims the guarantee of the Kafka class it ports (the registry's
+``kafka-python:range`` judges per-topic balance like ``range``, and so on),
+so a peer and this project's port of the same class are judged alike.
+
+How a kafka-python group leader runs them: its coordinator calls
+``assignor.assign(cluster, members)`` where
 
 * ``cluster`` is a ``ClusterMetadata``; the assignors only call
   ``topics()`` and ``partitions_for_topic(topic)`` (a fresh ``set`` of
@@ -23,32 +30,64 @@ to bytes as sent in the JoinGroup request and decoded as the leader decodes
 it, so the sticky assignor parses real user-data bytes inside ``assign``.
 
 :func:`prepare` does all that once (it is not part of the assignor's work);
-:func:`run` is the timed call; :func:`to_assignment` converts the result to
-this project's :class:`~problem.model.Assignment`.  Nothing here works around
-kafka-python's behaviour: an exception it raises (its round robin's
-``KeyError`` on differing subscriptions, for one) reaches the caller.
+:func:`run` is the leader's call; :func:`to_assignment` converts the result
+to this project's :class:`~problem.model.Assignment`, repeats kept.
+Nothing here works around kafka-python's behaviour: an exception it raises
+(its round robin's ``KeyError`` on differing subscriptions, for one)
+reaches the caller, and the judge records it as the peer's failure.
+kafka-python is imported on first use: without it, running a peer raises
+:class:`PeerNotInstalled`, which names the extra to install.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Mapping
-
-from kafka.coordinator.assignors.range import RangePartitionAssignor
-from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
-from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
-from kafka.protocol.consumer.group import JoinGroupResponse
-from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 from problem.model import Assignment, Problem, TopicPartition
 
-__all__ = ["ASSIGNOR_CLASSES", "Cluster", "prepare", "run", "to_mapping", "to_assignment", "kafka_python_assign"]
+__all__ = ["PEER_OF", "Cluster", "PeerNotInstalled", "assign_range", "assign_roundrobin", "assign_sticky",
+           "kafka_python_assign", "prepare", "run", "to_assignment", "to_mapping", "version"]
 
-#: This project's registry name -> kafka-python's assignor class (the shared assignors).
-ASSIGNOR_CLASSES = {
-    "range": RangePartitionAssignor,
-    "roundrobin": RoundRobinPartitionAssignor,
-    "sticky": StickyPartitionAssignor,
+#: This project's assignor name -> the kafka-python class name that ports the same Kafka assignor.
+PEER_OF = {
+    "range": "RangePartitionAssignor",
+    "roundrobin": "RoundRobinPartitionAssignor",
+    "sticky": "StickyPartitionAssignor",
 }
+
+
+class PeerNotInstalled(RuntimeError):
+    """kafka-python is not installed: the peers need the optional extra."""
+
+    def __init__(self) -> None:
+        super().__init__("kafka-python is not installed (pip install 'assignment-oracle[kafka-python]')")
+
+
+@functools.cache
+def _kafka():
+    """kafka-python's classes, imported once; :class:`PeerNotInstalled` without it."""
+    try:
+        from kafka.coordinator.assignors.range import RangePartitionAssignor
+        from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+        from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
+        from kafka.protocol.consumer.group import JoinGroupResponse
+        from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
+    except ImportError:
+        raise PeerNotInstalled() from None
+    classes = {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor,
+               "sticky": StickyPartitionAssignor}
+    return classes, JoinGroupResponse, ConsumerProtocolAssignment, ConsumerProtocolSubscription
+
+
+def version() -> str | None:
+    """The installed kafka-python's version, or ``None``."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("kafka-python")
+    except metadata.PackageNotFoundError:
+        return None
 
 
 class Cluster:
@@ -68,16 +107,16 @@ class Cluster:
 
 def _assignor(name: str):
     """A fresh assignor: the sticky one keeps per-instance state, never shared between runs."""
-    cls = ASSIGNOR_CLASSES[name]
+    cls = _kafka()[0][name]
     return cls() if name == "sticky" else cls
 
 
-def _subscription(name: str, member) -> ConsumerProtocolSubscription:
+def _subscription(name: str, member):
     """The member's JoinGroup metadata as its own kafka-python consumer would build it."""
     assignor = _assignor(name)
     if member.owned:
         # What the member got last time, delivered by its coordinator after SyncGroup.
-        previous = ConsumerProtocolAssignment(assignor.version, [(t, list(ps)) for t, ps in member.owned], b"")
+        previous = _kafka()[2](assignor.version, [(t, list(ps)) for t, ps in member.owned], b"")
         assignor.on_assignment(previous, member.claim_generation)
     return assignor.metadata(sorted(member.topics))
 
@@ -89,7 +128,8 @@ def prepare(name: str, problem: Problem):
     leader fetches metadata for the group's subscription).
     """
     cluster = Cluster({t.name: t.partitions for t in problem.assignable_topics})
-    member_type = JoinGroupResponse.JoinGroupResponseMember
+    _, join_group, _, subscription = _kafka()
+    member_type = join_group.JoinGroupResponseMember
     members = []
     for member in problem.members:
         wire = _subscription(name, member).encode()
@@ -97,7 +137,7 @@ def prepare(name: str, problem: Problem):
             member_type(
                 member_id=member.member_id,
                 group_instance_id=None,
-                metadata=ConsumerProtocolSubscription.decode(wire),
+                metadata=subscription.decode(wire),
             )
         )
     return cluster, members
@@ -128,3 +168,18 @@ def kafka_python_assign(name: str, problem: Problem) -> Assignment:
     """kafka-python's assignor ``name`` (range, roundrobin or sticky) on ``problem``."""
     cluster, members = prepare(name, problem)
     return to_assignment(to_mapping(run(name, cluster, members)), problem)
+
+
+def assign_range(problem: Problem) -> Assignment:
+    """kafka-python's ``RangePartitionAssignor`` (registry: ``kafka-python:range``)."""
+    return kafka_python_assign("range", problem)
+
+
+def assign_roundrobin(problem: Problem) -> Assignment:
+    """kafka-python's ``RoundRobinPartitionAssignor`` (registry: ``kafka-python:roundrobin``)."""
+    return kafka_python_assign("roundrobin", problem)
+
+
+def assign_sticky(problem: Problem) -> Assignment:
+    """kafka-python's ``StickyPartitionAssignor`` (registry: ``kafka-python:sticky``)."""
+    return kafka_python_assign("sticky", problem)

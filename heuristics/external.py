@@ -1,0 +1,189 @@
+"""Assignors written in any language, run as a command over a JSON protocol.
+
+Guarantee: none of its own.  An external assignor claims what its author
+says (``guarantee``, default ``"valid"``: a valid assignment); this module
+only guarantees that whatever the command does is *reported*, never
+crashes the caller and is never taken for a valid result by mistake.
+
+The protocol, once per rebalance (``docs/external.md`` has complete
+examples in Python, shell and Java):
+
+1. The command is started with no shell (``argv``, split like a POSIX shell
+   would split it, by :func:`shlex.split`), unless the user asks for one
+   (``external-shell:...``, or ``shell=True``).  Nothing from the scenario
+   is ever put on its command line.
+2. Its stdin receives the scenario as this project's scenario JSON
+   (``docs/formats.md``): topics with partition counts, members with their
+   subscriptions, owned partitions and the generation of those claims,
+   racks.  In a multi-round simulation each round's scenario carries the
+   previous round's result as owned partitions with the next generation, as
+   Kafka's group protocol delivers them to the leader.  Then stdin closes.
+3. It writes the assignment to stdout, in the format ``assign`` and
+   ``solve`` write: ``{"assignment": {member: {topic: [partitions]}}}``
+   (other keys are ignored; a member left out gets nothing), and exits 0.
+
+What is checked, and how each failure is reported (:class:`ExternalAssignorError`,
+a row with status ``error`` whose message says what was wrong and quotes the
+first lines of the command's stderr):
+
+* the command cannot be started (not found, not executable);
+* it exits non-zero, or is killed by a signal;
+* stdout is empty, not JSON, truncated JSON, or JSON without an
+  ``assignment`` object of objects of integer lists;
+* the assignment names a member that is not in the group, a topic that does
+  not exist, or a partition number outside its topic.
+
+It runs longer than ``timeout`` seconds: the process group is killed and
+the result is a ``timeout`` (:class:`~heuristics.sticky.AssignorDidNotFinish`).
+Everything else (a partition assigned twice, one left out, one given to a
+member not subscribed to its topic) is an assignment the oracle judges:
+an ``invalid`` result, with its violations.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+from dataclasses import dataclass, field
+
+from heuristics.sticky import AssignorDidNotFinish
+from problem.model import Assignment, Problem, TopicPartition
+from problem.scenario_json import dumps
+
+__all__ = ["DEFAULT_TIMEOUT", "PREFIXES", "ExternalAssignorError", "ExternalCommand", "parse_external"]
+
+#: Seconds an external command may take per rebalance unless told otherwise.
+DEFAULT_TIMEOUT = 60.0
+#: Name prefixes: ``external:CMD ARGS`` (no shell), ``external-shell:CMD`` (run by ``/bin/sh -c``).
+PREFIXES = ("external:", "external-shell:")
+#: How many lines of the command's stderr an error quotes.
+STDERR_LINES = 3
+
+
+class ExternalAssignorError(RuntimeError):
+    """The command failed or answered something that is not an assignment of this group (one line)."""
+
+
+@dataclass(frozen=True)
+class ExternalCommand:
+    """``ExternalCommand(argv)(problem) -> Assignment``: one protocol exchange (see the module docstring).
+
+    ``argv``: the program and its arguments (``shell=False``), or a single
+    shell command line (``shell=True``).  ``env``: extra environment
+    variables for the command.
+    """
+
+    argv: tuple[str, ...]
+    shell: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+    env: tuple[tuple[str, str], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not self.argv or not all(isinstance(a, str) and a for a in self.argv):
+            raise ValueError("an external assignor needs a command (a non-empty program name)")
+        if self.shell and len(self.argv) != 1:
+            raise ValueError("with shell=True the command is one shell command line")
+        if not (self.timeout > 0):
+            raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
+
+    @property
+    def display(self) -> str:
+        return self.argv[0] if self.shell else shlex.join(self.argv)
+
+    def __call__(self, problem: Problem) -> Assignment:
+        payload = dumps(problem.to_mapping()).encode("utf-8")
+        env = {**os.environ, **dict(self.env)} if self.env else None
+        argv = ["/bin/sh", "-c", self.argv[0]] if self.shell else list(self.argv)
+        try:
+            process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       env=env, start_new_session=True)
+        except OSError as err:
+            raise ExternalAssignorError(f"cannot run {self.display!r}: {err.strerror or err}") from None
+        try:
+            stdout, stderr = process.communicate(payload, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            raise AssignorDidNotFinish(f"{self.display!r} gave no answer in {self.timeout:g} s") from None
+        except BaseException:  # a caller's deadline (SIGALRM) or an interrupt: leave nothing running
+            _kill_group(process)
+            raise
+        if process.returncode != 0:
+            how = (f"was killed by signal {-process.returncode}" if process.returncode < 0
+                   else f"exited with status {process.returncode}")
+            raise ExternalAssignorError(f"{self.display!r} {how}{_stderr(stderr)}")
+        return read_answer(stdout, problem, self.display, stderr)
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.communicate()
+
+
+def _stderr(stderr: bytes) -> str:
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    return f"; stderr: {' | '.join(lines[:STDERR_LINES])}" if lines else ""
+
+
+def read_answer(stdout: bytes, problem: Problem, display: str = "the command", stderr: bytes = b"") -> Assignment:
+    """The assignment in a command's stdout, checked against ``problem`` (see the module docstring)."""
+    def fail(what: str) -> ExternalAssignorError:
+        return ExternalAssignorError(f"{display!r}: {what}{_stderr(stderr)}")
+
+    text = stdout.decode("utf-8", "replace")
+    if not text.strip():
+        raise fail("wrote nothing on stdout (expected {\"assignment\": {member: {topic: [partitions]}}})")
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as err:
+        start = text.strip()[:60].replace("\n", " ")
+        raise fail(f"stdout is not JSON ({err.msg} at line {err.lineno} column {err.colno}; it starts {start!r})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("assignment"), dict):
+        raise fail('stdout is JSON but has no "assignment" object')
+    members = set(problem.member_ids)
+    sizes = {t.name: t.partitions for t in problem.topics}
+    partitions: dict[str, list[TopicPartition]] = {}
+    for member, topics in document["assignment"].items():
+        if member not in members:
+            raise fail(f"assignment names member {member!r}, who is not in the group")
+        if not isinstance(topics, dict):
+            raise fail(f"assignment.{member} is not an object of topic -> partitions")
+        owned = partitions.setdefault(member, [])
+        for topic, numbers in topics.items():
+            if topic not in sizes:
+                raise fail(f"assignment.{member} names topic {topic!r}, which does not exist")
+            if not isinstance(numbers, list) or not all(isinstance(p, int) and not isinstance(p, bool) for p in numbers):
+                raise fail(f"assignment.{member}.{topic} is not a list of partition numbers")
+            for p in numbers:
+                if not 0 <= p < sizes[topic]:
+                    raise fail(f"assignment.{member}.{topic} has partition {p}, which does not exist "
+                               f"({topic} has {sizes[topic]})")
+                owned.append(TopicPartition(topic, p))
+    return Assignment.from_partitions(partitions, problem.member_ids)
+
+
+def parse_external(name: str) -> ExternalCommand:
+    """The command an ``external:CMD ARGS`` or ``external-shell:CMD`` name stands for.
+
+    ``ValueError`` (one line) when the name holds no command or does not
+    split (an unclosed quote).
+    """
+    if name.startswith("external-shell:"):
+        line = name[len("external-shell:"):].strip()
+        if not line:
+            raise ValueError(f"{name!r}: no command after 'external-shell:'")
+        return ExternalCommand((line,), shell=True)
+    if not name.startswith("external:"):
+        raise ValueError(f"{name!r} is not an external assignor (external:CMD or external-shell:CMD)")
+    try:
+        argv = tuple(shlex.split(name[len("external:"):]))
+    except ValueError as err:
+        raise ValueError(f"{name!r}: the command does not split ({err})") from None
+    if not argv:
+        raise ValueError(f"{name!r}: no command after 'external:'")
+    return ExternalCommand(argv)
