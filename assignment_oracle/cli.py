@@ -340,13 +340,12 @@ def _names(text: str | None, option: str) -> list[str] | None:
 
 def _report(args) -> int:
     from compare.notebook_report import NotebookFailed, write_gap_report
+    from compare.report import NO_SWEEP, partitions
 
     out = Path(args.dir)
-    rows_dir = out / "rows"
-    families = sorted(p.name.removeprefix("family=") for p in rows_dir.glob("family=*")) if rows_dir.is_dir() else []
+    families, assignors = partitions(out)
     if not families:
-        raise InputError(str(out), "", "holds no sweep rows (no rows/family=*/); run `assignment-oracle sweep` first")
-    assignors = sorted({p.name.removeprefix("assignor=") for p in rows_dir.glob("family=*/assignor=*")})
+        raise InputError(str(out), "", NO_SWEEP)
     for option, given, present in (("--families", _names(args.families, "--families"), families),
                                    ("--assignors", _names(args.assignors, "--assignors"), assignors)):
         for name in given or ():

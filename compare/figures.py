@@ -222,7 +222,8 @@ def family_shares(table: pd.DataFrame):
             text = "–" if math.isnan(value) else f"{value:.0%}"
             shade = "black" if math.isnan(value) or 0.25 < value < 0.85 else "white"
             ax.text(j, i, text, ha="center", va="center", fontsize=7.5, color=shade)
-        ax.set_xticks(range(len(families)), families, rotation=30, ha="right", rotation_mode="anchor")
+        # Horizontal labels, broken at hyphens, fit a cell: no rotated labels running into each other.
+        ax.set_xticks(range(len(families)), [f.replace("-", "-\n") for f in families])
         ax.set_yticks(range(len(assignors)), assignors)
         for tick, name in zip(ax.get_yticklabels(), assignors):
             tick.set_color(color(name))

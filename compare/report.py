@@ -56,6 +56,7 @@ __all__ = [
     "kip341",
     "load",
     "oracle_checks",
+    "partitions",
     "run_times",
     "shares",
     "status_counts",
@@ -79,6 +80,26 @@ def assignor_order(names) -> list[str]:
     return known + others + oracle
 
 
+NO_SWEEP = "holds no sweep rows (no rows/family=*/); run `assignment-oracle sweep` first"
+
+
+def partitions(out: str | Path) -> tuple[list[str], list[str]]:
+    """The families and assignors a sweep directory holds rows for (from its folder names, read no data).
+
+    Both empty when ``out`` holds no sweep.  Spark escapes partition values
+    in folder names (an external command's ``:`` and ``/``); they come back
+    decoded.
+    """
+    from urllib.parse import unquote
+
+    rows_dir = Path(out) / "rows"
+    if not rows_dir.is_dir():
+        return [], []
+    families = sorted({unquote(p.name.removeprefix("family=")) for p in rows_dir.glob("family=*")})
+    assignors = sorted({unquote(p.name.removeprefix("assignor=")) for p in rows_dir.glob("family=*/assignor=*")})
+    return families, assignors
+
+
 def load(out: str | Path, *, families=None, assignors=None) -> pd.DataFrame:
     """The rows of the sweep in ``out`` (its ``rows/`` Parquet dataset), optionally only some.
 
@@ -92,8 +113,8 @@ def load(out: str | Path, *, families=None, assignors=None) -> pd.DataFrame:
     import pyarrow.dataset as ds
 
     rows_dir = Path(out) / "rows"
-    if not rows_dir.is_dir() or not any(rows_dir.glob("family=*")):
-        raise InputError(str(out), "", "holds no sweep rows (no rows/family=*/); run `assignment-oracle sweep` first")
+    if not partitions(out)[0]:
+        raise InputError(str(out), "", NO_SWEEP)
     frame = ds.dataset(str(rows_dir), format="parquet", partitioning="hive").to_table().to_pandas()
     for column in ("family", "assignor"):
         frame[column] = frame[column].astype(str)
@@ -180,8 +201,9 @@ def stickiness_gaps(rows: pd.DataFrame) -> pd.DataFrame:
 def churn_curves(rows: pd.DataFrame) -> pd.DataFrame:
     """Churn histories: mean cumulative partitions moved by round, per assignor, and the optimum's.
 
-    Columns: ``assignor``, ``round``, ``histories`` (how many reached the
-    round), ``cumulative_moved`` (mean) and ``cumulative_oracle_moved``
+    Columns: ``assignor``, ``round``, ``histories`` (those the assignor
+    played to the end: a simulation stops at a round the assignor failed),
+    ``cumulative_moved`` (mean) and ``cumulative_oracle_moved``
     (mean over the same histories: the oracle following its own
     assignments, the trajectory an optimal assignor would take).  The
     oracle appears as assignor ``optimum``, with the oracle's trajectory as
@@ -189,6 +211,11 @@ def churn_curves(rows: pd.DataFrame) -> pd.DataFrame:
     """
     churn = rows[(rows["family"] == CHURN) & (rows["assignor"] != "optimum-cpsat")]
     churn = churn[churn["cumulative_moved"].notna() | (churn["assignor"] == "optimum")]
+    # Only histories the assignor played to the end (a simulation stops at a round the assignor
+    # failed): a mean over a shrinking set of histories would not be a running total.
+    rounds = churn[churn["assignor"] == "optimum"].groupby("scenario_id")["round"].nunique()
+    played = churn.groupby(["assignor", "scenario_id"])["round"].transform("nunique")
+    churn = churn[played == churn["scenario_id"].map(rounds)]
     if churn.empty:
         return pd.DataFrame(columns=["assignor", "round", "histories", "cumulative_moved", "cumulative_oracle_moved"])
     churn = churn.assign(cumulative_moved=np.where(churn["assignor"] == "optimum", churn["cumulative_oracle_moved"],
@@ -321,11 +348,10 @@ def ensure_sweep(out: str | Path, spec: str | None = "quick", *, progress: bool 
     :class:`~problem.scenario_json.InputError`.
     """
     out = Path(out)
-    rows_dir = out / "rows"
-    if rows_dir.is_dir() and any(rows_dir.glob("family=*")):
+    if partitions(out)[0]:
         return out
     if spec is None:
-        raise InputError(str(out), "", "holds no sweep rows (no rows/family=*/); run `assignment-oracle sweep` first")
+        raise InputError(str(out), "", NO_SWEEP)
     from compare.sweep import run_sweep
     from compare.sweep_spec import read_spec
 

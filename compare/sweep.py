@@ -204,7 +204,12 @@ def _run(spark, spec: SweepSpec, out: Path, progress: bool, stop_after_chunks: i
                     pending.unpersist()
                     continue
                 pending = pending.repartition(_tasks_for(spark, count))
-            batches = pending.mapInArrow(_worker(spec, start, count), _spark_schema())
+            # One Parquet file per (family, assignor) per chunk: the Python tasks spread their
+            # scenarios over the chunk's families, and each task writing its own file per pair made
+            # small files that cost the JVM more CPU than the scenarios cost Python (a shuffle of a
+            # few rows per scenario is cheaper; docs/sweeps-cluster.md has the measurements).
+            batches = (pending.mapInArrow(_worker(spec, start, count), _spark_schema())
+                       .repartition("family", "assignor"))
             bar.watch(spark, count)
             (batches.write.mode("append").partitionBy("family", "assignor").parquet(str(rows_dir)))
             bar.chunk_done(count)
@@ -228,12 +233,10 @@ def _run(spark, spec: SweepSpec, out: Path, progress: bool, stop_after_chunks: i
 
 
 def _tasks_for(spark, count: int) -> int:
-    """Spark tasks for a chunk: two per task slot.
+    """Python tasks for a chunk: two per task slot, about :data:`SCENARIOS_PER_TASK` scenarios or more each.
 
-    Each task writes one Parquet file per (family, assignor) it meets, and
-    small files cost the JVM more than small scenarios cost Python, so tasks
-    are few and large; two per slot keeps both slots busy when one task is
-    slower.
+    Each task costs the JVM a Python worker round trip, so tasks are few and
+    large; two per slot keeps both slots busy when one task is slower.
     """
     try:
         slots = spark.sparkContext.defaultParallelism

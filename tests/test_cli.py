@@ -160,11 +160,11 @@ def test_no_topics_at_all_with_a_claim(tmp_path, capsys):
 
 
 def test_assignors_lists_every_registered_name(capsys):
-    from heuristics import ASSIGNORS
+    from heuristics import ASSIGNORS, PEERS
 
     code, out, _ = run(capsys, "assignors")
     assert code == 0
-    assert [line.split()[0] for line in out.splitlines()] == list(ASSIGNORS)
+    assert [line.split()[0] for line in out.splitlines()] == [*ASSIGNORS, *PEERS, "external:COMMAND"]
 
 
 def test_assign_then_check_reads_the_output(tmp_path, capsys):

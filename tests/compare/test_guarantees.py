@@ -65,4 +65,4 @@ def test_the_optimum_keeps_every_balance_guarantee(problem):
     for key in ("identical-subscriptions-balance", "kafka-balance", "exact-balance"):
         assert check_guarantee(key, problem, optimum).kept, key
     assert set(GUARANTEES) == {"per-topic-balance", "identical-subscriptions-balance", "kafka-balance",
-                               "exact-balance", "stream-join"}
+                               "exact-balance", "stream-join", "valid"}

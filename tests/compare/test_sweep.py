@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from compare.sweep import counterexample_path, read_rows, run_sweep
 from compare.sweep_rows import COLUMNS, ROW_SCHEMA
 from compare.sweep_spec import scenario_id, spec_from_mapping
+from problem.model import Problem
 from problem.scenario_json import InputError
 
 from local_spark import KEY, expected_rows, normalized
@@ -121,7 +124,10 @@ def test_the_bundled_quick_spec(quick_sweep):
     assert not rows.duplicated(KEY).any()
     assert not rows["oracle_check"].str.startswith("DISAGREE").any()
     assert set(rows["assignor"]) >= set(spec.assignors) | {"optimum", "optimum-cpsat"}
-    assert set(rows["status"]) <= {"ok", "invalid", "timeout"}
+    assert set(rows["status"]) <= {"ok", "invalid", "timeout", "error"}
+    # The only errors are the peer's known finding (kafka-python's round robin, differing subscriptions).
+    errors = rows[rows["status"] == "error"]
+    assert set(errors["assignor"]) <= {"kafka-python:roundrobin"} and errors["message"].str.startswith("KeyError").all()
     assert {e["assignor"] for e in result.summary} == set(rows["assignor"])
 
 
@@ -136,3 +142,26 @@ def test_counterexample_files_stay_inside_the_directory_whatever_the_assignor_is
         folders.add(path.parent.name)
     assert len(folders) == len(names)
     assert counterexample_path(tmp_path, "kafka-python:range", "a", 0).parent.name == "kafka-python:range"
+
+
+def test_external_assignors_in_a_spark_sweep_keep_their_names_and_failures(spark, tmp_path):
+    """Partition folders escape an external command's name; rows, reports and failure files get it back."""
+    from compare import report
+
+    script = tmp_path / "assignor.py"
+    script.write_text("import sys\nsys.stderr.write('boom\\n')\nsys.exit(2)\n")
+    failing = f"external:{sys.executable} {script}"
+    spec = spec_from_mapping({
+        "seeds": 2, "assignors": ["range", failing],
+        "families": [{"family": "uniform", "grid": {"members": 2, "topics": 1, "partitions": 2}}],
+    })
+    out = tmp_path / "out"
+    run_sweep(spec, out, spark=spark, progress=False)
+    rows = report.load(out)
+    assert set(rows["assignor"]) == {"range", failing, "optimum"}
+    assert report.partitions(out)[1] == sorted(["range", failing, "optimum"])
+    failed = report.failures(rows, out)
+    assert list(failed["assignor"]) == [failing] and failed["results"].sum() == 2
+    assert "exited with status 2; stderr: boom" in failed["message"].iloc[0]
+    stored = json.loads(Path(failed["file"].iloc[0]).read_text())
+    assert stored["assignor"] == failing and Problem.from_mapping(stored["scenario"]).member_ids == ("m0000", "m0001")

@@ -268,3 +268,34 @@ def test_cli_assign_and_compare_with_an_external_command(script, tmp_path, capsy
     assert rows[command(script, "garbage")]["status"] == "error"
     assert main(["assign", str(scenario), "--assignor", "external:"]) == 2
     assert "no command after 'external:'" in capsys.readouterr().err
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "external.md"
+
+
+def _doc_block(after: str, language: str) -> str:
+    text = DOCS.read_text(encoding="utf-8")
+    start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
+    return text[start:text.index("```", start)]
+
+
+def test_the_documented_python_example_is_a_valid_round_robin(tmp_path):
+    script = tmp_path / "rr.py"
+    script.write_text(_doc_block("## Example: a round robin in Python", "python"))
+    for problem in (PROBLEM, generate("uniform", 1, members=3, topics=2, partitions=5)):
+        mine = evaluate(problem, f"external:{sys.executable} {script}")
+        assert mine.status == "ok" and mine.verdict.valid
+    # On identical subscriptions it deals exactly like Kafka's RoundRobinAssignor.
+    uniform = generate("uniform", 1, members=3, topics=2, partitions=5)
+    theirs = evaluate(uniform, "roundrobin")
+    assert mine.assignment.to_mapping(uniform.member_ids) == theirs.assignment.to_mapping(uniform.member_ids)
+
+
+@pytest.mark.skipif(__import__("shutil").which("jq") is None, reason="the documented one-liner needs jq")
+def test_the_documented_jq_one_liner_runs(tmp_path, capsys):
+    block = _doc_block("## Example: a shell one-liner with jq", "bash")
+    name = block[block.index("'external-shell:") + 1:block.rindex("'")]
+    e = evaluate(PROBLEM.__class__.from_mapping({"topics": {"t": 3, "u": {"partitions": 2}},
+                                                 "members": {"a": {"topics": ["t", "u"]}, "b": {"topics": ["t"]}}}),
+                 name)
+    assert e.status == "ok" and e.verdict.valid and e.verdict.sorted_loads == (5, 0)
