@@ -293,9 +293,11 @@ def evaluate(
     try:
         assignment, phases, seconds = timed_run(assignor, problem, time_limit=time_limit, isolation=isolation)
     except AssignorDidNotFinish as err:
-        return Evaluation(name, TIMEOUT, _one_line(str(err)))
+        message = _one_line(str(err))
+        return Evaluation(name, TIMEOUT, message, guarantee=_undelivered(assignor, problem, optimum, message))
     except AssignorFailed as err:  # the assignor's crash is a finding; the harness's is a bug and propagates
-        return Evaluation(name, ERROR, _one_line(str(err)))
+        message = _one_line(str(err))
+        return Evaluation(name, ERROR, message, guarantee=_undelivered(assignor, problem, optimum, message))
     verdict = check(problem, assignment, optimum=optimum)
     return Evaluation(
         assignor=name,
@@ -335,6 +337,19 @@ def compare(
     )
     rows = [best] + [evaluate(problem, name, optimum=optimum, time_limit=time_limit) for name in names]
     return Comparison(problem, optimum, tuple(rows))
+
+
+def _undelivered(assignor: Assignor, problem: Problem, optimum: Solution, message: str) -> GuaranteeCheck:
+    """No assignment came back: the guarantee is broken wherever it applies (kept vacuously elsewhere).
+
+    Whether a guarantee applies depends on the problem only (identical
+    subscriptions, say), so it is asked with an empty assignment.
+    """
+    probe = check_guarantee(assignor.guarantee, problem, Assignment.from_partitions({}, problem.member_ids),
+                            optimal_sorted_loads=tuple(optimum.sorted_loads))
+    if not probe.applies:
+        return probe
+    return GuaranteeCheck(probe.guarantee, True, False, f"no assignment: {message}")
 
 
 def _balance_first(problem: Problem) -> Problem:

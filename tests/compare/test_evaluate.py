@@ -44,6 +44,18 @@ def test_a_loop_that_never_ends_is_a_timeout_not_a_hang(isolation):
     assert row.status == TIMEOUT and "did not finish in 1 s" in row.message
     assert time.perf_counter() - start < 30
     assert row.verdict is None
+    # Kafka's balance condition always applies: no assignment breaks it.
+    assert row.guarantee.applies and not row.guarantee.kept and "no assignment" in row.guarantee.reason
+
+
+def test_a_crash_breaks_a_guarantee_only_where_it_applies():
+    identical = evaluate(PROBLEM, Assignor("c", crash, "test", "identical-subscriptions-balance", "eager", "t"))
+    differing = Problem.from_mapping({"topics": {"t": 2, "u": 1},
+                                      "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t", "u"]}}})
+    elsewhere = evaluate(differing, Assignor("c", crash, "test", "identical-subscriptions-balance", "eager", "t"))
+    assert identical.status == elsewhere.status == "error"
+    assert identical.guarantee.applies == all(m.topics == PROBLEM.members[0].topics for m in PROBLEM.members)
+    assert not elsewhere.guarantee.applies and elsewhere.guarantee.kept  # kept vacuously, as for any assignor
 
 
 def test_the_alarm_cannot_be_swallowed_and_is_cleaned_up():

@@ -122,6 +122,8 @@ def test_every_failure_is_an_error_row_naming_what_was_wrong(script, mode, messa
     assert e.status == "error", e
     assert e.message.startswith("ExternalAssignorError: ") and message in e.message, e.message
     assert "\n" not in e.message and e.verdict is None
+    # No assignment: its guarantee ("valid", which always applies) is broken, not silently skipped.
+    assert e.guarantee.applies and not e.guarantee.kept and e.guarantee.reason.startswith("no assignment: ")
 
 
 def test_a_command_that_cannot_start_is_an_error_row():
