@@ -438,8 +438,9 @@ def differential(rows: pd.DataFrame) -> pd.DataFrame:
     ``family``, ``results``; ``same_result`` (share where every judged
     metric agrees: status, validity, loads' spread and KIP-54 score,
     retained partitions, own guarantee); then for each side the share valid,
-    most balanced and guarantee kept, and the mean KIP-54 gap and stickiness
-    gap (``optimal_retained - retained``) over its valid results.
+    most balanced and guarantee kept, the mean KIP-54 gap over its valid
+    results and the mean stickiness gap (``optimal_retained - retained``)
+    over its most-balanced valid results, as :func:`stickiness_gaps`.
     """
     from heuristics.registry import PORT_OF
 
@@ -466,7 +467,8 @@ def differential(rows: pd.DataFrame) -> pd.DataFrame:
                 kept = group[f"guarantee_kept_{side}"].eq(True) & applies
                 record[f"{side}_guarantee_kept"] = float(kept.sum() / applies.sum()) if applies.any() else float("nan")
                 record[f"{side}_kip54_gap"] = float(group.loc[valid, f"kip54_gap_{side}"].mean()) if valid.any() else float("nan")
+                balanced = valid & group[f"most_balanced_{side}"].eq(True)
                 gap = group[f"optimal_retained_{side}"] - group[f"retained_{side}"]
-                record[f"{side}_stickiness_gap"] = float(gap[valid].mean()) if valid.any() else float("nan")
+                record[f"{side}_stickiness_gap"] = float(gap[balanced].mean()) if balanced.any() else float("nan")
             records.append(record)
     return pd.DataFrame.from_records(records)

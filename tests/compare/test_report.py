@@ -190,3 +190,9 @@ def test_failures_list_each_peer_exception_with_its_smallest_scenario(quick_swee
     assert main(shlex.split(first["replay"])[1:] + ["--json"]) == 0
     replayed = json.loads(capsys.readouterr().out)
     assert next(r for r in replayed["rows"] if r["assignor"] == first["assignor"])["status"] == "error"
+
+
+def test_differential_stickiness_gaps_are_those_of_most_balanced_results(rows):
+    table = report.differential(rows)
+    for side in ("peer", "port"):
+        assert (table[f"{side}_stickiness_gap"].dropna() >= 0).all()
