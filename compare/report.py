@@ -130,7 +130,8 @@ def load(out: str | Path, *, families=None, assignors=None) -> pd.DataFrame:
 
 
 def _results(rows: pd.DataFrame) -> pd.DataFrame:
-    return rows[~rows["assignor"].isin(ORACLE)]
+    """Rows of assignors: not the oracle's, not a scenario that could not be built (assignor ``scenario``)."""
+    return rows[~rows["assignor"].isin((*ORACLE, "scenario"))]
 
 
 def _ordered(table: pd.DataFrame, *by: str) -> pd.DataFrame:
@@ -295,6 +296,28 @@ def kip341(rows: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def _command_line_names(out: str | Path):
+    """``name -> what --assignor(s) takes`` for this sweep: an assignor the spec defines as a table
+    (``{name, command, ...}``) is given to the command line as its ``external:`` command."""
+    from heuristics.external import ExternalCommand
+    from compare.sweep_spec import spec_from_mapping
+
+    marker = Path(out) / "spec.json"
+    definitions = {}
+    try:
+        definitions = spec_from_mapping(json.loads(marker.read_text(encoding="utf-8"))["spec"]).definitions
+    except (OSError, ValueError, KeyError, TypeError, InputError):
+        pass
+
+    def name(assignor: str) -> str:
+        runner = getattr(definitions.get(assignor), "assign", None)
+        if isinstance(runner, ExternalCommand):
+            return ("external-shell:" + runner.argv[0]) if runner.shell else "external:" + shlex.join(runner.argv)
+        return assignor
+
+    return name
+
+
 def _severity(rows: pd.DataFrame) -> pd.DataFrame:
     gap = (rows["optimal_retained"] - rows["retained"]).where(_true(rows["most_balanced"]))
     return rows.assign(
@@ -331,9 +354,10 @@ def worst_counterexamples(rows: pd.DataFrame, out: str | Path, limit: int = 10) 
     table.insert(4, "finding", ranked["counterexample"].map(lambda text: json.loads(text).get("finding", "")))
     files = [counterexample_path(out, a, s, r) for a, s, r in zip(table["assignor"], table["scenario_id"], table["round"])]
     table["file"] = [str(f) for f in files]
-    table["replay"] = [f"assignment-oracle compare {shlex.quote(str(f))} --assignors {shlex.quote(a)}"
+    names = _command_line_names(out)
+    table["replay"] = [f"assignment-oracle compare {shlex.quote(str(f))} --assignors {shlex.quote(names(a))}"
                        for f, a in zip(files, table["assignor"])]
-    table["explain"] = [f"assignment-oracle explain {shlex.quote(str(f))} --assignor {shlex.quote(a)}"
+    table["explain"] = [f"assignment-oracle explain {shlex.quote(str(f))} --assignor {shlex.quote(names(a))}"
                         for f, a in zip(files, table["assignor"])]
     return table[columns].reset_index(drop=True)
 
@@ -420,12 +444,14 @@ def failures(rows: pd.DataFrame, out: str | Path) -> pd.DataFrame:
     if failed.empty:
         return pd.DataFrame(columns=columns)
     records = []
+    names = _command_line_names(out)
     for (assignor, message), group in failed.groupby(["assignor", "message"], sort=False):
         first = group.sort_values(["partitions", "members", "scenario_id", "round"], kind="stable").iloc[0]
         path = counterexample_path(out, assignor, first["scenario_id"], first["round"])
         records.append({"assignor": assignor, "message": message, "results": len(group),
                         "smallest": f"{int(first['members'])} x {int(first['partitions'])}", "file": str(path),
-                        "replay": f"assignment-oracle compare {shlex.quote(str(path))} --assignors {shlex.quote(assignor)}"})
+                        "replay": f"assignment-oracle compare {shlex.quote(str(path))} "
+                                  f"--assignors {shlex.quote(names(assignor))}"})
     table = pd.DataFrame.from_records(records, columns=columns)
     table = _ordered(table.assign(_n=-table["results"]), "_n", "message").drop(columns="_n")
     return table[columns]

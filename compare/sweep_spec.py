@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from compare.scenarios import FAMILIES, get_family
+from compare.evaluate import MAX_TIME_LIMIT
 from heuristics.registry import ASSIGNORS, PEERS, UnknownAssignor, external_assignor, resolve_names
 from problem.scenario_json import InputError
 
@@ -227,8 +228,10 @@ def _external_table(entry: dict, source: str, where: str):
     if unknown:
         raise InputError(source, f"{where}.{unknown[0]}", f"unknown field (allowed: {', '.join(sorted(_EXTERNAL_KEYS))})")
     name = entry.get("name")
-    if not isinstance(name, str) or not name.strip() or name in ("all", "peers"):
-        raise InputError(source, f"{where}.name", "must be a non-empty name (not all or peers)")
+    if (not isinstance(name, str) or not name.strip() or name in ("all", "peers") or "," in name
+            or name.startswith(("external:", "external-shell:"))):
+        raise InputError(source, f"{where}.name",
+                         "must be a non-empty name without commas (not all, peers, or an external: name)")
     if name in ASSIGNORS or name in PEERS:
         raise InputError(source, f"{where}.name", f"{name!r} is a registered assignor; choose another name")
     command = entry.get("command")
@@ -245,9 +248,15 @@ def _external_table(entry: dict, source: str, where: str):
     if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         raise InputError(source, f"{where}.env", "must be a table of strings")
     timeout = _positive(entry.get("timeout", 60), source, f"{where}.timeout")
+    if timeout > MAX_TIME_LIMIT:
+        raise InputError(source, f"{where}.timeout", f"must be at most {MAX_TIME_LIMIT:g} seconds, got {timeout:g}")
+    guarantee = entry.get("guarantee", "valid")
+    if not isinstance(guarantee, str):
+        raise InputError(source, f"{where}.guarantee", "must be the name of a guarantee (a string)")
+    if shell and isinstance(command, str) and command.startswith(("external:", "external-shell:")):
+        raise InputError(source, f"{where}.command", "give the command itself with shell = true, not an external: name")
     try:
-        return external_assignor(command, name=name, guarantee=entry.get("guarantee", "valid"), timeout=timeout,
-                                 shell=shell, env=env)
+        return external_assignor(command, name=name, guarantee=guarantee, timeout=timeout, shell=shell, env=env)
     except ValueError as err:
         field_name = "guarantee" if "guarantee" in str(err) else "command"
         raise InputError(source, f"{where}.{field_name}", str(err)) from None

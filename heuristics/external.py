@@ -42,11 +42,14 @@ an ``invalid`` result, with its violations.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shlex
 import signal
 import subprocess
+import sys
+import time
 from dataclasses import dataclass, field
 
 from heuristics.sticky import AssignorDidNotFinish
@@ -57,6 +60,8 @@ __all__ = ["DEFAULT_TIMEOUT", "PREFIXES", "ExternalAssignorError", "ExternalComm
 
 #: Seconds an external command may take per rebalance unless told otherwise.
 DEFAULT_TIMEOUT = 60.0
+#: The longest timeout accepted (a year, as for ``--time-limit``).
+MAX_TIMEOUT = 365 * 24 * 3600.0
 #: Name prefixes: ``external:CMD ARGS`` (no shell), ``external-shell:CMD`` (run by ``/bin/sh -c``).
 PREFIXES = ("external:", "external-shell:")
 #: How many lines of the command's stderr an error quotes.
@@ -86,8 +91,8 @@ class ExternalCommand:
             raise ValueError("an external assignor needs a command (a non-empty program name)")
         if self.shell and len(self.argv) != 1:
             raise ValueError("with shell=True the command is one shell command line")
-        if not (self.timeout > 0):
-            raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
+        if not (0 < self.timeout <= MAX_TIMEOUT):
+            raise ValueError(f"timeout must be a positive number of seconds up to {MAX_TIMEOUT:g}, got {self.timeout!r}")
 
     @property
     def display(self) -> str:
@@ -99,50 +104,141 @@ class ExternalCommand:
         argv = ["/bin/sh", "-c", self.argv[0]] if self.shell else list(self.argv)
         try:
             process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       env=env, start_new_session=True)
-        except OSError as err:
-            raise ExternalAssignorError(f"cannot run {self.display!r}: {err.strerror or err}") from None
+                                       env=env, preexec_fn=_own_group_dying_with_parent)
+        except (OSError, ValueError) as err:  # not found, not executable, a NUL byte in an argument
+            raise ExternalAssignorError(f"cannot run {_short(self.display)}: {getattr(err, 'strerror', None) or err}") from None
         try:
-            stdout, stderr = process.communicate(payload, timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            raise AssignorDidNotFinish(f"{self.display!r} gave no answer in {self.timeout:g} s") from None
-        except BaseException:  # a caller's deadline (SIGALRM) or an interrupt: leave nothing running
+            stdout, stderr = self._exchange(process, payload)
+        except BaseException:  # our timeout, a caller's deadline (SIGALRM), an interrupt: leave nothing running
             _kill_group(process)
             raise
+        _kill_group(process)  # background processes it left behind
         if process.returncode != 0:
-            how = (f"was killed by signal {-process.returncode}" if process.returncode < 0
+            how = (f"killed by signal {-process.returncode}" if process.returncode < 0
                    else f"exited with status {process.returncode}")
-            raise ExternalAssignorError(f"{self.display!r} {how}{_stderr(stderr)}")
+            raise ExternalAssignorError(f"{how} ({_short(self.display)}){_stderr(stderr)}")
         return read_answer(stdout, problem, self.display, stderr)
 
+    def _exchange(self, process: subprocess.Popen, payload: bytes) -> tuple[bytes, bytes]:
+        """Send the scenario, read the answer: until EOF, or shortly after the command itself exits.
 
-def _kill_group(process: subprocess.Popen) -> None:
+        A background process it started may hold stdout open: once the
+        command has exited, waiting a second more is enough.
+        """
+        deadline = time.monotonic() + self.timeout
+        exited = None
+        first = True
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssignorDidNotFinish(f"gave no answer in {self.timeout:g} s ({_short(self.display)})")
+            try:
+                return process.communicate(payload if first else None, timeout=min(0.25, remaining))
+            except subprocess.TimeoutExpired:
+                first = False
+            if process.poll() is not None:
+                exited = exited or time.monotonic()
+                if time.monotonic() - exited > EXIT_GRACE:
+                    _kill_group(process, drain=False)
+                    try:
+                        return process.communicate(timeout=EXIT_GRACE)
+                    except subprocess.TimeoutExpired:
+                        raise ExternalAssignorError(f"exited, but a process it started keeps its stdout open "
+                                                    f"({_short(self.display)})") from None
+
+
+#: Seconds the answer may still arrive after the command itself exited (a background child holding stdout).
+EXIT_GRACE = 1.0
+
+
+def _load_prctl():
+    """libc's ``prctl`` on Linux (looked up here, not in the forked child), else ``None``."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _load_prctl()
+_PR_SET_PDEATHSIG = 1
+
+
+def _own_group_dying_with_parent() -> None:
+    """In the child before exec: its own process group (killed as one), and SIGKILL if our process dies.
+
+    The second part matters when the caller runs us in a forked child that
+    is itself killed at a deadline (``compare.evaluate.timed_run``).
+    """
+    os.setsid()
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
+
+
+def _kill_group(process: subprocess.Popen, *, drain: bool = True) -> None:
+    """SIGKILL the command's process group; reap it without waiting on pipes a stray process may hold."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    process.communicate()
+    if drain and process.returncode is None:
+        try:
+            process.communicate(timeout=EXIT_GRACE)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    if process.returncode is None:
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+        process.wait()
+
+
+def _short(display: str, width: int = 80) -> str:
+    text = repr(display)
+    return text if len(text) <= width else text[: width - 4] + "...'"
 
 
 def _stderr(stderr: bytes) -> str:
-    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    lines = [line.strip()[:200] for line in stderr[:65536].decode("utf-8", "replace").splitlines() if line.strip()]
     return f"; stderr: {' | '.join(lines[:STDERR_LINES])}" if lines else ""
+
+
+def _unique_keys(pairs: list) -> dict:
+    """``json.loads`` hook: a key twice in one object is an error (which of the two would count?)."""
+    seen: dict = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
+class _DuplicateKey(ValueError):
+    pass
 
 
 def read_answer(stdout: bytes, problem: Problem, display: str = "the command", stderr: bytes = b"") -> Assignment:
     """The assignment in a command's stdout, checked against ``problem`` (see the module docstring)."""
     def fail(what: str) -> ExternalAssignorError:
-        return ExternalAssignorError(f"{display!r}: {what}{_stderr(stderr)}")
+        return ExternalAssignorError(f"{what} ({_short(display)}){_stderr(stderr)}")
 
     text = stdout.decode("utf-8", "replace")
     if not text.strip():
         raise fail("wrote nothing on stdout (expected {\"assignment\": {member: {topic: [partitions]}}})")
     try:
-        document = json.loads(text)
+        document = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as err:
         start = text.strip()[:60].replace("\n", " ")
         raise fail(f"stdout is not JSON ({err.msg} at line {err.lineno} column {err.colno}; it starts {start!r})") from None
+    except _DuplicateKey as err:
+        raise fail(f"stdout names {err.args[0]!r} twice in one JSON object") from None
+    except (ValueError, RecursionError) as err:  # numbers too long to convert, nesting too deep
+        raise fail(f"stdout is not usable JSON ({type(err).__name__}: {str(err)[:80]})") from None
     if not isinstance(document, dict) or not isinstance(document.get("assignment"), dict):
         raise fail('stdout is JSON but has no "assignment" object')
     members = set(problem.member_ids)

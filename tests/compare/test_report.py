@@ -196,3 +196,12 @@ def test_differential_stickiness_gaps_are_those_of_most_balanced_results(rows):
     table = report.differential(rows)
     for side in ("peer", "port"):
         assert (table[f"{side}_stickiness_gap"].dropna() >= 0).all()
+
+
+def test_a_scenario_that_could_not_be_built_is_not_an_assignor_result(quick_sweep, rows):
+    broken = rows.iloc[:1].copy().assign(assignor="scenario", status="error", message="ValueError: bad", members=None,
+                                         partitions=None, counterexample=None)
+    with_broken = pd.concat([rows, broken], ignore_index=True)
+    assert "scenario" not in set(report.failures(with_broken, quick_sweep.out)["assignor"])
+    assert "scenario" not in set(report.shares(with_broken)["assignor"])
+    assert report.status_counts(with_broken).set_index("assignor").loc["scenario", "error"] == 1

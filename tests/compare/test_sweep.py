@@ -152,16 +152,21 @@ def test_external_assignors_in_a_spark_sweep_keep_their_names_and_failures(spark
     script.write_text("import sys\nsys.stderr.write('boom\\n')\nsys.exit(2)\n")
     failing = f"external:{sys.executable} {script}"
     spec = spec_from_mapping({
-        "seeds": 2, "assignors": ["range", failing],
+        "seeds": 2, "assignors": ["range", failing, {"name": "mine", "command": [sys.executable, str(script)]}],
         "families": [{"family": "uniform", "grid": {"members": 2, "topics": 1, "partitions": 2}}],
     })
     out = tmp_path / "out"
     run_sweep(spec, out, spark=spark, progress=False)
     rows = report.load(out)
-    assert set(rows["assignor"]) == {"range", failing, "optimum"}
-    assert report.partitions(out)[1] == sorted(["range", failing, "optimum"])
+    assert set(rows["assignor"]) == {"range", failing, "mine", "optimum"}
+    assert report.partitions(out)[1] == sorted(["range", failing, "mine", "optimum"])
     failed = report.failures(rows, out)
-    assert list(failed["assignor"]) == [failing] and failed["results"].sum() == 2
-    assert "exited with status 2; stderr: boom" in failed["message"].iloc[0]
+    assert sorted(failed["assignor"]) == sorted([failing, "mine"]) and failed["results"].sum() == 4
+    # A spec-defined assignor replays through its command: the command line does not know its name.
+    mine = failed[failed["assignor"] == "mine"].iloc[0]
+    assert f"--assignors 'external:{sys.executable} {script}'" in mine["replay"]
+    failed = failed[failed["assignor"] == failing]
+    assert failed["message"].iloc[0].startswith("ExternalAssignorError: exited with status 2 (")
+    assert failed["message"].iloc[0].endswith("; stderr: boom")
     stored = json.loads(Path(failed["file"].iloc[0]).read_text())
     assert stored["assignor"] == failing and Problem.from_mapping(stored["scenario"]).member_ids == ("m0000", "m0001")

@@ -74,6 +74,16 @@ elif mode == "unknown-partition":
 elif mode == "unknown-topic":
     out = deal(); out[members[0]]["no-such-topic"] = [0]
     print(json.dumps({"assignment": out}))
+elif mode == "duplicate-key":
+    sys.stdout.write('{"assignment": {"a": {"t": [0]}, "a": {"t": [1]}, "b": {"t": [2, 0]}}}')
+elif mode in ("background", "escape"):
+    import subprocess
+    # A child that keeps our stdout open after we exit (in our process group, or in its own session).
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
+                             start_new_session=(mode == "escape"))
+    with open(sys.argv[2], "w") as f:
+        f.write(str(child.pid))
+    print(json.dumps({"assignment": deal()}))
 elif mode == "argv":
     with open(sys.argv[2], "w") as f:
         json.dump(sys.argv[3:], f)
@@ -112,7 +122,7 @@ def test_an_invalid_answer_is_an_invalid_result_not_an_error(script):
     ("partial", "stdout is not JSON"),
     ("empty", "wrote nothing on stdout"),
     ("no-assignment", 'stdout is JSON but has no "assignment" object'),
-    ("fail", "exited with status 3; stderr: Exception in thread main: NullPointerException | at Assignor.assign"),
+    ("fail", "; stderr: Exception in thread main: NullPointerException | at Assignor.assign"),
     ("unknown-member", "assignment names member 'ghost', who is not in the group"),
     ("unknown-partition", "has partition 999, which does not exist (t0000 has"),
     ("unknown-topic", "names topic 'no-such-topic', which does not exist"),
@@ -121,6 +131,7 @@ def test_every_failure_is_an_error_row_naming_what_was_wrong(script, mode, messa
     e = evaluate(PROBLEM, command(script, mode))
     assert e.status == "error", e
     assert e.message.startswith("ExternalAssignorError: ") and message in e.message, e.message
+    assert len(e.message) < 300  # the reason comes first: never cut off by a long command line
     assert "\n" not in e.message and e.verdict is None
     # No assignment: its guarantee ("valid", which always applies) is broken, not silently skipped.
     assert e.guarantee.applies and not e.guarantee.kept and e.guarantee.reason.startswith("no assignment: ")
@@ -220,8 +231,9 @@ def test_names_and_definitions():
             get_assignor(bad)
     with pytest.raises(ValueError, match="unknown guarantee 'fastest'"):
         external_assignor("x", guarantee="fastest")
-    with pytest.raises(ValueError, match="timeout must be a positive number"):
-        ExternalCommand(("x",), timeout=0)
+    for bad in (0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="timeout must be a positive number"):
+            ExternalCommand(("x",), timeout=bad)
 
 
 def test_in_a_sweep_spec_by_name_and_as_a_table(script):
@@ -250,6 +262,11 @@ def test_in_a_sweep_spec_by_name_and_as_a_table(script):
     ({"name": "x", "command": "x", "timeout": -1}, "assignors[0].timeout: must be a positive number"),
     ({"name": "x", "command": "x", "shell": "yes"}, "assignors[0].shell: must be true or false"),
     ({"name": "x", "command": "x", "cwd": "/"}, "assignors[0].cwd: unknown field"),
+    ({"name": "a,b", "command": "x"}, "assignors[0].name: must be a non-empty name without commas"),
+    ({"name": "external:./other", "command": "./a"}, "assignors[0].name: must be a non-empty name without commas"),
+    ({"name": "x", "command": "x", "guarantee": ["valid"]}, "assignors[0].guarantee: must be the name of a guarantee"),
+    ({"name": "x", "command": "x", "timeout": 1e10}, "assignors[0].timeout: must be at most 3.1536e+07 seconds"),
+    ({"name": "x", "command": "external:y", "shell": True}, "assignors[0].command: give the command itself"),
 ])
 def test_bad_external_tables_are_one_line_errors(entry, message):
     with pytest.raises(InputError) as raised:
@@ -301,3 +318,50 @@ def test_the_documented_jq_one_liner_runs(tmp_path, capsys):
                                                  "members": {"a": {"topics": ["t", "u"]}, "b": {"topics": ["t"]}}}),
                  name)
     assert e.status == "ok" and e.verdict.valid and e.verdict.sorted_loads == (5, 0)
+
+
+def _gone(pid: int, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        stat = Path(f"/proc/{pid}/stat")
+        if not stat.exists() or stat.read_text().split()[2] == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_key_twice_in_one_object_is_an_error_not_a_silent_pick():
+    problem = Problem.from_mapping({"topics": {"t": 3}, "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}}})
+    e = evaluate(problem, external_assignor([sys.executable, "-c", "import sys; sys.stdout.write("
+                                             "'{\"assignment\": {\"a\": {\"t\": [0]}, \"a\": {\"t\": [1]}, "
+                                             "\"b\": {\"t\": [2]}}}')"]))
+    assert e.status == "error" and "stdout names 'a' twice in one JSON object" in e.message
+
+
+def test_an_answer_with_a_background_child_holding_stdout_is_read_and_the_child_killed(script, tmp_path):
+    pid_file = tmp_path / "pid"
+    started = time.monotonic()
+    e = evaluate(PROBLEM, external_assignor([sys.executable, script, "background", str(pid_file)], timeout=20))
+    assert e.status == "ok" and time.monotonic() - started < 10
+    assert _gone(int(pid_file.read_text()))  # its process group went with it
+
+
+def test_a_child_that_escaped_the_group_cannot_stretch_the_timeout(script, tmp_path):
+    pid_file = tmp_path / "pid"
+    started = time.monotonic()
+    e = evaluate(PROBLEM, external_assignor([sys.executable, script, "escape", str(pid_file)], timeout=3))
+    assert time.monotonic() - started < 10
+    assert e.status == "error" and "a process it started keeps its stdout open" in e.message
+    os.kill(int(pid_file.read_text()), 9)
+
+
+def test_a_deadline_in_a_forked_run_kills_the_command_too(script, tmp_path):
+    pid_file = tmp_path / "pid"
+    assignor = external_assignor([sys.executable, script, "sleep", str(pid_file)], timeout=60)
+    e = evaluate(PROBLEM, assignor, time_limit=1.0, isolation="process")
+    assert e.status == "timeout"
+    for _ in range(50):
+        if pid_file.exists():
+            break
+        time.sleep(0.1)
+    assert _gone(int(pid_file.read_text()))
