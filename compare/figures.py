@@ -128,9 +128,13 @@ def _figure(figure_id: str, panels: int = 1, *, width: float = 9.0, height: floa
     return fig, list(axes)
 
 
-def _empty(ax, note: str) -> None:
-    ax.set_axis_off()
-    ax.text(0.5, 0.5, note, ha="center", va="center", transform=ax.transAxes, fontsize=9, color="#555555", wrap=True)
+def _empty(fig, axes, note: str):
+    """The figure with ``note`` in place of its panels: the sweep has nothing to draw here."""
+    for ax in axes:
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, note, ha="center", va="center", transform=ax.transAxes, fontsize=9, color="#555555",
+                wrap=True)
+    return fig
 
 
 def svg(fig) -> str:
@@ -187,9 +191,7 @@ def guarantee_shares(table: pd.DataFrame):
     """
     fig, axes = _figure("guarantee_shares", 3, width=10.5, height=0.45 * max(4, len(table)) + 1.2)
     if table.empty:
-        for ax in axes:
-            _empty(ax, "no assignor results in this sweep")
-        return fig
+        return _empty(fig, axes, "no assignor results in this sweep")
     _bars(axes[0], table, "share_valid", "valid (share of results)")
     _bars(axes[1], table, "share_most_balanced", "most balanced (share of results)")
     _bars(axes[2], table, "share_guarantee_kept", "own guarantee kept\n(share of results where it applies)")
@@ -209,9 +211,7 @@ def family_shares(table: pd.DataFrame):
     fig, axes = _figure("family_shares", 1, rows=2, width=max(7.5, 0.85 * len(families) + 3.5),
                         height=2 * (0.3 * max(4, len(assignors)) + 0.9) + 1.0)
     if table.empty:
-        for ax in axes:
-            _empty(ax, "no assignor results in this sweep")
-        return fig
+        return _empty(fig, axes, "no assignor results in this sweep")
     for ax, column, label in ((axes[0], "share_most_balanced", "most balanced"),
                               (axes[1], "share_guarantee_kept", "own guarantee kept (where it applies)")):
         grid = table.pivot(index="assignor", columns="family", values=column).reindex(index=assignors,
@@ -263,9 +263,7 @@ def balance_gaps(table: pd.DataFrame):
     """
     fig, axes = _figure("balance_gaps", 2, width=10.5, height=4.0)
     if table.empty:
-        for ax in axes:
-            _empty(ax, "no valid results in this sweep")
-        return fig
+        return _empty(fig, axes, "no valid results in this sweep")
     _ecdf(axes[0], table, "kip54_gap", "KIP-54 balance score above the optimum's (score units, symlog)")
     _ecdf(axes[1], table, "balance_moves", "partitions to move to reach the optimum's loads (symlog)")
     axes[0].set_title("KIP-54 score gap", loc="left")
@@ -283,8 +281,7 @@ def stickiness_gaps(table: pd.DataFrame):
     """
     fig, axes = _figure("stickiness_gaps", 1, width=7.5, height=4.0)
     if table.empty:
-        _empty(axes[0], "no most-balanced results of rebalances with previous owners in this sweep")
-        return fig
+        return _empty(fig, axes, "no most-balanced results of rebalances with previous owners in this sweep")
     _ecdf(axes[0], table, "stickiness_gap", "partitions moved beyond the stickiest most-balanced optimum (symlog)")
     axes[0].legend(loc="lower right")
     return fig
@@ -299,8 +296,7 @@ def churn(table: pd.DataFrame):
     fig, axes = _figure("churn", 1, width=8.0, height=4.2)
     ax = axes[0]
     if table.empty:
-        _empty(ax, "no churn histories in this sweep (family 'churn')")
-        return fig
+        return _empty(fig, axes, "no churn histories in this sweep (family 'churn')")
     for name in assignor_order(table["assignor"].unique()):
         part = table[table["assignor"] == name]
         reference = name == "optimum"
@@ -330,8 +326,7 @@ def run_times(table: pd.DataFrame):
     fig, axes = _figure("run_times", 1, width=8.5, height=4.6)
     ax = axes[0]
     if table.empty:
-        _empty(ax, "no timed results in this sweep")
-        return fig
+        return _empty(fig, axes, "no timed results in this sweep")
     sizes = table["group_size"].to_numpy(dtype=float)
     bins = _log_bins(sizes)
     for name in assignor_order(table["assignor"].unique()):
@@ -365,9 +360,7 @@ def kip341(table: pd.DataFrame):
     """
     fig, axes = _figure("kip341", 2, width=10.0, height=0.45 * max(4, len(table)) + 1.4)
     if table.empty:
-        for ax in axes:
-            _empty(ax, "no scenarios with stale claims in this sweep (parameter zombies)")
-        return fig
+        return _empty(fig, axes, "no scenarios with stale claims in this sweep (parameter zombies)")
     _bars(axes[0], table, "share_valid", "valid (share of results)")
     _bars(axes[1], table, "share_most_balanced", "most balanced (share of results)")
     axes[1].tick_params(labelleft=False)

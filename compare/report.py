@@ -486,14 +486,14 @@ def differential(rows: pd.DataFrame) -> pd.DataFrame:
             record = {"peer": peer, "port": port, "family": family, "results": len(group),
                       "same_result": float(same.mean())}
             for side in ("peer", "port"):
-                valid = group[f"valid_{side}"].eq(True)
+                valid = _true(group[f"valid_{side}"])
                 record[f"{side}_valid"] = float(valid.mean())
-                record[f"{side}_most_balanced"] = float(group[f"most_balanced_{side}"].eq(True).mean())
-                applies = group[f"guarantee_applies_{side}"].eq(True)
-                kept = group[f"guarantee_kept_{side}"].eq(True) & applies
+                record[f"{side}_most_balanced"] = float(_true(group[f"most_balanced_{side}"]).mean())
+                applies = _true(group[f"guarantee_applies_{side}"])
+                kept = _true(group[f"guarantee_kept_{side}"]) & applies
                 record[f"{side}_guarantee_kept"] = float(kept.sum() / applies.sum()) if applies.any() else float("nan")
                 record[f"{side}_kip54_gap"] = float(group.loc[valid, f"kip54_gap_{side}"].mean()) if valid.any() else float("nan")
-                balanced = valid & group[f"most_balanced_{side}"].eq(True)
+                balanced = valid & _true(group[f"most_balanced_{side}"])
                 gap = group[f"optimal_retained_{side}"] - group[f"retained_{side}"]
                 record[f"{side}_stickiness_gap"] = float(gap[balanced].mean()) if balanced.any() else float("nan")
             records.append(record)

@@ -246,7 +246,7 @@ def _tasks_for(spark, count: int) -> int:
 
 
 def _pending(spark, spec: SweepSpec, start: int, end: int, done):
-    """Scenario indices ``start..end-1`` with their ids, minus those already written."""
+    """Resuming: scenario indices ``start..end-1`` with their ids, minus those already written (``done``)."""
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
     sweep_hash, points, seeds = spec.hash, spec.points, spec.seeds
@@ -262,9 +262,7 @@ def _pending(spark, spec: SweepSpec, start: int, end: int, done):
 
     schema = StructType([StructField("index", LongType(), False), StructField("scenario_id", StringType(), False)])
     tasks = spark.range(start, end, numPartitions=max(1, min(8, end - start))).mapInArrow(ids, schema)
-    if done is not None:
-        tasks = tasks.join(done, on="scenario_id", how="left_anti")
-    return tasks
+    return tasks.join(done, on="scenario_id", how="left_anti")
 
 
 def _spread(count: int) -> int:

@@ -91,17 +91,19 @@ _ENTRIES = (
 #: Registry name -> :class:`Assignor`, in the order above.
 ASSIGNORS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _ENTRIES})
 
+def _peer(port: str, summary: str) -> Assignor:
+    """kafka-python's assignor porting the same Kafka class as ``port``: judged on the port's guarantee."""
+    mine = ASSIGNORS[port]
+    kafka_class = mine.origin.split()[0].rsplit(".", 1)[-1]
+    return Assignor(f"kafka-python:{port}", getattr(kafka_python, f"assign_{port}"),
+                    f"kafka-python's {kafka_python.PEER_OF[port]} (a port of Kafka's {kafka_class})",
+                    mine.guarantee, mine.protocol, f"kafka-python's {summary} (extra: kafka-python)")
+
+
 _PEER_ENTRIES = (
-    Assignor("kafka-python:range", kafka_python.assign_range,
-             "kafka-python's RangePartitionAssignor (a port of Kafka's RangeAssignor)", "per-topic-balance", "eager",
-             "kafka-python's range, through its real assignor API (extra: kafka-python)"),
-    Assignor("kafka-python:roundrobin", kafka_python.assign_roundrobin,
-             "kafka-python's RoundRobinPartitionAssignor (a port of Kafka's RoundRobinAssignor)",
-             "identical-subscriptions-balance", "eager",
-             "kafka-python's round robin, through its real assignor API (extra: kafka-python)"),
-    Assignor("kafka-python:sticky", kafka_python.assign_sticky,
-             "kafka-python's StickyPartitionAssignor (a port of Kafka's StickyAssignor)", "kafka-balance", "eager",
-             "kafka-python's sticky, user data v1 with generations, real bytes (extra: kafka-python)"),
+    _peer("range", "range, through its real assignor API"),
+    _peer("roundrobin", "round robin, through its real assignor API"),
+    _peer("sticky", "sticky, user data v1 with generations, real bytes"),
 )
 #: Other implementations of the same Kafka assignors, judged next to this project's ports: ``kafka-python:*``.
 PEERS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _PEER_ENTRIES})
