@@ -21,7 +21,7 @@ from compare.churn import random_history, read_history, simulate
 from compare.evaluate import MAX_TIME_LIMIT
 from compare.evaluate import compare as compare_assignors
 from compare.explain import explain
-from compare.guarantees import check_guarantee
+from compare.guarantees import check_run
 from heuristics import ASSIGNORS, AssignorDidNotFinish, UnknownAssignor
 from heuristics import run as run_assignor
 from heuristics.registry import PEERS, get_assignor, resolve_names
@@ -590,11 +590,12 @@ def format_assignor_row(name: str, problem) -> str:
     """One line: how the assignor ``name`` does on ``problem`` against the optimum (used by ``demo``)."""
     assignor = ASSIGNORS[name]
     try:
-        assignment = run_assignor(name, problem).assignment
+        result = run_assignor(name, problem)
     except AssignorDidNotFinish as err:
         return f"{name:19s} did not finish: {err}"
+    assignment = result.assignment
     verdict = check(problem, assignment)
-    guarantee = check_guarantee(assignor.guarantee, problem, assignment)
+    guarantee = check_run(result)
     if not verdict.valid:
         state = "INVALID (" + ", ".join(sorted({v.kind for v in verdict.violations})) + ")"
     else:

@@ -253,7 +253,7 @@ def _run_here(assignor: Assignor, problem: Problem) -> tuple:
     seconds = time.perf_counter() - start
     if not isinstance(result.assignment, Assignment):
         return ("failed", f"TypeError: returned {type(result.assignment).__name__}, not an Assignment")
-    phases = [(p.assignment.to_mapping(), p.revoked.to_mapping()) for p in result.phases]
+    phases = [(p.assignment.to_mapping(), p.revoked.to_mapping(), p.withheld.to_mapping()) for p in result.phases]
     return ("ok", (result.assignment.to_mapping(), phases, seconds))
 
 
@@ -266,7 +266,7 @@ def _unpack(outcome: tuple):
     assignment, phases, seconds = payload
     return (
         Assignment(assignment),
-        tuple(Phase(Assignment(a), Assignment(r)) for a, r in phases),
+        tuple(Phase(Assignment(a), Assignment(r), Assignment(w)) for a, r, w in phases),
         seconds,
     )
 
@@ -306,7 +306,8 @@ def evaluate(
         assignment=assignment,
         verdict=verdict,
         guarantee=check_guarantee(assignor.guarantee, problem, assignment,
-                                  optimal_sorted_loads=tuple(optimum.sorted_loads)),
+                                  optimal_sorted_loads=tuple(optimum.sorted_loads),
+                                  rounds=[p.assignment for p in phases] or None),
         rebalances=len(phases) if phases else None,
         phases=phases,
     )

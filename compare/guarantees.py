@@ -12,9 +12,18 @@ reason when it does not.  A guarantee that does not apply is kept vacuously.
 ``identical-subscriptions-balance`` (roundrobin, fair)
     When every member subscribes to the same topics: valid and most balanced
     (the oracle's sorted loads).
-``kafka-balance`` (sticky, sticky-kip54, cooperative-sticky)
+``kafka-balance`` (sticky, sticky-kip54)
     Valid, and Kafka's local balance condition holds
     (:func:`compare.balance.satisfies_kafka_balance_condition`).
+``cooperative-kafka-balance`` (cooperative-sticky)
+    ``kafka-balance`` on the assignment the group settles on, and the
+    cooperative protocol's promise (KIP-429) in every rebalance it took:
+    no partition goes to a member that did not hold it while another member
+    still holds it (:func:`problem.ownership.cooperative_handoffs`).  What a
+    member holds is what it claims, not what claim resolution credits it
+    with: a tied, superseded or unsubscribed claim is still being consumed.
+    The rebalances are passed as ``rounds``; without them the assignment is
+    judged as a single rebalance.
 ``exact-balance`` (constrained-sticky)
     With identical subscriptions: valid and most balanced per the oracle;
     otherwise (the assignor falls back to sticky) ``kafka-balance``.
@@ -33,15 +42,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 from compare.balance import satisfies_kafka_balance_condition
 from compare.metrics import load_vector, retained, sorted_loads
 from optimal import solve
+from heuristics import AssignorRun
 from problem.model import BALANCE_FIRST, Assignment, Problem
-from problem.ownership import violations
+from problem.ownership import cooperative_handoffs, violations
 
-__all__ = ["GuaranteeCheck", "GUARANTEES", "check_guarantee", "stream_join_numbers_problem"]
+__all__ = ["GuaranteeCheck", "GUARANTEES", "check_guarantee", "check_run", "stream_join_numbers_problem"]
 
 
 @dataclass(frozen=True)
@@ -73,7 +83,7 @@ def _most_balanced(problem: Problem, assignment: Assignment, best: tuple[int, ..
     return "" if loads == tuple(best) else f"sorted loads {list(loads)}, most balanced {list(best)}"
 
 
-def _per_topic_balance(problem: Problem, assignment: Assignment, best=None) -> GuaranteeCheck:
+def _per_topic_balance(problem: Problem, assignment: Assignment, best=None, rounds=None) -> GuaranteeCheck:
     key = "per-topic-balance"
     if reason := _invalid(problem, assignment):
         return GuaranteeCheck(key, True, False, reason)
@@ -101,7 +111,7 @@ def _per_topic_balance(problem: Problem, assignment: Assignment, best=None) -> G
     return GuaranteeCheck(key, True, True)
 
 
-def _identical_subscriptions_balance(problem: Problem, assignment: Assignment, best=None) -> GuaranteeCheck:
+def _identical_subscriptions_balance(problem: Problem, assignment: Assignment, best=None, rounds=None) -> GuaranteeCheck:
     key = "identical-subscriptions-balance"
     if not _identical(problem):
         return GuaranteeCheck(key, False, True, "subscriptions differ")
@@ -109,7 +119,7 @@ def _identical_subscriptions_balance(problem: Problem, assignment: Assignment, b
     return GuaranteeCheck(key, True, not reason, reason)
 
 
-def _kafka_balance(problem: Problem, assignment: Assignment, best=None) -> GuaranteeCheck:
+def _kafka_balance(problem: Problem, assignment: Assignment, best=None, rounds=None) -> GuaranteeCheck:
     key = "kafka-balance"
     if reason := _invalid(problem, assignment):
         return GuaranteeCheck(key, True, False, reason)
@@ -118,7 +128,17 @@ def _kafka_balance(problem: Problem, assignment: Assignment, best=None) -> Guara
     return GuaranteeCheck(key, True, True)
 
 
-def _exact_balance(problem: Problem, assignment: Assignment, best=None) -> GuaranteeCheck:
+def _cooperative_kafka_balance(problem: Problem, assignment: Assignment, best=None, rounds=None) -> GuaranteeCheck:
+    key = "cooperative-kafka-balance"
+    handoffs = cooperative_handoffs(problem, (assignment,) if rounds is None else rounds)
+    if handoffs:
+        more = f" (+{len(handoffs) - 1} more)" if len(handoffs) > 1 else ""
+        return GuaranteeCheck(key, True, False, f"{handoffs[0]}{more}")
+    final = _kafka_balance(problem, assignment)
+    return GuaranteeCheck(key, True, final.kept, final.reason)
+
+
+def _exact_balance(problem: Problem, assignment: Assignment, best=None, rounds=None) -> GuaranteeCheck:
     key = "exact-balance"
     if not _identical(problem):
         fallback = _kafka_balance(problem, assignment)
@@ -127,7 +147,7 @@ def _exact_balance(problem: Problem, assignment: Assignment, best=None) -> Guara
     return GuaranteeCheck(key, True, not reason, reason)
 
 
-def _valid(problem: Problem, assignment: Assignment, best=None) -> GuaranteeCheck:
+def _valid(problem: Problem, assignment: Assignment, best=None, rounds=None) -> GuaranteeCheck:
     reason = _invalid(problem, assignment)
     return GuaranteeCheck("valid", True, not reason, reason)
 
@@ -160,7 +180,7 @@ def stream_join_numbers_problem(problem: Problem) -> Problem:
     return Problem.from_mapping({"topics": topics, "members": members})
 
 
-def _stream_join(problem: Problem, assignment: Assignment, best=None) -> GuaranteeCheck:
+def _stream_join(problem: Problem, assignment: Assignment, best=None, rounds=None) -> GuaranteeCheck:
     key = "stream-join"
     counts = [t.partitions for t in problem.assignable_topics]
     n = min(counts) if counts else 0
@@ -208,6 +228,7 @@ GUARANTEES: Mapping[str, Callable[..., GuaranteeCheck]] = MappingProxyType(
         "per-topic-balance": _per_topic_balance,
         "identical-subscriptions-balance": _identical_subscriptions_balance,
         "kafka-balance": _kafka_balance,
+        "cooperative-kafka-balance": _cooperative_kafka_balance,
         "exact-balance": _exact_balance,
         "stream-join": _stream_join,
         "valid": _valid,
@@ -216,11 +237,26 @@ GUARANTEES: Mapping[str, Callable[..., GuaranteeCheck]] = MappingProxyType(
 
 
 def check_guarantee(
-    guarantee: str, problem: Problem, assignment: Assignment, *, optimal_sorted_loads: tuple[int, ...] | None = None
+    guarantee: str,
+    problem: Problem,
+    assignment: Assignment,
+    *,
+    optimal_sorted_loads: tuple[int, ...] | None = None,
+    rounds: Sequence[Assignment] | None = None,
 ) -> GuaranteeCheck:
     """Check ``assignment`` against the named guarantee (see the module docstring).
 
     ``optimal_sorted_loads``, if given, are the most balanced sorted loads
     of ``problem`` (from a solve already made), so the check need not solve.
+    ``rounds``, for a cooperative assignor, are the assignments of every
+    rebalance it took, the last being ``assignment``; only
+    ``cooperative-kafka-balance`` reads them.
     """
-    return GUARANTEES[guarantee](problem, assignment, optimal_sorted_loads)
+    return GUARANTEES[guarantee](problem, assignment, optimal_sorted_loads, rounds)
+
+
+def check_run(result: AssignorRun, *, optimal_sorted_loads: tuple[int, ...] | None = None) -> GuaranteeCheck:
+    """The guarantee ``result``'s assignor claims, on that run: every rebalance it took, if cooperative."""
+    return check_guarantee(result.assignor.guarantee, result.problem, result.assignment,
+                           optimal_sorted_loads=optimal_sorted_loads,
+                           rounds=[p.assignment for p in result.phases] or None)

@@ -3,23 +3,45 @@
 Guarantee claimed: the same target as the StickyAssignor (as balanced as
 possible in Kafka's sense, then as sticky as possible; see
 :mod:`heuristics.sticky`), reached *incrementally*: no partition is ever
-owned by two members at once, because a partition that changes owner is
-first revoked by its previous owner and only assigned in a follow-up
-rebalance.  Members keep consuming everything that does not move.
+consumed by two members at once, because a partition that changes owner is
+first revoked by every member that still holds it and only assigned in a
+follow-up rebalance.  Members keep consuming everything that does not move.
 
-Algorithm (KIP-429, "Incremental Cooperative Rebalancing"; Kafka's
-``CooperativeStickyAssignor.adjustAssignment``):
+Algorithm (KIP-429, "Incremental Cooperative Rebalancing"; the port follows
+``CooperativeStickyAssignor.assign`` and ``computePartitionsTransferringOwnership``
+in apache/kafka at 4.0.0-SNAPSHOT, commit 1eb7644; the general path has
+used this rule since KIP-429 shipped in Kafka 2.4):
 
 1. compute the sticky target from the members' owned partitions and
-   generations (:func:`heuristics.sticky.assign`);
-2. *first rebalance*: give every member its target minus the partitions that
-   another member still owns (the resolved previous owner,
-   :func:`problem.claims.resolve_claims`); those are *revoked*: their owner
-   sees them missing from its assignment and gives them up;
+   generations (:func:`heuristics.sticky.assign`, which resolves claims per
+   partition: :func:`problem.claims.resolve_claims`);
+2. *first rebalance*: a partition the target gives to a member that does not
+   hold it, while some other member does hold it, is *withheld*: left out of
+   this assignment.  "Holds" means "claims", whatever claim resolution
+   decided (:func:`problem.ownership.held_partitions`): a member whose claim
+   was tied, superseded by a newer generation, or is on a topic it no
+   longer subscribes to is still consuming that partition, and stops only
+   when its new assignment leaves the partition out.  Each member *revokes*
+   everything it holds and is not given;
 3. every member that revoked something rejoins, so a *follow-up rebalance*
-   runs with each member owning exactly what the first one gave it, at the
-   next generation; partitions nobody owns now are free to go to their
-   target owner.  Repeat while a rebalance still withholds partitions.
+   runs with each member holding exactly what the previous one gave it, at
+   the next generation; withheld partitions are held by nobody now and go
+   to their target owner.  Repeat while a rebalance revokes anything (the
+   rule Kafka's ``ConsumerCoordinator`` follows: revoked partitions trigger
+   a rejoin); :attr:`CooperativeRebalance.rebalances` counts the rounds.
+
+Before this rule the port withheld only partitions whose *resolved* previous
+owner lost them, so a partition claimed by two members at the same
+generation, or by a member that unsubscribed from its topic, went to a new
+owner in the very rebalance in which its holders still consumed it (the
+defect KAFKA-14639 fixed in Kafka's constrained path, Kafka 3.4.1/3.5.0).
+:func:`problem.ownership.cooperative_handoffs` is the independent check.
+
+Departures from Kafka: the target always comes from the general sticky
+algorithm, also when all subscriptions are equal (Kafka then runs its
+constrained path, :mod:`heuristics.constrained_sticky`), so tie-breaks
+among equally good targets can differ from Kafka's; and
+:data:`MAX_REBALANCES` bounds the follow-ups (Kafka has no bound).
 
 :func:`rebalance` returns every phase; :func:`assign` the assignment the
 group settles on.
@@ -27,12 +49,14 @@ group settles on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from collections import Counter
 
 from heuristics import sticky
 from heuristics.sticky import AssignorDidNotFinish
-from problem.claims import resolve_claims
 from problem.model import Assignment, Member, Problem, TopicPartition
+from problem.ownership import held_partitions
 
 __all__ = ["assign", "rebalance", "CooperativeRebalance", "Phase", "MAX_REBALANCES"]
 
@@ -45,11 +69,14 @@ class Phase:
     """One rebalance of the cooperative protocol.
 
     ``assignment`` is what members get in this rebalance; ``revoked`` maps a
-    member to the partitions it owned before and must give up now.
+    member to the partitions it held before and must give up now;
+    ``withheld`` maps a member to the partitions the target gives it but
+    another member still held, so they wait for a follow-up rebalance.
     """
 
     assignment: Assignment
     revoked: Assignment
+    withheld: Assignment = field(default_factory=Assignment)
 
 
 @dataclass(frozen=True)
@@ -115,19 +142,25 @@ def assign(problem: Problem) -> Assignment:
 
 def _one_rebalance(problem: Problem) -> Phase:
     target = sticky.assign(problem)
-    owner = resolve_claims(problem).previous_owner
+    held = held_partitions(problem)
+    holders = Counter(tp for partitions in held.values() for tp in partitions)
     ids = problem.member_ids
     given: dict[str, list[TopicPartition]] = {}
-    revoked: dict[str, list[TopicPartition]] = {}
+    withheld: dict[str, list[TopicPartition]] = {}
     for member_id in ids:
-        me = problem.member_index[member_id]
-        for topic, partition in target.partitions_of(member_id):
-            previous = int(owner[topic][partition])
-            if previous >= 0 and previous != me:
-                revoked.setdefault(ids[previous], []).append(TopicPartition(topic, partition))
+        mine = held[member_id]
+        for tp in target.partitions_of(member_id):
+            # Kafka's partitionsTransferringOwnership: added here, held (so revoked) elsewhere.
+            if tp not in mine and holders[tp]:
+                withheld.setdefault(member_id, []).append(tp)
             else:
-                given.setdefault(member_id, []).append(TopicPartition(topic, partition))
-    return Phase(Assignment.from_partitions(given, ids), Assignment.from_partitions(revoked))
+                given.setdefault(member_id, []).append(tp)
+    revoked = {m: sorted(held[m] - set(given.get(m, ()))) for m in ids}
+    return Phase(
+        Assignment.from_partitions(given, ids),
+        Assignment.from_partitions({m: ps for m, ps in revoked.items() if ps}),
+        Assignment.from_partitions(withheld),
+    )
 
 
 def _rejoin(problem: Problem, assignment: Assignment) -> Problem:

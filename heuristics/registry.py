@@ -77,8 +77,9 @@ _ENTRIES = (
     Assignor("sticky-kip54", sticky.assign_kip54, "StickyAssignor before KIP-341 (Kafka 0.11-2.0)", "kafka-balance",
              "eager", "the KIP-54 sticky algorithm reading claims without generations: stale claims are kept"),
     Assignor("cooperative-sticky", cooperative_sticky.assign,
-             "org.apache.kafka.clients.consumer.CooperativeStickyAssignor (KIP-429)", "kafka-balance", "cooperative",
-             "sticky's target, moved partitions revoked first and assigned in a follow-up rebalance"),
+             "org.apache.kafka.clients.consumer.CooperativeStickyAssignor (KIP-429)", "cooperative-kafka-balance",
+             "cooperative",
+             "sticky's target; a partition another member still holds is revoked first, assigned in a follow-up rebalance"),
     Assignor("constrained-sticky", constrained_sticky.assign,
              "AbstractStickyAssignor constrained path (KAFKA-9987, constrained cooperative sticky proposal)",
              "exact-balance", "eager",
@@ -178,7 +179,8 @@ class AssignorRun:
 
         ``check`` reads it as a candidate (its ``assignment`` key).  For a
         cooperative assignor ``assignment`` is the final one; ``phases``
-        lists each rebalance's assignment and what it revoked.
+        lists each rebalance's assignment, what it revoked and what it
+        withheld for a follow-up rebalance.
         """
         problem, assignment = self.problem, self.assignment
         claims = resolve_claims(problem)
@@ -204,7 +206,8 @@ class AssignorRun:
             out["rebalances"] = len(self.phases)
             out["revoked"] = self.phases[0].revoked.to_mapping()
             out["phases"] = [
-                {"assignment": p.assignment.to_mapping(problem.member_ids), "revoked": p.revoked.to_mapping()}
+                {"assignment": p.assignment.to_mapping(problem.member_ids), "revoked": p.revoked.to_mapping(),
+                 "withheld": p.withheld.to_mapping()}
                 for p in self.phases
             ]
         return out

@@ -45,6 +45,27 @@ def test_kafka_balance_flags_a_member_that_could_take_more():
     assert not invalid.kept and invalid.reason.startswith("not valid: missing")
 
 
+def test_cooperative_kafka_balance_judges_every_rebalance_on_what_members_hold():
+    """Kafka's CooperativeStickyAssignorTest case: consumer1 and consumer2 both claim topic-0 at
+    generation 1.  Claim resolution gives it to nobody, yet both still consume it."""
+    problem = Problem.from_mapping({"topics": {"topic": 3}, "members": {
+        "consumer1": {"topics": ["topic"], "owned": {"topic": [0, 1]}, "generation": 1},
+        "consumer2": {"topics": ["topic"], "owned": {"topic": [0, 2]}, "generation": 1},
+        "consumer3": {"topics": ["topic"]}}})
+    final = Assignment({"consumer1": {"topic": (1,)}, "consumer2": {"topic": (2,)}, "consumer3": {"topic": (0,)}})
+    first = Assignment({"consumer1": {"topic": (1,)}, "consumer2": {"topic": (2,)}, "consumer3": {}})
+    at_once = check_guarantee("cooperative-kafka-balance", problem, final)  # one rebalance: a handoff
+    assert not at_once.kept and "topic-0 given to consumer3 while consumer1, consumer2 still held it" in at_once.reason
+    assert check_guarantee("kafka-balance", problem, final).kept  # the eager guarantee sees nothing wrong
+    two_steps = check_guarantee("cooperative-kafka-balance", problem, final, rounds=[first, final])
+    assert two_steps.kept, two_steps.reason
+    # Safe rounds do not excuse an unbalanced end state.
+    lopsided = Assignment({"consumer1": {"topic": (0, 1, 2)}, "consumer2": {}, "consumer3": {}})
+    stay = Assignment({"consumer1": {"topic": (1,)}, "consumer2": {}, "consumer3": {}})
+    result = check_guarantee("cooperative-kafka-balance", problem, lopsided, rounds=[stay, lopsided])
+    assert not result.kept and "lighter" in result.reason
+
+
 def test_stream_join_flags_split_numbers_and_lost_stickiness():
     problem = problem_of({"c": 2, "v": 2}, {"x": ["c", "v"], "y": ["c", "v"]},
                          {"x": {"c": [0], "v": [0]}, "y": {"c": [1], "v": [1]}})
@@ -65,4 +86,4 @@ def test_the_optimum_keeps_every_balance_guarantee(problem):
     for key in ("identical-subscriptions-balance", "kafka-balance", "exact-balance"):
         assert check_guarantee(key, problem, optimum).kept, key
     assert set(GUARANTEES) == {"per-topic-balance", "identical-subscriptions-balance", "kafka-balance",
-                               "exact-balance", "stream-join", "valid"}
+                               "cooperative-kafka-balance", "exact-balance", "stream-join", "valid"}

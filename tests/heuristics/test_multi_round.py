@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compare.guarantees import check_guarantee
+from compare.guarantees import check_run
 from compare.metrics import retained
-from heuristics import ASSIGNORS
+from heuristics import ASSIGNORS, run
 from optimal import solve
 from problem import Problem
 from oracle_profile import scaled
@@ -42,7 +42,7 @@ def histories(draw, identical: bool):
 
 
 def play(name: str, topics, first, rounds):
-    """Yield (problem, assignment) per round, feeding results back with generations."""
+    """Yield each round's run (problem, assignment, phases), feeding results back with generations."""
     subscriptions = dict(first)
     owned: dict[str, dict] = {}
     generation = 0
@@ -55,9 +55,9 @@ def play(name: str, topics, first, rounds):
                 entry["generation"] = generation
             members[m] = entry
         problem = Problem.from_mapping({"topics": topics, "members": members})
-        assignment = ASSIGNORS[name].assign(problem)
-        yield problem, assignment
-        owned = {m: dict(ts) for m, ts in assignment.to_mapping().items()}
+        result = run(name, problem)
+        yield result
+        owned = {m: dict(ts) for m, ts in result.assignment.to_mapping().items()}
         generation += 1
         if r < len(rounds):
             leave, join = rounds[r]
@@ -70,10 +70,10 @@ def play(name: str, topics, first, rounds):
 @settings(max_examples=scaled(120))
 @given(history=histories(identical=True))
 def test_identical_subscriptions_keep_what_is_keepable(name, history):
-    for problem, assignment in play(name, *history):
-        best = solve(problem)
-        assert retained(problem, assignment) == best.retained
-        assert check_guarantee(ASSIGNORS[name].guarantee, problem, assignment).kept
+    for result in play(name, *history):
+        best = solve(result.problem)
+        assert retained(result.problem, result.assignment) == best.retained
+        assert check_run(result).kept
 
 
 @pytest.mark.parametrize("name", list(ASSIGNORS))
@@ -81,6 +81,6 @@ def test_identical_subscriptions_keep_what_is_keepable(name, history):
 @given(history=histories(identical=False))
 def test_every_round_keeps_the_guarantee(name, history):
     """Differing subscriptions: no stickiness promise, but every round keeps the claimed guarantee."""
-    for problem, assignment in play(name, *history):
-        check = check_guarantee(ASSIGNORS[name].guarantee, problem, assignment)
+    for result in play(name, *history):
+        check = check_run(result)
         assert check.kept, check.reason
