@@ -21,8 +21,20 @@ reconstruction, decision by decision:
    owned_partitions if the generation is old": an older generation means
    the member missed a rebalance, all of its claims are stale).  A partition
    claimed by two members of that generation counts for neither (Kafka's
-   later ``partitionsWithMultiplePreviousOwners`` rule; the proposal is
-   silent).  Claims keep the order the member sent them in.
+   ``partitionsWithMultiplePreviousOwners``, KAFKA-12984, Kafka 2.8.1/3.0;
+   the proposal is silent).  Claims keep the order the member sent them in.
+
+   This whole-member generation rule is Kafka's from 2.8.0 through 3.4.0
+   (``AbstractStickyAssignor.allSubscriptionsEqual`` clears every claim of
+   a member below the highest generation; read at tag 3.4.0 of
+   apache/kafka).  KAFKA-14639 (apache/kafka#13550, shipped in 3.4.1 and
+   3.5.0, current in 4.x) replaced it with the per-partition rule of
+   :func:`problem.claims.resolve_claims`: a claim counts unless another
+   member claims the same partition at a higher generation.  The port keeps
+   the rule the proposal states; under today's rule a member that missed a
+   rebalance keeps whatever nobody newer claims, and
+   ``tests/heuristics/test_constrained_sticky.py`` shows an instance where
+   that keeps two partitions this port moves.
 3. *Keep owned partitions up to quota*, members in member-id order.  The
    seed garbles this branch into two consecutive "assign first C_f / first
    C_c" lines and drops the third case; the intent, restored:

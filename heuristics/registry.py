@@ -81,7 +81,8 @@ _ENTRIES = (
              "cooperative",
              "sticky's target; a partition another member still holds is revoked first, assigned in a follow-up rebalance"),
     Assignor("constrained-sticky", constrained_sticky.assign,
-             "AbstractStickyAssignor constrained path (KAFKA-9987, constrained cooperative sticky proposal)",
+             "AbstractStickyAssignor constrained path, Kafka 2.8-3.4.0 claim rule (KAFKA-9987, constrained "
+             "cooperative sticky proposal)",
              "exact-balance", "eager",
              "identical subscriptions: floor/ceil quotas, keep owned up to quota, fill, steal; else sticky"),
     Assignor("stream-join-sticky", stream_join_sticky.assign, "KIP-315 StickyStreamJoinAssignor (proposed)",

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
+from compare.metrics import retained
 from heuristics import constrained_sticky, sticky
+from optimal import solve
 from problem import Problem
+from problem.claims import resolve_claims
 from strategies import rebalances
 
 
@@ -86,3 +89,19 @@ def test_a_member_reporting_a_newer_generation_without_claims_makes_older_claims
         "a": {"topics": ["t"], "owned": {"t": [2, 3]}, "generation": 4},
         "b": {"topics": ["t"], "generation": 5}})
     assert got == {"a": {"t": [0, 1]}, "b": {"t": [2, 3]}}
+
+
+def test_todays_per_partition_rule_would_keep_what_the_stale_member_claims():
+    """The instance above under KAFKA-14639's rule (Kafka 3.4.1/3.5.0 and later): a claim counts
+    unless another member claims the same partition at a higher generation.  Nobody else claims
+    t-2 or t-3, so today's rule credits a with both and a keeps them within its quota of 2; the
+    port's rule (Kafka 2.8.0-3.4.0: every claim below the top generation is dropped) moves both."""
+    problem = Problem.from_mapping({"topics": {"t": 4}, "members": {
+        "a": {"topics": ["t"], "owned": {"t": [2, 3]}, "generation": 4},
+        "b": {"topics": ["t"], "generation": 5}}})
+    assert resolve_claims(problem).previous_owner["t"].tolist() == [-1, -1, 0, 0]  # today's owners: a, a
+    got = constrained_sticky.assign(problem)
+    assert retained(problem, got) == 0  # measured against today's owners: both of a's partitions moved
+    best = solve(problem)  # the oracle resolves claims by today's rule
+    assert best.retained == 2
+    assert best.assignment.to_mapping(problem.member_ids) == {"a": {"t": [2, 3]}, "b": {"t": [0, 1]}}
