@@ -20,18 +20,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import partial
 from types import MappingProxyType
 from typing import Callable, Mapping
 
 from compare.evaluate import Evaluation, evaluate
 from compare.explain import Explanation, apply_moves, explain
 from compare.metrics import load_vector, sorted_loads
-from heuristics import Assignor, sticky
+from heuristics import Assignor, constrained_sticky, cooperative_sticky, sticky
 from optimal import solve
 from problem.model import Assignment, Problem
-from problem.ownership import violations
+from problem.ownership import held_partitions, violations
 
-__all__ = ["Bug", "BugReplay", "BUGS", "replay", "STICKY_21_TIES", "TIME_LIMIT"]
+__all__ = ["Bug", "BugReplay", "BUGS", "replay", "STICKY_21_TIES", "COOPERATIVE_CONSTRAINED_34", "TIME_LIMIT"]
 
 #: Seconds each variant may run in a replay before it is reported as not finishing.
 TIME_LIMIT = 60.0
@@ -47,6 +48,40 @@ STICKY_21_TIES = Assignor(
     "sticky with Kafka 2.1's order-dependent tie rule",
 )
 
+
+
+def _kafka_34_holdings(problem: Problem):
+    """What Kafka 2.8.0-3.4.0's cooperative assignor counted as held on its constrained path.
+
+    With identical subscriptions ``allSubscriptionsEqual`` cleared every
+    claim of a member below the top generation, and the constrained path
+    withheld only partitions released by the claims it kept (or claimed
+    twice at the top generation): a stale member's partitions were free to
+    go to someone else at once, while that member still consumed them.
+    Otherwise the general path withheld everything any member owned.
+    """
+    held = held_partitions(problem)
+    if not constrained_sticky.subscriptions_identical(problem):
+        return held
+    newest = max((m.claim_generation for m in problem.members), default=-1)
+    return {m.member_id: held[m.member_id] if m.claim_generation == newest else frozenset() for m in problem.members}
+
+
+_cooperative_34 = partial(cooperative_sticky.rebalance, target=constrained_sticky.assign, holdings=_kafka_34_holdings)
+
+#: Kafka 2.8.0-3.4.0's CooperativeStickyAssignor on identical subscriptions (the constrained path and
+#: its withholding rule); not registered, it exists to replay KAFKA-14639.  One simplification: a
+#: partition claimed twice at the top generation and given back to one of its claimants is not
+#: withheld (3.4.0 withheld it too); the replayed scenario has no such claim.
+COOPERATIVE_CONSTRAINED_34 = Assignor(
+    "cooperative-sticky-3.4",
+    lambda problem: _cooperative_34(problem).final,
+    "CooperativeStickyAssignor, Kafka 2.8.0-3.4.0: only top-generation claims withhold a partition",
+    "cooperative-kafka-balance",
+    "cooperative",
+    "constrained-sticky's target; a stale member's partitions are handed over in the same rebalance",
+    _cooperative_34,
+)
 
 @dataclass(frozen=True)
 class Bug:
@@ -217,6 +252,15 @@ def _balanced_stays(r: BugReplay):
     return any(moved.values()), not any(moved.values()), text
 
 
+def _stale_handoff(r: BugReplay):
+    rows = r.rows[0]
+    old, new = rows["cooperative-sticky-3.4"], rows["cooperative-sticky"]
+    shown = not old.guarantee.kept and "still held" in old.guarantee.reason
+    text = (f"cooperative-sticky-3.4: {old.guarantee.reason or 'no handoff'}; cooperative-sticky: "
+            f"{'no handoff' if new.guarantee.kept else new.guarantee.reason}, {new.rebalances} rebalances")
+    return shown, new.guarantee.kept, text
+
+
 def _no_generation(r: BugReplay):
     # Scenario 0: generations sent; scenario 1: the same claims without them.
     kept = [set(r.rows[i]["sticky"].assignment.to_mapping().get("a", {}).get("t", ())) for i in (0, 1)]
@@ -337,6 +381,21 @@ BUGS: Mapping[str, Bug] = MappingProxyType({b.name: b for b in (
         "c gets t0-2 and t0-0: loads 3/3/2 are most balanced and as sticky as the oracle, yet t1's subscribers "
         "hold 2/2/0 (per-topic spread 2); a spread-1 assignment exists at equal balance and stickiness",
         _per_topic_skew,
+    ),
+    Bug(
+        "kafka-14639-stale-handoff",
+        "A member that missed a rebalance still consumes its partitions; one of them goes to a new member at once",
+        "KAFKA-14639 (fixed in Kafka 3.4.1/3.5.0): a single partition may be revoked and assigned during a single "
+        "round of rebalance",
+        ({"topics": {"t": 4}, "members": {
+            "a": {"topics": ["t"], "owned": {"t": [2, 3]}, "generation": 5},
+            "b": {"topics": ["t"]},
+            "z": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 4}}},),
+        (COOPERATIVE_CONSTRAINED_34,), ("cooperative-sticky",),
+        "z missed generation 5 and still consumes t-0 and t-1; Kafka 3.4.0's constrained path drops its claims "
+        "and hands t-0 to the new member b in the same rebalance (consumed twice until z revokes it); holding "
+        "every claim, cooperative-sticky withholds whatever b is to get until its holder has revoked it",
+        _stale_handoff,
     ),
     Bug(
         "kafka-18688-balanced-stays",

@@ -52,6 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from collections import Counter
+from typing import Callable, Mapping
 
 from heuristics import sticky
 from heuristics.sticky import AssignorDidNotFinish
@@ -104,8 +105,20 @@ class CooperativeRebalance:
         return len(self.phases)
 
 
-def rebalance(problem: Problem, *, max_rebalances: int = MAX_REBALANCES) -> CooperativeRebalance:
+def rebalance(
+    problem: Problem,
+    *,
+    max_rebalances: int = MAX_REBALANCES,
+    target: Callable[[Problem], Assignment] = sticky.assign,
+    holdings: Callable[[Problem], Mapping[str, frozenset[TopicPartition]]] = held_partitions,
+) -> CooperativeRebalance:
     """Run the cooperative protocol to the end; every phase is returned.
+
+    ``target`` is the eager assignment each rebalance aims for, ``holdings``
+    what the assignor takes each member to hold when it decides what to
+    withhold (members revoke what they really hold, whatever it takes).  The defaults are this module's algorithm (every claim is
+    held, as in Kafka today); the bug corpus passes older rules to replay
+    what they did (:data:`compare.bugs.COOPERATIVE_CONSTRAINED_34`).
 
     Examples
     --------
@@ -127,7 +140,7 @@ def rebalance(problem: Problem, *, max_rebalances: int = MAX_REBALANCES) -> Coop
     phases: list[Phase] = []
     current = problem
     for _ in range(max_rebalances):
-        phase = _one_rebalance(current)
+        phase = _one_rebalance(current, target, holdings)
         phases.append(phase)
         if not phase.revoked.members:
             return CooperativeRebalance(tuple(phases))
@@ -140,15 +153,16 @@ def assign(problem: Problem) -> Assignment:
     return rebalance(problem).final
 
 
-def _one_rebalance(problem: Problem) -> Phase:
-    target = sticky.assign(problem)
-    held = held_partitions(problem)
-    holders = Counter(tp for partitions in held.values() for tp in partitions)
+def _one_rebalance(problem: Problem, target_of, holdings) -> Phase:
+    target = target_of(problem)
+    held = held_partitions(problem)  # what members really hold: each revokes what it is not given
+    believed = held if holdings is held_partitions else holdings(problem)  # what the assignor counts
+    holders = Counter(tp for partitions in believed.values() for tp in partitions)
     ids = problem.member_ids
     given: dict[str, list[TopicPartition]] = {}
     withheld: dict[str, list[TopicPartition]] = {}
     for member_id in ids:
-        mine = held[member_id]
+        mine = believed[member_id]
         for tp in target.partitions_of(member_id):
             # Kafka's partitionsTransferringOwnership: added here, held (so revoked) elsewhere.
             if tp not in mine and holders[tp]:

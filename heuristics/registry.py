@@ -53,6 +53,11 @@ class Assignor:
         ``eager`` or ``cooperative`` (KIP-429: moves take a second rebalance).
     summary:
         One line for ``assignment-oracle assignors``.
+    rebalance:
+        For a cooperative assignor, ``rebalance(problem)`` returns every
+        rebalance of the protocol
+        (:class:`heuristics.cooperative_sticky.CooperativeRebalance`), so
+        that each can be judged on what members held in it.
     """
 
     name: str
@@ -61,6 +66,7 @@ class Assignor:
     guarantee: str
     protocol: str
     summary: str
+    rebalance: Callable[[Problem], cooperative_sticky.CooperativeRebalance] | None = None
 
 
 _ENTRIES = (
@@ -79,7 +85,8 @@ _ENTRIES = (
     Assignor("cooperative-sticky", cooperative_sticky.assign,
              "org.apache.kafka.clients.consumer.CooperativeStickyAssignor (KIP-429)", "cooperative-kafka-balance",
              "cooperative",
-             "sticky's target; a partition another member still holds is revoked first, assigned in a follow-up rebalance"),
+             "sticky's target; a partition another member still holds is revoked first, assigned in a follow-up rebalance",
+             cooperative_sticky.rebalance),
     Assignor("constrained-sticky", constrained_sticky.assign,
              "AbstractStickyAssignor constrained path, Kafka 2.8-3.4.0 claim rule (KAFKA-9987, constrained "
              "cooperative sticky proposal)",
@@ -219,8 +226,8 @@ def run(assignor: str | Assignor, problem: Problem) -> AssignorRun:
     (every phase, if cooperative)."""
     if isinstance(assignor, str):
         assignor = get_assignor(assignor)
-    if assignor.assign is cooperative_sticky.assign:
-        phases = cooperative_sticky.rebalance(problem).phases
+    if assignor.rebalance is not None:
+        phases = assignor.rebalance(problem).phases
         return AssignorRun(assignor, problem, phases[-1].assignment, phases)
     return AssignorRun(assignor, problem, assignor.assign(problem))
 

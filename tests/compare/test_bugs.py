@@ -9,7 +9,8 @@ import pytest
 from compare.bugs import BUGS, replay
 
 REQUIRED = {"kafka-7026", "local-condition-chain", "kafka-12984-equal-generation", "kafka-12984-claim-order",
-            "kafka-15106-loop-shape", "kafka-16277-per-topic-skew", "kafka-18688-balanced-stays"}
+            "kafka-15106-loop-shape", "kafka-16277-per-topic-skew", "kafka-18688-balanced-stays",
+            "kafka-14639-stale-handoff"}
 
 
 def test_the_corpus_has_the_issues_entries_each_with_a_one_line_source():
@@ -38,6 +39,17 @@ def test_the_chain_gap_comes_with_the_chain():
     result = replay("local-condition-chain")
     assert result.explanation.kind == "balance"
     assert [str(m) for m in result.explanation.chain] == ["T2-9: M3 → M2", "T1-9: M2 → M1"]
+
+
+def test_kafka_14639_is_a_handoff_in_the_first_rebalance():
+    """Kafka 3.4.0's rule hands t-0 to b while z, which missed a generation, still consumes it;
+    holding every claim, nothing reaches b until its holder revoked it."""
+    result = replay("kafka-14639-stale-handoff")
+    old, new = result.rows[0]["cooperative-sticky-3.4"], result.rows[0]["cooperative-sticky"]
+    assert old.guarantee.reason == "rebalance 0: t-0 given to b while z still held it"
+    assert old.phases[0].assignment.to_mapping()["b"] == {"t": [0]}
+    assert new.phases[0].assignment.to_mapping()["b"] == {} and new.rebalances == 2
+    assert new.verdict.valid and new.verdict.most_balanced
 
 
 def test_a_replay_whose_variants_do_not_finish_is_not_judged_as_expected():
