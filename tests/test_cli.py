@@ -195,6 +195,12 @@ def test_assign_cooperative_writes_every_phase(capsys):
     revoked = document["revoked"]
     assert sum(len(ps) for ts in revoked.values() for ps in ts.values()) == 1
     assert document["phases"][-1]["assignment"] == document["assignment"]
+    # What the first rebalance revokes is what it withheld from its new owner, who gets it in the second.
+    (member, topics), = document["phases"][0]["withheld"].items()
+    assert {(t, p) for t, ps in topics.items() for p in ps} == {
+        (t, p) for ts in revoked.values() for t, ps in ts.items() for p in ps}
+    assert all(set(ps) <= set(document["assignment"][member][t]) for t, ps in topics.items())
+    assert document["phases"][1]["withheld"] == {}
 
 
 def test_assign_kip54_duplicate_is_reported_not_hidden(tmp_path, capsys):
