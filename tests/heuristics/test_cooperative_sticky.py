@@ -11,7 +11,7 @@ port; the anchors are Kafka's own ``CooperativeStickyAssignorTest`` cases.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from compare.guarantees import check_guarantee
@@ -57,46 +57,31 @@ def assert_protocol_kept(problem: Problem, result) -> None:
 
 @st.composite
 def with_conflict(draw, kind: str) -> Problem:
-    """A group after a valid previous generation ``g``, plus one conflict of the given kind.
+    """A rebalance after a real previous generation (:func:`strategies.rebalances`) plus one conflict.
 
-    ``tied``: a member also claims another member's partition at ``g``.
-    ``stale``: a zombie claims, at ``g - 1``, partitions the group gave others at ``g``.
+    ``tied``: a member also claims another member's partition, at that member's generation.
+    ``stale``: a zombie claims another member's partition one generation below it.
     ``unsubscribed``: a member dropped a topic it still owns partitions of.
     ``departed``: a member that owned partitions left the group.
-    New members may join as well.
     """
-    names = [f"t{i}" for i in range(draw(st.integers(1, 3)))]
-    topics = {t: draw(st.integers(1, 6)) for t in names}
-    ids = [f"m{i}" for i in range(draw(st.integers(2, 5)))]
-    subscription = {m: draw(st.lists(st.sampled_from(names), min_size=1, unique=True)) for m in ids}
-    if draw(st.booleans()):
-        subscription = {m: list(names) for m in ids}
-    g = draw(st.integers(1, 9))
-    owned: dict[str, dict[str, list[int]]] = {m: {} for m in ids}
-    for t, count in topics.items():
-        takers = [m for m in ids if t in subscription[m]]
-        for p in range(count):
-            if takers and draw(st.integers(0, 5)) > 0:
-                owned[draw(st.sampled_from(takers))].setdefault(t, []).append(p)
-    members = {m: {"topics": subscription[m], "owned": owned[m], "generation": g} for m in ids}
-    owners = [m for m in ids if owned[m]]
+    data = draw(rebalances()).to_mapping()
+    members = data["members"]
+    owners = sorted(m for m, e in members.items() if e.get("owned"))
+    assume(owners and (kind in ("unsubscribed", "departed") or len(members) >= 2))
     if kind in ("tied", "stale"):
-        x = draw(st.sampled_from(ids))
-        theirs = sorted((t, p) for m in ids if m != x for t, ps in owned[m].items() for p in ps)
-        if not theirs:
-            theirs = [(names[0], 0)]  # nobody else owns anything: claim a free partition instead
+        victim = draw(st.sampled_from(owners))
+        x = draw(st.sampled_from(sorted(set(members) - {victim})))
+        theirs = sorted((t, p) for t, ps in members[victim]["owned"].items() for p in ps)
         for t, p in draw(st.lists(st.sampled_from(theirs), min_size=1, max_size=3, unique=True)):
-            members[x]["owned"].setdefault(t, []).append(p)
-        members[x]["generation"] = g if kind == "tied" else g - 1
-    elif kind == "unsubscribed" and owners:
+            members[x].setdefault("owned", {}).setdefault(t, []).append(p)
+        members[x]["generation"] = members[victim]["generation"] - (kind == "stale")
+    elif kind == "unsubscribed":
         x = draw(st.sampled_from(owners))
-        dropped = draw(st.sampled_from(sorted(owned[x])))
-        members[x]["topics"] = [t for t in subscription[x] if t != dropped]
-    elif kind == "departed" and owners:
+        dropped = draw(st.sampled_from(sorted(members[x]["owned"])))
+        members[x]["topics"] = [t for t in members[x]["topics"] if t != dropped]
+    else:
         del members[draw(st.sampled_from(owners))]
-    for i in range(draw(st.integers(0, 2))):
-        members[f"n{i}"] = {"topics": draw(st.lists(st.sampled_from(names), min_size=1, unique=True))}
-    return Problem.from_mapping({"topics": topics, "members": members})
+    return Problem.from_mapping(data)
 
 
 @pytest.mark.parametrize("kind", CONFLICTS)
