@@ -71,11 +71,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import heuristics.kafka_python as peer  # noqa: E402
-from compare.metrics import kip54_balance_score, load_vector, retained, spread  # noqa: E402
-from heuristics import ASSIGNORS  # noqa: E402
-from problem.model import Assignment, Problem  # noqa: E402
-from problem.ownership import violations  # noqa: E402
+import assignment_oracle.heuristics.kafka_python as peer  # noqa: E402
+from assignment_oracle.problem.metrics import kip54_balance_score, load_vector, retained, spread  # noqa: E402
+from assignment_oracle.heuristics import ASSIGNORS  # noqa: E402
+from assignment_oracle.problem.model import Assignment, Problem  # noqa: E402
+from assignment_oracle.problem.ownership import violations  # noqa: E402
 
 SHARED = ("range", "roundrobin", "sticky")
 #: Calls slower than this (seconds) are not repeated: noise is small next to them.

@@ -24,8 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from optimal import solve  # noqa: E402
-from problem.model import Member, Problem, Topic  # noqa: E402
+from assignment_oracle.optimal import solve  # noqa: E402
+from assignment_oracle.problem.model import Member, Problem, Topic  # noqa: E402
 
 GIB = 1024**3
 

@@ -17,16 +17,16 @@ Targets (issue 5, "Performance (benchmark, ratios)"):
   before a plain in-process loop over the same scenarios.
 
 Method.  The baseline, measured in this process, is the loop every Spark
-worker runs, without Spark: :func:`compare.sweep_rows.scenario_rows` over
+worker runs, without Spark: :func:`compare.sweep.rows.scenario_rows` over
 every task of the spec in order (``spec.task(i)``), one core.  Each Spark
 measurement runs in a fresh child process (a new JVM and new Python
 workers, as a user's ``assignment-oracle sweep`` gets) and writes into a
 fresh output directory with the progress bar off; the child times, apart:
 
 ``session``
-    :func:`compare.sweep.spark_session` (JVM start, SparkContext);
+    :func:`compare.sweep.job.spark_session` (JVM start, SparkContext);
 ``sweep``
-    :func:`compare.sweep.run_sweep` on that session: chunks, Parquet
+    :func:`compare.sweep.job.run_sweep` on that session: chunks, Parquet
     appends, counterexample files, the Spark-side summary.
 
 For each master three sweeps are timed: the spec itself (default chunking,
@@ -41,7 +41,7 @@ summary and counterexample jobs; ``h`` per chunk; ``c`` per scenario)::
 solved together (two linear equations).  ``c`` for ``local[1]`` is Spark's
 per-scenario *core-seconds*; the loop's is the baseline's.  The fixed cost
 of a sweep from a cold process is ``session + F + h`` (plus ``h`` per extra
-chunk; :data:`compare.sweep.MAX_CHUNKS` bounds the chunks, so at most 16).
+chunk; :data:`compare.sweep.job.MAX_CHUNKS` bounds the chunks, so at most 16).
 
 Reported: scenarios per second (``n / sweep`` and ``n / (session +
 sweep)``), the ``local[2]/local[1]`` throughput ratio on the whole sweep and
@@ -75,8 +75,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from compare.sweep_rows import scenario_rows, versions  # noqa: E402
-from compare.sweep_spec import SweepSpec, read_spec, scenario_id, spec_from_mapping  # noqa: E402
+from assignment_oracle.compare.sweep.rows import scenario_rows, versions  # noqa: E402
+from assignment_oracle.compare.sweep.spec import SweepSpec, read_spec, scenario_id, spec_from_mapping  # noqa: E402
 
 TARGET_RATIO = 1.8
 #: The quick mix at full-spec sizes: ~0.6 s per scenario in-process (quick: ~0.04 s).
@@ -171,11 +171,11 @@ def spark_run(spec: SweepSpec, master: str, workdir: Path, chunk_size: int | Non
 
 def child(job: dict) -> None:
     """In the child: time the session, then the sweep; print one JSON line."""
-    import compare.sweep
-    from compare.sweep import run_sweep, spark_session
+    from assignment_oracle.compare.sweep import job as sweep_job
+    from assignment_oracle.compare.sweep.job import run_sweep, spark_session
 
     if job["per_task"] is not None:
-        compare.sweep.SCENARIOS_PER_TASK = job["per_task"]
+        sweep_job.SCENARIOS_PER_TASK = job["per_task"]
     spec = spec_from_mapping(job["spec"])
     started = time.perf_counter()
     spark = spark_session(job["master"])
@@ -196,7 +196,7 @@ def best(runs: list[SparkRun]) -> SparkRun:
 
 
 def chunks(spec: SweepSpec) -> int:
-    from compare.sweep import MAX_CHUNKS, MIN_CHUNK
+    from assignment_oracle.compare.sweep.job import MAX_CHUNKS, MIN_CHUNK
 
     size = max(MIN_CHUNK, -(-spec.scenarios // MAX_CHUNKS))
     return -(-spec.scenarios // size)
@@ -319,7 +319,7 @@ def main() -> None:
     parser.add_argument("--no-auto-scale", action="store_true",
                         help="do not add a 4x-seeds measurement when local[2]/local[1] misses the target")
     parser.add_argument("--scenarios-per-task", type=int, metavar="K",
-                        help="override compare.sweep.SCENARIOS_PER_TASK in the Spark children (an experiment)")
+                        help="override compare.sweep.job.SCENARIOS_PER_TASK in the Spark children (an experiment)")
     parser.add_argument("--workdir", help="where the output directories go (default: a temporary directory)")
     parser.add_argument("--sample", type=int, metavar="EVERY",
                         help="no Spark: estimate the spec from every EVERY-th scenario run in-process (e.g. --spec full --sample 50)")

@@ -22,7 +22,7 @@ real API (:mod:`heuristics.kafka_python`), and any program speaking the
 JSON protocol of :mod:`heuristics.external` (``external:COMMAND``).
 """
 
-from heuristics.registry import (
+from assignment_oracle.heuristics.registry import (
     ASSIGNORS,
     PEERS,
     Assignor,
@@ -32,7 +32,7 @@ from heuristics.registry import (
     get_assignor,
     run,
 )
-from heuristics.sticky import AssignorDidNotFinish
+from assignment_oracle.heuristics.sticky import AssignorDidNotFinish
 
 __all__ = ["ASSIGNORS", "PEERS", "Assignor", "AssignorDidNotFinish", "AssignorRun", "UnknownAssignor",
            "external_assignor", "get_assignor", "run"]

@@ -79,8 +79,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from heuristics import sticky
-from problem.model import Assignment, Problem, TopicPartition
+from assignment_oracle.heuristics import sticky
+from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["assign", "subscriptions_identical"]
 
@@ -98,7 +98,7 @@ def assign(problem: Problem) -> Assignment:
     Five partitions, two members: ``a`` owned four and keeps three (the
     ceiling), ``b`` is filled to two.
 
-    >>> from problem import Problem
+    >>> from assignment_oracle.problem import Problem
     >>> p = Problem.from_mapping({"topics": {"t": 5}, "members": {
     ...     "a": {"topics": ["t"], "owned": {"t": [0, 1, 2, 3]}, "generation": 4},
     ...     "b": {"topics": ["t"]}}})

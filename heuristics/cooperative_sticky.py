@@ -54,10 +54,10 @@ from dataclasses import dataclass, field
 from collections import Counter
 from typing import Callable, Mapping
 
-from heuristics import sticky
-from heuristics.sticky import AssignorDidNotFinish
-from problem.model import Assignment, Member, Problem, TopicPartition
-from problem.ownership import held_partitions
+from assignment_oracle.heuristics import sticky
+from assignment_oracle.heuristics.sticky import AssignorDidNotFinish
+from assignment_oracle.problem.model import Assignment, Member, Problem, TopicPartition
+from assignment_oracle.problem.ownership import held_partitions
 
 __all__ = ["assign", "rebalance", "CooperativeRebalance", "Phase", "MAX_REBALANCES"]
 
@@ -118,7 +118,7 @@ def rebalance(
     what the assignor takes each member to hold when it decides what to
     withhold (members revoke what they really hold, whatever it takes).  The defaults are this module's algorithm (every claim is
     held, as in Kafka today); the bug corpus passes older rules to replay
-    what they did (:data:`compare.bugs.COOPERATIVE_CONSTRAINED_34`).
+    what they did (:data:`compare.scenarios.bugs.COOPERATIVE_CONSTRAINED_34`).
 
     Examples
     --------
@@ -126,7 +126,7 @@ def rebalance(
     partition of the most loaded member in sticky's round-robin listing) is
     revoked first and handed to ``c`` in the follow-up rebalance.
 
-    >>> from problem import Problem
+    >>> from assignment_oracle.problem import Problem
     >>> p = Problem.from_mapping({"topics": {"t": 3}, "members": {
     ...     "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 1},
     ...     "b": {"topics": ["t"], "owned": {"t": [2]}, "generation": 1},

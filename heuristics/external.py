@@ -52,9 +52,9 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from heuristics.sticky import AssignorDidNotFinish
-from problem.model import Assignment, Problem, TopicPartition
-from problem.scenario_json import dumps
+from assignment_oracle.heuristics.sticky import AssignorDidNotFinish
+from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
+from assignment_oracle.problem.scenario_json import dumps
 
 __all__ = ["DEFAULT_TIMEOUT", "PREFIXES", "ExternalAssignorError", "ExternalCommand", "parse_external"]
 
@@ -169,7 +169,7 @@ def _own_group_dying_with_parent() -> None:
     """In the child before exec: its own process group (killed as one), and SIGKILL if our process dies.
 
     The second part matters when the caller runs us in a forked child that
-    is itself killed at a deadline (``compare.evaluate.timed_run``).
+    is itself killed at a deadline (``compare.judge.evaluate.timed_run``).
     """
     os.setsid()
     if _PRCTL is not None:

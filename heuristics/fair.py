@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import heapq
 
-from problem.model import Assignment, Problem, TopicPartition
+from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["assign", "topic_order"]
 
@@ -51,7 +51,7 @@ def assign(problem: Problem) -> Assignment:
 
     Examples
     --------
-    >>> from problem import Problem
+    >>> from assignment_oracle.problem import Problem
     >>> p = Problem.from_mapping({"topics": {"a": 2, "b": 1}, "members": {
     ...     "x": {"topics": ["a", "b"]}, "y": {"topics": ["a"]}}})
     >>> assign(p).to_mapping()  # b (one subscriber) first, to x; then a evens out

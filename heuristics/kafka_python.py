@@ -44,7 +44,8 @@ from __future__ import annotations
 import functools
 from typing import Mapping
 
-from problem.model import Assignment, Problem, TopicPartition
+from assignment_oracle.extras import MissingExtra
+from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["PEER_OF", "Cluster", "PeerNotInstalled", "assign_range", "assign_roundrobin", "assign_sticky",
            "kafka_python_assign", "prepare", "run", "to_assignment", "to_mapping", "version"]
@@ -57,11 +58,11 @@ PEER_OF = {
 }
 
 
-class PeerNotInstalled(RuntimeError):
+class PeerNotInstalled(MissingExtra):
     """kafka-python is not installed: the peers need the optional extra."""
 
     def __init__(self) -> None:
-        super().__init__("kafka-python is not installed (pip install 'assignment-oracle[kafka-python]')")
+        super().__init__("kafka-python", "the kafka-python:* peers", "kafka")
 
 
 @functools.cache

@@ -19,7 +19,7 @@ rack-aware refinement of KIP-881 and static-member ordering by
 
 from __future__ import annotations
 
-from problem.model import Assignment, Problem, TopicPartition
+from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["assign"]
 
@@ -29,7 +29,7 @@ def assign(problem: Problem) -> Assignment:
 
     Examples
     --------
-    >>> from problem import Problem
+    >>> from assignment_oracle.problem import Problem
     >>> p = Problem.from_mapping({"topics": {"t": 5}, "members": {
     ...     "a": {"topics": ["t"]}, "b": {"topics": ["t"]}}})
     >>> assign(p).to_mapping()

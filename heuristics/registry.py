@@ -2,7 +2,7 @@
 
 Each entry says what the assignor is (its Kafka class, or the proposal it
 comes from), the guarantee it claims (a key of
-:data:`compare.guarantees.GUARANTEES`, which checks it against the oracle),
+:data:`compare.judge.guarantees.GUARANTEES`, which checks it against the oracle),
 and whether it runs the eager or the cooperative protocol.  Everything that
 accepts an assignor name (the CLI, sweeps, notebooks) looks it up here.
 """
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from compare.metrics import load_vector, retained, sorted_loads, sum_of_squares
-from heuristics import (
+from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads, sum_of_squares
+from assignment_oracle.heuristics import (
     constrained_sticky,
     cooperative_sticky,
     external,
@@ -26,11 +26,11 @@ from heuristics import (
     sticky,
     stream_join_sticky,
 )
-from problem.claims import resolve_claims
-from problem.model import Assignment, Problem
-from problem.ownership import violations
+from assignment_oracle.problem.claims import resolve_claims
+from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.ownership import violations
 
-__all__ = ["Assignor", "ASSIGNORS", "AssignorRun", "PEERS", "PORT_OF", "UnknownAssignor", "external_assignor",
+__all__ = ["Assignor", "ASSIGNORS", "GUARANTEE_NAMES", "AssignorRun", "PEERS", "PORT_OF", "UnknownAssignor", "external_assignor",
            "get_assignor", "resolve_names", "run"]
 
 
@@ -48,7 +48,7 @@ class Assignor:
     origin:
         The Kafka class, or the KIP that proposed it.
     guarantee:
-        The key of the guarantee it claims in :mod:`compare.guarantees`.
+        The key of the guarantee it claims in :mod:`compare.judge.guarantees`.
     protocol:
         ``eager`` or ``cooperative`` (KIP-429: moves take a second rebalance).
     summary:
@@ -68,6 +68,17 @@ class Assignor:
     summary: str
     rebalance: Callable[[Problem], cooperative_sticky.CooperativeRebalance] | None = None
 
+
+#: The promises an assignor can claim; :data:`compare.judge.guarantees.GUARANTEES` checks each.
+GUARANTEE_NAMES: tuple[str, ...] = (
+    "per-topic-balance",
+    "identical-subscriptions-balance",
+    "kafka-balance",
+    "cooperative-kafka-balance",
+    "exact-balance",
+    "stream-join",
+    "valid",
+)
 
 _ENTRIES = (
     Assignor("range", range.assign, "org.apache.kafka.clients.consumer.RangeAssignor", "per-topic-balance", "eager",
@@ -152,14 +163,12 @@ def external_assignor(command: str | list[str] | tuple[str, ...], *, name: str |
 
     ``command``: an ``external:``/``external-shell:`` name, an argv list, or
     a command line split by :func:`shlex.split` (a shell only with
-    ``shell=True``).  ``guarantee``: the key in
-    :data:`compare.guarantees.GUARANTEES` its author claims.  ``name``: the
-    row name in reports (default ``external:`` + the command).
+    ``shell=True``).  ``guarantee``: one of :data:`GUARANTEE_NAMES`, the
+    promise its author claims.  ``name``: the row name in reports (default
+    ``external:`` + the command).
     """
-    from compare.guarantees import GUARANTEES
-
-    if guarantee not in GUARANTEES:
-        raise ValueError(f"unknown guarantee {guarantee!r} (known: {', '.join(GUARANTEES)})")
+    if guarantee not in GUARANTEE_NAMES:
+        raise ValueError(f"unknown guarantee {guarantee!r} (known: {', '.join(GUARANTEE_NAMES)})")
     if isinstance(command, str) and command.startswith(external.PREFIXES):
         parsed = external.parse_external(command)
         runner = external.ExternalCommand(parsed.argv, parsed.shell, timeout, tuple(sorted((env or {}).items())))

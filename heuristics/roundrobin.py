@@ -15,7 +15,7 @@ the next partition starts at the next member, not from the top of the list).
 
 from __future__ import annotations
 
-from problem.model import Assignment, Problem, TopicPartition
+from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["assign"]
 
@@ -25,7 +25,7 @@ def assign(problem: Problem) -> Assignment:
 
     Examples
     --------
-    >>> from problem import Problem
+    >>> from assignment_oracle.problem import Problem
     >>> p = Problem.from_mapping({"topics": {"t0": 1, "t1": 2}, "members": {
     ...     "a": {"topics": ["t0", "t1"]}, "b": {"topics": ["t1"]}}})
     >>> assign(p).to_mapping()

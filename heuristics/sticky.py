@@ -3,7 +3,7 @@
 Guarantee claimed (KIP-54, the StickyAssignor javadoc): the assignment is
 *as balanced as possible*, which Kafka spells out as "the loads differ by at
 most one, or a member with 2+ fewer partitions than another cannot take any
-of that member's partitions" (:func:`compare.balance.satisfies_kafka_balance_condition`);
+of that member's partitions" (:func:`compare.judge.balance.satisfies_kafka_balance_condition`);
 and, second to balance, *as sticky as possible*: partitions stay with their
 previous owner when balance allows.  KIP-54 itself concedes the heuristic
 finds "an optimum (and not necessarily the best)" assignment; the oracle
@@ -95,9 +95,9 @@ from typing import Iterable
 import numpy as np
 from sortedcontainers import SortedList
 
-from compare.metrics import kip54_balance_score
-from problem.claims import resolve_claims
-from problem.model import Assignment, Problem, TopicPartition
+from assignment_oracle.problem.metrics import kip54_balance_score
+from assignment_oracle.problem.claims import resolve_claims
+from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["assign", "assign_kip54", "AssignorDidNotFinish", "DEFAULT_MAX_PASSES"]
 
@@ -120,14 +120,14 @@ def assign(problem: Problem, *, max_passes: int = DEFAULT_MAX_PASSES, ties: str 
     same, highest generation: the first claimant the leader iterates over
     keeps the partition.  Kafka iterated a ``HashMap``; here "first" is the
     smallest member id, so renaming members changes who wins, which is the
-    order dependence KAFKA-12984 removed (see :mod:`compare.bugs`).
+    order dependence KAFKA-12984 removed (see :mod:`compare.scenarios.bugs`).
 
     Examples
     --------
     KIP-54 example 2 after C0 leaves: both survivors keep everything and the
     orphan goes to the lighter one.
 
-    >>> from problem import Problem
+    >>> from assignment_oracle.problem import Problem
     >>> p = Problem.from_mapping({"topics": {"t0": 1, "t1": 2, "t2": 3}, "members": {
     ...     "C1": {"topics": ["t0", "t1"], "owned": {"t1": [0, 1]}, "generation": 1},
     ...     "C2": {"topics": ["t0", "t1", "t2"], "owned": {"t2": [0, 1, 2]}, "generation": 1}}})
@@ -147,7 +147,7 @@ def assign_kip54(problem: Problem, *, max_passes: int = DEFAULT_MAX_PASSES) -> A
     KAFKA-7026: c was evicted holding t-0, which generation 2 gave to b; c
     rejoins with its old user data and both keep t-0.
 
-    >>> from problem import Problem
+    >>> from assignment_oracle.problem import Problem
     >>> p = Problem.from_mapping({"topics": {"t": 2}, "members": {
     ...     "a": {"topics": ["t"], "owned": {"t": [1]}, "generation": 2},
     ...     "b": {"topics": ["t"], "owned": {"t": [0]}, "generation": 2},

@@ -50,7 +50,7 @@ Algorithm (KIP-315, "Assignment Strategy"); the assignor works on partition
 
 from __future__ import annotations
 
-from problem.model import Assignment, Problem, TopicPartition
+from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["assign", "assignable_numbers", "previous_numbers", "unassigned_partitions"]
 
@@ -103,7 +103,7 @@ def assign(problem: Problem) -> Assignment:
     members with the ranges Range gave them; D leaves.  Nothing that A, B and
     C owned moves; D's numbers 8 and 9 go to the members with room.
 
-    >>> from problem import Problem
+    >>> from assignment_oracle.problem import Problem
     >>> both = ["clicks", "impressions"]
     >>> def owned(*ps): return {"clicks": list(ps), "impressions": list(ps)}
     >>> p = Problem.from_mapping({"topics": {"clicks": 10, "impressions": 10}, "members": {

@@ -9,11 +9,11 @@ solver.
 
 from __future__ import annotations
 
-from optimal.certificate import Certificate, certificate_from_mapping, certify, verify
-from optimal.network import AggregatedNetwork, build_network
-from optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, SolverError
-from problem.claims import ResolvedClaims
-from problem.model import Problem
+from assignment_oracle.optimal.certificate import Certificate, certificate_from_mapping, certify, verify
+from assignment_oracle.optimal.network import AggregatedNetwork, build_network
+from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, SolverError
+from assignment_oracle.problem.claims import ResolvedClaims
+from assignment_oracle.problem.model import Problem
 
 __all__ = [
     "METHODS",
@@ -52,15 +52,15 @@ def solve(
     take neither.
     """
     if method == "flow":
-        from optimal.flow import solve as run
+        from assignment_oracle.optimal.flow import solve as run
 
         return run(problem, claims=claims)
     if method == "networkx":
-        from optimal.flow import solve as run
+        from assignment_oracle.optimal.flow import solve as run
 
         return run(problem, claims=claims, backend="networkx")
     if method == "cpsat":
-        from optimal.cpsat import solve as run
+        from assignment_oracle.optimal.cpsat import solve as run
 
         return run(problem, claims=claims, time_limit=time_limit, hint=hint)
     raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from problem.model import Problem
+from assignment_oracle.problem.model import Problem
 
 
 def previous_owners(problem: Problem) -> dict[tuple[str, int], str]:
@@ -94,7 +94,7 @@ def lexicographic_min(rows: np.ndarray) -> np.ndarray:
 
 def all_assignments(problem: Problem, limit: int = 512):
     """Every valid assignment as an :class:`Assignment`, with its loads and kept count."""
-    from problem.model import Assignment
+    from assignment_oracle.problem.model import Assignment
 
     ids = [m.member_id for m in problem.members]
     partitions = []

@@ -46,11 +46,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from optimal.levels import objective_weights, unit_cost
-from optimal.network import AggregatedNetwork, build_network
-from problem.model import Assignment, Problem
-from problem.ownership import owner_arrays
-from problem.scenario_json import InputError
+from assignment_oracle.optimal.levels import objective_weights, unit_cost
+from assignment_oracle.optimal.network import AggregatedNetwork, build_network
+from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.ownership import owner_arrays
+from assignment_oracle.problem.scenario_json import InputError
 
 __all__ = ["Certificate", "certify", "verify", "certificate_from_mapping"]
 

@@ -40,12 +40,12 @@ import time
 import numpy as np
 from ortools.sat.python import cp_model
 
-from optimal.levels import Windows, initial_windows, objective_weights, widen
-from optimal.network import AggregatedNetwork, build_network
-from optimal.solution import Solution, SolverError, finish
-from problem.claims import ResolvedClaims
-from problem.model import Assignment, Problem
-from problem.ownership import owner_arrays
+from assignment_oracle.optimal.levels import Windows, initial_windows, objective_weights, widen
+from assignment_oracle.optimal.network import AggregatedNetwork, build_network
+from assignment_oracle.optimal.solution import Solution, SolverError, finish
+from assignment_oracle.problem.claims import ResolvedClaims
+from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.ownership import owner_arrays
 
 __all__ = ["solve"]
 

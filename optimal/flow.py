@@ -24,8 +24,8 @@ networkx's network simplex, for comparison.
 
 Examples
 --------
->>> from problem import Problem
->>> from optimal.flow import solve
+>>> from assignment_oracle.problem import Problem
+>>> from assignment_oracle.optimal.flow import solve
 >>> p = Problem.from_mapping({"topics": {"t": 3}, "members": {
 ...     "a": {"topics": ["t"], "owned": {"t": [0, 1, 2]}}, "b": {"topics": ["t"]}}})
 >>> s = solve(p)
@@ -41,11 +41,11 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
-from optimal.levels import Windows, initial_windows, objective_weights, unit_cost, widen
-from optimal.network import AggregatedNetwork, build_network
-from optimal.solution import Solution, SolverError, finish
-from problem.claims import ResolvedClaims
-from problem.model import Problem
+from assignment_oracle.optimal.levels import Windows, initial_windows, objective_weights, unit_cost, widen
+from assignment_oracle.optimal.network import AggregatedNetwork, build_network
+from assignment_oracle.optimal.solution import Solution, SolverError, finish
+from assignment_oracle.problem.claims import ResolvedClaims
+from assignment_oracle.problem.model import Problem
 
 __all__ = ["solve"]
 

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from optimal.network import AggregatedNetwork
+from assignment_oracle.optimal.network import AggregatedNetwork
 
 __all__ = ["ObjectiveWeights", "objective_weights", "unit_cost", "estimate_loads", "Windows", "initial_windows", "widen"]
 

@@ -36,9 +36,9 @@ from functools import cached_property
 
 import numpy as np
 
-from problem.claims import ResolvedClaims, resolve_claims
-from problem.model import Assignment, Problem
-from problem.ownership import assignment_from_owners
+from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
+from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.ownership import assignment_from_owners
 
 __all__ = ["AggregatedNetwork", "build_network"]
 

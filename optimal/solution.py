@@ -8,11 +8,11 @@ from typing import Mapping
 
 import numpy as np
 
-from optimal.certificate import Certificate, certify
-from optimal.levels import ObjectiveWeights, objective_weights
-from optimal.network import AggregatedNetwork
-from problem.model import Assignment, Problem
-from problem.ownership import owner_arrays
+from assignment_oracle.optimal.certificate import Certificate, certify
+from assignment_oracle.optimal.levels import ObjectiveWeights, objective_weights
+from assignment_oracle.optimal.network import AggregatedNetwork
+from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.ownership import owner_arrays
 
 __all__ = ["OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "Solution", "SolverError", "finish"]
 

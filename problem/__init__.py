@@ -6,8 +6,8 @@ previous-ownership resolution (KIP-341, KAFKA-14639) and
 :mod:`problem.scenario_json` for the validated JSON formats.
 """
 
-from problem.claims import DROP_REASONS, DroppedClaim, ResolvedClaims, resolve_claims
-from problem.model import (
+from assignment_oracle.problem.claims import DROP_REASONS, DroppedClaim, ResolvedClaims, resolve_claims
+from assignment_oracle.problem.model import (
     BALANCE,
     BALANCE_FIRST,
     STICKINESS,
@@ -18,7 +18,7 @@ from problem.model import (
     Topic,
     TopicPartition,
 )
-from problem.scenario_json import InputError
+from assignment_oracle.problem.scenario_json import InputError
 
 __all__ = [
     "BALANCE",

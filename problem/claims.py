@@ -34,7 +34,7 @@ from typing import Mapping
 
 import numpy as np
 
-from problem.model import Problem
+from assignment_oracle.problem.model import Problem
 
 __all__ = ["DROP_REASONS", "DroppedClaim", "ResolvedClaims", "resolve_claims"]
 
@@ -101,7 +101,7 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
 
     Examples
     --------
-    >>> from problem import Problem
+    >>> from assignment_oracle.problem import Problem
     >>> p = Problem.from_mapping({"topics": {"t": 2}, "members": {
     ...     "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 1},
     ...     "b": {"topics": ["t"], "owned": {"t": [1]}, "generation": 2}}})

@@ -114,13 +114,13 @@ class Problem:
     @classmethod
     def from_mapping(cls, data: Mapping, *, source: str = "scenario") -> "Problem":
         """Build a validated problem from the scenario format (see README)."""
-        from problem.scenario_json import problem_from_mapping
+        from assignment_oracle.problem.scenario_json import problem_from_mapping
 
         return problem_from_mapping(data, source=source)
 
     def to_mapping(self) -> dict:
         """The scenario format of this problem (round-trips :meth:`from_mapping`)."""
-        from problem.scenario_json import problem_to_mapping
+        from assignment_oracle.problem.scenario_json import problem_to_mapping
 
         return problem_to_mapping(self)
 

@@ -35,7 +35,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from problem.model import Assignment, Problem, TopicPartition
+from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["Violation", "VIOLATION_KINDS", "owner_arrays", "violations", "assignment_from_owners",
            "Handoff", "held_partitions", "cooperative_handoffs"]

@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from problem.model import (
+from assignment_oracle.problem.model import (
     BALANCE,
     STICKINESS,
     Assignment,

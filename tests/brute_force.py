@@ -1,6 +1,6 @@
 """The tests' third opinion is the library's: :mod:`optimal.brute_force` (sweeps cross-check with it too)."""
 
-from optimal.brute_force import (  # noqa: F401
+from assignment_oracle.optimal.brute_force import (  # noqa: F401
     BruteOptimum,
     Enumeration,
     all_assignments,

@@ -20,7 +20,7 @@ settings.load_profile("default")
 @pytest.fixture(scope="session")
 def spark():
     """One Spark session (local mode, two task slots) for every test that needs Spark."""
-    from compare.sweep import spark_session
+    from assignment_oracle.compare.sweep.job import spark_session
 
     session = spark_session("local[2]")
     yield session
@@ -37,8 +37,8 @@ class QuickSweep:
 @pytest.fixture(scope="session")
 def quick_sweep(spark, tmp_path_factory):
     """The bundled quick sweep, run once per test session (the README's main job, as CI runs it)."""
-    from compare.sweep import run_sweep
-    from compare.sweep_spec import read_spec
+    from assignment_oracle.compare.sweep.job import run_sweep
+    from assignment_oracle.compare.sweep.spec import read_spec
 
     spec = read_spec("quick")
     out = tmp_path_factory.mktemp("sweep-quick")

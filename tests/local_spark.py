@@ -17,8 +17,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from compare.sweep_rows import COLUMNS, TIMING_COLUMNS, scenario_rows
-from compare.sweep_spec import scenario_id
+from assignment_oracle.compare.sweep.rows import COLUMNS, TIMING_COLUMNS, scenario_rows
+from assignment_oracle.compare.sweep.spec import scenario_id
 
 #: A row's identity.
 KEY = ["scenario_id", "round", "assignor"]

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from compare.check import check
-from heuristics import get_assignor
-from optimal import solve
-from problem.model import Problem
+from assignment_oracle.compare.judge.check import check
+from assignment_oracle.heuristics import get_assignor
+from assignment_oracle.optimal import solve
+from assignment_oracle.problem.model import Problem
 
 
 def measure(problem: Problem, assignor: str) -> dict:

@@ -1,10 +1,10 @@
 """The project's Hypothesis strategies, re-exported for the tests' ``from strategies import ...``.
 
-They live in :mod:`compare.strategies` (a public API: other projects test
+They live in :mod:`compare.scenarios.strategies` (a public API: other projects test
 their own assignors with them); draws and defaults are unchanged, so every
 test keeps its examples.
 """
 
-from compare.strategies import problems, rebalances, scenarios
+from assignment_oracle.compare.scenarios.strategies import problems, rebalances, scenarios
 
 __all__ = ["problems", "rebalances", "scenarios"]

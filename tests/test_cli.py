@@ -160,7 +160,7 @@ def test_no_topics_at_all_with_a_claim(tmp_path, capsys):
 
 
 def test_assignors_lists_every_registered_name(capsys):
-    from heuristics import ASSIGNORS, PEERS
+    from assignment_oracle.heuristics import ASSIGNORS, PEERS
 
     code, out, _ = run(capsys, "assignors")
     assert code == 0
@@ -277,6 +277,15 @@ def test_bugs_replays_the_corpus(capsys):
     assert code == 0 and out.count("as expected (") == out.count("source: ") >= 7
     code, out, err = run(capsys, "bugs", "kafka-0")
     assert code == 2 and "no corpus entry 'kafka-0'" in err
+
+
+def test_bugs_finds_entries_by_jira_key_as_jira_spells_it(capsys):
+    code, out, _ = run(capsys, "bugs", "KAFKA-7026")
+    assert code == 0 and out.startswith("kafka-7026: ") and out.count("source: ") == 1
+    code, out, _ = run(capsys, "bugs", "KAFKA-12984")  # one key, two entries
+    assert code == 0 and [line.split(":")[0] for line in out.splitlines() if "source: " not in line
+                          and line and not line.startswith(" ")] == ["kafka-12984-equal-generation",
+                                                                     "kafka-12984-claim-order"]
 
 
 def test_simulate_a_bundled_history_and_a_seeded_one(capsys):

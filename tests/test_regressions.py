@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import brute_force
-from problem import Problem
+from assignment_oracle.problem import Problem
 from regressions_findings import FINDINGS, measure
 
 CASES = sorted((Path(__file__).parent / "regressions").glob("*.json"))

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from compare.bugs import BUGS, replay
+from assignment_oracle.compare.scenarios.bugs import BUGS, replay
 
 REQUIRED = {"kafka-7026", "local-condition-chain", "kafka-12984-equal-generation", "kafka-12984-claim-order",
             "kafka-15106-loop-shape", "kafka-16277-per-topic-skew", "kafka-18688-balanced-stays",

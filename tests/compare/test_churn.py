@@ -2,7 +2,7 @@
 
 The state machine (:class:`ChurnMachine`) plays one event per round against
 several assignors at once and checks after every step, independently of
-``compare.churn``'s own arithmetic: the oracle's optimum of both
+``compare.scenarios.churn``'s own arithmetic: the oracle's optimum of both
 trajectories is certified; each assignor keeps its guarantee and is valid
 (``sticky-kip54``: exactly the pre-KIP-341 duplicates); ``owned``,
 ``retained`` and ``moved`` agree with claim resolution recomputed here; each
@@ -24,9 +24,9 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-import compare.churn as churn
-import compare.evaluate as evaluate_module
-from compare.churn import (
+import assignment_oracle.compare.scenarios.churn as churn
+import assignment_oracle.compare.judge.evaluate as evaluate_module
+from assignment_oracle.compare.scenarios.churn import (
     CreatePartitions,
     CreateTopic,
     DeleteTopic,
@@ -41,12 +41,12 @@ from compare.churn import (
     read_history,
     simulate,
 )
-from compare.evaluate import ERROR, INVALID, OK, TIMEOUT, Evaluation
-from heuristics import UnknownAssignor
-from optimal import verify
-from problem import InputError, Member, Topic
-from problem.claims import resolve_claims
-from problem.scenario_json import dumps
+from assignment_oracle.compare.judge.evaluate import ERROR, INVALID, OK, TIMEOUT, Evaluation
+from assignment_oracle.heuristics import UnknownAssignor
+from assignment_oracle.optimal import verify
+from assignment_oracle.problem import InputError, Member, Topic
+from assignment_oracle.problem.claims import resolve_claims
+from assignment_oracle.problem.scenario_json import dumps
 
 EXAMPLES = sorted(
     Path(str(p)) for p in (resources.files("assignment_oracle") / "examples" / "churn").iterdir()
@@ -118,7 +118,7 @@ def check_round(name: str, simulation) -> None:
 
 def claim_sources(simulation) -> dict[str, int | None]:
     """Member -> the round whose assignment it claims (None: no claims), replaying the
-    last round's events here rather than trusting ``compare.churn``."""
+    last round's events here rather than trusting ``compare.scenarios.churn``."""
     rounds = simulation.rounds
     rnd = rounds[-1]
     if rnd.index == 0:

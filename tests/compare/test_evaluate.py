@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from compare.evaluate import ERROR, INVALID, OK, OPTIMUM, TIMEOUT, compare, evaluate
-from heuristics import ASSIGNORS, Assignor
-from problem import Problem
-from problem.model import Assignment
+from assignment_oracle.compare.judge.evaluate import ERROR, INVALID, OK, OPTIMUM, TIMEOUT, compare, evaluate
+from assignment_oracle.heuristics import ASSIGNORS, Assignor
+from assignment_oracle.problem import Problem
+from assignment_oracle.problem.model import Assignment
 
 PROBLEM = Problem.from_mapping({"topics": {"t": 4}, "members": {
     "a": {"topics": ["t"], "owned": {"t": [0, 1, 2]}, "generation": 1},

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from compare.explain import apply_moves, explain
-from compare.metrics import load_vector, retained, sorted_loads, sum_of_squares
-from heuristics import ASSIGNORS
-from optimal import solve
-from problem import Problem
-from problem.model import Assignment
-from problem.ownership import violations
+from assignment_oracle.compare.judge.explain import apply_moves, explain
+from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads, sum_of_squares
+from assignment_oracle.heuristics import ASSIGNORS
+from assignment_oracle.optimal import solve
+from assignment_oracle.problem import Problem
+from assignment_oracle.problem.model import Assignment
+from assignment_oracle.problem.ownership import violations
 from strategies import rebalances
 
 

@@ -1,4 +1,4 @@
-"""compare.figures on the quick sweep: every figure drawn, titled, colored by assignor, without overlapping text."""
+"""compare.report.figures on the quick sweep: every figure drawn, titled, colored by assignor, without overlapping text."""
 
 from __future__ import annotations
 
@@ -9,31 +9,31 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
-from compare import figures, report
-from heuristics.registry import ASSIGNORS
+from assignment_oracle.compare.report import figures, tables
+from assignment_oracle.heuristics.registry import ASSIGNORS
 
 
 @pytest.fixture(scope="module")
 def rows(quick_sweep):
-    return report.load(quick_sweep.out)
+    return tables.load(quick_sweep.out)
 
 
-def tables(rows):
+def figure_tables(rows):
     """Figure id -> the table its function draws."""
     return {
-        "guarantee_shares": report.shares(rows, by_family=False),
-        "family_shares": report.shares(rows),
-        "balance_gaps": report.balance_gaps(rows),
-        "stickiness_gaps": report.stickiness_gaps(rows),
-        "churn": report.churn_curves(rows),
-        "run_times": report.run_times(rows),
-        "kip341": report.kip341(rows),
+        "guarantee_shares": tables.shares(rows, by_family=False),
+        "family_shares": tables.shares(rows),
+        "balance_gaps": tables.balance_gaps(rows),
+        "stickiness_gaps": tables.stickiness_gaps(rows),
+        "churn": tables.churn_curves(rows),
+        "run_times": tables.run_times(rows),
+        "kip341": tables.kip341(rows),
     }
 
 
 @pytest.fixture(scope="module")
 def drawn(rows):
-    return {name: getattr(figures, name)(table) for name, table in tables(rows).items()}
+    return {name: getattr(figures, name)(table) for name, table in figure_tables(rows).items()}
 
 
 def test_every_listed_figure_is_drawn_with_its_title(drawn):
@@ -73,7 +73,7 @@ def test_each_assignor_has_one_color_in_every_figure(drawn):
                 name = {"oracle: flow model": "optimum", "oracle: CP-SAT (sampled)": "optimum-cpsat"}.get(label, label)
                 if label.startswith("optimum ("):
                     name = "optimum"
-                if name in ASSIGNORS or name in report.ORACLE:
+                if name in ASSIGNORS or name in tables.ORACLE:
                     assert mcolors.to_hex(line.get_color()) == figures.color(name)
                     seen += 1
             ticks = [t.get_text().split("  (")[0] for t in ax.get_yticklabels()]
@@ -96,8 +96,8 @@ def test_colors_are_distinct_stable_and_pair_peers_with_their_port():
 
 
 def test_svg_keeps_text_and_is_the_same_bytes_each_time(rows):
-    first = figures.svg(figures.guarantee_shares(report.shares(rows, by_family=False)))
-    again = figures.svg(figures.guarantee_shares(report.shares(rows, by_family=False)))
+    first = figures.svg(figures.guarantee_shares(tables.shares(rows, by_family=False)))
+    again = figures.svg(figures.guarantee_shares(tables.shares(rows, by_family=False)))
     assert first == again
     assert figures.FIGURES["guarantee_shares"] in first  # text stays text
     assert "<dc:date>" not in first
@@ -105,7 +105,7 @@ def test_svg_keeps_text_and_is_the_same_bytes_each_time(rows):
 
 @pytest.mark.parametrize("name", list(figures.FIGURES))
 def test_an_empty_table_still_gives_the_titled_figure(rows, name):
-    empty = tables(rows)[name].iloc[0:0]
+    empty = figure_tables(rows)[name].iloc[0:0]
     fig = getattr(figures, name)(empty)
     assert fig.get_suptitle() == figures.FIGURES[name]
     assert any("this sweep" in t.get_text() for t in visible_texts(fig))

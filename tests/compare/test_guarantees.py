@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from compare.guarantees import GUARANTEES, check_guarantee
-from optimal import solve
-from problem import Problem
-from problem.model import Assignment
+from assignment_oracle.compare.judge.guarantees import GUARANTEES, check_guarantee
+from assignment_oracle.heuristics.registry import GUARANTEE_NAMES
+from assignment_oracle.optimal import solve
+from assignment_oracle.problem import Problem
+from assignment_oracle.problem.model import Assignment
 from strategies import problems
 
 
@@ -87,3 +88,4 @@ def test_the_optimum_keeps_every_balance_guarantee(problem):
         assert check_guarantee(key, problem, optimum).kept, key
     assert set(GUARANTEES) == {"per-topic-balance", "identical-subscriptions-balance", "kafka-balance",
                                "cooperative-kafka-balance", "exact-balance", "stream-join", "valid"}
+    assert tuple(GUARANTEES) == GUARANTEE_NAMES  # what assignors may claim is exactly what can be checked

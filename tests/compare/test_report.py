@@ -1,4 +1,4 @@
-"""compare.report on the bundled quick sweep: every table against the rows it summarizes and the oracle's facts."""
+"""compare.report.tables on the bundled quick sweep: every table against the rows it summarizes and the oracle's facts."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from assignment_oracle.cli import main
-from compare import report
-from compare.bugs import replay
-from compare.sweep_spec import CHURN
-from heuristics.registry import ASSIGNORS, PEERS, PORT_OF
-from problem.scenario_json import InputError
+from assignment_oracle.compare.report import tables
+from assignment_oracle.compare.scenarios.bugs import replay
+from assignment_oracle.compare.sweep.spec import CHURN
+from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS, PORT_OF
+from assignment_oracle.problem.scenario_json import InputError
 
 # The two registry entries that are not valid by construction: KIP-315 leaves partitions past the
 # smallest topic unassigned, and the pre-KIP-341 sticky assignor honours stale claims (KAFKA-7026).
@@ -23,38 +23,38 @@ NOT_ALWAYS_VALID = {"stream-join-sticky", "sticky-kip54", "kafka-python:roundrob
 
 @pytest.fixture(scope="module")
 def rows(quick_sweep):
-    return report.load(quick_sweep.out)
+    return tables.load(quick_sweep.out)
 
 
 def results(rows):
-    return rows[~rows["assignor"].isin(report.ORACLE)]
+    return rows[~rows["assignor"].isin(tables.ORACLE)]
 
 
 def test_load_reads_every_row_and_keeps_the_oracle_when_filtering(quick_sweep, rows):
     assert len(rows) == quick_sweep.result.rows
-    some = report.load(quick_sweep.out, families=["churn", "uniform"], assignors="sticky")
+    some = tables.load(quick_sweep.out, families=["churn", "uniform"], assignors="sticky")
     assert set(some["family"]) == {"churn", "uniform"}
     assert set(some["assignor"]) == {"sticky", "optimum", "optimum-cpsat"} & set(rows["assignor"])
     assert len(some) == len(rows[rows["family"].isin(["churn", "uniform"])
-                                 & rows["assignor"].isin(["sticky", *report.ORACLE])])
+                                 & rows["assignor"].isin(["sticky", *tables.ORACLE])])
 
 
 def test_load_errors_name_the_directory_and_the_field(quick_sweep, tmp_path):
     with pytest.raises(InputError, match="holds no sweep rows"):
-        report.load(tmp_path)
+        tables.load(tmp_path)
     with pytest.raises(InputError, match=r"family: no rows for 'zipfian' \(present: "):
-        report.load(quick_sweep.out, families=["zipfian"])
+        tables.load(quick_sweep.out, families=["zipfian"])
 
 
 def test_report_order_is_the_registrys_then_the_oracle():
-    assert report.assignor_order({"optimum", "zeta", "sticky", "range", "optimum-cpsat", "alpha"}) == [
+    assert tables.assignor_order({"optimum", "zeta", "sticky", "range", "optimum-cpsat", "alpha"}) == [
         "range", "sticky", "alpha", "zeta", "optimum", "optimum-cpsat"]
 
 
 def test_shares_count_every_result_once_and_agree_across_groupings(rows):
-    overall = report.shares(rows, by_family=False)
-    by_family = report.shares(rows)
-    assert list(overall["assignor"]) == report.assignor_order(results(rows)["assignor"].unique())
+    overall = tables.shares(rows, by_family=False)
+    by_family = tables.shares(rows)
+    assert list(overall["assignor"]) == tables.assignor_order(results(rows)["assignor"].unique())
     assert overall["results"].sum() == by_family["results"].sum() == len(results(rows))
     for column in ("share_valid", "share_most_balanced", "share_guarantee_kept"):
         assert overall[column].dropna().between(0, 1).all()
@@ -69,7 +69,7 @@ def test_shares_count_every_result_once_and_agree_across_groupings(rows):
 
 
 def test_balance_gaps_vanish_exactly_on_most_balanced_results(rows):
-    gaps = report.balance_gaps(rows)
+    gaps = tables.balance_gaps(rows)
     valid = results(rows)
     valid = valid[(valid["status"] == "ok") & valid["valid"].eq(True)]
     assert len(gaps) == len(valid)
@@ -82,14 +82,14 @@ def test_balance_gaps_vanish_exactly_on_most_balanced_results(rows):
 
 
 def test_stickiness_gaps_are_never_negative_among_most_balanced_results(rows):
-    gaps = report.stickiness_gaps(rows)
+    gaps = tables.stickiness_gaps(rows)
     assert not gaps.empty
     assert (gaps["stickiness_gap"] >= 0).all()  # the optimum retains the most among most-balanced assignments
     assert (gaps["retained"] <= gaps["owned"]).all() and (gaps["optimal_retained"] <= gaps["owned"]).all()
 
 
 def test_churn_curves_accumulate_round_by_round(quick_sweep, rows):
-    curves = report.churn_curves(rows)
+    curves = tables.churn_curves(rows)
     churn_points = [p for p in quick_sweep.spec.points if p.family == CHURN]
     rounds = sorted(rows.loc[rows["family"] == CHURN, "round"].unique())
     assert len(rounds) > 1
@@ -101,7 +101,7 @@ def test_churn_curves_accumulate_round_by_round(quick_sweep, rows):
 
 
 def test_run_times_cover_every_assignor_and_both_oracle_models(rows):
-    times = report.run_times(rows)
+    times = tables.run_times(rows)
     assert {"optimum", "optimum-cpsat"} <= set(times["assignor"])
     assert set(results(rows)["assignor"]) <= set(times["assignor"])
     assert (times["group_size"] == times["members"] * times["partitions"].clip(lower=1)).all()
@@ -109,19 +109,19 @@ def test_run_times_cover_every_assignor_and_both_oracle_models(rows):
 
 
 def test_oracle_checks_cover_every_scenario_round_and_never_disagree(rows):
-    checks = report.oracle_checks(rows)
+    checks = tables.oracle_checks(rows)
     assert checks["scenario_rounds"].sum() == rows[["scenario_id", "round"]].drop_duplicates().shape[0]
     assert not checks["oracle_check"].str.startswith("DISAGREE").any()
     assert {"flow=brute-force", "flow=cpsat"} <= set(checks["oracle_check"])
 
 
 def test_status_counts_add_up(rows):
-    counts = report.status_counts(rows).set_index("assignor")
+    counts = tables.status_counts(rows).set_index("assignor")
     assert counts.sum(axis=1).to_dict() == rows.groupby("assignor").size().to_dict()
 
 
 def test_kip341_the_fix_holds_where_the_old_assignor_duplicates(rows):
-    stale = report.kip341(rows).set_index("assignor")
+    stale = tables.kip341(rows).set_index("assignor")
     assert stale.loc["sticky", "share_valid"] == 1
     assert stale.loc["sticky-kip54", "share_valid"] < 1
     assert stale.loc["sticky-kip54", "mean_violations"] > 0
@@ -130,7 +130,7 @@ def test_kip341_the_fix_holds_where_the_old_assignor_duplicates(rows):
 
 
 def test_worst_counterexamples_come_worst_first_and_replay_from_their_commands(quick_sweep, rows, capsys):
-    worst = report.worst_counterexamples(rows, quick_sweep.out, limit=50)
+    worst = tables.worst_counterexamples(rows, quick_sweep.out, limit=50)
     flagged = results(rows)["counterexample"].notna().sum()
     assert len(worst) == min(50, flagged) > 0
     joined = worst.merge(rows, on=["assignor", "scenario_id", "round"], how="left")
@@ -149,7 +149,7 @@ def test_worst_counterexamples_come_worst_first_and_replay_from_their_commands(q
 
 
 def test_bug_rows_show_the_bug_and_the_fix():
-    table = report.bug_rows(replay("kafka-7026"))
+    table = tables.bug_rows(replay("kafka-7026"))
     before = table[table["assignor"] == "sticky-kip54"]
     after = table[table["assignor"] == "sticky"]
     assert not before.empty and not after.empty
@@ -159,17 +159,17 @@ def test_bug_rows_show_the_bug_and_the_fix():
 
 def test_empty_tables_when_the_sweep_lacks_a_family(rows):
     no_churn = rows[rows["family"] != CHURN]
-    assert report.churn_curves(no_churn).empty
+    assert tables.churn_curves(no_churn).empty
     no_zombies = rows[~rows["params"].str.contains("zombies")]
-    assert report.kip341(no_zombies).empty
-    assert list(report.worst_counterexamples(rows.assign(counterexample=None), "x").columns) == [
+    assert tables.kip341(no_zombies).empty
+    assert list(tables.worst_counterexamples(rows.assign(counterexample=None), "x").columns) == [
         "assignor", "family", "scenario_id", "round", "finding", "members", "partitions", "file", "replay", "explain"]
-    assert isinstance(report.shares(no_churn), pd.DataFrame)
-    assert set(ASSIGNORS) | set(PEERS) >= set(report.shares(no_churn)["assignor"])
+    assert isinstance(tables.shares(no_churn), pd.DataFrame)
+    assert set(ASSIGNORS) | set(PEERS) >= set(tables.shares(no_churn)["assignor"])
 
 
 def test_differential_puts_each_peer_next_to_its_port(rows):
-    table = report.differential(rows)
+    table = tables.differential(rows)
     assert set(table["peer"]) == set(PEERS)
     assert (table["port"] == table["peer"].map(PORT_OF)).all()
     # Kafka's RangeAssignor is deterministic: kafka-python's and this project's agree on every scenario.
@@ -179,7 +179,7 @@ def test_differential_puts_each_peer_next_to_its_port(rows):
 
 
 def test_failures_list_each_peer_exception_with_its_smallest_scenario(quick_sweep, rows, capsys):
-    failed = report.failures(rows, quick_sweep.out)
+    failed = tables.failures(rows, quick_sweep.out)
     robin = failed[failed["assignor"] == "kafka-python:roundrobin"]
     assert not robin.empty and robin["message"].str.startswith("KeyError: ").all()
     assert robin["results"].sum() == ((rows["assignor"] == "kafka-python:roundrobin") & (rows["status"] == "error")).sum()
@@ -193,7 +193,7 @@ def test_failures_list_each_peer_exception_with_its_smallest_scenario(quick_swee
 
 
 def test_differential_stickiness_gaps_are_those_of_most_balanced_results(rows):
-    table = report.differential(rows)
+    table = tables.differential(rows)
     for side in ("peer", "port"):
         assert (table[f"{side}_stickiness_gap"].dropna() >= 0).all()
 
@@ -202,6 +202,6 @@ def test_a_scenario_that_could_not_be_built_is_not_an_assignor_result(quick_swee
     broken = rows.iloc[:1].copy().assign(assignor="scenario", status="error", message="ValueError: bad", members=None,
                                          partitions=None, counterexample=None)
     with_broken = pd.concat([rows, broken], ignore_index=True)
-    assert "scenario" not in set(report.failures(with_broken, quick_sweep.out)["assignor"])
-    assert "scenario" not in set(report.shares(with_broken)["assignor"])
-    assert report.status_counts(with_broken).set_index("assignor").loc["scenario", "error"] == 1
+    assert "scenario" not in set(tables.failures(with_broken, quick_sweep.out)["assignor"])
+    assert "scenario" not in set(tables.shares(with_broken)["assignor"])
+    assert tables.status_counts(with_broken).set_index("assignor").loc["scenario", "error"] == 1

@@ -14,10 +14,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from compare.scenarios import FAMILIES, PARAMETERS, UnknownFamily, _water_fill, describe, generate
-from heuristics.fair import assign as fair_assign
-from problem import Problem, resolve_claims
-from problem.scenario_json import dumps
+from assignment_oracle.compare.scenarios.families import FAMILIES, PARAMETERS, UnknownFamily, _water_fill, describe, generate
+from assignment_oracle.heuristics.fair import assign as fair_assign
+from assignment_oracle.problem import Problem, resolve_claims
+from assignment_oracle.problem.scenario_json import dumps
 
 # Parameters under which each family's output depends on the seed.
 SEEDED = {
@@ -352,9 +352,8 @@ def test_numpy_numbers_are_accepted_and_come_out_as_plain_json():
 
 
 def test_the_docstring_examples_run():
-    import compare.scenarios
-
-    result = doctest.testmod(compare.scenarios)
+    from assignment_oracle.compare.scenarios import families
+    result = doctest.testmod(families)
     assert result.attempted > 0 and result.failed == 0
 
 # -- large sizes ----------------------------------------------------------------------

@@ -8,12 +8,12 @@ fails if the two drift apart.
 # --- docs/scenarios.md example: start ---
 from hypothesis import given
 
-from compare.balance import satisfies_kafka_balance_condition
-from compare.metrics import load_vector, sorted_loads
-from compare.strategies import scenarios
-from heuristics import ASSIGNORS
-from optimal import solve
-from problem.ownership import violations
+from assignment_oracle.compare.judge.balance import satisfies_kafka_balance_condition
+from assignment_oracle.problem.metrics import load_vector, sorted_loads
+from assignment_oracle.compare.scenarios.strategies import scenarios
+from assignment_oracle.heuristics import ASSIGNORS
+from assignment_oracle.optimal import solve
+from assignment_oracle.problem.ownership import violations
 
 my_assign = ASSIGNORS["sticky"].assign  # your assignor: assign(problem) -> Assignment
 
@@ -39,12 +39,12 @@ from hypothesis import find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-import compare.strategies
+from assignment_oracle.compare.scenarios import strategies as public_strategies
 import strategies as test_strategies
-from compare.scenarios import FAMILIES, UnknownFamily, generate
-from compare.strategies import _FAMILY_DRAWS
-from problem import Problem, resolve_claims
-from problem.model import Assignment
+from assignment_oracle.compare.scenarios.families import FAMILIES, UnknownFamily, generate
+from assignment_oracle.compare.scenarios.strategies import _FAMILY_DRAWS
+from assignment_oracle.problem import Problem, resolve_claims
+from assignment_oracle.problem.model import Assignment
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "scenarios.md"
 
@@ -114,5 +114,5 @@ def test_bad_arguments_fail_when_the_strategy_is_built():
 
 
 def test_the_tests_import_the_public_strategies():
-    assert test_strategies.problems is compare.strategies.problems
-    assert test_strategies.rebalances is compare.strategies.rebalances
+    assert test_strategies.problems is public_strategies.problems
+    assert test_strategies.rebalances is public_strategies.rebalances

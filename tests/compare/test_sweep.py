@@ -9,11 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from compare.sweep import counterexample_path, read_rows, run_sweep
-from compare.sweep_rows import COLUMNS, ROW_SCHEMA
-from compare.sweep_spec import scenario_id, spec_from_mapping
-from problem.model import Problem
-from problem.scenario_json import InputError
+from assignment_oracle.compare.sweep.job import counterexample_path, read_rows, run_sweep
+from assignment_oracle.compare.sweep.rows import COLUMNS, ROW_SCHEMA
+from assignment_oracle.compare.sweep.spec import scenario_id, spec_from_mapping
+from assignment_oracle.problem.model import Problem
+from assignment_oracle.problem.scenario_json import InputError
 
 from local_spark import KEY, expected_rows, normalized
 
@@ -146,7 +146,7 @@ def test_counterexample_files_stay_inside_the_directory_whatever_the_assignor_is
 
 def test_external_assignors_in_a_spark_sweep_keep_their_names_and_failures(spark, tmp_path):
     """Partition folders escape an external command's name; rows, reports and failure files get it back."""
-    from compare import report
+    from assignment_oracle.compare.report import tables
 
     script = tmp_path / "assignor.py"
     script.write_text("import sys\nsys.stderr.write('boom\\n')\nsys.exit(2)\n")
@@ -157,10 +157,10 @@ def test_external_assignors_in_a_spark_sweep_keep_their_names_and_failures(spark
     })
     out = tmp_path / "out"
     run_sweep(spec, out, spark=spark, progress=False)
-    rows = report.load(out)
+    rows = tables.load(out)
     assert set(rows["assignor"]) == {"range", failing, "mine", "optimum"}
-    assert report.partitions(out)[1] == sorted(["range", failing, "mine", "optimum"])
-    failed = report.failures(rows, out)
+    assert tables.partitions(out)[1] == sorted(["range", failing, "mine", "optimum"])
+    failed = tables.failures(rows, out)
     assert sorted(failed["assignor"]) == sorted([failing, "mine"]) and failed["results"].sum() == 4
     # A spec-defined assignor replays through its command: the command line does not know its name.
     mine = failed[failed["assignor"] == "mine"].iloc[0]

@@ -14,7 +14,7 @@ a later chunk's rows.  Then:
   logged the lost executor and that task's failure;
 * the rows hold each scenario id of the spec exactly once, no
   ``(scenario_id, round, assignor)`` twice, and, timing columns aside, are
-  exactly the rows :func:`compare.sweep_rows.scenario_rows` computes in this
+  exactly the rows :func:`compare.sweep.rows.scenario_rows` computes in this
   process for ``spec.task(0..n-1)``.
 
 Loopback only (``SPARK_LOCAL_IP``, the driver's host and bind address; the
@@ -290,8 +290,8 @@ def _row_key(row: dict) -> tuple:
 def test_sweep_survives_a_worker_killed_mid_sweep(cluster, tmp_path):
     import pyarrow.dataset as ds
 
-    from compare.sweep_rows import COLUMNS, TIMING_COLUMNS, scenario_rows, versions
-    from compare.sweep_spec import scenario_id, spec_from_mapping
+    from assignment_oracle.compare.sweep.rows import COLUMNS, TIMING_COLUMNS, scenario_rows, versions
+    from assignment_oracle.compare.sweep.spec import scenario_id, spec_from_mapping
 
     spec = spec_from_mapping(SPEC)
     spec_file = tmp_path / "spec.json"

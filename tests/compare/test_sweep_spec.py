@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from compare.sweep_spec import bundled_specs, read_spec, scenario_id, spec_from_mapping
-from heuristics import ASSIGNORS
-from problem.scenario_json import InputError
+from assignment_oracle.compare.sweep.spec import bundled_specs, read_spec, scenario_id, spec_from_mapping
+from assignment_oracle.heuristics import ASSIGNORS
+from assignment_oracle.problem.scenario_json import InputError
 
 BASE = {"families": [{"family": "uniform", "grid": {"members": [2, 3], "topics": 2}}]}
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from compare.metrics import retained
-from heuristics import constrained_sticky, sticky
-from optimal import solve
-from problem import Problem
-from problem.claims import resolve_claims
+from assignment_oracle.problem.metrics import retained
+from assignment_oracle.heuristics import constrained_sticky, sticky
+from assignment_oracle.optimal import solve
+from assignment_oracle.problem import Problem
+from assignment_oracle.problem.claims import resolve_claims
 from strategies import rebalances
 
 

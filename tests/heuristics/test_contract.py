@@ -6,7 +6,7 @@
   pre-KIP-341 duplicate (and the validity checker names exactly the
   partitions two members claimed), and ``stream-join-sticky`` leaves the
   partitions past the smallest topic unassigned;
-* the guarantee each claims, checked by :mod:`compare.guarantees` against
+* the guarantee each claims, checked by :mod:`compare.judge.guarantees` against
   the oracle, never against the assignor's own code.
 """
 
@@ -16,12 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compare.guarantees import check_run
-from heuristics import ASSIGNORS, UnknownAssignor, get_assignor, run
-from heuristics.stream_join_sticky import assignable_numbers
-from problem import Problem
-from problem.scenario_json import dumps
-from problem.ownership import violations
+from assignment_oracle.compare.judge.guarantees import check_run
+from assignment_oracle.heuristics import ASSIGNORS, UnknownAssignor, get_assignor, run
+from assignment_oracle.heuristics.stream_join_sticky import assignable_numbers
+from assignment_oracle.problem import Problem
+from assignment_oracle.problem.scenario_json import dumps
+from assignment_oracle.problem.ownership import violations
 from oracle_profile import scaled
 from strategies import problems, rebalances
 

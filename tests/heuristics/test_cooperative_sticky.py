@@ -14,11 +14,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from compare.guarantees import check_guarantee
-from heuristics import cooperative_sticky, sticky
+from assignment_oracle.compare.judge.guarantees import check_guarantee
+from assignment_oracle.heuristics import cooperative_sticky, sticky
 from oracle_profile import scaled
-from problem import Problem
-from problem.ownership import violations
+from assignment_oracle.problem import Problem
+from assignment_oracle.problem.ownership import violations
 from strategies import problems, rebalances
 
 CONFLICTS = ("tied", "stale", "unsubscribed", "departed")

@@ -10,6 +10,6 @@ MODULES = ["range", "roundrobin", "fair", "sticky", "cooperative_sticky", "const
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
-    module = importlib.import_module(f"heuristics.{name}")
+    module = importlib.import_module(f"assignment_oracle.heuristics.{name}")
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from assignment_oracle.cli import main
-from compare.churn import history_from_mapping, simulate
-from compare.evaluate import evaluate
-from compare.scenarios import generate
-from compare.sweep_rows import scenario_rows
-from compare.sweep_spec import spec_from_mapping
-from heuristics.external import ExternalCommand, parse_external
-from heuristics.registry import external_assignor, get_assignor
-from problem.model import Problem
-from problem.scenario_json import InputError
+from assignment_oracle.compare.scenarios.churn import history_from_mapping, simulate
+from assignment_oracle.compare.judge.evaluate import evaluate
+from assignment_oracle.compare.scenarios.families import generate
+from assignment_oracle.compare.sweep.rows import scenario_rows
+from assignment_oracle.compare.sweep.spec import spec_from_mapping
+from assignment_oracle.heuristics.external import ExternalCommand, parse_external
+from assignment_oracle.heuristics.registry import external_assignor, get_assignor
+from assignment_oracle.problem.model import Problem
+from assignment_oracle.problem.scenario_json import InputError
 
 # One script, many behaviours (argv[1]); it only ever reads the scenario from stdin.
 SCRIPT = r'''

@@ -12,11 +12,11 @@ import pytest
 from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 
 from assignment_oracle.cli import main
-from compare.evaluate import evaluate
-from compare.scenarios import generate
-from heuristics import kafka_python
-from heuristics.registry import ASSIGNORS, PEERS, PORT_OF, get_assignor, resolve_names
-from problem.model import Problem
+from assignment_oracle.compare.judge.evaluate import evaluate
+from assignment_oracle.compare.scenarios.families import generate
+from assignment_oracle.heuristics import kafka_python
+from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS, PORT_OF, get_assignor, resolve_names
+from assignment_oracle.problem.model import Problem
 
 # Differing subscriptions, previous owners, members leaving and joining: where the assignors differ.
 DIFFERING = [generate("random-subsets", seed, members=6, topics=4, subscribe=0.5, previous="random", churn=1)
@@ -107,7 +107,8 @@ def test_without_kafka_python_a_peer_says_which_extra_to_install(monkeypatch):
         e = evaluate(Problem.from_mapping({"topics": {"t": 2}, "members": {"a": {"topics": ["t"]}}}),
                      "kafka-python:range")
         assert e.status == "error"
-        assert "kafka-python is not installed (pip install 'assignment-oracle[kafka-python]')" in e.message
+        assert ("needs the 'kafka-python' extra (kafka is not installed): "
+                "pip install 'assignment-oracle[kafka-python]'") in e.message
     finally:
         monkeypatch.undo()
         kafka_python._kafka.cache_clear()

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compare.guarantees import check_run
-from compare.metrics import retained
-from heuristics import ASSIGNORS, run
-from optimal import solve
-from problem import Problem
+from assignment_oracle.compare.judge.guarantees import check_run
+from assignment_oracle.problem.metrics import retained
+from assignment_oracle.heuristics import ASSIGNORS, run
+from assignment_oracle.optimal import solve
+from assignment_oracle.problem import Problem
 from oracle_profile import scaled
 
 STICKY = ["sticky", "cooperative-sticky", "constrained-sticky"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from compare.metrics import load_vector, retained
-from heuristics import ASSIGNORS
-from problem import Problem
-from problem.ownership import violations
+from assignment_oracle.problem.metrics import load_vector, retained
+from assignment_oracle.heuristics import ASSIGNORS
+from assignment_oracle.problem import Problem
+from assignment_oracle.problem.ownership import violations
 
 
 def table(rows: dict[str, str]) -> dict[str, dict[str, list[int]]]:

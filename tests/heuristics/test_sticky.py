@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from heuristics import sticky
-from heuristics.sticky import _Rebalance
-from problem import Problem
-from problem.ownership import violations
+from assignment_oracle.heuristics import sticky
+from assignment_oracle.heuristics.sticky import _Rebalance
+from assignment_oracle.problem import Problem
+from assignment_oracle.problem.ownership import violations
 from oracle_profile import scaled
 from strategies import problems, rebalances
 

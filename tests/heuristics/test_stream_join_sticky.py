@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from heuristics import stream_join_sticky
-from problem import Problem
+from assignment_oracle.heuristics import stream_join_sticky
+from assignment_oracle.problem import Problem
 
 JOIN = ["clicks", "views"]
 

@@ -9,9 +9,9 @@ import nbformat
 import pytest
 
 from assignment_oracle.cli import main
-from compare import figures
-from compare.bugs import BUGS
-from compare.notebook_report import NOTEBOOKS, execute, notebook_path
+from assignment_oracle.compare.report import figures
+from assignment_oracle.compare.scenarios.bugs import BUGS
+from assignment_oracle.compare.report.notebooks import NOTEBOOKS, execute, notebook_path
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import brute_force
-from optimal import Certificate, certify, solve, verify
-from problem import Assignment, Problem
+from assignment_oracle.optimal import Certificate, certify, solve, verify
+from assignment_oracle.problem import Assignment, Problem
 from strategies import problems
 
 
@@ -78,7 +78,7 @@ def test_an_invalid_assignment_never_verifies():
 
 
 def test_certificate_round_trips_through_json():
-    from optimal import certificate_from_mapping
+    from assignment_oracle.optimal import certificate_from_mapping
 
     problem = Problem.from_mapping({"topics": {"t": 5}, "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}}})
     solution = solve(problem)

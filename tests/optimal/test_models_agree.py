@@ -5,8 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import brute_force
-from optimal import OPTIMAL, solve, verify
-from problem import Assignment, Problem
+from assignment_oracle.optimal import OPTIMAL, solve, verify
+from assignment_oracle.problem import Assignment, Problem
 from strategies import problems
 
 

@@ -2,9 +2,9 @@
 
 from hypothesis import given, settings
 
-from optimal import build_network, solve
-from problem import Problem
-from problem.ownership import owner_arrays
+from assignment_oracle.optimal import build_network, solve
+from assignment_oracle.problem import Problem
+from assignment_oracle.problem.ownership import owner_arrays
 from strategies import problems
 
 

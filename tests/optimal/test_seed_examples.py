@@ -2,8 +2,8 @@
 
 import pytest
 
-from optimal import METHODS, solve
-from problem import Problem
+from assignment_oracle.optimal import METHODS, solve
+from assignment_oracle.problem import Problem
 
 ALL_FOUR = ["t0", "t1", "t2", "t3"]
 

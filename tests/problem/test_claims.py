@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import brute_force
-from problem import Problem, resolve_claims
+from assignment_oracle.problem import Problem, resolve_claims
 from strategies import problems
 
 

@@ -1,7 +1,7 @@
 """Validity: every violation kind is named."""
 
-from problem import Assignment, Problem
-from problem.ownership import violations
+from assignment_oracle.problem import Assignment, Problem
+from assignment_oracle.problem.ownership import violations
 
 P = Problem.from_mapping(
     {

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from problem import InputError, Problem
-from problem.scenario_json import assignment_from_mapping, dumps, load_json, problem_from_mapping
+from assignment_oracle.problem import InputError, Problem
+from assignment_oracle.problem.scenario_json import assignment_from_mapping, dumps, load_json, problem_from_mapping
 
 GOOD = {
     "topics": {"orders": 6, "clicks": {"partitions": 4}},

@@ -2,9 +2,9 @@
 
 Everything the notebooks (``notebooks/gap_report.ipynb``) and
 ``assignment-oracle report`` show is computed here, from the Parquet rows a
-sweep wrote (:mod:`compare.sweep`, schema in ``docs/sweeps.md``), with
+sweep wrote (:mod:`compare.sweep.job`, schema in ``docs/sweeps.md``), with
 pandas; the notebooks only call these functions and
-:mod:`compare.figures`.  Each function takes the frame :func:`load` returns
+:mod:`compare.report.figures`.  Each function takes the frame :func:`load` returns
 and gives back a small frame, one row per assignor (and family, or round,
 ...), in a stable order: the registry's, then the oracle.
 
@@ -26,7 +26,7 @@ What is judged where (the definitions the figures rely on):
     balanced assignment keeping them exists (comparing a less balanced
     result's stickiness with the optimum's would reward imbalance).
 *own guarantee*
-    The assignor's documented guarantee (:mod:`compare.guarantees`), among
+    The assignor's documented guarantee (:mod:`compare.judge.guarantees`), among
     the results where it applies.
 """
 
@@ -39,10 +39,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from compare.sweep import counterexample_path
-from compare.sweep_spec import CHURN
-from heuristics.registry import ASSIGNORS, PEERS
-from problem.scenario_json import InputError
+from assignment_oracle.compare.sweep.job import counterexample_path
+from assignment_oracle.compare.sweep.spec import CHURN
+from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS
+from assignment_oracle.problem.scenario_json import InputError
 
 __all__ = [
     "ORACLE",
@@ -299,8 +299,8 @@ def kip341(rows: pd.DataFrame) -> pd.DataFrame:
 def _command_line_names(out: str | Path):
     """``name -> what --assignor(s) takes`` for this sweep: an assignor the spec defines as a table
     (``{name, command, ...}``) is given to the command line as its ``external:`` command."""
-    from heuristics.external import ExternalCommand
-    from compare.sweep_spec import spec_from_mapping
+    from assignment_oracle.heuristics.external import ExternalCommand
+    from assignment_oracle.compare.sweep.spec import spec_from_mapping
 
     marker = Path(out) / "spec.json"
     definitions = {}
@@ -376,8 +376,8 @@ def ensure_sweep(out: str | Path, spec: str | None = "quick", *, progress: bool 
         return out
     if spec is None:
         raise InputError(str(out), "", NO_SWEEP)
-    from compare.sweep import run_sweep
-    from compare.sweep_spec import read_spec
+    from assignment_oracle.compare.sweep.job import run_sweep
+    from assignment_oracle.compare.sweep.spec import read_spec
 
     run_sweep(read_spec(spec), out, progress=progress)
     return out
@@ -401,7 +401,7 @@ def sweep_overview(out: str | Path, rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def bug_rows(replay) -> pd.DataFrame:
-    """A bug replay (:func:`compare.bugs.replay`) as a table: one row per scenario and variant.
+    """A bug replay (:func:`compare.scenarios.bugs.replay`) as a table: one row per scenario and variant.
 
     Columns: ``scenario`` (its number in the entry), ``assignor``,
     ``status``, ``valid``, ``violations`` (how many), ``spread`` /
@@ -468,7 +468,7 @@ def differential(rows: pd.DataFrame) -> pd.DataFrame:
     results and the mean stickiness gap (``optimal_retained - retained``)
     over its most-balanced valid results, as :func:`stickiness_gaps`.
     """
-    from heuristics.registry import PORT_OF
+    from assignment_oracle.heuristics.registry import PORT_OF
 
     key = ["scenario_id", "round"]
     judged = ["status", "valid", "spread", "kip54_score", "retained", "guarantee_kept"]

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compare.balance import Move, improving_chain, kafka_balance_violations
-from compare.metrics import (
+from assignment_oracle.compare.judge.balance import Move, improving_chain, kafka_balance_violations
+from assignment_oracle.problem.metrics import (
     kip54_balance_score,
     load_vector,
     retained,
@@ -26,9 +26,9 @@ from compare.metrics import (
     sum_of_squares,
     per_topic_spread,
 )
-from optimal import Certificate, Solution, solve, verify
-from problem.model import BALANCE_FIRST, Assignment, Problem
-from problem.ownership import Violation, violations
+from assignment_oracle.optimal import Certificate, Solution, solve, verify
+from assignment_oracle.problem.model import BALANCE_FIRST, Assignment, Problem
+from assignment_oracle.problem.ownership import Violation, violations
 
 __all__ = ["Verdict", "check"]
 

@@ -11,8 +11,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from problem.claims import ResolvedClaims, resolve_claims
-from problem.model import Assignment, Problem
+from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
+from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = [
     "load_vector",

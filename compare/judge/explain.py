@@ -10,7 +10,7 @@ order the objective ranks them:
     not most balanced: an *improving chain*, single-partition moves from an
     overloaded member to one with 2+ fewer partitions
     (``t2-1: C2 → C1, then t0-0: C1 → C0``), found without a solver
-    (:func:`compare.balance.improving_chain`); applying it lowers the sum of
+    (:func:`compare.judge.balance.improving_chain`); applying it lowers the sum of
     squares, so the chain is a proof, not a hint;
 ``stickiness``
     most balanced, but fewer partitions stay with their previous owner than
@@ -38,12 +38,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compare.balance import Move, improving_chain
-from compare.metrics import load_vector, retained, sorted_loads
-from optimal import Solution, solve
-from problem.claims import resolve_claims
-from problem.model import BALANCE_FIRST, Assignment, Problem, TopicPartition
-from problem.ownership import Violation, owner_arrays
+from assignment_oracle.compare.judge.balance import Move, improving_chain
+from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads
+from assignment_oracle.optimal import Solution, solve
+from assignment_oracle.problem.claims import resolve_claims
+from assignment_oracle.problem.model import BALANCE_FIRST, Assignment, Problem, TopicPartition
+from assignment_oracle.problem.ownership import Violation, owner_arrays
 
 __all__ = ["Explanation", "StayedAway", "apply_moves", "explain"]
 

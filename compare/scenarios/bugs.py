@@ -24,15 +24,15 @@ from functools import partial
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from compare.evaluate import Evaluation, evaluate
-from compare.explain import Explanation, apply_moves, explain
-from compare.metrics import load_vector, sorted_loads
-from heuristics import Assignor, constrained_sticky, cooperative_sticky, sticky
-from optimal import solve
-from problem.model import Assignment, Problem
-from problem.ownership import held_partitions, violations
+from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
+from assignment_oracle.compare.judge.explain import Explanation, apply_moves, explain
+from assignment_oracle.problem.metrics import load_vector, sorted_loads
+from assignment_oracle.heuristics import Assignor, constrained_sticky, cooperative_sticky, sticky
+from assignment_oracle.optimal import solve
+from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.ownership import held_partitions, violations
 
-__all__ = ["Bug", "BugReplay", "BUGS", "replay", "STICKY_21_TIES", "COOPERATIVE_CONSTRAINED_34", "TIME_LIMIT"]
+__all__ = ["Bug", "BugReplay", "BUGS", "find", "replay", "STICKY_21_TIES", "COOPERATIVE_CONSTRAINED_34", "TIME_LIMIT"]
 
 #: Seconds each variant may run in a replay before it is reported as not finishing.
 TIME_LIMIT = 60.0
@@ -148,6 +148,24 @@ def _name(assignor: str | Assignor) -> str:
     return assignor if isinstance(assignor, str) else assignor.name
 
 
+def find(key: str) -> tuple[str, ...]:
+    """The corpus entries ``key`` names: an entry's name, or a JIRA key as JIRA spells it.
+
+    Case does not matter; ``KAFKA-12984`` names both of its entries
+    (``kafka-12984-equal-generation``, ``kafka-12984-claim-order``).  Empty
+    when nothing matches.
+
+    >>> find("KAFKA-7026")
+    ('kafka-7026',)
+    >>> find("kafka-12984")
+    ('kafka-12984-equal-generation', 'kafka-12984-claim-order')
+    """
+    wanted = key.strip().lower()
+    if wanted in BUGS:
+        return (wanted,)
+    return tuple(name for name in BUGS if name.startswith(wanted + "-"))
+
+
 def replay(name: str, *, time_limit: float | None = TIME_LIMIT) -> BugReplay:
     """Replay corpus entry ``name`` (see :data:`BUGS`)."""
     bug = BUGS[name]
@@ -235,7 +253,7 @@ def _per_topic_skew(r: BugReplay):
     v = rows["sticky"].verdict
     witness = Assignment({"a": {"t0": (0, 1), "t1": (1,)}, "b": {"t0": (3,), "t1": (2, 3)}, "c": {"t0": (2,), "t1": (0,)}})
     problem = r.problems[0]
-    from compare.check import check  # local: check is heavy to import for nothing else here
+    from assignment_oracle.compare.judge.check import check  # local: check is heavy to import for nothing else here
 
     w = check(problem, witness, optimum=solve(problem))
     witness_ok = not violations(problem, witness) and w.optimal and w.max_topic_spread == 1

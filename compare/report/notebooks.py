@@ -46,7 +46,7 @@ def notebook_path(name: str) -> Path:
     """The installed notebook ``name`` (one of :data:`NOTEBOOKS`)."""
     if name not in NOTEBOOKS:
         raise ValueError(f"unknown notebook {name!r} (known: {', '.join(NOTEBOOKS)})")
-    return Path(str(resources.files("notebooks") / f"{name}.ipynb"))
+    return Path(str(resources.files("assignment_oracle.notebooks") / f"{name}.ipynb"))
 
 
 def _parameterized(nb, parameters: Mapping[str, Any]):

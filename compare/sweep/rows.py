@@ -9,7 +9,7 @@ fails or does not finish is its own ``error`` or ``timeout`` row.
 Rows (the schema is :data:`ROW_SCHEMA`, documented in ``docs/sweeps.md``):
 
 * one per (scenario, round, assignor) with every metric of
-  :class:`compare.evaluate.Evaluation`;
+  :class:`compare.judge.evaluate.Evaluation`;
 * one per (scenario, round) for the oracle, assignor ``"optimum"`` (the
   flow model's solve time, for the run-time plots);
 * one per (scenario, round) with assignor ``"optimum-cpsat"`` when the
@@ -32,14 +32,14 @@ import traceback
 from importlib import metadata
 from typing import Any, Iterable
 
-from compare.churn import random_history, simulate
-from compare.evaluate import Evaluation, evaluate
-from compare.scenarios import generate
-from compare.sweep_spec import CHURN, Checks, GridPoint
-from optimal import OPTIMAL, solve
-from optimal.brute_force import optimum as brute_optimum
-from problem.model import BALANCE_FIRST, Problem
-from problem.scenario_json import dumps
+from assignment_oracle.compare.scenarios.churn import random_history, simulate
+from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
+from assignment_oracle.compare.scenarios.families import generate
+from assignment_oracle.compare.sweep.spec import CHURN, Checks, GridPoint
+from assignment_oracle.optimal import OPTIMAL, solve
+from assignment_oracle.optimal.brute_force import optimum as brute_optimum
+from assignment_oracle.problem.model import BALANCE_FIRST, Problem
+from assignment_oracle.problem.scenario_json import dumps
 
 __all__ = ["COLUMNS", "ROW_SCHEMA", "scenario_rows", "versions"]
 
@@ -151,7 +151,7 @@ def _rebalance_rows(base: dict, problem: Problem, round_: int, assignors: tuple[
 
 def evaluate_optimum(problem: Problem, optimum) -> Evaluation:
     """The optimum's own row, judged like any assignment (it is most balanced and stickiest)."""
-    from compare.check import check
+    from assignment_oracle.compare.judge.check import check
 
     return Evaluation("optimum", "ok", wall_time=optimum.wall_time, assignment=optimum.assignment,
                       verdict=check(problem, optimum.assignment, optimum=optimum), rebalances=1)

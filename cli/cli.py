@@ -1,7 +1,7 @@
 """``assignment-oracle``: a thin command line over the library.
 
 Every subcommand is a few lines around a library call that notebooks and
-other programs can make directly (``optimal.solve``, ``compare.check.check``).
+other programs can make directly (``optimal.solve``, ``compare.judge.check.check``).
 Bad input is one line on stderr naming the file and field, exit status 2,
 never a traceback.
 """
@@ -14,19 +14,21 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
-from compare.bugs import BUGS
-from compare.bugs import replay as replay_bug
-from compare.check import Verdict, check
-from compare.churn import random_history, read_history, simulate
-from compare.evaluate import MAX_TIME_LIMIT
-from compare.evaluate import compare as compare_assignors
-from compare.explain import explain
-from compare.guarantees import check_run
-from heuristics import ASSIGNORS, AssignorDidNotFinish, UnknownAssignor
-from heuristics import run as run_assignor
-from heuristics.registry import PEERS, get_assignor, resolve_names
-from optimal import METHODS, OPTIMAL, Solution, SolverError, certificate_from_mapping, solve
-from problem.scenario_json import InputError, dumps, parse_objective, read_assignment, read_problem
+from assignment_oracle.compare.judge.check import Verdict, check
+from assignment_oracle.compare.judge.evaluate import MAX_TIME_LIMIT
+from assignment_oracle.compare.judge.evaluate import compare as compare_assignors
+from assignment_oracle.compare.judge.explain import explain
+from assignment_oracle.compare.judge.guarantees import check_run
+from assignment_oracle.compare.scenarios.bugs import BUGS
+from assignment_oracle.compare.scenarios.bugs import find as find_bugs
+from assignment_oracle.compare.scenarios.bugs import replay as replay_bug
+from assignment_oracle.compare.scenarios.churn import random_history, read_history, simulate
+from assignment_oracle.extras import MissingExtra, require
+from assignment_oracle.heuristics import ASSIGNORS, AssignorDidNotFinish, UnknownAssignor
+from assignment_oracle.heuristics import run as run_assignor
+from assignment_oracle.heuristics.registry import PEERS, get_assignor, resolve_names
+from assignment_oracle.optimal import METHODS, OPTIMAL, Solution, SolverError, certificate_from_mapping, solve
+from assignment_oracle.problem.scenario_json import InputError, dumps, parse_objective, read_assignment, read_problem
 
 PROG = "assignment-oracle"
 EXIT_BAD_INPUT = 2
@@ -146,6 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(args)
         return _demo(args)
     except InputError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except MissingExtra as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except UnknownAssignor as err:
@@ -339,8 +344,9 @@ def _names(text: str | None, option: str) -> list[str] | None:
 
 
 def _report(args) -> int:
-    from compare.notebook_report import NotebookFailed, write_gap_report
-    from compare.report import NO_SWEEP, partitions
+    require("report", "assignment-oracle report")
+    from assignment_oracle.compare.report.notebooks import NotebookFailed, write_gap_report
+    from assignment_oracle.compare.report.tables import NO_SWEEP, partitions
 
     out = Path(args.dir)
     families, assignors = partitions(out)
@@ -439,8 +445,9 @@ def _short_list(values, limit: int = 8) -> str:
 
 
 def _sweep(args) -> int:
-    from compare.sweep import run_sweep  # imports pyspark: only when sweeping
-    from compare.sweep_spec import read_spec
+    require("spark", "assignment-oracle sweep")
+    from assignment_oracle.compare.sweep.job import run_sweep  # imports pyspark: only when sweeping
+    from assignment_oracle.compare.sweep.spec import read_spec
 
     spec = read_spec(args.spec)
     if args.remote is not None and not args.remote.startswith("sc://"):
@@ -496,9 +503,9 @@ def format_sweep(result) -> str:
 
 
 def _bugs(args) -> int:
-    if args.name is not None and args.name not in BUGS:
+    names = find_bugs(args.name) if args.name is not None else tuple(BUGS)
+    if not names:
         raise InputError("bugs", "", f"no corpus entry {args.name!r} (known: {', '.join(BUGS)})")
-    names = [args.name] if args.name else list(BUGS)
     replays = [replay_bug(n) for n in names]
     if args.json:
         sys.stdout.write(dumps([r.to_mapping() for r in replays]))

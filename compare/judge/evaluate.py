@@ -3,7 +3,7 @@
 This is the unit every consumer shares (``assignment-oracle compare``, churn
 simulation, sweeps, notebooks): :func:`evaluate` runs one registered assignor
 (bounded in time if asked), and returns an :class:`Evaluation` with a status,
-the :class:`~compare.check.Verdict` (every metric against the optimum) and
+the :class:`~compare.judge.check.Verdict` (every metric against the optimum) and
 the assignor's own guarantee; :func:`compare` does it for several assignors
 with the optimum's row first, solving the problem once.
 
@@ -36,13 +36,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from compare.check import Verdict, check
-from compare.guarantees import GuaranteeCheck, check_guarantee
-from heuristics import ASSIGNORS, Assignor, AssignorDidNotFinish, get_assignor
-from heuristics import run as run_assignor
-from heuristics.cooperative_sticky import Phase
-from optimal import Solution, solve
-from problem.model import BALANCE_FIRST, Assignment, Problem
+from assignment_oracle.compare.judge.check import Verdict, check
+from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
+from assignment_oracle.heuristics import ASSIGNORS, Assignor, AssignorDidNotFinish, get_assignor
+from assignment_oracle.heuristics import run as run_assignor
+from assignment_oracle.heuristics.cooperative_sticky import Phase
+from assignment_oracle.optimal import Solution, solve
+from assignment_oracle.problem.model import BALANCE_FIRST, Assignment, Problem
 
 __all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "AssignorFailed", "Evaluation", "Comparison",
            "evaluate", "compare", "timed_run"]

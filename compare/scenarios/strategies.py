@@ -3,7 +3,7 @@
 Three strategies, all drawing :class:`problem.model.Problem` values:
 
 :func:`scenarios`
-    The families of :mod:`compare.scenarios` (uniform, random subsets, skewed
+    The families of :mod:`compare.scenarios.families` (uniform, random subsets, skewed
     sizes, Zipf, KIP-49's rolling update, stream-join pairs, racks), with
     small parameters, a previous generation and churn.  Start here.
 :func:`problems`
@@ -18,9 +18,9 @@ Example (a third party checking its assignor; ``my_assign(problem) ->
 Assignment``)::
 
     from hypothesis import given
-    from compare.balance import satisfies_kafka_balance_condition
-    from compare.strategies import scenarios
-    from problem.ownership import violations
+    from assignment_oracle.compare.judge.balance import satisfies_kafka_balance_condition
+    from assignment_oracle.compare.scenarios.strategies import scenarios
+    from assignment_oracle.problem.ownership import violations
 
     @given(scenarios())
     def test_my_assignor(problem):
@@ -41,8 +41,8 @@ from hypothesis import assume, note
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from compare.scenarios import FAMILIES, generate, get_family
-from problem.model import BALANCE_FIRST, STICKINESS_FIRST, Problem
+from assignment_oracle.compare.scenarios.families import FAMILIES, generate, get_family
+from assignment_oracle.problem.model import BALANCE_FIRST, STICKINESS_FIRST, Problem
 
 __all__ = ["problems", "rebalances", "scenarios"]
 
@@ -147,13 +147,13 @@ def scenarios(
     max_partitions: int = 8,
     previous: bool = True,
 ) -> st.SearchStrategy[Problem]:
-    """Problems from :func:`compare.scenarios.generate`: a family, its parameters and a seed.
+    """Problems from :func:`compare.scenarios.families.generate`: a family, its parameters and a seed.
 
     Parameters
     ----------
     family:
         A family name, several, or None for every family in
-        :data:`compare.scenarios.FAMILIES`.
+        :data:`compare.scenarios.families.FAMILIES`.
     max_members, max_topics, max_partitions:
         Upper bounds on the group size, the number of topics (stream-join:
         half as many pairs; kip49-rolling: base and new topics each) and the

@@ -14,7 +14,7 @@ reason when it does not.  A guarantee that does not apply is kept vacuously.
     (the oracle's sorted loads).
 ``kafka-balance`` (sticky, sticky-kip54)
     Valid, and Kafka's local balance condition holds
-    (:func:`compare.balance.satisfies_kafka_balance_condition`).
+    (:func:`compare.judge.balance.satisfies_kafka_balance_condition`).
 ``cooperative-kafka-balance`` (cooperative-sticky)
     ``kafka-balance`` on the assignment the group settles on, and the
     cooperative protocol's promise (KIP-429) in every rebalance it took:
@@ -44,12 +44,12 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
 
-from compare.balance import satisfies_kafka_balance_condition
-from compare.metrics import load_vector, retained, sorted_loads
-from optimal import solve
-from heuristics import AssignorRun
-from problem.model import BALANCE_FIRST, Assignment, Problem
-from problem.ownership import cooperative_handoffs, violations
+from assignment_oracle.compare.judge.balance import satisfies_kafka_balance_condition
+from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads
+from assignment_oracle.optimal import solve
+from assignment_oracle.heuristics import AssignorRun
+from assignment_oracle.problem.model import BALANCE_FIRST, Assignment, Problem
+from assignment_oracle.problem.ownership import cooperative_handoffs, violations
 
 __all__ = ["GuaranteeCheck", "GUARANTEES", "check_guarantee", "check_run", "stream_join_numbers_problem"]
 

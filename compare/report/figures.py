@@ -1,4 +1,4 @@
-"""The gap report's figures: one function per figure, each drawing a table from :mod:`compare.report`.
+"""The gap report's figures: one function per figure, each drawing a table from :mod:`compare.report.tables`.
 
 Conventions every figure keeps, so a reader learns them once:
 
@@ -32,8 +32,8 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from compare.report import KIP341_AFTER, KIP341_BEFORE, assignor_order
-from heuristics.registry import ASSIGNORS
+from assignment_oracle.compare.report.tables import KIP341_AFTER, KIP341_BEFORE, assignor_order
+from assignment_oracle.heuristics.registry import ASSIGNORS
 
 __all__ = [
     "FIGURES",
@@ -187,7 +187,7 @@ def _bars(ax, table: pd.DataFrame, column: str, label: str) -> None:
 def guarantee_shares(table: pd.DataFrame):
     """Three panels of bars, one bar per assignor: share valid, most balanced, own guarantee kept.
 
-    ``table``: :func:`compare.report.shares` with ``by_family=False``.
+    ``table``: :func:`compare.report.tables.shares` with ``by_family=False``.
     """
     fig, axes = _figure("guarantee_shares", 3, width=10.5, height=0.45 * max(4, len(table)) + 1.2)
     if table.empty:
@@ -204,7 +204,7 @@ def guarantee_shares(table: pd.DataFrame):
 def family_shares(table: pd.DataFrame):
     """Two heatmaps, assignor x family: share most balanced, share own guarantee kept (annotated).
 
-    ``table``: :func:`compare.report.shares` (by family).
+    ``table``: :func:`compare.report.tables.shares` (by family).
     """
     families = sorted(table["family"].unique()) if not table.empty else []
     assignors = assignor_order(table["assignor"].unique()) if not table.empty else []
@@ -258,7 +258,7 @@ def _ecdf(ax, table: pd.DataFrame, column: str, xlabel: str) -> None:
 def balance_gaps(table: pd.DataFrame):
     """Cumulative distributions of the KIP-54 score gap and of the single-move distance to the optimum.
 
-    ``table``: :func:`compare.report.balance_gaps`.  A curve reaching 100%
+    ``table``: :func:`compare.report.tables.balance_gaps`.  A curve reaching 100%
     at x = 0 is an assignor that was always most balanced.
     """
     fig, axes = _figure("balance_gaps", 2, width=10.5, height=4.0)
@@ -277,7 +277,7 @@ def balance_gaps(table: pd.DataFrame):
 def stickiness_gaps(table: pd.DataFrame):
     """Cumulative distribution of partitions moved although a most-balanced assignment kept them.
 
-    ``table``: :func:`compare.report.stickiness_gaps`.
+    ``table``: :func:`compare.report.tables.stickiness_gaps`.
     """
     fig, axes = _figure("stickiness_gaps", 1, width=7.5, height=4.0)
     if table.empty:
@@ -291,7 +291,7 @@ def stickiness_gaps(table: pd.DataFrame):
 def churn(table: pd.DataFrame):
     """Mean cumulative partitions moved by round, per assignor, and the oracle's own trajectory.
 
-    ``table``: :func:`compare.report.churn_curves`.
+    ``table``: :func:`compare.report.tables.churn_curves`.
     """
     fig, axes = _figure("churn", 1, width=8.0, height=4.2)
     ax = axes[0]
@@ -319,7 +319,7 @@ def _log_bins(values: np.ndarray, per_decade: int = 3) -> np.ndarray:
 def run_times(table: pd.DataFrame):
     """Wall time against group size, log-log: every result as a faint point, the median per size bin as a line.
 
-    ``table``: :func:`compare.report.run_times`.  Group size is members x
+    ``table``: :func:`compare.report.tables.run_times`.  Group size is members x
     partitions.  The oracle: flow (black) on every scenario, CP-SAT (grey)
     on the sampled ones.
     """
@@ -355,7 +355,7 @@ def run_times(table: pd.DataFrame):
 def kip341(table: pd.DataFrame):
     """Share valid and share most balanced on the stale-claim scenarios, per assignor.
 
-    ``table``: :func:`compare.report.kip341`.  The pre-KIP-341 sticky
+    ``table``: :func:`compare.report.tables.kip341`.  The pre-KIP-341 sticky
     assignor and today's are labelled "before" and "after".
     """
     fig, axes = _figure("kip341", 2, width=10.0, height=0.45 * max(4, len(table)) + 1.4)

@@ -19,11 +19,11 @@ Example::
     brute_force_limit = 4096         # enumerate when at most this many assignments
 
     [[families]]
-    family = "random-subsets"        # a compare.scenarios family, or "churn"
+    family = "random-subsets"        # a compare.scenarios.families family, or "churn"
     grid = { members = [5, 20], topics = [4], subscribe = [0.3, 0.7] }
 
 A grid value that is a list is a grid axis; anything else is a fixed
-parameter.  ``churn`` runs :func:`compare.churn.random_history` (parameters
+parameter.  ``churn`` runs :func:`compare.scenarios.churn.random_history` (parameters
 ``members``, ``topics``, ``partitions``, ``rounds``, ``events_per_round``)
 and emits one row per round.
 
@@ -46,10 +46,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
-from compare.scenarios import FAMILIES, get_family
-from compare.evaluate import MAX_TIME_LIMIT
-from heuristics.registry import ASSIGNORS, PEERS, UnknownAssignor, external_assignor, resolve_names
-from problem.scenario_json import InputError
+from assignment_oracle.compare.scenarios.families import FAMILIES, get_family
+from assignment_oracle.compare.judge.evaluate import MAX_TIME_LIMIT
+from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS, UnknownAssignor, external_assignor, resolve_names
+from assignment_oracle.problem.scenario_json import InputError
 
 __all__ = ["CHURN", "SweepSpec", "GridPoint", "Checks", "read_spec", "spec_from_mapping", "bundled_specs", "scenario_id"]
 
@@ -121,7 +121,7 @@ def scenario_id(sweep_hash: str, point: GridPoint, seed: int) -> str:
 
 def bundled_specs() -> dict[str, Path]:
     """The bundled specs by name (``quick``, ``full``)."""
-    folder = resources.files("compare") / "specs"
+    folder = resources.files("assignment_oracle.compare.sweep") / "specs"
     return {Path(str(p)).stem: Path(str(p)) for p in folder.iterdir() if p.name.endswith(".toml")}
 
 

@@ -1,8 +1,8 @@
 """Scenario sweeps on Spark: generate, assign, solve and score at scale, written to Parquet.
 
-:func:`run_sweep` turns a :class:`~compare.sweep_spec.SweepSpec` into a
+:func:`run_sweep` turns a :class:`~compare.sweep.spec.SweepSpec` into a
 Parquet dataset under ``DIR/rows`` (partitioned by ``family`` and
-``assignor``; schema :data:`compare.sweep_rows.ROW_SCHEMA`), standalone
+``assignor``; schema :data:`compare.sweep.rows.ROW_SCHEMA`), standalone
 counterexample JSON files under ``DIR/counterexamples``, and a summary
 (``DIR/summary.json``).  Spark runs in local mode by default; the same call
 runs on a standalone cluster (``master="spark://host:port"``) or over Spark
@@ -12,7 +12,7 @@ How it scales.  Scenarios are never listed on the driver: a scenario is an
 index into the spec's grid (grid points × seeds), ``spark.range`` makes the
 indices, and each Python worker decodes its indices, generates the
 scenarios from their seeds, runs the assignors and the oracle
-(:func:`compare.sweep_rows.scenario_rows`) and returns Arrow record batches
+(:func:`compare.sweep.rows.scenario_rows`) and returns Arrow record batches
 (``mapInArrow``).  The driver holds the spec, loops over a bounded number of
 *chunks* and aggregates the summary with Spark; only counterexamples (rare
 by construction) are streamed back to be written as files.
@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from compare.sweep_rows import COLUMNS, ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
-from compare.sweep_spec import SweepSpec, scenario_id
-from problem.scenario_json import InputError, dumps
+from assignment_oracle.compare.sweep.rows import COLUMNS, ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
+from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
+from assignment_oracle.problem.scenario_json import InputError, dumps
 
 __all__ = ["SweepResult", "counterexample_path", "run_sweep", "spark_session", "summarize", "read_rows", "TIMING_COLUMNS"]
 

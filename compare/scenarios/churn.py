@@ -16,7 +16,7 @@ bounces.  :func:`simulate` plays it with one registered assignor:
   claims.  This is Kafka's protocol: user data (``StickyAssignor``) or
   ``ownedPartitions`` (KIP-429) carries the last assignment back;
 * each round's problem is solved once (:func:`optimal.solve`, balance then
-  stickiness) and the assignor is judged by :func:`compare.evaluate.evaluate`
+  stickiness) and the assignor is judged by :func:`compare.judge.evaluate.evaluate`
   against it: the same row as ``compare``, every metric against the round's
   optimum given the assignor's own state.
 
@@ -37,11 +37,11 @@ The numbers of a round (see ``docs/churn.md``):
     partitions of a topic its owner unsubscribed from are *not* owned.
 ``moved``
     ``owned - retained`` of the assignor's assignment
-    (:attr:`compare.check.Verdict.moved`): revocations, partitions taken
+    (:attr:`compare.judge.check.Verdict.moved`): revocations, partitions taken
     from a member that still could have kept them.
 ``optimal_moved``
     the fewest revocations of any most balanced assignment from the same
-    state (:attr:`compare.check.Verdict.optimal_moved`).
+    state (:attr:`compare.judge.check.Verdict.optimal_moved`).
 ``oracle_moved``
     revocations in the oracle trajectory's round (its own state).
 ``cumulative_moved``, ``cumulative_oracle_moved``
@@ -113,13 +113,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Iterator, Mapping, Sequence, Union
 
-from compare.evaluate import Evaluation, evaluate
-from compare.metrics import spread
-from heuristics import Assignor, get_assignor
-from optimal import Solution, solve, verify
-from problem.model import Assignment, Member, Problem, Topic
+from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
+from assignment_oracle.problem.metrics import spread
+from assignment_oracle.heuristics import Assignor, get_assignor
+from assignment_oracle.optimal import Solution, solve, verify
+from assignment_oracle.problem.model import Assignment, Member, Problem, Topic
 # The scenario format's own field checks, so that both formats word their errors alike.
-from problem.scenario_json import (
+from assignment_oracle.problem.scenario_json import (
     INT32_MAX,
     InputError,
     expect_integer,
@@ -650,7 +650,7 @@ class Round:
         What happened before this rebalance (empty for round 0).
     problem, optimum, evaluation:
         The rebalance given the assignor's previous rounds, its optimum, and
-        the assignor's row judged against it (:func:`compare.evaluate.evaluate`).
+        the assignor's row judged against it (:func:`compare.judge.evaluate.evaluate`).
     oracle_problem, oracle:
         The same round in the oracle trajectory (claims from the previous
         oracle round's optimum) and its optimum.
@@ -859,7 +859,7 @@ def simulate(history: History, assignor: str | Assignor, *, time_limit: float | 
     them, so an external command (``external:...``) sees the same history.
 
     ``time_limit`` (seconds) bounds each round's assignor run
-    (:func:`compare.evaluate.evaluate`); the oracle is exact and unbounded.
+    (:func:`compare.judge.evaluate.evaluate`); the oracle is exact and unbounded.
 
     Raises
     ------

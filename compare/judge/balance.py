@@ -32,9 +32,9 @@ from typing import Sequence
 
 import numpy as np
 
-from compare.metrics import load_vector, sorted_loads
-from problem.model import Assignment, Problem, TopicPartition
-from problem.ownership import owner_arrays
+from assignment_oracle.problem.metrics import load_vector, sorted_loads
+from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
+from assignment_oracle.problem.ownership import owner_arrays
 
 __all__ = [
     "Move",
@@ -125,7 +125,7 @@ def improving_chain(problem: Problem, assignment: Assignment) -> list[Move] | No
     both, c1 only to t1, c2 only to t0.  Loads 1/2/0 meet Kafka's local
     condition (c2 cannot take anything from c1), but 1/1/1 exists:
 
-    >>> from problem import Problem, Assignment
+    >>> from assignment_oracle.problem import Problem, Assignment
     >>> p = Problem.from_mapping({"topics": {"t0": 1, "t1": 2}, "members": {
     ...     "c0": {"topics": ["t0", "t1"]}, "c1": {"topics": ["t1"]}, "c2": {"topics": ["t0"]}}})
     >>> a = Assignment({"c0": {"t0": (0,)}, "c1": {"t1": (0, 1)}, "c2": {}})
