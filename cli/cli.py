@@ -14,27 +14,33 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
-from assignment_oracle.compare.judge.check import Verdict, check
-from assignment_oracle.compare.judge.evaluate import MAX_TIME_LIMIT
+from assignment_oracle.compare.judge.check import check
+from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.compare.judge.evaluate import compare as compare_assignors
+from assignment_oracle.compare.judge.evaluate import evaluate
 from assignment_oracle.compare.judge.explain import explain
-from assignment_oracle.compare.judge.guarantees import check_run
+from assignment_oracle.compare.judge.text import comparison_text, evaluation_line, verdict_text
 from assignment_oracle.compare.scenarios.bugs import BUGS
 from assignment_oracle.compare.scenarios.bugs import find as find_bugs
 from assignment_oracle.compare.scenarios.bugs import replay as replay_bug
-from assignment_oracle.compare.scenarios.churn import random_history, read_history, simulate
-from assignment_oracle.extras import MissingExtra, require
-from assignment_oracle.heuristics import ASSIGNORS, AssignorDidNotFinish, UnknownAssignor
+from assignment_oracle.compare.scenarios.churn import random_history, read_history, simulate, simulation_text
+from assignment_oracle.extras import require
+from assignment_oracle.heuristics import ASSIGNORS
 from assignment_oracle.heuristics import run as run_assignor
 from assignment_oracle.heuristics.registry import PEERS, get_assignor, resolve_names
-from assignment_oracle.optimal import METHODS, OPTIMAL, Solution, SolverError, certificate_from_mapping, solve
+from assignment_oracle.optimal import METHODS, OPTIMAL, Solution, certificate_from_mapping, solve
+from assignment_oracle.problem.errors import (
+    AssignorDidNotFinish,
+    AssignorFailed,
+    OracleError,
+    SolverError,
+    UnknownAssignor,
+)
 from assignment_oracle.problem.scenario_json import InputError, dumps, parse_objective, read_assignment, read_problem
 
 PROG = "assignment-oracle"
-EXIT_BAD_INPUT = 2
-EXIT_SOLVER_FAILED = 5
-EXIT_ASSIGNOR_DID_NOT_FINISH = 6
-EXIT_ASSIGNOR_FAILED = 7
+#: argparse's own usage errors; every other status is the error's ``exit_code`` (problem.errors).
+EXIT_BAD_INPUT = InputError.exit_code
 
 
 class _Parser(argparse.ArgumentParser):
@@ -147,26 +153,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "report":
             return _report(args)
         return _demo(args)
-    except InputError as err:
-        print(f"{PROG}: error: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except MissingExtra as err:
-        print(f"{PROG}: error: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except UnknownAssignor as err:
-        print(f"{PROG}: error: --assignor: {err}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except SolverError as err:
-        print(f"{PROG}: solver failed: {err}", file=sys.stderr)
-        return EXIT_SOLVER_FAILED
-    except AssignorDidNotFinish as err:
-        print(f"{PROG}: assignor did not finish: {err}", file=sys.stderr)
-        return EXIT_ASSIGNOR_DID_NOT_FINISH
-    except AssignorFailedToRun as err:
-        print(f"{PROG}: assignor failed: {err}", file=sys.stderr)
-        return EXIT_ASSIGNOR_FAILED
+    except OracleError as err:  # the library's one error vocabulary: one line, its exit status
+        print(f"{PROG}: {_label(err)}: {err}", file=sys.stderr)
+        return err.exit_code
     except KeyboardInterrupt:
         return 130
+
+
+def _label(err: OracleError) -> str:
+    for kind, label in ((UnknownAssignor, "error: --assignor"), (SolverError, "solver failed"),
+                        (AssignorDidNotFinish, "assignor did not finish"), (AssignorFailed, "assignor failed")):
+        if isinstance(err, kind):
+            return label
+    return "error"
 
 
 def _objective(text: str | None):
@@ -209,7 +208,7 @@ def _check(args) -> int:
     if args.json:
         sys.stdout.write(dumps(verdict.to_mapping()))
     else:
-        sys.stdout.write(format_verdict(verdict))
+        sys.stdout.write(verdict_text(verdict))
     return verdict.exit_code()
 
 
@@ -233,18 +232,12 @@ def _resolve(name: str):
 
 
 def _run_named(name: str, problem):
-    """Run one assignor for ``assign``/``explain``: its failure is one line and exit 7, never a traceback."""
+    """Run one assignor for ``assign``/``explain``; its failure is one line naming it (exit 7)."""
     assignor = _resolve(name)
     try:
         return run_assignor(assignor, problem)
-    except AssignorDidNotFinish:
-        raise
-    except Exception as err:  # a peer's exception, an external command's failure, a bug in a port
-        raise AssignorFailedToRun(f"{assignor.name}: {type(err).__name__}: {err}") from None
-
-
-class AssignorFailedToRun(RuntimeError):
-    """The assignor raised (exit 7)."""
+    except AssignorFailed as err:
+        raise AssignorFailed(f"{assignor.name}: {err}") from None
 
 
 def _assignors() -> int:
@@ -277,45 +270,8 @@ def _compare(args) -> int:
     if args.json:
         sys.stdout.write(dumps(result.to_mapping(timing=args.timing)))
     else:
-        sys.stdout.write(format_comparison(result))
+        sys.stdout.write(comparison_text(result))
     return 0
-
-
-def format_comparison(result) -> str:
-    """The table ``compare`` prints: the optimum's row first, then one row per assignor."""
-    header = ("assignor", "status", "max-min", "KIP-54 gap", "moves to balance", "local cond.",
-              "retained/opt", "moved", "topic spread", "rebalances", "guarantee", "time")
-    table = [header]
-    for row in result.rows:
-        v = row.verdict
-        if v is None:
-            table.append((row.assignor, row.status) + ("-",) * (len(header) - 3) + (row.message[:60],))
-            continue
-        gap = "-" if not v.valid else str(v.kip54_score - v.optimal_kip54_score)
-        guarantee = "-" if row.guarantee is None else ("n/a" if not row.guarantee.applies else
-                                                       ("kept" if row.guarantee.kept else "BROKEN"))
-        table.append((
-            row.assignor,
-            row.status,
-            str(v.spread),
-            gap,
-            "-" if v.balance_moves is None else str(v.balance_moves),
-            {True: "holds", False: "broken", None: "-"}[v.kafka_condition],
-            f"{v.retained}/{v.optimal_retained}",
-            str(v.moved),
-            str(v.max_topic_spread),
-            "-" if row.rebalances is None else str(row.rebalances),
-            guarantee,
-            "-" if row.wall_time is None else f"{row.wall_time * 1000:.1f} ms",
-        ))
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in table]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    problem = result.problem
-    certified = result.rows[0].verdict.oracle_certificate_verified
-    title = (f"{len(problem.members)} members, {problem.total_partitions} partitions; the optimum's certificate "
-             + ("verifies" if certified else "DOES NOT VERIFY"))
-    return title + "\n" + "\n".join(lines) + "\n"
 
 
 def _explain(args) -> int:
@@ -398,50 +354,8 @@ def _simulate(args) -> int:
     if args.json:
         sys.stdout.write(dumps(result.to_mapping()))
     else:
-        sys.stdout.write(format_simulation(result))
+        sys.stdout.write(simulation_text(result))
     return 0 if result.completed else 1
-
-
-def format_simulation(result) -> str:
-    """The per-round table ``simulate`` prints."""
-    header = ("round", "status", "sorted loads", "most bal.", "local cond.", "retained/opt", "moved",
-              "oracle moved", "cum. moved/oracle", "rebal.", "events")
-    table = [header]
-    for row in result.rows():
-        loads = row.get("sorted_loads")
-        table.append((
-            str(row["round"]),
-            row["status"],
-            "-" if loads is None else _short_list(loads),
-            _yes(row.get("most_balanced")),
-            {True: "holds", False: "broken", None: "-"}[row.get("kafka_balance_condition")],
-            f"{_cell(row.get('retained'))}/{_cell(row.get('optimal_retained'))}",
-            _cell(row.get("moved")),
-            _cell(row.get("oracle_moved")),
-            f"{_cell(row.get('cumulative_moved'))}/{_cell(row.get('cumulative_oracle_moved'))}",
-            "-" if row.get("rebalances") is None else str(row["rebalances"]),
-            row["events"] or "(start)",
-        ))
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in table]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    totals = result.totals()
-    lines.append(
-        f"{result.assignor}: moved {totals['moved']} partitions over {totals['rounds']} rounds; "
-        f"the oracle's own trajectory moved {totals['oracle_moved']}"
-        + ("" if result.completed else f"; stopped at round {result.stopped}")
-    )
-    return "\n".join(lines) + "\n"
-
-
-def _cell(value) -> str:
-    return "-" if value is None else str(value)
-
-
-def _short_list(values, limit: int = 8) -> str:
-    values = list(values)
-    text = ",".join(str(v) for v in values[:limit])
-    return f"[{text}{',…' if len(values) > limit else ''}]"
 
 
 def _sweep(args) -> int:
@@ -459,47 +373,14 @@ def _sweep(args) -> int:
     result = run_sweep(spec, args.out, master=args.master, remote=args.remote, progress=not args.no_progress,
                        chunk_size=args.chunk_size)
     if args.json:
-        sys.stdout.write(dumps({"out": str(result.out), "hash": result.spec_hash, "scenarios": result.scenarios,
-                                "skipped": result.skipped, "computed": result.computed, "rows": result.rows,
-                                "counterexamples": result.counterexamples, "assignors": result.summary}))
+        sys.stdout.write(dumps(result.to_mapping()))
     else:
-        sys.stdout.write(format_sweep(result))
+        sys.stdout.write(result.text())
     disagreements = sum(entry.get("oracle_disagreements") or 0 for entry in result.summary)
     if disagreements:
         print(f"{PROG}: the exact models disagreed on {disagreements} row(s): see oracle_check", file=sys.stderr)
         return 1
     return 0
-
-
-def format_sweep(result) -> str:
-    """The summary table ``sweep`` prints (one row per assignor)."""
-    def pct(value) -> str:
-        return "-" if value is None else f"{100 * value:.0f}%"
-
-    def num(value) -> str:
-        return "-" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))
-
-    header = ("assignor", "rows", "valid", "most bal.", "guarantee", "KIP-54 gap p50/p90/max",
-              "stickiness gap p90/max", "timeout/error", "time p50/p99")
-    table = [header]
-    for e in result.summary:
-        table.append((
-            e["assignor"], str(e["rows"]), pct(e["share_valid"]), pct(e["share_most_balanced"]),
-            pct(e["share_guarantee_kept"]),
-            f"{num(e['kip54_gap_p50'])}/{num(e['kip54_gap_p90'])}/{num(e['kip54_gap_max'])}",
-            f"{num(e['stickiness_gap_p90'])}/{num(e['stickiness_gap_max'])}",
-            f"{e['timeout']}/{e['error']}",
-            f"{num(e['time_p50_s'] and round(e['time_p50_s'] * 1000, 1))}/"
-            f"{num(e['time_p99_s'] and round(e['time_p99_s'] * 1000, 1))} ms",
-        ))
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in table]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    lines.append(
-        f"{result.scenarios} scenarios ({result.skipped} already done, {result.computed} computed), "
-        f"{result.rows} rows, {result.counterexamples} counterexamples, in {result.wall_time_s:.1f} s -> {result.out}"
-    )
-    return "\n".join(lines) + "\n"
 
 
 def _bugs(args) -> int:
@@ -510,58 +391,8 @@ def _bugs(args) -> int:
     if args.json:
         sys.stdout.write(dumps([r.to_mapping() for r in replays]))
     else:
-        for r in replays:
-            bug = r.bug
-            status = "as expected" if r.as_expected else "NOT AS EXPECTED"
-            sys.stdout.write(
-                f"{bug.name}: {bug.title}\n  source: {bug.source}\n  expected: {bug.expectation}\n"
-                f"  found: {r.finding}\n  {status} (reproduced: {_yes(r.reproduced)}, fix holds: {_yes(r.fixed)})\n\n"
-            )
+        sys.stdout.write("\n".join(r.text() for r in replays) + "\n")
     return 0 if all(r.as_expected for r in replays) else 1
-
-
-def _yes(flag: bool | None) -> str:
-    return {True: "yes", False: "no", None: "n/a"}[flag]
-
-
-def format_verdict(v: Verdict) -> str:
-    """The human-readable verdict ``check`` prints."""
-    lines = [f"valid: {_yes(v.valid)}"]
-    for violation in v.violations[:20]:
-        lines.append(f"  {violation}")
-    if len(v.violations) > 20:
-        lines.append(f"  … and {len(v.violations) - 20} more")
-    loads = " ".join(f"{m}={x}" for m, x in v.loads.items())
-    lines.append(f"loads: {loads}")
-    lines.append(
-        f"sorted loads: {list(v.sorted_loads)}   most balanced: {list(v.optimal_sorted_loads)}"
-    )
-    if v.valid:
-        lines.append(
-            f"most balanced: {_yes(v.most_balanced)}   KIP-54 score {v.kip54_score} (optimum {v.optimal_kip54_score}), "
-            f"max-min {v.spread} (optimum {v.optimal_spread}), "
-            f"{v.balance_moves} single-partition move(s) from the most balanced sorted loads"
-        )
-        if v.improving_chain:
-            lines.append("  improving chain: " + ", then ".join(str(m) for m in v.improving_chain))
-        lines.append(f"Kafka's local balance condition: {'holds' if v.kafka_condition else 'broken'}")
-        for move in v.kafka_condition_breaches[:5]:
-            lines.append(f"  could move {move}")
-    lines.append(f"retained: {v.retained} of {v.owned} previously owned; optimum retains {v.optimal_retained}")
-    tiers = ", ".join(f"{t} {'optimal' if ok else 'gap'}" for t, ok in v.tiers.items())
-    lines.append(f"objective ({', '.join(v.objective_order)}): {tiers}")
-    lines.append(f"oracle certificate verified: {_yes(v.oracle_certificate_verified)}")
-    lines.append(f"certificate given: {v.certificate}")
-    for reason in v.certificate_problems[:5]:
-        lines.append(f"  {reason}")
-    summary = {
-        0: "optimal on every tier",
-        1: "valid, with a gap",
-        3: "not valid",
-        4: "optimal, but its certificate does not verify",
-    }[v.exit_code()]
-    lines.append(f"verdict: {summary} (exit {v.exit_code()})")
-    return "\n".join(lines) + "\n"
 
 
 def bundled_examples() -> list[Path]:
@@ -589,29 +420,8 @@ def _demo(args) -> int:
             f"check exit {verdict.exit_code()}"
         )
         for name in ASSIGNORS:
-            print("  " + format_assignor_row(name, problem))
+            print("  " + evaluation_line(evaluate(problem, name)))
     return 0 if failures == 0 else 1
-
-
-def format_assignor_row(name: str, problem) -> str:
-    """One line: how the assignor ``name`` does on ``problem`` against the optimum (used by ``demo``)."""
-    assignor = ASSIGNORS[name]
-    try:
-        result = run_assignor(name, problem)
-    except AssignorDidNotFinish as err:
-        return f"{name:19s} did not finish: {err}"
-    assignment = result.assignment
-    verdict = check(problem, assignment)
-    guarantee = check_run(result)
-    if not verdict.valid:
-        state = "INVALID (" + ", ".join(sorted({v.kind for v in verdict.violations})) + ")"
-    else:
-        state = f"most balanced {_yes(verdict.most_balanced):3s}"
-    promise = "n/a" if not guarantee.applies else ("kept" if guarantee.kept else "BROKEN")
-    return (
-        f"{name:19s} {state:24s} sorted loads {str(list(verdict.sorted_loads)):14s} "
-        f"retained {verdict.retained}/{verdict.owned} (optimum {verdict.optimal_retained})  guarantee {promise}"
-    )
 
 
 if __name__ == "__main__":

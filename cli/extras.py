@@ -14,6 +14,8 @@ from importlib.util import find_spec
 from types import MappingProxyType
 from typing import Mapping
 
+from assignment_oracle.problem.errors import MissingExtra
+
 __all__ = ["EXTRAS", "MissingExtra", "require"]
 
 #: Extra -> the import names it provides that the code uses (keep in step with pyproject.toml).
@@ -22,15 +24,6 @@ EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "report": ("matplotlib", "pandas", "pyarrow", "nbformat", "nbclient", "nbconvert", "ipykernel"),
     "kafka-python": ("kafka",),
 })
-
-
-class MissingExtra(ImportError):
-    """Something needs an extra that is not installed."""
-
-    def __init__(self, extra: str, needed_by: str, module: str) -> None:
-        self.extra = extra
-        super().__init__(f"{needed_by} needs the '{extra}' extra ({module} is not installed): "
-                         f"pip install 'assignment-oracle[{extra}]'")
 
 
 def require(extra: str, needed_by: str) -> None:

@@ -27,12 +27,11 @@ from assignment_oracle.heuristics.registry import (
     PEERS,
     Assignor,
     AssignorRun,
-    UnknownAssignor,
     external_assignor,
     get_assignor,
     run,
 )
-from assignment_oracle.heuristics.sticky import AssignorDidNotFinish
+from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed, UnknownAssignor
 
-__all__ = ["ASSIGNORS", "PEERS", "Assignor", "AssignorDidNotFinish", "AssignorRun", "UnknownAssignor",
-           "external_assignor", "get_assignor", "run"]
+__all__ = ["ASSIGNORS", "PEERS", "Assignor", "AssignorDidNotFinish", "AssignorFailed", "AssignorRun",
+           "UnknownAssignor", "external_assignor", "get_assignor", "run"]

@@ -55,7 +55,7 @@ from collections import Counter
 from typing import Callable, Mapping
 
 from assignment_oracle.heuristics import sticky
-from assignment_oracle.heuristics.sticky import AssignorDidNotFinish
+from assignment_oracle.problem.errors import AssignorDidNotFinish
 from assignment_oracle.problem.model import Assignment, Member, Problem, TopicPartition
 from assignment_oracle.problem.ownership import held_partitions
 

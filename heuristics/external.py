@@ -34,7 +34,7 @@ first lines of the command's stderr):
   not exist, or a partition number outside its topic.
 
 It runs longer than ``timeout`` seconds: the process group is killed and
-the result is a ``timeout`` (:class:`~heuristics.sticky.AssignorDidNotFinish`).
+the result is a ``timeout`` (:class:`~assignment_oracle.problem.errors.AssignorDidNotFinish`).
 Everything else (a partition assigned twice, one left out, one given to a
 member not subscribed to its topic) is an assignment the oracle judges:
 an ``invalid`` result, with its violations.
@@ -52,7 +52,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from assignment_oracle.heuristics.sticky import AssignorDidNotFinish
+from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
+from assignment_oracle.problem.errors import AssignorDidNotFinish
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 from assignment_oracle.problem.scenario_json import dumps
 
@@ -60,8 +61,6 @@ __all__ = ["DEFAULT_TIMEOUT", "PREFIXES", "ExternalAssignorError", "ExternalComm
 
 #: Seconds an external command may take per rebalance unless told otherwise.
 DEFAULT_TIMEOUT = 60.0
-#: The longest timeout accepted (a year, as for ``--time-limit``).
-MAX_TIMEOUT = 365 * 24 * 3600.0
 #: Name prefixes: ``external:CMD ARGS`` (no shell), ``external-shell:CMD`` (run by ``/bin/sh -c``).
 PREFIXES = ("external:", "external-shell:")
 #: How many lines of the command's stderr an error quotes.
@@ -91,8 +90,8 @@ class ExternalCommand:
             raise ValueError("an external assignor needs a command (a non-empty program name)")
         if self.shell and len(self.argv) != 1:
             raise ValueError("with shell=True the command is one shell command line")
-        if not (0 < self.timeout <= MAX_TIMEOUT):
-            raise ValueError(f"timeout must be a positive number of seconds up to {MAX_TIMEOUT:g}, got {self.timeout!r}")
+        if not (0 < self.timeout <= MAX_TIME_LIMIT):
+            raise ValueError(f"timeout must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {self.timeout!r}")
 
     @property
     def display(self) -> str:
@@ -169,7 +168,7 @@ def _own_group_dying_with_parent() -> None:
     """In the child before exec: its own process group (killed as one), and SIGKILL if our process dies.
 
     The second part matters when the caller runs us in a forked child that
-    is itself killed at a deadline (``compare.judge.evaluate.timed_run``).
+    is itself killed at a deadline (:mod:`assignment_oracle.heuristics.runner`).
     """
     os.setsid()
     if _PRCTL is not None:

@@ -44,7 +44,7 @@ from __future__ import annotations
 import functools
 from typing import Mapping
 
-from assignment_oracle.extras import MissingExtra
+from assignment_oracle.problem.errors import MissingExtra
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["PEER_OF", "Cluster", "PeerNotInstalled", "assign_range", "assign_roundrobin", "assign_sticky",

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads, sum_of_squares
 from assignment_oracle.heuristics import (
     constrained_sticky,
     cooperative_sticky,
@@ -23,10 +22,13 @@ from assignment_oracle.heuristics import (
     kafka_python,
     range,
     roundrobin,
+    runner,
     sticky,
     stream_join_sticky,
 )
 from assignment_oracle.problem.claims import resolve_claims
+from assignment_oracle.problem.errors import UnknownAssignor
+from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads, sum_of_squares
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import violations
 
@@ -131,12 +133,6 @@ PEERS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _PEER_ENTRI
 PORT_OF: Mapping[str, str] = MappingProxyType({f"kafka-python:{port}": port for port in kafka_python.PEER_OF})
 
 
-class UnknownAssignor(KeyError):
-    """No assignor is registered under this name."""
-
-    def __str__(self) -> str:
-        return (f"unknown assignor {self.args[0]!r} (known: {', '.join([*ASSIGNORS, *PEERS])}, "
-                "or external:COMMAND)")
 
 
 def get_assignor(name: str) -> Assignor:
@@ -153,7 +149,7 @@ def get_assignor(name: str) -> Assignor:
     try:
         return ASSIGNORS[name] if name in ASSIGNORS else PEERS[name]
     except (KeyError, TypeError):
-        raise UnknownAssignor(name) from None
+        raise UnknownAssignor(name, [*ASSIGNORS, *PEERS]) from None
 
 
 def external_assignor(command: str | list[str] | tuple[str, ...], *, name: str | None = None,
@@ -190,6 +186,8 @@ class AssignorRun:
     problem: Problem
     assignment: Assignment
     phases: tuple[cooperative_sticky.Phase, ...] = ()
+    #: Seconds the assignor took (``None`` when not measured).
+    wall_time: float | None = None
 
     def to_mapping(self) -> dict:
         """The JSON ``assignment-oracle assign`` writes: ``solve``'s assignment fields, plus validity.
@@ -230,15 +228,22 @@ class AssignorRun:
         return out
 
 
-def run(assignor: str | Assignor, problem: Problem) -> AssignorRun:
-    """Run an assignor (a registered name, or any :class:`Assignor`) on ``problem``
-    (every phase, if cooperative)."""
+def run(assignor: str | Assignor, problem: Problem, *, time_limit: float | None = None,
+        isolation: str = "auto") -> AssignorRun:
+    """Run an assignor (a registered name, or any :class:`Assignor`) on ``problem``: the one runner.
+
+    Every phase is kept if the assignor is cooperative.  ``time_limit``
+    (seconds) bounds the run; ``isolation`` is ``"auto"`` (an alarm in this
+    process on the main thread, else a forked child) or ``"process"``
+    (always a child).  Raises :class:`UnknownAssignor` for an unknown name,
+    :class:`AssignorDidNotFinish` (own loop bound or the limit) and
+    :class:`AssignorFailed` (it raised or returned something else); see
+    :mod:`assignment_oracle.heuristics.runner`.
+    """
     if isinstance(assignor, str):
         assignor = get_assignor(assignor)
-    if assignor.rebalance is not None:
-        phases = assignor.rebalance(problem).phases
-        return AssignorRun(assignor, problem, phases[-1].assignment, phases)
-    return AssignorRun(assignor, problem, assignor.assign(problem))
+    assignment, phases, seconds = runner.execute(assignor, problem, time_limit=time_limit, isolation=isolation)
+    return AssignorRun(assignor, problem, assignment, phases, seconds)
 
 
 def resolve_names(names) -> tuple[str, ...]:

@@ -97,16 +97,13 @@ from sortedcontainers import SortedList
 
 from assignment_oracle.problem.metrics import kip54_balance_score
 from assignment_oracle.problem.claims import resolve_claims
+from assignment_oracle.problem.errors import AssignorDidNotFinish
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["assign", "assign_kip54", "AssignorDidNotFinish", "DEFAULT_MAX_PASSES"]
 
 #: Step 4 stops with :class:`AssignorDidNotFinish` after this many full passes.
 DEFAULT_MAX_PASSES = 10_000
-
-
-class AssignorDidNotFinish(RuntimeError):
-    """A heuristic's loop did not terminate within its bound (reported, never hung)."""
 
 
 #: Tie rules at the top generation: today's (nobody owns it) or Kafka 2.1's.

@@ -11,6 +11,7 @@ import numpy as np
 from assignment_oracle.optimal.certificate import Certificate, certify
 from assignment_oracle.optimal.levels import ObjectiveWeights, objective_weights
 from assignment_oracle.optimal.network import AggregatedNetwork
+from assignment_oracle.problem.errors import SolverError
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import owner_arrays
 
@@ -24,10 +25,6 @@ FEASIBLE = "FEASIBLE"
 INFEASIBLE = "INFEASIBLE"
 #: The time limit struck before any assignment was found; only ``bound`` is known.
 UNKNOWN = "UNKNOWN"
-
-
-class SolverError(RuntimeError):
-    """A solver failed in a way that is a bug or a limit, never a user error."""
 
 
 @dataclass(frozen=True, eq=False)

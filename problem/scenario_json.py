@@ -29,6 +29,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
+from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.model import (
     BALANCE,
     STICKINESS,
@@ -65,15 +66,6 @@ _MEMBER_KEYS = {"topics", "owned", "generation", "rack"}
 _OBJECTIVES = {BALANCE, STICKINESS}
 INT32_MAX = 2**31 - 1
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
-
-
-class InputError(ValueError):
-    """Bad input: ``source: field: problem`` on one line."""
-
-    def __init__(self, source: str, field: str, problem: str):
-        self.source, self.field, self.problem = source, field, problem
-        where = f"{source}: {field}" if field else source
-        super().__init__(f"{where}: {problem}")
 
 
 def field_path(path: str, name: str) -> str:

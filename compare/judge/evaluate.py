@@ -19,33 +19,27 @@ Status of a row:
 ``error``
     it raised; the message is the exception's, in one line.
 
-A time-limited run is interrupted at the limit (an alarm in this process,
-or a forked child process that is killed; see :func:`timed_run`), so a
-non-terminating assignor (KAFKA-15106) is reported, never hung on.  Without a limit the assignor runs in this process.  Either way the row
-is the same (messages included); only failures of the assignor become
-``error`` rows, a failure of this harness raises.
+The assignor runs through the one runner, :func:`assignment_oracle.heuristics.run`
+(:mod:`assignment_oracle.heuristics.runner`: a time-limited run is
+interrupted at the limit, so a non-terminating assignor is reported, never
+hung on), whose two errors become the ``timeout`` and ``error`` statuses.
+Either way the row is the same (messages included); only failures of the
+assignor become ``error`` rows, a failure of this harness raises.
 """
 
 from __future__ import annotations
 
-import os
-import pickle
-import select
-import signal
-import threading
-import time
 from dataclasses import dataclass, field
 
 from assignment_oracle.compare.judge.check import Verdict, check
 from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
-from assignment_oracle.heuristics import ASSIGNORS, Assignor, AssignorDidNotFinish, get_assignor
-from assignment_oracle.heuristics import run as run_assignor
+from assignment_oracle.heuristics import ASSIGNORS, Assignor, get_assignor, run
 from assignment_oracle.heuristics.cooperative_sticky import Phase
 from assignment_oracle.optimal import Solution, solve
+from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed
 from assignment_oracle.problem.model import BALANCE_FIRST, Assignment, Problem
 
-__all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "AssignorFailed", "Evaluation", "Comparison",
-           "evaluate", "compare", "timed_run"]
+__all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "Evaluation", "Comparison", "evaluate", "compare"]
 
 OK, INVALID, TIMEOUT, ERROR = "ok", "invalid", "timeout", "error"
 #: The name of the optimum's row.
@@ -126,151 +120,6 @@ class Comparison:
         }
 
 
-class AssignorFailed(RuntimeError):
-    """The assignor raised, or returned something that is not an assignment.
-
-    The message is ``"<ExceptionType>: <text>"``, the same whether the
-    assignor ran in this process or in a bounded child.  Failures of the
-    harness itself are not this exception: they propagate.
-    """
-
-
-#: The longest time limit accepted (a year): beyond it, "no limit" is meant.
-MAX_TIME_LIMIT = 365 * 24 * 3600.0
-
-
-#: How a time-limited run is isolated: "auto" (an alarm in this process when it
-#: runs on the main thread, else a child process), "process" (always a child).
-ISOLATIONS = ("auto", "process")
-
-
-class _Deadline(BaseException):
-    """Raised into the assignor by the alarm (a BaseException: ``except Exception`` in
-    an assignor cannot swallow it)."""
-
-
-def timed_run(assignor: str | Assignor, problem: Problem, *, time_limit: float | None = None,
-              isolation: str = "auto"):
-    """Run an assignor (registered name or :class:`~heuristics.Assignor`): ``(assignment, phases, seconds)``.
-
-    Raises :class:`heuristics.AssignorDidNotFinish` when the assignor's own
-    bound or ``time_limit`` is hit, and :class:`AssignorFailed` when it
-    raises or returns something that is not an :class:`Assignment`.
-
-    With a ``time_limit``, ``isolation="auto"`` runs the assignor here under
-    a ``SIGALRM`` timer when this is the main thread (a pure-Python loop is
-    interrupted at the limit; cheap enough for sweeps), and otherwise, or
-    with ``isolation="process"``, in a child made with ``os.fork`` (which
-    also works inside daemonic workers such as a multiprocessing pool's):
-    the result comes back pickled through a pipe and the child is killed at
-    the limit, which also contains an assignor that crashes its process.
-    """
-    if isinstance(assignor, str):
-        assignor = get_assignor(assignor)
-    if time_limit is not None and not (0 < time_limit <= MAX_TIME_LIMIT):
-        raise ValueError(f"time_limit must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {time_limit}")
-    if isolation not in ISOLATIONS:
-        raise ValueError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {isolation!r}")
-    if time_limit is None:
-        return _unpack(_run_here(assignor, problem))
-    if isolation == "auto" and _alarm_available():
-        return _unpack(_run_with_alarm(assignor, problem, time_limit))
-    reader, writer = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: run, send, and leave without running the parent's cleanup
-        code = 0
-        try:
-            os.close(reader)
-            payload = pickle.dumps(_run_here(assignor, problem), protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(writer, "wb") as pipe:
-                pipe.write(payload)
-        except BaseException:
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(writer)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + time_limit
-    finished = False
-    try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([reader], [], [], remaining)[0]:
-                break
-            chunk = os.read(reader, 1 << 20)
-            if not chunk:
-                finished = True
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(reader)
-        if not finished:
-            os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-    if not finished:
-        raise AssignorDidNotFinish(f"{assignor.name}: did not finish in {time_limit:g} s")
-    if not chunks:
-        how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit code {os.WEXITSTATUS(status)}"
-        raise AssignorFailed(f"ProcessDied: the assignor's process ended without a result ({how})")
-    return _unpack(pickle.loads(b"".join(chunks)))
-
-
-def _alarm_available() -> bool:
-    """SIGALRM exists, this is the main thread, and no other interval timer is running."""
-    return (
-        hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-        and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-    )
-
-
-def _run_with_alarm(assignor: Assignor, problem: Problem, time_limit: float) -> tuple:
-    def expire(signum, frame):
-        raise _Deadline()
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, time_limit)
-        try:
-            return _run_here(assignor, problem)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    except _Deadline:  # the alarm may also land just after the assignor returned: still too late
-        return ("did-not-finish", f"{assignor.name}: did not finish in {time_limit:g} s")
-    finally:
-        signal.signal(signal.SIGALRM, previous)
-
-
-def _run_here(assignor: Assignor, problem: Problem) -> tuple:
-    """Run in this process; the outcome as plain picklable data (mapping proxies do not pickle)."""
-    start = time.perf_counter()
-    try:
-        result = run_assignor(assignor, problem)
-    except AssignorDidNotFinish as err:
-        return ("did-not-finish", str(err))
-    except Exception as err:  # the assignor's failure: a finding, reported as a row
-        return ("failed", f"{type(err).__name__}: {err}")
-    seconds = time.perf_counter() - start
-    if not isinstance(result.assignment, Assignment):
-        return ("failed", f"TypeError: returned {type(result.assignment).__name__}, not an Assignment")
-    phases = [(p.assignment.to_mapping(), p.revoked.to_mapping(), p.withheld.to_mapping()) for p in result.phases]
-    return ("ok", (result.assignment.to_mapping(), phases, seconds))
-
-
-def _unpack(outcome: tuple):
-    kind, payload = outcome
-    if kind == "did-not-finish":
-        raise AssignorDidNotFinish(payload)
-    if kind == "failed":
-        raise AssignorFailed(payload)
-    assignment, phases, seconds = payload
-    return (
-        Assignment(assignment),
-        tuple(Phase(Assignment(a), Assignment(r), Assignment(w)) for a, r, w in phases),
-        seconds,
-    )
-
-
 def evaluate(
     problem: Problem,
     assignor: str | Assignor,
@@ -291,18 +140,19 @@ def evaluate(
     if optimum is None:
         optimum = solve(problem)
     try:
-        assignment, phases, seconds = timed_run(assignor, problem, time_limit=time_limit, isolation=isolation)
+        result = run(assignor, problem, time_limit=time_limit, isolation=isolation)
     except AssignorDidNotFinish as err:
         message = _one_line(str(err))
         return Evaluation(name, TIMEOUT, message, guarantee=_undelivered(assignor, problem, optimum, message))
     except AssignorFailed as err:  # the assignor's crash is a finding; the harness's is a bug and propagates
         message = _one_line(str(err))
         return Evaluation(name, ERROR, message, guarantee=_undelivered(assignor, problem, optimum, message))
+    assignment, phases = result.assignment, result.phases
     verdict = check(problem, assignment, optimum=optimum)
     return Evaluation(
         assignor=name,
         status=OK if verdict.valid else INVALID,
-        wall_time=seconds,
+        wall_time=result.wall_time,
         assignment=assignment,
         verdict=verdict,
         guarantee=check_guarantee(assignor.guarantee, problem, assignment,

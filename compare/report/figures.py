@@ -33,7 +33,6 @@ import numpy as np
 import pandas as pd
 
 from assignment_oracle.compare.report.tables import KIP341_AFTER, KIP341_BEFORE, assignor_order
-from assignment_oracle.heuristics.registry import ASSIGNORS
 
 __all__ = [
     "FIGURES",

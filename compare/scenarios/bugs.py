@@ -26,6 +26,7 @@ from typing import Callable, Mapping
 
 from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
 from assignment_oracle.compare.judge.explain import Explanation, apply_moves, explain
+from assignment_oracle.compare.judge.text import yes
 from assignment_oracle.problem.metrics import load_vector, sorted_loads
 from assignment_oracle.heuristics import Assignor, constrained_sticky, cooperative_sticky, sticky
 from assignment_oracle.optimal import solve
@@ -120,6 +121,14 @@ class BugReplay:
     reproduced: bool
     fixed: bool
     finding: str
+
+    def text(self) -> str:
+        """The entry as ``assignment-oracle bugs`` prints it."""
+        bug = self.bug
+        status = "as expected" if self.as_expected else "NOT AS EXPECTED"
+        return (f"{bug.name}: {bug.title}\n  source: {bug.source}\n  expected: {bug.expectation}\n"
+                f"  found: {self.finding}\n  {status} (reproduced: {yes(self.reproduced)}, "
+                f"fix holds: {yes(self.fixed)})\n")
 
     @property
     def as_expected(self) -> bool:

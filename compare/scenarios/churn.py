@@ -114,6 +114,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Iterator, Mapping, Sequence, Union
 
 from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
+from assignment_oracle.compare.judge.text import cell, short_list, table, yes
 from assignment_oracle.problem.metrics import spread
 from assignment_oracle.heuristics import Assignor, get_assignor
 from assignment_oracle.optimal import Solution, solve, verify
@@ -149,6 +150,7 @@ __all__ = [
     "Round",
     "Simulation",
     "simulate",
+    "simulation_text",
     "random_history",
 ]
 
@@ -1062,3 +1064,33 @@ def _draw_event(rng: random.Random, group: _Group, members: int, topics: int, pa
 def _grow(rng: random.Random, group: _Group, existing: list[str], partitions: int) -> CreatePartitions:
     topic = rng.choice(existing)
     return CreatePartitions(topic, group.topics[topic] + rng.randint(1, max(1, partitions // 2)))
+
+
+def simulation_text(result: Simulation) -> str:
+    """The per-round table ``simulate`` prints."""
+    header = ("round", "status", "sorted loads", "most bal.", "local cond.", "retained/opt", "moved",
+              "oracle moved", "cum. moved/oracle", "rebal.", "events")
+    rows = []
+    for row in result.rows():
+        loads = row.get("sorted_loads")
+        rows.append((
+            str(row["round"]),
+            row["status"],
+            "-" if loads is None else short_list(loads),
+            yes(row.get("most_balanced")),
+            {True: "holds", False: "broken", None: "-"}[row.get("kafka_balance_condition")],
+            f"{cell(row.get('retained'))}/{cell(row.get('optimal_retained'))}",
+            cell(row.get("moved")),
+            cell(row.get("oracle_moved")),
+            f"{cell(row.get('cumulative_moved'))}/{cell(row.get('cumulative_oracle_moved'))}",
+            "-" if row.get("rebalances") is None else str(row["rebalances"]),
+            row["events"] or "(start)",
+        ))
+    lines = table(header, rows)
+    totals = result.totals()
+    lines.append(
+        f"{result.assignor}: moved {totals['moved']} partitions over {totals['rounds']} rounds; "
+        f"the oracle's own trajectory moved {totals['oracle_moved']}"
+        + ("" if result.completed else f"; stopped at round {result.stopped}")
+    )
+    return "\n".join(lines) + "\n"

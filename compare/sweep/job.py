@@ -40,9 +40,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
-from assignment_oracle.compare.sweep.rows import COLUMNS, ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
+from assignment_oracle.compare.judge.text import table
+from assignment_oracle.compare.sweep.rows import ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
 from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
 from assignment_oracle.problem.scenario_json import InputError, dumps
 
@@ -69,6 +70,38 @@ class SweepResult:
     counterexamples: int
     summary: list[dict] = field(default_factory=list)
     wall_time_s: float = 0.0
+
+    def to_mapping(self) -> dict:
+        """The JSON ``sweep --json`` prints."""
+        return {"out": str(self.out), "hash": self.spec_hash, "scenarios": self.scenarios, "skipped": self.skipped,
+                "computed": self.computed, "rows": self.rows, "counterexamples": self.counterexamples,
+                "assignors": self.summary}
+
+    def text(self) -> str:
+        """The summary table ``sweep`` prints (one row per assignor)."""
+        def pct(value) -> str:
+            return "-" if value is None else f"{100 * value:.0f}%"
+
+        def num(value) -> str:
+            return "-" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))
+
+        header = ("assignor", "rows", "valid", "most bal.", "guarantee", "KIP-54 gap p50/p90/max",
+                  "stickiness gap p90/max", "timeout/error", "time p50/p99")
+        rows = [(
+            e["assignor"], str(e["rows"]), pct(e["share_valid"]), pct(e["share_most_balanced"]),
+            pct(e["share_guarantee_kept"]),
+            f"{num(e['kip54_gap_p50'])}/{num(e['kip54_gap_p90'])}/{num(e['kip54_gap_max'])}",
+            f"{num(e['stickiness_gap_p90'])}/{num(e['stickiness_gap_max'])}",
+            f"{e['timeout']}/{e['error']}",
+            f"{num(e['time_p50_s'] and round(e['time_p50_s'] * 1000, 1))}/"
+            f"{num(e['time_p99_s'] and round(e['time_p99_s'] * 1000, 1))} ms",
+        ) for e in self.summary]
+        lines = table(header, rows)
+        lines.append(
+            f"{self.scenarios} scenarios ({self.skipped} already done, {self.computed} computed), "
+            f"{self.rows} rows, {self.counterexamples} counterexamples, in {self.wall_time_s:.1f} s -> {self.out}"
+        )
+        return "\n".join(lines) + "\n"
 
 
 def spark_session(master: str = "local[*]", remote: str | None = None, *, app: str = "assignment-oracle sweep"):

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from assignment_oracle.compare.scenarios.families import FAMILIES, get_family
-from assignment_oracle.compare.judge.evaluate import MAX_TIME_LIMIT
+from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS, UnknownAssignor, external_assignor, resolve_names
 from assignment_oracle.problem.scenario_json import InputError
 

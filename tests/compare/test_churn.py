@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 import assignment_oracle.compare.scenarios.churn as churn
-import assignment_oracle.compare.judge.evaluate as evaluate_module
+from assignment_oracle.heuristics import runner
 from assignment_oracle.compare.scenarios.churn import (
     CreatePartitions,
     CreateTopic,
@@ -638,15 +638,15 @@ def test_an_assignor_error_stops_the_simulation(monkeypatch):
 def test_an_assignor_timeout_stops_the_simulation(monkeypatch):
     import time
 
-    real = evaluate_module.run_assignor
+    real = runner._call
 
-    def slow(name, problem):
+    def slow(assignor, problem):
         if any(m.owned for m in problem.members):  # from round 1 on
             time.sleep(30)
-        return real(name, problem)
+        return real(assignor, problem)
 
     # The forked child inherits the patch; the parent kills it at the limit.
-    monkeypatch.setattr(evaluate_module, "run_assignor", slow)
+    monkeypatch.setattr(runner, "_call", slow)
     sim = simulate(history_from_mapping(KAFKA_7026), "sticky", time_limit=0.5)
     assert sim.stopped == 1 and sim.rounds[1].evaluation.status == TIMEOUT
     assert sim.rounds[0].evaluation.status == OK

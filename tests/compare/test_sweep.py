@@ -11,7 +11,7 @@ import pytest
 
 from assignment_oracle.compare.sweep.job import counterexample_path, read_rows, run_sweep
 from assignment_oracle.compare.sweep.rows import COLUMNS, ROW_SCHEMA
-from assignment_oracle.compare.sweep.spec import scenario_id, spec_from_mapping
+from assignment_oracle.compare.sweep.spec import spec_from_mapping
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import InputError
 

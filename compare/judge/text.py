@@ -1,0 +1,131 @@
+"""Judged results as plain text: the tables the command line prints, for any program or notebook.
+
+:func:`table` aligns columns under a header (every text table here and in
+the higher layers uses it); :func:`verdict_text`, :func:`comparison_text` and
+:func:`evaluation_line` render a :class:`~assignment_oracle.compare.judge.check.Verdict`,
+a :class:`~assignment_oracle.compare.judge.evaluate.Comparison` and one
+:class:`~assignment_oracle.compare.judge.evaluate.Evaluation`.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from assignment_oracle.compare.judge.check import Verdict
+from assignment_oracle.compare.judge.evaluate import Comparison, Evaluation
+
+__all__ = ["table", "yes", "cell", "short_list", "verdict_text", "comparison_text", "evaluation_line"]
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    """Lines of a left-aligned table: the header, a rule, then the rows (trailing spaces stripped)."""
+    body = [tuple(header)] + [tuple(r) for r in rows]
+    widths = [max(len(r[i]) for r in body) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in body]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines
+
+
+def yes(flag: bool | None) -> str:
+    return {True: "yes", False: "no", None: "n/a"}[flag]
+
+
+def cell(value) -> str:
+    return "-" if value is None else str(value)
+
+
+def short_list(values, limit: int = 8) -> str:
+    values = list(values)
+    text = ",".join(str(v) for v in values[:limit])
+    return f"[{text}{',…' if len(values) > limit else ''}]"
+
+
+def _promise(evaluation: Evaluation) -> str:
+    g = evaluation.guarantee
+    return "-" if g is None else ("n/a" if not g.applies else ("kept" if g.kept else "BROKEN"))
+
+
+def comparison_text(result: Comparison) -> str:
+    """The table ``compare`` prints: the optimum's row first, then one row per assignor."""
+    header = ("assignor", "status", "max-min", "KIP-54 gap", "moves to balance", "local cond.",
+              "retained/opt", "moved", "topic spread", "rebalances", "guarantee", "time")
+    rows = []
+    for row in result.rows:
+        v = row.verdict
+        if v is None:
+            rows.append((row.assignor, row.status) + ("-",) * (len(header) - 3) + (row.message[:60],))
+            continue
+        rows.append((
+            row.assignor,
+            row.status,
+            str(v.spread),
+            "-" if not v.valid else str(v.kip54_score - v.optimal_kip54_score),
+            "-" if v.balance_moves is None else str(v.balance_moves),
+            {True: "holds", False: "broken", None: "-"}[v.kafka_condition],
+            f"{v.retained}/{v.optimal_retained}",
+            str(v.moved),
+            str(v.max_topic_spread),
+            "-" if row.rebalances is None else str(row.rebalances),
+            _promise(row),
+            "-" if row.wall_time is None else f"{row.wall_time * 1000:.1f} ms",
+        ))
+    problem = result.problem
+    certified = result.rows[0].verdict.oracle_certificate_verified
+    title = (f"{len(problem.members)} members, {problem.total_partitions} partitions; the optimum's certificate "
+             + ("verifies" if certified else "DOES NOT VERIFY"))
+    return title + "\n" + "\n".join(table(header, rows)) + "\n"
+
+
+def evaluation_line(e: Evaluation) -> str:
+    """One line: how one assignor did against the optimum (``demo`` prints one per assignor)."""
+    if e.verdict is None:
+        return f"{e.assignor:19s} {'did not finish' if e.status == 'timeout' else 'failed'}: {e.message}"
+    v = e.verdict
+    if not v.valid:
+        state = "INVALID (" + ", ".join(sorted({x.kind for x in v.violations})) + ")"
+    else:
+        state = f"most balanced {yes(v.most_balanced):3s}"
+    return (
+        f"{e.assignor:19s} {state:24s} sorted loads {str(list(v.sorted_loads)):14s} "
+        f"retained {v.retained}/{v.owned} (optimum {v.optimal_retained})  guarantee {_promise(e)}"
+    )
+
+
+def verdict_text(v: Verdict) -> str:
+    """The human-readable verdict ``check`` prints."""
+    lines = [f"valid: {yes(v.valid)}"]
+    for violation in v.violations[:20]:
+        lines.append(f"  {violation}")
+    if len(v.violations) > 20:
+        lines.append(f"  … and {len(v.violations) - 20} more")
+    loads = " ".join(f"{m}={x}" for m, x in v.loads.items())
+    lines.append(f"loads: {loads}")
+    lines.append(
+        f"sorted loads: {list(v.sorted_loads)}   most balanced: {list(v.optimal_sorted_loads)}"
+    )
+    if v.valid:
+        lines.append(
+            f"most balanced: {yes(v.most_balanced)}   KIP-54 score {v.kip54_score} (optimum {v.optimal_kip54_score}), "
+            f"max-min {v.spread} (optimum {v.optimal_spread}), "
+            f"{v.balance_moves} single-partition move(s) from the most balanced sorted loads"
+        )
+        if v.improving_chain:
+            lines.append("  improving chain: " + ", then ".join(str(m) for m in v.improving_chain))
+        lines.append(f"Kafka's local balance condition: {'holds' if v.kafka_condition else 'broken'}")
+        for move in v.kafka_condition_breaches[:5]:
+            lines.append(f"  could move {move}")
+    lines.append(f"retained: {v.retained} of {v.owned} previously owned; optimum retains {v.optimal_retained}")
+    tiers = ", ".join(f"{t} {'optimal' if ok else 'gap'}" for t, ok in v.tiers.items())
+    lines.append(f"objective ({', '.join(v.objective_order)}): {tiers}")
+    lines.append(f"oracle certificate verified: {yes(v.oracle_certificate_verified)}")
+    lines.append(f"certificate given: {v.certificate}")
+    for reason in v.certificate_problems[:5]:
+        lines.append(f"  {reason}")
+    summary = {
+        0: "optimal on every tier",
+        1: "valid, with a gap",
+        3: "not valid",
+        4: "optimal, but its certificate does not verify",
+    }[v.exit_code()]
+    lines.append(f"verdict: {summary} (exit {v.exit_code()})")
+    return "\n".join(lines) + "\n"

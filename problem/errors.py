@@ -1,0 +1,94 @@
+"""The errors users see: one small hierarchy, each message one line saying what went wrong.
+
+::
+
+    OracleError
+    ├── InputError            bad input: "source: field: problem"                    exit 2
+    ├── MissingExtra          a part of the install is not there: which extra to add  exit 2
+    ├── SolverError           an exact model failed (a bug or a limit, never the user) exit 5
+    └── AssignorError         an assignor delivered no assignment
+        ├── UnknownAssignor       no assignor by that name                            exit 2
+        ├── AssignorDidNotFinish  its own loop bound, or the caller's time limit      exit 6 (row status timeout)
+        └── AssignorFailed        it raised, or returned something else               exit 7 (row status error)
+
+Library code raises these and nothing else for the conditions above; the
+command line prints ``str(error)`` and exits with ``error.exit_code``; a
+sweep or ``compare`` row records an assignor's error as its status and
+message.  What an assignor itself raised (a peer's ``KeyError``, an external
+command's failure) is never shown as a traceback: the runner
+(:func:`assignment_oracle.heuristics.run`) turns it into
+:class:`AssignorFailed` with the message ``"<ExceptionType>: <text>"``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+__all__ = ["OracleError", "InputError", "MissingExtra", "SolverError", "AssignorError", "UnknownAssignor",
+           "AssignorDidNotFinish", "AssignorFailed"]
+
+
+class OracleError(Exception):
+    """Base of every error this project reports to users; ``str(error)`` is one line."""
+
+    exit_code = 1
+
+
+class InputError(OracleError, ValueError):
+    """Bad input: ``source: field: problem`` on one line."""
+
+    exit_code = 2
+
+    def __init__(self, source: str, field: str, problem: str):
+        self.source, self.field, self.problem = source, field, problem
+        where = f"{source}: {field}" if field else source
+        super().__init__(f"{where}: {problem}")
+
+
+class MissingExtra(OracleError, ImportError):
+    """Something needs an optional extra of the install that is not there."""
+
+    exit_code = 2
+
+    def __init__(self, extra: str, needed_by: str, module: str) -> None:
+        self.extra = extra
+        super().__init__(f"{needed_by} needs the '{extra}' extra ({module} is not installed): "
+                         f"pip install 'assignment-oracle[{extra}]'")
+
+
+class SolverError(OracleError, RuntimeError):
+    """A solver failed in a way that is a bug or a limit, never a user error."""
+
+    exit_code = 5
+
+
+class AssignorError(OracleError, RuntimeError):
+    """An assignor delivered no assignment."""
+
+    exit_code = 7
+
+
+class UnknownAssignor(AssignorError, LookupError):
+    """No assignor is registered under this name."""
+
+    exit_code = 2
+
+    def __init__(self, name: object, known: Iterable[str] = ()) -> None:
+        self.name = name
+        known = ", ".join(known)
+        super().__init__(f"unknown assignor {name!r}" + (f" (known: {known}, or external:COMMAND)" if known else ""))
+
+
+class AssignorDidNotFinish(AssignorError):
+    """A heuristic's loop did not terminate within its bound, or the run hit its time limit (never hung)."""
+
+    exit_code = 6
+
+
+class AssignorFailed(AssignorError):
+    """The assignor raised, or returned something that is not an assignment.
+
+    The message is ``"<ExceptionType>: <text>"`` (what the assignor raised),
+    the same whether it ran in this process or in a bounded child.
+    Failures of the harness itself are not this exception: they propagate.
+    """
