@@ -62,7 +62,7 @@ class PeerNotInstalled(MissingExtra):
     """kafka-python is not installed: the peers need the optional extra."""
 
     def __init__(self) -> None:
-        super().__init__("kafka-python", "the kafka-python:* peers", "kafka")
+        super().__init__("kafka-python", "every kafka-python:* peer", "kafka")
 
 
 @functools.cache

@@ -14,6 +14,10 @@ calls it and turns what can go wrong into :mod:`assignment_oracle.problem.errors
 * :class:`AssignorFailed`: it raised (``"<ExceptionType>: <text>"``), returned
   something that is not an :class:`Assignment`, or its process died.
 
+An assignor that needs an extra this install lacks (the ``kafka-python:*``
+peers) raises :class:`MissingExtra`, which passes through unchanged: that is
+the install's limit, not a finding about the assignor.
+
 A failure of this harness itself is neither: it propagates.
 :func:`assignment_oracle.heuristics.run` is the public entry point.
 """
@@ -28,7 +32,7 @@ import threading
 import time
 
 from assignment_oracle.heuristics.cooperative_sticky import Phase
-from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed
+from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed, MissingExtra
 from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = ["MAX_TIME_LIMIT", "ISOLATIONS", "execute"]
@@ -153,6 +157,8 @@ def _run_here(assignor, problem: Problem, *, portable: bool = True) -> tuple:
         assignment, phases = _call(assignor, problem)
     except AssignorDidNotFinish as err:
         return ("did-not-finish", str(err))
+    except MissingExtra as err:  # not the assignor's failure: this install cannot run it
+        return ("missing-extra", (err.extra, err.needed_by, err.module))
     except Exception as err:  # the assignor's failure: a finding, reported as a row
         return ("failed", f"{type(err).__name__}: {err}")
     seconds = time.perf_counter() - start
@@ -170,6 +176,8 @@ def _unpack(outcome: tuple):
         raise AssignorDidNotFinish(payload)
     if kind == "failed":
         raise AssignorFailed(payload)
+    if kind == "missing-extra":
+        raise MissingExtra(*payload)
     assignment, phases, seconds = payload
     if isinstance(assignment, Assignment):  # ran here, nothing to rebuild
         return assignment, phases, seconds

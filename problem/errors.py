@@ -51,7 +51,7 @@ class MissingExtra(OracleError, ImportError):
     exit_code = 2
 
     def __init__(self, extra: str, needed_by: str, module: str) -> None:
-        self.extra = extra
+        self.extra, self.needed_by, self.module = extra, needed_by, module
         super().__init__(f"{needed_by} needs the '{extra}' extra ({module} is not installed): "
                          f"pip install 'assignment-oracle[{extra}]'")
 

@@ -43,6 +43,8 @@ from pathlib import Path
 from typing import Iterator
 
 from assignment_oracle.compare.judge.text import table
+from assignment_oracle.extras import require
+from assignment_oracle.heuristics.registry import PEERS
 from assignment_oracle.compare.sweep.rows import ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
 from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
 from assignment_oracle.problem.scenario_json import InputError, dumps
@@ -190,6 +192,9 @@ def run_sweep(
     """
     if chunk_size is not None and chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
+    for name in spec.assignors:  # before any Spark work: a worker would only fail later, deep in a job
+        if name in PEERS:
+            require("kafka-python", f"the sweep's assignor {name}")
     started = time.perf_counter()
     out = Path(out)
     _prepare(out, spec)

@@ -12,6 +12,7 @@ import pytest
 from assignment_oracle.compare.sweep.job import counterexample_path, read_rows, run_sweep
 from assignment_oracle.compare.sweep.rows import COLUMNS, ROW_SCHEMA
 from assignment_oracle.compare.sweep.spec import spec_from_mapping
+from assignment_oracle.problem.errors import MissingExtra
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import InputError
 
@@ -170,3 +171,13 @@ def test_external_assignors_in_a_spark_sweep_keep_their_names_and_failures(spark
     assert failed["message"].iloc[0].endswith("; stderr: boom")
     stored = json.loads(Path(failed["file"].iloc[0]).read_text())
     assert stored["assignor"] == failing and Problem.from_mapping(stored["scenario"]).member_ids == ("m0000", "m0001")
+
+
+def test_a_peer_without_its_extra_stops_the_sweep_before_spark_starts(monkeypatch, tmp_path):
+    """No session, no output: the one-line MissingExtra, not a failed Spark job."""
+    monkeypatch.setitem(sys.modules, "kafka", None)
+    spec = spec_from_mapping({"seeds": 1, "assignors": ["range", "kafka-python:range"],
+                              "families": [{"family": "uniform", "grid": {"members": 2, "topics": 1}}]})
+    with pytest.raises(MissingExtra, match="kafka-python:range needs the 'kafka-python' extra"):
+        run_sweep(spec, tmp_path / "out", spark=object())
+    assert not (tmp_path / "out").exists()

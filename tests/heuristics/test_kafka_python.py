@@ -11,12 +11,15 @@ import sys
 import pytest
 from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 
-from assignment_oracle.cli import main
+from assignment_oracle.cli import bundled_examples, main
 from assignment_oracle.compare.judge.evaluate import evaluate
 from assignment_oracle.compare.scenarios.families import generate
 from assignment_oracle.heuristics import kafka_python
 from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS, PORT_OF, get_assignor, resolve_names
+from assignment_oracle.problem.errors import MissingExtra
 from assignment_oracle.problem.model import Problem
+
+EXAMPLE = next(p for p in bundled_examples() if p.stem == "kip49-example")
 
 # Differing subscriptions, previous owners, members leaving and joining: where the assignors differ.
 DIFFERING = [generate("random-subsets", seed, members=6, topics=4, subscribe=0.5, previous="random", churn=1)
@@ -99,16 +102,21 @@ def test_a_peer_that_raises_is_an_error_row_with_the_exception():
     assert all(not e.guarantee.applies for e in errors)
 
 
-def test_without_kafka_python_a_peer_says_which_extra_to_install(monkeypatch):
+def test_without_kafka_python_a_peer_says_which_extra_to_install(monkeypatch, capsys):
+    """Not a finding about the peer but the install's limit: MissingExtra, and the CLI's exit 2."""
     kafka_python._kafka.cache_clear()
     monkeypatch.setitem(sys.modules, "kafka", None)
     monkeypatch.setitem(sys.modules, "kafka.coordinator.assignors.range", None)
+    problem = Problem.from_mapping({"topics": {"t": 2}, "members": {"a": {"topics": ["t"]}}})
     try:
-        e = evaluate(Problem.from_mapping({"topics": {"t": 2}, "members": {"a": {"topics": ["t"]}}}),
-                     "kafka-python:range")
-        assert e.status == "error"
-        assert ("needs the 'kafka-python' extra (kafka is not installed): "
-                "pip install 'assignment-oracle[kafka-python]'") in e.message
+        for limit in (None, 10):
+            with pytest.raises(MissingExtra) as err:
+                evaluate(problem, "kafka-python:range", time_limit=limit, isolation="process")
+            assert str(err.value) == ("every kafka-python:* peer needs the 'kafka-python' extra (kafka is not "
+                                      "installed): pip install 'assignment-oracle[kafka-python]'")
+        code = main(["assign", str(EXAMPLE), "--assignor", "kafka-python:range"])
+        err_text = capsys.readouterr().err
+        assert code == 2 and err_text.count("\n") == 1 and "'kafka-python' extra" in err_text
     finally:
         monkeypatch.undo()
         kafka_python._kafka.cache_clear()
