@@ -69,13 +69,12 @@ from typing import Callable
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import assignment_oracle.heuristics.kafka_python as peer  # noqa: E402
-from assignment_oracle.problem.metrics import kip54_balance_score, load_vector, retained, spread  # noqa: E402
-from assignment_oracle.heuristics import ASSIGNORS  # noqa: E402
-from assignment_oracle.problem.model import Assignment, Problem  # noqa: E402
-from assignment_oracle.problem.ownership import violations  # noqa: E402
+import assignment_oracle.heuristics.kafka_python as peer
+from assignment_oracle.problem.metrics import kip54_balance_score, load_vector, retained, spread
+from assignment_oracle.heuristics import ASSIGNORS
+from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.ownership import violations
 
 SHARED = ("range", "roundrobin", "sticky")
 #: Calls slower than this (seconds) are not repeated: noise is small next to them.

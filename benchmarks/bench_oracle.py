@@ -15,17 +15,14 @@ from __future__ import annotations
 
 import argparse
 import resource
-import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assignment_oracle.optimal import solve  # noqa: E402
-from assignment_oracle.problem.model import Member, Problem, Topic  # noqa: E402
+from assignment_oracle.optimal import solve
+from assignment_oracle.problem.model import Member, Problem, Topic
 
 GIB = 1024**3
 

@@ -73,10 +73,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assignment_oracle.compare.sweep.rows import scenario_rows, versions  # noqa: E402
-from assignment_oracle.compare.sweep.spec import SweepSpec, read_spec, scenario_id, spec_from_mapping  # noqa: E402
+from assignment_oracle.compare.sweep.rows import scenario_rows, versions
+from assignment_oracle.compare.sweep.spec import SweepSpec, read_spec, scenario_id, spec_from_mapping
 
 TARGET_RATIO = 1.8
 #: The quick mix at full-spec sizes: ~0.6 s per scenario in-process (quick: ~0.04 s).

@@ -24,7 +24,7 @@ from assignment_oracle.compare.scenarios.bugs import BUGS
 from assignment_oracle.compare.scenarios.bugs import find as find_bugs
 from assignment_oracle.compare.scenarios.bugs import replay as replay_bug
 from assignment_oracle.compare.scenarios.churn import random_history, read_history, simulate, simulation_text
-from assignment_oracle.extras import require
+from assignment_oracle.problem.extras import require
 from assignment_oracle.heuristics import ASSIGNORS
 from assignment_oracle.heuristics import run as run_assignor
 from assignment_oracle.heuristics.registry import PEERS, get_assignor, resolve_names
@@ -34,7 +34,6 @@ from assignment_oracle.problem.errors import (
     AssignorFailed,
     OracleError,
     SolverError,
-    UnknownAssignor,
 )
 from assignment_oracle.problem.scenario_json import InputError, dumps, parse_objective, read_assignment, read_problem
 
@@ -161,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _label(err: OracleError) -> str:
-    for kind, label in ((UnknownAssignor, "error: --assignor"), (SolverError, "solver failed"),
+    for kind, label in ((SolverError, "solver failed"),
                         (AssignorDidNotFinish, "assignor did not finish"), (AssignorFailed, "assignor failed")):
         if isinstance(err, kind):
             return label

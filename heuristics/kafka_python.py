@@ -31,12 +31,15 @@ it, so the sticky assignor parses real user-data bytes inside ``assign``.
 
 :func:`prepare` does all that once (it is not part of the assignor's work);
 :func:`run` is the leader's call; :func:`to_assignment` converts the result
-to this project's :class:`~problem.model.Assignment`, repeats kept.
+to this project's :class:`~assignment_oracle.problem.model.Assignment`, repeats kept.
 Nothing here works around kafka-python's behaviour: an exception it raises
 (its round robin's ``KeyError`` on differing subscriptions, for one)
 reaches the caller, and the judge records it as the peer's failure.
 kafka-python is imported on first use: without it, running a peer raises
-:class:`PeerNotInstalled`, which names the extra to install.
+:class:`PeerNotInstalled`, which names the extra to install (through
+:func:`~assignment_oracle.heuristics.run` it stays that exception unless the
+run was isolated in a child process, which sends back a plain
+:class:`~assignment_oracle.problem.errors.MissingExtra` with the same message).
 """
 
 from __future__ import annotations

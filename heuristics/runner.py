@@ -132,7 +132,7 @@ def _run_with_alarm(assignor, problem: Problem, time_limit: float) -> tuple:
     try:
         signal.setitimer(signal.ITIMER_REAL, time_limit)
         try:
-            return _run_here(assignor, problem)
+            return _run_here(assignor, problem, portable=False)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _Deadline:  # the alarm may also land just after the assignor returned: still too late
@@ -158,7 +158,7 @@ def _run_here(assignor, problem: Problem, *, portable: bool = True) -> tuple:
     except AssignorDidNotFinish as err:
         return ("did-not-finish", str(err))
     except MissingExtra as err:  # not the assignor's failure: this install cannot run it
-        return ("missing-extra", (err.extra, err.needed_by, err.module))
+        return ("missing-extra", (err.extra, err.needed_by, err.module) if portable else err)
     except Exception as err:  # the assignor's failure: a finding, reported as a row
         return ("failed", f"{type(err).__name__}: {err}")
     seconds = time.perf_counter() - start
@@ -176,8 +176,8 @@ def _unpack(outcome: tuple):
         raise AssignorDidNotFinish(payload)
     if kind == "failed":
         raise AssignorFailed(payload)
-    if kind == "missing-extra":
-        raise MissingExtra(*payload)
+    if kind == "missing-extra":  # the exception itself when it did not cross a process boundary
+        raise payload if isinstance(payload, MissingExtra) else MissingExtra(*payload)
     assignment, phases, seconds = payload
     if isinstance(assignment, Assignment):  # ran here, nothing to rebuild
         return assignment, phases, seconds

@@ -19,6 +19,7 @@ and records what they do: a regression guard, not a reproduction
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from functools import partial
 from types import MappingProxyType
@@ -157,6 +158,9 @@ def _name(assignor: str | Assignor) -> str:
     return assignor if isinstance(assignor, str) else assignor.name
 
 
+_JIRA_KEY = re.compile(r"[a-z][a-z0-9]*-[0-9]+")
+
+
 def find(key: str) -> tuple[str, ...]:
     """The corpus entries ``key`` names: an entry's name, or a JIRA key as JIRA spells it.
 
@@ -168,11 +172,15 @@ def find(key: str) -> tuple[str, ...]:
     ('kafka-7026',)
     >>> find("kafka-12984")
     ('kafka-12984-equal-generation', 'kafka-12984-claim-order')
+    >>> find("kafka")
+    ()
     """
     wanted = key.strip().lower()
     if wanted in BUGS:
         return (wanted,)
-    return tuple(name for name in BUGS if name.startswith(wanted + "-"))
+    if not _JIRA_KEY.fullmatch(wanted):  # "kafka" is not a key: no prefix match on it
+        return ()
+    return tuple(name for name in BUGS if name == wanted or name.startswith(wanted + "-"))
 
 
 def replay(name: str, *, time_limit: float | None = TIME_LIMIT) -> BugReplay:

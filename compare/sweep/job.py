@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Iterator
 
 from assignment_oracle.compare.judge.text import table
-from assignment_oracle.extras import require
+from assignment_oracle.problem.extras import require
 from assignment_oracle.heuristics.registry import PEERS
 from assignment_oracle.compare.sweep.rows import ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
 from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from assignment_oracle.compare.scenarios.bugs import BUGS, replay
+from assignment_oracle.compare.scenarios.bugs import BUGS, find, replay
 
 REQUIRED = {"kafka-7026", "local-condition-chain", "kafka-12984-equal-generation", "kafka-12984-claim-order",
             "kafka-15106-loop-shape", "kafka-16277-per-topic-skew", "kafka-18688-balanced-stays",
@@ -17,6 +17,22 @@ def test_the_corpus_has_the_issues_entries_each_with_a_one_line_source():
     assert REQUIRED <= set(BUGS)
     for bug in BUGS.values():
         assert bug.source and "\n" not in bug.source and bug.expectation and bug.shown_by + bug.fixed_by
+
+
+@pytest.mark.parametrize("key", ["KAFKA-12984", "kafka-12984", " Kafka-7026 "])
+def test_a_jira_key_finds_exactly_the_entries_named_after_it(key):
+    jira = key.strip().lower()
+    expected = {name for name in BUGS if name == jira or name.startswith(jira + "-")}
+    assert expected and set(find(key)) == expected
+
+
+@pytest.mark.parametrize("key", ["kafka", "KAFKA-", "kafka-1", "kafka-12984-", "local"])
+def test_what_is_neither_an_entry_nor_a_whole_jira_key_finds_nothing(key):
+    assert find(key) == ()
+
+
+def test_every_entry_finds_itself():
+    assert all(find(name.upper()) == (name,) for name in BUGS)
 
 
 @pytest.mark.parametrize("name", sorted(BUGS))

@@ -18,13 +18,13 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent)]
+sys.path.insert(0, str(HERE.parent))  # the tests folder: its strategies and findings
 
-from hypothesis import HealthCheck, find, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, find, settings
+from hypothesis import strategies as st
 
-from regressions_findings import FINDINGS, measure  # noqa: E402
-from strategies import problems, rebalances  # noqa: E402
+from regressions_findings import FINDINGS, measure
+from strategies import problems, rebalances
 
 
 def main(names: list[str]) -> int:
