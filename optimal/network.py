@@ -38,7 +38,6 @@ import numpy as np
 
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
 from assignment_oracle.problem.model import Assignment, Problem
-from assignment_oracle.problem.ownership import assignment_from_owners
 
 __all__ = ["AggregatedNetwork", "build_network"]
 
@@ -187,10 +186,17 @@ class AggregatedNetwork:
             if int(flows.sum()) != pool.size:
                 raise AssertionError(f"hub {h} sends {int(flows.sum())} partitions but holds {pool.size}")
             owner[pool] = np.repeat(self.arc_member[starts[h] : starts[h + 1]], flows)
-        return assignment_from_owners(
-            self.problem,
-            {t: owner[self.topic_start[i] : self.topic_start[i + 1]] for i, t in enumerate(self.topics)},
-        )
+        problem = self.problem
+        if len(self.topics) == len(problem.topics):  # every topic assignable: the same numbering
+            return Assignment.from_owners(problem, owner)
+        everything = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int32)
+        offsets = problem.partition_offsets
+        index = {t: i for i, t in enumerate(problem.topic_names)}
+        for i, t in enumerate(self.topics):
+            start = offsets[index[t]]
+            everything[start : start + self.topic_start[i + 1] - self.topic_start[i]] = \
+                owner[self.topic_start[i] : self.topic_start[i + 1]]
+        return Assignment.from_owners(problem, everything)
 
 
 def build_network(problem: Problem, claims: ResolvedClaims | None = None) -> AggregatedNetwork:

@@ -35,6 +35,7 @@ from typing import Mapping
 import numpy as np
 
 from assignment_oracle.problem.model import Problem
+from assignment_oracle.problem.ownership import subscription_mask
 
 __all__ = ["DROP_REASONS", "DroppedClaim", "ResolvedClaims", "resolve_claims"]
 
@@ -82,15 +83,19 @@ class ResolvedClaims:
         when there is one, subscribes to the topic.
     dropped:
         Every claim that did not become previous ownership, with its reason.
+    previous_owner_array:
+        The same owners over all partitions in global order
+        (``problem.partition_offsets``); ``previous_owner``'s arrays are its slices.
     """
 
     previous_owner: Mapping[str, np.ndarray]
     dropped: tuple[DroppedClaim, ...]
+    previous_owner_array: np.ndarray
 
     @property
     def owned_count(self) -> int:
         """Partitions that have a previous owner (the most a rebalance can keep)."""
-        return int(sum(int((a >= 0).sum()) for a in self.previous_owner.values()))
+        return int((self.previous_owner_array >= 0).sum())
 
 
 def resolve_claims(problem: Problem) -> ResolvedClaims:
@@ -108,10 +113,10 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     >>> resolve_claims(p).previous_owner["t"].tolist()  # b's newer claim wins t-1
     [0, 1]
     """
-    topic_names = [t.name for t in problem.topics]
+    topic_names = problem.topic_names
     topic_index = {name: i for i, name in enumerate(topic_names)}
-    sizes = np.array([t.partitions for t in problem.topics], dtype=np.int64)
-    offset = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    offset = problem.partition_offsets
+    sizes = np.diff(offset)
     owner = np.full(int(offset[-1]), -1, dtype=np.int32)
 
     # Every claim as one row: member, topic (-1: unknown), partition, generation.
@@ -164,35 +169,20 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
 
     # Step 4: a winner that no longer subscribes to the topic is dropped too.
     winners = claims[at_top & ~tied]
-    mask, group_of_member = _subscription_mask(problem, topic_index)
+    mask, group_of_member = subscription_mask(problem)
     subscribed = mask[group_of_member[member[winners]], topic[winners]]
     reason[winners[~subscribed]] = "not-subscribed"
     kept = winners[subscribed]
     owner[offset[topic[kept]] + partition[kept]] = member[kept]
 
-    previous_owner = {}
-    for i, name in enumerate(topic_names):
-        segment = owner[offset[i] : offset[i + 1]]
-        segment.setflags(write=False)
-        previous_owner[name] = segment
+    owner.setflags(write=False)
+    previous_owner = {name: owner[offset[i] : offset[i + 1]] for i, name in enumerate(topic_names)}
     group_of_claim = np.repeat(np.arange(lengths.size), lengths)
     return ResolvedClaims(
         MappingProxyType(previous_owner),
         _dropped(problem, reason, member, partition, [group_name[g] for g in group_of_claim[reason != ""]]),
+        owner,
     )
-
-
-def _subscription_mask(problem: Problem, topic_index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """``mask[group_of_member[m], t]``: does member ``m`` subscribe to topic ``t``?
-
-    One row per distinct subscription, not per member.
-    """
-    groups: dict[frozenset[str], int] = {}
-    group_of_member = np.array([groups.setdefault(m.topics, len(groups)) for m in problem.members], dtype=np.int64)
-    mask = np.zeros((max(1, len(groups)), max(1, len(topic_index))), dtype=bool)
-    for topics, g in groups.items():
-        mask[g, [topic_index[t] for t in topics if t in topic_index]] = True
-    return mask, group_of_member
 
 
 def _dropped(problem: Problem, reason, member, partition, names: list[str]) -> tuple[DroppedClaim, ...]:

@@ -13,8 +13,10 @@ import numpy as np
 
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
 from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.ownership import Placement, place
 
 __all__ = [
+    "load_array",
     "load_vector",
     "sorted_loads",
     "sum_of_squares",
@@ -26,10 +28,18 @@ __all__ = [
 ]
 
 
+def load_array(problem: Problem, assignment: Assignment, placement: Placement | None = None) -> np.ndarray:
+    """Partitions per member, in ``problem.members`` order, as an array (members
+    not in the group are not counted; duplicates, unknown topics and
+    partitions are)."""
+    placement = place(problem, assignment) if placement is None else placement
+    member = placement.member
+    return np.bincount(member[member >= 0], minlength=len(problem.members)).astype(np.int64)
+
+
 def load_vector(problem: Problem, assignment: Assignment) -> tuple[int, ...]:
-    """Partitions per member, in ``problem.members`` order (members not in the
-    group are not counted; duplicates are)."""
-    return tuple(assignment.load(m) for m in problem.member_ids)
+    """:func:`load_array` as a tuple."""
+    return tuple(load_array(problem, assignment).tolist())
 
 
 def sorted_loads(loads: Iterable[int]) -> tuple[int, ...]:
@@ -71,22 +81,15 @@ def sorted_load_distance(loads: Iterable[int], target: Iterable[int]) -> int:
     return sum(max(0, x - y) for x, y in zip(a, b))
 
 
-def retained(problem: Problem, assignment: Assignment, claims: ResolvedClaims | None = None) -> int:
+def retained(problem: Problem, assignment: Assignment, claims: ResolvedClaims | None = None,
+             placement: Placement | None = None) -> int:
     """Distinct partitions that ``assignment`` gives to their resolved previous owner."""
     claims = resolve_claims(problem) if claims is None else claims
-    index = problem.member_index
-    kept = 0
-    for member_id, topics in assignment.members.items():
-        if member_id not in index:
-            continue
-        for topic, partitions in topics.items():
-            before = claims.previous_owner.get(topic)
-            if before is None:
-                continue
-            mine = np.unique(np.asarray(partitions, dtype=np.int64))
-            mine = mine[(mine >= 0) & (mine < before.size)]
-            kept += int((before[mine] == index[member_id]).sum())
-    return kept
+    placement = place(problem, assignment) if placement is None else placement
+    placed = placement.placed
+    partition = placement.partition[placed]
+    kept = partition[claims.previous_owner_array[partition] == placement.member[placed]]
+    return int(np.unique(kept).size)
 
 
 def per_topic_spread(problem: Problem, assignment: Assignment) -> dict[str, int]:
@@ -97,9 +100,15 @@ def per_topic_spread(problem: Problem, assignment: Assignment) -> dict[str, int]
     total but skewed per topic).  Only subscribed topics, only subscribers
     counted; a partition given twice counts twice.
     """
-    ids = problem.member_ids
+    placement = place(problem, assignment)
+    rows = (placement.member >= 0) & (placement.topic >= 0)
+    width = max(1, len(problem.members))
+    held = np.bincount(placement.topic[rows].astype(np.int64) * width + placement.member[rows],
+                       minlength=len(problem.topics) * width).reshape(len(problem.topics), width)
     out: dict[str, int] = {}
-    for topic in problem.assignable_topics:
-        counts = [len(assignment.members.get(ids[m], {}).get(topic.name, ())) for m in problem.subscribers[topic.name]]
-        out[topic.name] = max(counts) - min(counts)
+    for i, topic in enumerate(problem.topics):
+        subscribers = problem.subscribers[topic.name]
+        if subscribers:
+            counts = held[i, list(subscribers)]
+            out[topic.name] = int(counts.max() - counts.min())
     return out

@@ -20,10 +20,14 @@ franz-go's balancer turns member ids into ``memberNums`` once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import bisect
+import itertools
+from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
-from typing import Iterable, Mapping, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple
+
+import numpy as np
 
 __all__ = [
     "BALANCE",
@@ -176,6 +180,19 @@ class Problem:
         )
 
     @cached_property
+    def topic_names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.topics)
+
+    @cached_property
+    def partition_offsets(self) -> np.ndarray:
+        """Global partition numbering: topic ``i``'s partitions are
+        ``partition_offsets[i] .. partition_offsets[i + 1] - 1`` (topics in order)."""
+        sizes = np.array([t.partitions for t in self.topics], dtype=np.int64)
+        offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        offsets.setflags(write=False)
+        return offsets
+
+    @cached_property
     def total_partitions(self) -> int:
         """Number of partitions an assignment must place (those of assignable topics)."""
         return sum(t.partitions for t in self.assignable_topics)
@@ -185,67 +202,179 @@ class Problem:
         return self.objective == BALANCE_FIRST
 
 
-def _freeze(members: Mapping[str, Mapping[str, tuple[int, ...]]]):
-    return MappingProxyType(
-        {m: MappingProxyType(dict(topics)) for m, topics in members.items()}
-    )
-
-
-@dataclass(frozen=True, eq=False)
 class Assignment:
-    """Member id -> topic -> partition numbers.
+    """Which member gets which partitions: any such table, valid or not.
 
-    An assignment is any such mapping, valid or not (a heuristic may assign a
-    partition twice, or to a member that does not subscribe to its topic);
-    :func:`problem.ownership.violations` says whether it is valid.  Partition
-    lists keep what was given, duplicates included.
+    An assignment is held as *entries*, three parallel integer arrays, one
+    row per partition given: ``member`` (an index into :attr:`member_names`),
+    ``topic`` (an index into :attr:`topic_names`) and ``partition``.  Names
+    are tables of their own, sorted, so an assignment can hold everything a
+    heuristic may hand back -- a partition given twice, a member that is not
+    in the group, a topic or partition that does not exist -- and
+    :func:`~assignment_oracle.problem.ownership.violations` says whether it
+    is valid.  Rows are kept sorted by member, topic, partition (repeats
+    kept), so equal assignments have equal arrays and the JSON writer streams
+    them in order.  :attr:`member_names` may also list members that got
+    nothing.
+
+    Build one from owner arrays (:meth:`from_owners`, what the exact models
+    and the linear assignors produce), from topic partitions
+    (:meth:`from_partitions`), or from the nested mapping of the JSON format
+    (``Assignment({"m": {"t": (0, 1)}})``); :attr:`members` gives that
+    mapping back, built on first use, for code that walks it.
     """
 
-    members: Mapping[str, Mapping[str, tuple[int, ...]]] = field(
-        default_factory=lambda: MappingProxyType({})
-    )
+    member_names: tuple[str, ...]  #: sorted, distinct
+    topic_names: tuple[str, ...]  #: sorted, distinct
+    member: np.ndarray  #: int32, per row
+    topic: np.ndarray  #: int32, per row
+    partition: np.ndarray  #: int64, per row (whatever was given, negative or beyond the topic included)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "members", _freeze(self.members))
+    def __init__(self, members: Mapping[str, Mapping[str, Iterable[int]]] | None = None) -> None:
+        names: list[str] = []
+        chunk_member: list[int] = []
+        chunk_topic: list[str] = []
+        chunks: list[tuple[int, ...]] = []
+        for i, (member_id, by_topic) in enumerate((members or {}).items()):
+            names.append(member_id)
+            for topic, partitions in by_topic.items():
+                partitions = tuple(partitions)
+                if partitions:
+                    chunk_member.append(i)
+                    chunk_topic.append(topic)
+                    chunks.append(partitions)
+        member_names = tuple(sorted(set(names)))
+        topic_names = tuple(sorted(set(chunk_topic)))
+        member_rank = {n: i for i, n in enumerate(member_names)}
+        topic_rank = {t: i for i, t in enumerate(topic_names)}
+        lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+        of_name = np.array([member_rank[n] for n in names], dtype=np.int32)
+        member = np.repeat(of_name[np.array(chunk_member, dtype=np.int64)], lengths)
+        topic = np.repeat(np.array([topic_rank[t] for t in chunk_topic], dtype=np.int32), lengths)
+        partition = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=int(lengths.sum()))
+        _store(self, member_names, topic_names, member.astype(np.int32), topic, partition, presorted=False)
+
+    @classmethod
+    def from_entries(cls, member_names: Iterable[str], topic_names: Iterable[str], member, topic, partition,
+                     *, presorted: bool = False) -> "Assignment":
+        """An assignment from entry arrays whose indices refer to ``member_names`` and
+        ``topic_names`` (both sorted and distinct); ``presorted`` when the rows already are."""
+        self = cls.__new__(cls)
+        _store(self, tuple(member_names), tuple(topic_names), np.asarray(member, dtype=np.int32),
+               np.asarray(topic, dtype=np.int32), np.asarray(partition, dtype=np.int64), presorted=presorted)
+        return self
+
+    @classmethod
+    def from_owners(cls, problem: "Problem", owner: np.ndarray) -> "Assignment":
+        """An assignment from one owner per partition (-1: nobody), in ``problem.topics``
+        order and partition order (the layout of
+        :attr:`Problem.partition_offsets`).  Every group member is listed."""
+        owner = np.asarray(owner)
+        given = np.flatnonzero(owner >= 0)
+        holders = owner[given]
+        order = np.argsort(holders, kind="stable")  # by member, then topic and partition (global order)
+        given, holders = given[order], holders[order]
+        offsets = problem.partition_offsets
+        topic = np.searchsorted(offsets, given, side="right") - 1
+        return cls.from_entries(problem.member_ids, problem.topic_names, holders, topic, given - offsets[topic],
+                                presorted=True)
+
+    @classmethod
+    def from_partitions(
+        cls, members: Mapping[str, Iterable[TopicPartition]], member_ids: Iterable[str] = ()
+    ) -> "Assignment":
+        """Build an assignment from member id -> topic partitions (any order).
+
+        Repeats are kept (an assignor that gives a partition twice is reported,
+        not silently fixed); ``member_ids`` adds members that got nothing.
+        """
+        names = sorted(set(members) | set(member_ids))
+        rank = {n: i for i, n in enumerate(names)}
+        member_rows: list[int] = []
+        topic_rows: list[str] = []
+        partition_rows: list[int] = []
+        for member_id, partitions in members.items():
+            for topic, partition in partitions:
+                member_rows.append(rank[member_id])
+                topic_rows.append(topic)
+                partition_rows.append(partition)
+        topic_names = sorted(set(topic_rows))
+        topic_rank = {t: i for i, t in enumerate(topic_names)}
+        return cls.from_entries(names, topic_names, member_rows, [topic_rank[t] for t in topic_rows], partition_rows)
+
+    # -- the entries, read ----------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Assignment):
             return NotImplemented
         return self.to_mapping() == other.to_mapping()
 
-    __hash__ = None  # type: ignore[assignment]  # mappings are not hashable
+    __hash__ = None  # type: ignore[assignment]  # mutable arrays inside
 
-    @classmethod
-    def from_partitions(
-        cls, members: Mapping[str, Iterable[TopicPartition]], member_ids: Iterable[str] = ()
-    ) -> Assignment:
-        """Build an assignment from member id -> topic partitions (any order).
+    def __repr__(self) -> str:
+        return f"Assignment({self.to_mapping()!r})"
 
-        Repeats are kept (an assignor that gives a partition twice is reported,
-        not silently fixed); ``member_ids`` adds members that got nothing.
-        """
-        out: dict[str, dict[str, list[int]]] = {m: {} for m in member_ids}
-        for member, partitions in members.items():
-            topics = out.setdefault(member, {})
-            for topic, partition in partitions:
-                topics.setdefault(topic, []).append(partition)
-        return cls({m: {t: tuple(sorted(ps)) for t, ps in ts.items()} for m, ts in out.items()})
+    def __getstate__(self):
+        return (self.member_names, self.topic_names, self.member, self.topic, self.partition)
+
+    def __setstate__(self, state) -> None:
+        _store(self, *state, presorted=True)
+
+    @property
+    def size(self) -> int:
+        """Rows: partitions given, repeats counted."""
+        return int(self.partition.size)
+
+    @cached_property
+    def _blocks(self) -> tuple[np.ndarray, np.ndarray]:
+        """Start of each (member, topic) run of rows, and each member's first row."""
+        key = self.member.astype(np.int64) * max(1, len(self.topic_names)) + self.topic
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, np.int64)
+        member_start = np.searchsorted(self.member, np.arange(len(self.member_names) + 1), side="left")
+        return starts, member_start
+
+    @cached_property
+    def members(self) -> Mapping[str, Mapping[str, tuple[int, ...]]]:
+        """Member id -> topic -> partitions (sorted, repeats kept): the nested form, built on first use."""
+        return MappingProxyType({m: MappingProxyType(ts) for m, ts in self._nested(tuple).items()})
 
     def partitions_of(self, member_id: str) -> tuple[TopicPartition, ...]:
         topics = self.members.get(member_id, {})
-        return tuple(
-            TopicPartition(t, p) for t in sorted(topics) for p in sorted(topics[t])
-        )
+        return tuple(TopicPartition(t, p) for t in sorted(topics) for p in topics[t])
 
     def load(self, member_id: str) -> int:
-        return sum(len(ps) for ps in self.members.get(member_id, {}).values())
+        """Partitions given to ``member_id``, repeats counted (0 if not listed)."""
+        _, member_start = self._blocks
+        i = bisect.bisect_left(self.member_names, member_id)
+        if i == len(self.member_names) or self.member_names[i] != member_id:
+            return 0
+        return int(member_start[i + 1] - member_start[i])
 
     def to_mapping(self, member_ids: tuple[str, ...] = ()) -> dict:
         """The JSON shape: members, topics and partitions sorted; ``member_ids``
         adds members that got nothing (as ``{}``)."""
-        out: dict[str, dict[str, list[int]]] = {m: {} for m in member_ids}
-        for member, topics in self.members.items():
-            out[member] = {
-                t: sorted(ps) for t, ps in sorted(topics.items()) if len(ps) > 0
-            }
+        out = self._nested(list)
+        for m in member_ids:
+            out.setdefault(m, {})
         return {m: out[m] for m in sorted(out)}
+
+    def _nested(self, container) -> dict[str, dict[str, Any]]:
+        """Member id -> topic -> ``container`` of partitions, in one pass over the rows."""
+        out: dict[str, dict[str, Any]] = {m: {} for m in self.member_names}
+        starts, _ = self._blocks
+        bounds = np.r_[starts, self.size].tolist()
+        partitions = self.partition.tolist()
+        names, topics = self.member_names, self.topic_names
+        for k, (m, t) in enumerate(zip(self.member[starts].tolist(), self.topic[starts].tolist())):
+            out[names[m]][topics[t]] = container(partitions[bounds[k]:bounds[k + 1]])
+        return out
+
+
+def _store(self: Assignment, member_names, topic_names, member, topic, partition, *, presorted: bool) -> None:
+    if not presorted and member.size:
+        order = np.lexsort((partition, topic, member))
+        member, topic, partition = member[order], topic[order], partition[order]
+    for array in (member, topic, partition):
+        array.setflags(write=False)
+    self.member_names, self.topic_names = member_names, topic_names
+    self.member, self.topic, self.partition = member, topic, partition

@@ -37,7 +37,8 @@ import numpy as np
 
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
-__all__ = ["Violation", "VIOLATION_KINDS", "owner_arrays", "violations", "assignment_from_owners",
+__all__ = ["Violation", "VIOLATION_KINDS", "Placement", "place", "subscription_mask", "owner_array", "owner_arrays",
+           "split_by_topic", "violations", "assignment_from_owners",
            "Handoff", "held_partitions", "cooperative_handoffs"]
 
 VIOLATION_KINDS = ("missing", "duplicated", "not-subscribed", "unknown")
@@ -70,54 +71,142 @@ class Violation:
         return out
 
 
-def owner_arrays(problem: Problem, assignment: Assignment) -> tuple[dict[str, np.ndarray], tuple[Violation, ...]]:
-    """Per-topic owner arrays of ``assignment``, and its violations.
+@dataclass(frozen=True)
+class Placement:
+    """Each row of an assignment located in a problem: dense indices, computed once, vectorised.
 
-    Where a partition is duplicated, the array holds one of its holders; the
-    arrays are meaningful only when there are no violations.
+    ``member[r]`` is the row's member as an index into ``problem.members``
+    (-1: not a member of the group), ``topic[r]`` its topic as an index into
+    ``problem.topics`` (-1: no such topic), ``partition[r]`` its global
+    partition number (``problem.partition_offsets``; -1 when the member or
+    topic is unknown or the topic has no such partition).
     """
-    counts = problem.partition_counts
+
+    member: np.ndarray
+    topic: np.ndarray
+    partition: np.ndarray
+
+    @property
+    def placed(self) -> np.ndarray:
+        """Rows that name a group member and a partition that exists."""
+        return (self.member >= 0) & (self.partition >= 0)
+
+
+def place(problem: Problem, assignment: Assignment) -> Placement:
+    """Locate every row of ``assignment`` in ``problem`` (see :class:`Placement`).
+
+    Names are matched once per distinct name, not per row.
+    """
     index = problem.member_index
-    owners = {t.name: np.full(t.partitions, -1, dtype=np.int32) for t in problem.topics}
-    seen = {t.name: np.zeros(t.partitions, dtype=np.int64) for t in problem.topics}
-    found: list[Violation] = []
-    for member_id in sorted(assignment.members):
-        for topic in sorted(assignment.members[member_id]):
-            given = np.asarray(assignment.members[member_id][topic], dtype=np.int64)
-            if given.size == 0:
+    member_of = np.array([index.get(n, -1) for n in assignment.member_names], dtype=np.int32)
+    topic_index = {t: i for i, t in enumerate(problem.topic_names)}
+    topic_of = np.array([topic_index.get(t, -1) for t in assignment.topic_names], dtype=np.int32)
+    member = member_of[assignment.member] if member_of.size else np.zeros(0, np.int32)
+    topic = topic_of[assignment.topic] if topic_of.size else np.zeros(0, np.int32)
+    sizes = np.diff(problem.partition_offsets)
+    known = (member >= 0) & (topic >= 0)
+    limit = np.where(known, sizes[np.maximum(topic, 0)] if sizes.size else 0, 0)
+    inside = known & (assignment.partition >= 0) & (assignment.partition < limit)
+    partition = np.full(assignment.size, -1, dtype=np.int64)
+    partition[inside] = problem.partition_offsets[topic[inside]] + assignment.partition[inside]
+    return Placement(member, topic, partition)
+
+
+def subscription_mask(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """``mask[group_of_member[m], t]``: does member ``m`` subscribe to topic ``t``?
+
+    One row per distinct subscription, not per member.
+    """
+    groups: dict[frozenset[str], int] = {}
+    group_of_member = np.array([groups.setdefault(m.topics, len(groups)) for m in problem.members], dtype=np.int64)
+    topic_index = {t: i for i, t in enumerate(problem.topic_names)}
+    mask = np.zeros((max(1, len(groups)), max(1, len(topic_index))), dtype=bool)
+    for topics, g in groups.items():
+        mask[g, [topic_index[t] for t in topics if t in topic_index]] = True
+    return mask, group_of_member
+
+
+def owner_array(problem: Problem, assignment: Assignment,
+                placement: Placement | None = None) -> tuple[np.ndarray, tuple[Violation, ...]]:
+    """One owner per partition in global order (-1: nobody), and the assignment's violations.
+
+    Vectorised over the rows.  Where a partition is duplicated, the array
+    holds one of its holders; it is meaningful only when there are no
+    violations.  Violations come member by member (sorted by id), topic by
+    topic, then the duplicated and missing partitions topic by topic.
+    """
+    placement = place(problem, assignment) if placement is None else placement
+    member, topic, partition = placement.member, placement.topic, placement.partition
+    offsets = problem.partition_offsets
+    owner = np.full(int(offsets[-1]), -1, dtype=np.int32)
+    placed = placement.placed
+    owner[partition[placed]] = member[placed]
+    seen = np.bincount(partition[placed], minlength=owner.size)
+
+    found: list[tuple[tuple, Violation]] = []  # (sort key, violation): member, topic, then kind order
+    mask, group_of_member = subscription_mask(problem)
+    unsubscribed = placed.copy()
+    if placed.any():
+        unsubscribed[placed] = ~mask[group_of_member[member[placed]], topic[placed]]
+    bad = (member < 0) | (topic < 0) | ((partition < 0) & (member >= 0)) | unsubscribed
+    if bad.any():
+        starts = assignment._blocks[0]
+        block_of_row = np.searchsorted(starts, np.arange(assignment.size), side="right") - 1
+        for block in np.unique(block_of_row[bad]).tolist():
+            lo = int(starts[block])
+            hi = int(starts[block + 1]) if block + 1 < starts.size else assignment.size
+            member_id = assignment.member_names[int(assignment.member[lo])]
+            name = assignment.topic_names[int(assignment.topic[lo])]
+            given = assignment.partition[lo:hi]
+            key = (member_id, name)
+            if member[lo] < 0:
+                found.append((key + (0,), Violation("unknown", name, tuple(given.tolist()), member_id,
+                                                    "not a member of the group")))
                 continue
-            if member_id not in index:
-                found.append(Violation("unknown", topic, tuple(sorted(given.tolist())), member_id, "not a member of the group"))
+            if topic[lo] < 0:
+                found.append((key + (0,), Violation("unknown", name, tuple(given.tolist()), member_id, "no such topic")))
                 continue
-            if topic not in counts:
-                found.append(Violation("unknown", topic, tuple(sorted(given.tolist())), member_id, "no such topic"))
-                continue
-            beyond = (given >= counts[topic]) | (given < 0)
+            beyond = partition[lo:hi] < 0
             if beyond.any():
-                found.append(
-                    Violation("unknown", topic, tuple(sorted(given[beyond].tolist())), member_id,
-                              f"the topic has {counts[topic]} partitions")
-                )
-            given = given[~beyond]
-            if topic not in problem.members[index[member_id]].topics:
-                found.append(Violation("not-subscribed", topic, tuple(sorted(given.tolist())), member_id))
-            np.add.at(seen[topic], given, 1)
-            owners[topic][given] = index[member_id]
-    for topic in problem.topics:
-        name = topic.name
-        twice = np.flatnonzero(seen[name] > 1)
-        if twice.size:
-            found.append(Violation("duplicated", name, tuple(twice.tolist()), None, "assigned more than once"))
-        if problem.subscribers[name]:
-            never = np.flatnonzero(seen[name] == 0)
-            if never.size:
-                found.append(Violation("missing", name, tuple(never.tolist())))
-    return owners, tuple(found)
+                count = int(offsets[topic[lo] + 1] - offsets[topic[lo]])
+                found.append((key + (1,), Violation("unknown", name, tuple(given[beyond].tolist()), member_id,
+                                                    f"the topic has {count} partitions")))
+            if not mask[group_of_member[member[lo]], topic[lo]]:
+                found.append((key + (2,), Violation("not-subscribed", name, tuple(given[~beyond].tolist()), member_id)))
+    found.sort(key=lambda pair: pair[0])
+    out = [v for _, v in found]
+    twice = np.flatnonzero(seen > 1)
+    assignable = np.zeros(len(problem.topics), dtype=bool)
+    for i, t in enumerate(problem.topics):
+        assignable[i] = bool(problem.subscribers[t.name])
+    never = np.flatnonzero((seen == 0) & np.repeat(assignable, np.diff(offsets)))
+    if twice.size or never.size:
+        for i, t in enumerate(problem.topics):
+            lo, hi = int(offsets[i]), int(offsets[i + 1])
+            dup = twice[(twice >= lo) & (twice < hi)]
+            if dup.size:
+                out.append(Violation("duplicated", t.name, tuple((dup - lo).tolist()), None, "assigned more than once"))
+            gap = never[(never >= lo) & (never < hi)]
+            if gap.size:
+                out.append(Violation("missing", t.name, tuple((gap - lo).tolist())))
+    return owner, tuple(out)
+
+
+def split_by_topic(problem: Problem, owner: np.ndarray) -> dict[str, np.ndarray]:
+    """Topic name -> its slice (a view) of a global per-partition array."""
+    offsets = problem.partition_offsets.tolist()
+    return {t.name: owner[offsets[i]:offsets[i + 1]] for i, t in enumerate(problem.topics)}
+
+
+def owner_arrays(problem: Problem, assignment: Assignment) -> tuple[dict[str, np.ndarray], tuple[Violation, ...]]:
+    """Per-topic owner arrays of ``assignment`` (views of :func:`owner_array`), and its violations."""
+    owner, found = owner_array(problem, assignment)
+    return split_by_topic(problem, owner), found
 
 
 def violations(problem: Problem, assignment: Assignment) -> tuple[Violation, ...]:
     """Every way ``assignment`` is not a valid assignment for ``problem`` (empty if valid)."""
-    return owner_arrays(problem, assignment)[1]
+    return owner_array(problem, assignment)[1]
 
 
 def assignment_from_owners(problem: Problem, owners: Mapping[str, np.ndarray]) -> Assignment:
@@ -125,20 +214,9 @@ def assignment_from_owners(problem: Problem, owners: Mapping[str, np.ndarray]) -
 
     Every group member appears, with ``{}`` when it gets nothing.
     """
-    ids = problem.member_ids
-    members: dict[str, dict[str, tuple[int, ...]]] = {m: {} for m in ids}
-    for topic in sorted(owners):
-        owner = np.asarray(owners[topic])
-        order = np.argsort(owner, kind="stable")
-        holders = owner[order]
-        cuts = np.flatnonzero(np.diff(holders)) + 1
-        for block in np.split(order, cuts):
-            if block.size == 0:
-                continue
-            holder = int(owner[block[0]])
-            if holder >= 0:
-                members[ids[holder]][topic] = tuple(block.tolist())
-    return Assignment(members)
+    if not problem.topics:
+        return Assignment.from_owners(problem, np.zeros(0, np.int32))
+    return Assignment.from_owners(problem, np.concatenate([np.asarray(owners[t.name]) for t in problem.topics]))
 
 
 @dataclass(frozen=True)

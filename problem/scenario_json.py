@@ -27,7 +27,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
+
+import orjson
 
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.model import (
@@ -75,11 +77,11 @@ def field_path(path: str, name: str) -> str:
 
 def _reject_duplicates(source: str):
     def hook(pairs):
-        seen: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in seen:
-                raise InputError(source, "", f"duplicate JSON key {json.dumps(key)}")
-            seen[key] = value
+        seen = dict(pairs)
+        if len(seen) != len(pairs):
+            names = [key for key, _ in pairs]
+            repeated = next(key for i, key in enumerate(names) if key in names[:i])
+            raise InputError(source, "", f"duplicate JSON key {json.dumps(repeated)}")
         return seen
 
     return hook
@@ -93,7 +95,50 @@ def _reject_constant(source: str):
 
 
 def load_json(text: str | bytes, *, source: str) -> Any:
-    """Parse JSON strictly: duplicate keys and NaN/Infinity are errors."""
+    """Parse JSON strictly: duplicate keys and NaN/Infinity are errors.
+
+    The fast path parses with ``orjson`` and then proves there was no
+    duplicate key by counting: every object key in the text is followed by
+    exactly one ``:`` outside a string, so when the parsed objects hold as
+    many keys as the text has colons, no key was repeated (and no string
+    contained a colon).  Anything else -- a colon inside a string, a
+    duplicate, an error, a number beyond 64 bits -- goes through the strict
+    standard-library parser, which accepts or names the problem exactly.
+    """
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        keys = _key_count(document)
+        if keys is not None and keys == data.count(b":"):
+            return document
+    return _load_strict(text, source=source)
+
+
+def _key_count(document: Any) -> int | None:
+    """Keys of every object in a decoded document; ``None`` if it holds a float
+    (``orjson`` reads an integer beyond 64 bits as a float: only the strict
+    parser keeps it exact, and none of this project's formats has floats)."""
+    containers = (dict, list)
+    if type(document) not in containers:
+        return None if type(document) is float else 0
+    count, stack = 0, [document]
+    while stack:
+        value = stack.pop()
+        items = value.values() if type(value) is dict else value
+        if type(value) is dict:
+            count += len(value)
+        kinds = set(map(type, items))
+        if float in kinds:
+            return None
+        if dict in kinds or list in kinds:
+            stack.extend(v for v in items if type(v) in containers)
+    return count
+
+
+def _load_strict(text: str | bytes, *, source: str) -> Any:
     try:
         return json.loads(
             text,
@@ -167,7 +212,15 @@ def json_kind(value: Any) -> str:
     return "an object"
 
 
-def _partition_list(value: Any, source: str, path: str) -> tuple[int, ...]:
+def _partition_list(value: Any, source: str, path: str | Callable[[], str]) -> tuple[int, ...]:
+    """A list of partition numbers; ``path`` may be a function, called only to name an error."""
+    # The common case checked at C speed (exact ints, in range); the slow
+    # path below runs only to name the first bad element.
+    if type(value) is list and all(type(p) is int for p in value) and (
+        not value or (min(value) >= 0 and max(value) <= INT32_MAX)
+    ):
+        return tuple(value)
+    path = path() if callable(path) else path
     if not isinstance(value, list):
         raise InputError(source, path, f"must be an array of partition numbers, got {json_kind(value)}")
     parts = tuple(expect_integer(p, source, f"{path}[{i}]", minimum=0) for i, p in enumerate(value))
@@ -201,20 +254,23 @@ def _member(member_id: str, value: Any, source: str, path: str) -> Member:
     raw_topics = obj["topics"]
     if not isinstance(raw_topics, list):
         raise InputError(source, f"{path}.topics", f"must be an array of topic names, got {json_kind(raw_topics)}")
-    topics: list[str] = []
-    for i, t in enumerate(raw_topics):
-        name = expect_name(t, source, f"{path}.topics[{i}]")
-        if name in topics:
-            raise InputError(source, f"{path}.topics[{i}]", f"topic {json.dumps(name)} is listed twice")
-        topics.append(name)
+    if all(type(t) is str and t for t in raw_topics) and len(set(raw_topics)) == len(raw_topics):
+        topics = raw_topics
+    else:  # name the first bad or repeated entry
+        topics = []
+        for i, t in enumerate(raw_topics):
+            name = expect_name(t, source, f"{path}.topics[{i}]")
+            if name in topics:
+                raise InputError(source, f"{path}.topics[{i}]", f"topic {json.dumps(name)} is listed twice")
+            topics.append(name)
 
     owned: list[tuple[str, tuple[int, ...]]] = []
     if "owned" in obj:
         owned_obj = expect_object(obj["owned"], source, f"{path}.owned")
         for topic, parts in owned_obj.items():
-            tpath = field_path(f"{path}.owned", topic)
-            expect_name(topic, source, tpath)
-            owned.append((topic, _partition_list(parts, source, tpath)))
+            if not topic:
+                expect_name(topic, source, field_path(f"{path}.owned", topic))
+            owned.append((topic, _partition_list(parts, source, lambda t=topic: field_path(f"{path}.owned", t))))
     generation = None
     if obj.get("generation") is not None:
         generation = expect_integer(obj["generation"], source, f"{path}.generation", minimum=-1)
@@ -330,9 +386,9 @@ def assignment_from_mapping(data: Any, *, source: str = "assignment") -> Assignm
         topics_obj = expect_object(topics, source, path)
         members[member_id] = {}
         for topic, parts in topics_obj.items():
-            tpath = field_path(path, topic)
-            expect_name(topic, source, tpath)
-            members[member_id][topic] = _partition_list(parts, source, tpath)
+            if not topic:
+                expect_name(topic, source, field_path(path, topic))
+            members[member_id][topic] = _partition_list(parts, source, lambda p=path, t=topic: field_path(p, t))
     return Assignment(members)
 
 
@@ -349,23 +405,33 @@ def dumps(document: Mapping) -> str:
     return _dump(document, 0) + "\n"
 
 
+_encode_string = json.encoder.encode_basestring  # what json.dumps(..., ensure_ascii=False) uses for a str
+
+
+def _scalar(value: Any) -> str:
+    kind = type(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is str:
+        return _encode_string(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _dump(value: Any, depth: int) -> str:
-    if isinstance(value, Mapping):
+    # Exact-type checks first: this runs once per (member, topic) of an
+    # assignment, a million times on Kafka's stress case.
+    kind = type(value)
+    if kind is dict or (kind is not list and kind is not tuple and isinstance(value, Mapping)):
         if not value:
             return "{}"
         pad = "  " * (depth + 1)
-        items = [
-            f"{pad}{json.dumps(str(k), ensure_ascii=False)}: {_dump(value[k], depth + 1)}"
-            for k in sorted(value)
-        ]
+        items = [f"{pad}{_encode_string(str(k))}: {_dump(value[k], depth + 1)}" for k in sorted(value)]
         return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
-    if isinstance(value, (list, tuple)):
+    if kind is list or kind is tuple:
+        if all(type(v) is int for v in value):
+            return "[" + ", ".join(map(int.__repr__, value)) + "]"
         if all(not isinstance(v, (Mapping, list, tuple)) for v in value):
-            return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in value) + "]"
+            return "[" + ", ".join(map(_scalar, value)) + "]"
         pad = "  " * (depth + 1)
-        return (
-            "[\n"
-            + ",\n".join(pad + _dump(v, depth + 1) for v in value)
-            + "\n" + "  " * depth + "]"
-        )
-    return json.dumps(value, ensure_ascii=False)
+        return "[\n" + ",\n".join(pad + _dump(v, depth + 1) for v in value) + "\n" + "  " * depth + "]"
+    return _scalar(value)

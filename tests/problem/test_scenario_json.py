@@ -126,3 +126,35 @@ def test_output_is_canonical():
     assert text == dumps(json.loads(text))
     assert json.loads(text) == doc
     assert text.index('"a"') < text.index('"b"')
+
+
+# -- the fast reader agrees with the strict one --------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_keys = st.text(alphabet=st.sampled_from('ab:"\\ é\u2028{}[],'), max_size=4)
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False) | _keys,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_keys, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json, st.booleans())
+def test_load_json_reads_exactly_what_the_standard_library_reads(document, ascii_only):
+    text = json.dumps(document, ensure_ascii=ascii_only)
+    assert load_json(text.encode(), source="s") == json.loads(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_keys, _json, min_size=1, max_size=4), st.data())
+def test_a_repeated_key_is_always_an_error_even_with_colons_in_strings(obj, data):
+    key = data.draw(st.sampled_from(sorted(obj)))
+    body = json.dumps(obj)[1:-1]
+    text = "{" + body + ", " + json.dumps(key) + ": 1}"
+    nested = json.dumps({"outer": [json.loads("null"), "x:y"]})[:-1] + ', "inner": ' + text + "}"
+    for document in (text, nested):
+        with pytest.raises(InputError, match="duplicate JSON key"):
+            load_json(document.encode(), source="s")
