@@ -186,7 +186,7 @@ def _solve(args) -> int:
         raise InputError("--time-limit", "", f"must be a positive number of seconds, got {args.time_limit}")
     problem = read_problem(args.scenario, objective=_objective(args.objective))
     solution = solve(problem, args.method, time_limit=args.time_limit)
-    _write(args.output, dumps(solution.to_mapping(timing=args.timing)))
+    _write(args.output, dumps(solution.to_mapping(timing=args.timing, plain=False)))
     if solution.status != OPTIMAL:
         print(
             f"{PROG}: time limit reached: {solution.status}, objective {solution.objective}, "
@@ -214,7 +214,7 @@ def _check(args) -> int:
 def _assign(args) -> int:
     problem = read_problem(args.scenario)
     result = _run_named(args.assignor, problem)
-    document = result.to_mapping()
+    document = result.to_mapping(plain=False)
     _write(args.output, dumps(document))
     if not document["valid"]:
         kinds = sorted({v["kind"] for v in document["violations"]})

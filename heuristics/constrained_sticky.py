@@ -80,7 +80,9 @@ from __future__ import annotations
 from collections import deque
 
 from assignment_oracle.heuristics import sticky
-from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
+import numpy as np
+
+from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = ["assign", "subscriptions_identical"]
 
@@ -114,9 +116,11 @@ def assign(problem: Problem) -> Assignment:
         return Assignment()
     floor, ceil = total // len(ids), -(-total // len(ids))
 
+    # Partitions are numbered globally (problem.partition_offsets): the
+    # algorithm only ever compares, orders and hands out partitions.
     owned = _counted_claims(problem)
-    given: list[list[TopicPartition]] = [[] for _ in ids]
-    taken: set[TopicPartition] = set()
+    given: list[list[int]] = [[] for _ in ids]
+    taken = np.zeros(int(problem.partition_offsets[-1]), dtype=bool)
     unfilled: list[int] = []
     at_max: deque[int] = deque()
     for m in range(len(ids)):  # step 3
@@ -130,16 +134,9 @@ def assign(problem: Problem) -> Assignment:
             keep = mine[:ceil]
             at_max.append(m)
         given[m].extend(keep)
-        taken.update(keep)
+        taken[keep] = True
 
-    free = deque(  # step 4: partition-major order
-        tp
-        for tp in sorted(
-            (TopicPartition(t.name, p) for t in topics for p in range(t.partitions)),
-            key=lambda tp: (tp.partition, tp.topic),
-        )
-        if tp not in taken
-    )
+    free = deque(_partition_major(problem, taken).tolist())  # step 4
     still_unfilled: list[int] = []
     for m in unfilled:  # step 5
         while len(given[m]) < floor and free:
@@ -157,29 +154,45 @@ def assign(problem: Problem) -> Assignment:
         if m not in capped and len(given[m]) < ceil:
             given[m].append(free.popleft())
             capped.add(m)
-    return Assignment.from_partitions({ids[m]: ps for m, ps in enumerate(given)}, ids)
+    owner = np.full(taken.size, -1, dtype=np.int32)
+    for m, partitions in enumerate(given):
+        owner[partitions] = m
+    return Assignment.from_owners(problem, owner)
 
 
-def _counted_claims(problem: Problem) -> list[list[TopicPartition]]:
-    """Step 2: per member, the claims that count, in the order the member sent them."""
-    counts = problem.partition_counts
+def _partition_major(problem: Problem, taken: np.ndarray) -> np.ndarray:
+    """Step 4: the partitions of assignable topics not ``taken``, by partition number, then topic name."""
+    offsets = problem.partition_offsets
+    assignable = [i for i, t in enumerate(problem.topics) if problem.subscribers[t.name]]
+    sizes = np.diff(offsets)[assignable]
+    topic = np.repeat(np.asarray(assignable, dtype=np.int64), sizes)
+    number = np.arange(topic.size, dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    order = np.lexsort((topic, number))  # topics are sorted by name, so index order is name order
+    everything = offsets[topic[order]] + number[order]
+    return everything[~taken[everything]]
+
+
+def _counted_claims(problem: Problem) -> list[list[int]]:
+    """Step 2: per member, the claims that count (global partition numbers), in the order the member sent them."""
+    offsets = problem.partition_offsets
+    index = {t: i for i, t in enumerate(problem.topic_names)}
     # Every member that reports a generation counts, with or without claims:
     # one at generation 5 that owns nothing still proves generation 4 is stale.
     newest = max((m.claim_generation for m in problem.members), default=-1)
-    per_member: list[list[TopicPartition]] = []
-    claimants: dict[TopicPartition, int] = {}
+    per_member: list[list[int]] = []
+    claimants = np.zeros(int(offsets[-1]), dtype=np.int64)
     for m in problem.members:
-        mine: list[TopicPartition] = []
+        mine: list[int] = []
         if m.claim_generation == newest:
-            seen: set[TopicPartition] = set()
+            seen: set[int] = set()
             for topic, partitions in m.owned:
-                if topic not in m.topics or topic not in counts:
+                if topic not in m.topics or topic not in index:
                     continue
+                start, size = int(offsets[index[topic]]), int(offsets[index[topic] + 1] - offsets[index[topic]])
                 for p in partitions:
-                    tp = TopicPartition(topic, p)
-                    if 0 <= p < counts[topic] and tp not in seen:
-                        seen.add(tp)
-                        mine.append(tp)
-                        claimants[tp] = claimants.get(tp, 0) + 1
+                    if 0 <= p < size and start + p not in seen:
+                        seen.add(start + p)
+                        mine.append(start + p)
+        claimants[mine] += 1  # each member's claims are distinct, so no index repeats here
         per_member.append(mine)
-    return [[tp for tp in mine if claimants[tp] == 1] for mine in per_member]
+    return [[g for g in mine if claimants[g] == 1] for mine in per_member]

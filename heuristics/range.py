@@ -19,7 +19,9 @@ rack-aware refinement of KIP-881 and static-member ordering by
 
 from __future__ import annotations
 
-from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
+import numpy as np
+
+from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = ["assign"]
 
@@ -35,15 +37,16 @@ def assign(problem: Problem) -> Assignment:
     >>> assign(p).to_mapping()
     {'a': {'t': [0, 1, 2]}, 'b': {'t': [3, 4]}}
     """
-    ids = problem.member_ids
-    given: dict[str, list[TopicPartition]] = {}
-    for topic in problem.assignable_topics:
+    owner = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int32)
+    for i, topic in enumerate(problem.topics):
         subscribers = problem.subscribers[topic.name]  # member indices, i.e. sorted by member id
+        if not subscribers:
+            continue
         share, extra = divmod(topic.partitions, len(subscribers))
-        for i, member in enumerate(subscribers):
-            start = i * share + min(i, extra)
-            length = share + (1 if i < extra else 0)
-            given.setdefault(ids[member], []).extend(
-                TopicPartition(topic.name, p) for p in range(start, start + length)
-            )
-    return Assignment.from_partitions(given, ids)
+        # Member i's range starts at i * share + min(i, extra) and has share (+1 for the first extra) partitions:
+        # consecutive ranges, so the topic's owners are the subscribers each repeated its range's length.
+        lengths = np.full(len(subscribers), share, dtype=np.int64)
+        lengths[:extra] += 1
+        start = problem.partition_offsets[i]
+        owner[start : start + topic.partitions] = np.repeat(np.asarray(subscribers, dtype=np.int32), lengths)
+    return Assignment.from_owners(problem, owner)

@@ -189,27 +189,37 @@ class AssignorRun:
     #: Seconds the assignor took (``None`` when not measured).
     wall_time: float | None = None
 
-    def to_mapping(self) -> dict:
+    def to_mapping(self, *, plain: bool = True) -> dict:
         """The JSON ``assignment-oracle assign`` writes: ``solve``'s assignment fields, plus validity.
 
         ``check`` reads it as a candidate (its ``assignment`` key).  For a
         cooperative assignor ``assignment`` is the final one; ``phases``
         lists each rebalance's assignment, what it revoked and what it
-        withheld for a follow-up rebalance.
+        withheld for a follow-up rebalance.  With ``plain=False``
+        assignments stay :class:`Assignment` objects (every member listed)
+        for :func:`~assignment_oracle.problem.scenario_json.dumps`.
         """
         problem, assignment = self.problem, self.assignment
+        ids = problem.member_ids
+
+        def written(a: Assignment, every_member: bool = True):
+            if plain:
+                return a.to_mapping(ids if every_member else ())
+            return a.including(ids) if every_member else a
+
         claims = resolve_claims(problem)
         loads = load_vector(problem, assignment)
         kept = retained(problem, assignment, claims)
+        broken = violations(problem, assignment)
         out: dict = {
             "assignor": self.assignor.name,
             "protocol": self.assignor.protocol,
             "unsubscribed_topics": list(problem.unsubscribed_topics),
             "missing_topics": {m: list(ts) for m, ts in problem.missing_topics.items()},
             "dropped_claims": [d.to_mapping() for d in claims.dropped],
-            "assignment": assignment.to_mapping(problem.member_ids),
-            "valid": not violations(problem, assignment),
-            "violations": [v.to_mapping() for v in violations(problem, assignment)],
+            "assignment": written(assignment),
+            "valid": not broken,
+            "violations": [v.to_mapping() for v in broken],
             "loads": dict(zip(problem.member_ids, loads)),
             "sorted_loads": list(sorted_loads(loads)),
             "sum_of_squares": sum_of_squares(loads),
@@ -219,10 +229,10 @@ class AssignorRun:
         }
         if self.phases:
             out["rebalances"] = len(self.phases)
-            out["revoked"] = self.phases[0].revoked.to_mapping()
+            out["revoked"] = written(self.phases[0].revoked, every_member=False)
             out["phases"] = [
-                {"assignment": p.assignment.to_mapping(problem.member_ids), "revoked": p.revoked.to_mapping(),
-                 "withheld": p.withheld.to_mapping()}
+                {"assignment": written(p.assignment), "revoked": written(p.revoked, every_member=False),
+                 "withheld": written(p.withheld, every_member=False)}
                 for p in self.phases
             ]
         return out

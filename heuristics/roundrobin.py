@@ -15,7 +15,9 @@ the next partition starts at the next member, not from the top of the list).
 
 from __future__ import annotations
 
-from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
+import numpy as np
+
+from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = ["assign"]
 
@@ -31,14 +33,22 @@ def assign(problem: Problem) -> Assignment:
     >>> assign(p).to_mapping()
     {'a': {'t0': [0], 't1': [1]}, 'b': {'t1': [0]}}
     """
-    ids = problem.member_ids
-    given: dict[str, list[TopicPartition]] = {}
+    n = len(problem.members)
+    owner = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int32)
     position = 0  # the circular iterator over members
-    for topic in problem.assignable_topics:  # sorted by name
-        subscribed = set(problem.subscribers[topic.name])
+    for i, topic in enumerate(problem.topics):  # sorted by name
+        subscribers = problem.subscribers[topic.name]
+        if not subscribers:
+            continue
+        start = int(problem.partition_offsets[i])
+        if len(subscribers) == n:  # nobody to skip: partition p goes to the member p steps further on
+            owner[start : start + topic.partitions] = (position + np.arange(topic.partitions)) % n
+            position = (position + topic.partitions) % n
+            continue
+        subscribed = set(subscribers)
         for p in range(topic.partitions):
             while position not in subscribed:  # a subscriber exists, so this stops
-                position = (position + 1) % len(ids)
-            given.setdefault(ids[position], []).append(TopicPartition(topic.name, p))
-            position = (position + 1) % len(ids)
-    return Assignment.from_partitions(given, ids)
+                position = (position + 1) % n
+            owner[start + p] = position
+            position = (position + 1) % n
+    return Assignment.from_owners(problem, owner)

@@ -97,11 +97,14 @@ class Solution:
         """Partitions whose (still eligible) previous owner lost them."""
         return None if self.retained is None else self.owned - self.retained
 
-    def to_mapping(self, *, timing: bool = False) -> dict:
+    def to_mapping(self, *, timing: bool = False, plain: bool = True) -> dict:
         """The JSON document ``assignment-oracle solve`` writes.
 
         Wall time is left out unless ``timing`` is set, so that the same input
-        gives the same bytes.
+        gives the same bytes.  With ``plain=False`` the assignment stays an
+        :class:`Assignment` (every member listed), which
+        :func:`~assignment_oracle.problem.scenario_json.dumps` writes straight
+        from its rows.
         """
         problem, claims = self.problem, self.network.claims
         out: dict = {
@@ -116,7 +119,8 @@ class Solution:
         }
         if self.assignment is not None:
             out.update(
-                assignment=self.assignment.to_mapping(problem.member_ids),
+                assignment=(self.assignment.to_mapping(problem.member_ids) if plain
+                            else self.assignment.including(problem.member_ids)),
                 loads=self.loads,
                 sorted_loads=list(self.sorted_loads),
                 sum_of_squares=self.sum_of_squares,

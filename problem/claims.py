@@ -35,7 +35,6 @@ from typing import Mapping
 import numpy as np
 
 from assignment_oracle.problem.model import Problem
-from assignment_oracle.problem.ownership import subscription_mask
 
 __all__ = ["DROP_REASONS", "DroppedClaim", "ResolvedClaims", "resolve_claims"]
 
@@ -169,7 +168,7 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
 
     # Step 4: a winner that no longer subscribes to the topic is dropped too.
     winners = claims[at_top & ~tied]
-    mask, group_of_member = subscription_mask(problem)
+    mask, group_of_member = problem.subscription_mask
     subscribed = mask[group_of_member[member[winners]], topic[winners]]
     reason[winners[~subscribed]] = "not-subscribed"
     kept = winners[subscribed]

@@ -88,8 +88,9 @@ def retained(problem: Problem, assignment: Assignment, claims: ResolvedClaims | 
     placement = place(problem, assignment) if placement is None else placement
     placed = placement.placed
     partition = placement.partition[placed]
-    kept = partition[claims.previous_owner_array[partition] == placement.member[placed]]
-    return int(np.unique(kept).size)
+    kept = np.zeros(claims.previous_owner_array.size, dtype=bool)
+    kept[partition[claims.previous_owner_array[partition] == placement.member[placed]]] = True
+    return int(kept.sum())
 
 
 def per_topic_spread(problem: Problem, assignment: Assignment) -> dict[str, int]:

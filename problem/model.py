@@ -193,6 +193,24 @@ class Problem:
         return offsets
 
     @cached_property
+    def subscription_mask(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(mask, group_of_member)``: ``mask[group_of_member[m], t]`` says whether
+        member ``m`` subscribes to topic ``t`` (an index into :attr:`topics`).
+
+        One row per distinct subscription, not per member (Kafka's stress
+        test has 2,000 members and one subscription).
+        """
+        groups: dict[frozenset[str], int] = {}
+        group_of_member = np.array([groups.setdefault(m.topics, len(groups)) for m in self.members], dtype=np.int64)
+        topic_index = {t: i for i, t in enumerate(self.topic_names)}
+        mask = np.zeros((max(1, len(groups)), max(1, len(topic_index))), dtype=bool)
+        for topics, g in groups.items():
+            mask[g, [topic_index[t] for t in topics if t in topic_index]] = True
+        mask.setflags(write=False)
+        group_of_member.setflags(write=False)
+        return mask, group_of_member
+
+    @cached_property
     def total_partitions(self) -> int:
         """Number of partitions an assignment must place (those of assignable topics)."""
         return sum(t.partitions for t in self.assignable_topics)
@@ -350,6 +368,16 @@ class Assignment:
             return 0
         return int(member_start[i + 1] - member_start[i])
 
+    def including(self, member_ids: Iterable[str]) -> "Assignment":
+        """The same rows with ``member_ids`` listed too (members that got nothing)."""
+        extra = set(member_ids) - set(self.member_names)
+        if not extra:
+            return self
+        names = tuple(sorted(set(self.member_names) | extra))
+        rank = np.array([bisect.bisect_left(names, n) for n in self.member_names], dtype=np.int32)
+        member = rank[self.member] if self.size else self.member
+        return Assignment.from_entries(names, self.topic_names, member, self.topic, self.partition, presorted=True)
+
     def to_mapping(self, member_ids: tuple[str, ...] = ()) -> dict:
         """The JSON shape: members, topics and partitions sorted; ``member_ids``
         adds members that got nothing (as ``{}``)."""
@@ -378,3 +406,4 @@ def _store(self: Assignment, member_names, topic_names, member, topic, partition
         array.setflags(write=False)
     self.member_names, self.topic_names = member_names, topic_names
     self.member, self.topic, self.partition = member, topic, partition
+    self._located = {}  # what problem.ownership computed for the last problem (see ownership.place)

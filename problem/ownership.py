@@ -37,7 +37,7 @@ import numpy as np
 
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
-__all__ = ["Violation", "VIOLATION_KINDS", "Placement", "place", "subscription_mask", "owner_array", "owner_arrays",
+__all__ = ["Violation", "VIOLATION_KINDS", "Placement", "place", "owner_array", "owner_arrays",
            "split_by_topic", "violations", "assignment_from_owners",
            "Handoff", "held_partitions", "cooperative_handoffs"]
 
@@ -95,8 +95,18 @@ class Placement:
 def place(problem: Problem, assignment: Assignment) -> Placement:
     """Locate every row of ``assignment`` in ``problem`` (see :class:`Placement`).
 
-    Names are matched once per distinct name, not per row.
+    Names are matched once per distinct name, not per row; the result is
+    kept on the assignment for the last problem it was placed in.
     """
+    cached = assignment._located.get("place")
+    if cached is not None and cached[0] is problem:
+        return cached[1]
+    placement = _place(problem, assignment)
+    assignment._located["place"] = (problem, placement)
+    return placement
+
+
+def _place(problem: Problem, assignment: Assignment) -> Placement:
     index = problem.member_index
     member_of = np.array([index.get(n, -1) for n in assignment.member_names], dtype=np.int32)
     topic_index = {t: i for i, t in enumerate(problem.topic_names)}
@@ -110,20 +120,6 @@ def place(problem: Problem, assignment: Assignment) -> Placement:
     partition = np.full(assignment.size, -1, dtype=np.int64)
     partition[inside] = problem.partition_offsets[topic[inside]] + assignment.partition[inside]
     return Placement(member, topic, partition)
-
-
-def subscription_mask(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """``mask[group_of_member[m], t]``: does member ``m`` subscribe to topic ``t``?
-
-    One row per distinct subscription, not per member.
-    """
-    groups: dict[frozenset[str], int] = {}
-    group_of_member = np.array([groups.setdefault(m.topics, len(groups)) for m in problem.members], dtype=np.int64)
-    topic_index = {t: i for i, t in enumerate(problem.topic_names)}
-    mask = np.zeros((max(1, len(groups)), max(1, len(topic_index))), dtype=bool)
-    for topics, g in groups.items():
-        mask[g, [topic_index[t] for t in topics if t in topic_index]] = True
-    return mask, group_of_member
 
 
 def owner_array(problem: Problem, assignment: Assignment,
@@ -144,7 +140,7 @@ def owner_array(problem: Problem, assignment: Assignment,
     seen = np.bincount(partition[placed], minlength=owner.size)
 
     found: list[tuple[tuple, Violation]] = []  # (sort key, violation): member, topic, then kind order
-    mask, group_of_member = subscription_mask(problem)
+    mask, group_of_member = problem.subscription_mask
     unsubscribed = placed.copy()
     if placed.any():
         unsubscribed[placed] = ~mask[group_of_member[member[placed]], topic[placed]]
@@ -189,6 +185,8 @@ def owner_array(problem: Problem, assignment: Assignment,
             gap = never[(never >= lo) & (never < hi)]
             if gap.size:
                 out.append(Violation("missing", t.name, tuple((gap - lo).tolist())))
+    owner.setflags(write=False)
+    assignment._located["owner"] = (problem, (owner, tuple(out)))
     return owner, tuple(out)
 
 

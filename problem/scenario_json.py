@@ -24,11 +24,13 @@ Assignment::
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+import numpy as np
 import orjson
 
 from assignment_oracle.problem.errors import InputError
@@ -111,7 +113,7 @@ def load_json(text: str | bytes, *, source: str) -> Any:
     except orjson.JSONDecodeError:
         pass
     else:
-        keys = _key_count(document)
+        keys = _key_count(document) if type(document) in (dict, list) else (None if type(document) is float else 0)
         if keys is not None and keys == data.count(b":"):
             return document
     return _load_strict(text, source=source)
@@ -120,21 +122,26 @@ def load_json(text: str | bytes, *, source: str) -> Any:
 def _key_count(document: Any) -> int | None:
     """Keys of every object in a decoded document; ``None`` if it holds a float
     (``orjson`` reads an integer beyond 64 bits as a float: only the strict
-    parser keeps it exact, and none of this project's formats has floats)."""
-    containers = (dict, list)
-    if type(document) not in containers:
-        return None if type(document) is float else 0
-    count, stack = 0, [document]
-    while stack:
-        value = stack.pop()
-        items = value.values() if type(value) is dict else value
-        if type(value) is dict:
-            count += len(value)
-        kinds = set(map(type, items))
+    parser keeps it exact, and none of this project's formats has floats).
+
+    Walks level by level, so the types of a level's millions of scalars are
+    collected in one pass at C speed rather than list by list.
+    """
+    count, level = 0, [document]
+    while level:
+        dicts = [v for v in level if type(v) is dict]
+        count += sum(map(len, dicts))
+        lists = [v for v in level if type(v) is list] if len(dicts) < len(level) else []
+        children = itertools.chain(itertools.chain.from_iterable(map(dict.values, dicts)),
+                                   itertools.chain.from_iterable(lists))
+        kinds = set(map(type, children))
         if float in kinds:
             return None
-        if dict in kinds or list in kinds:
-            stack.extend(v for v in items if type(v) in containers)
+        if dict not in kinds and list not in kinds:
+            return count
+        children = itertools.chain(itertools.chain.from_iterable(map(dict.values, dicts)),
+                                   itertools.chain.from_iterable(lists))
+        level = [v for v in children if type(v) is dict or type(v) is list]
     return count
 
 
@@ -246,7 +253,24 @@ def topic_from_value(name: str, value: Any, source: str, path: str) -> Topic:
     return Topic(name, count)
 
 
-def _member(member_id: str, value: Any, source: str, path: str) -> Member:
+def _partition_numbers_ok(lists: list) -> bool:
+    """Every element of every list is a partition number (an int in ``0 .. INT32_MAX``).
+
+    One pass at C speed over all the lists of a document together; when it
+    says no, the per-list checks run to name the first bad element.
+    """
+    if not all(type(v) is list for v in lists):
+        return False
+    numbers = itertools.chain.from_iterable(lists)
+    if not set(map(type, numbers)) <= {int}:
+        return False
+    if not any(lists):
+        return True
+    return min(map(min, filter(None, lists))) >= 0 and max(map(max, filter(None, lists))) <= INT32_MAX
+
+
+def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool = False) -> Member:
+    """One member; ``checked``: its claimed lists already passed :func:`_partition_numbers_ok`."""
     obj = expect_object(value, source, path)
     reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
     if "topics" not in obj:
@@ -270,7 +294,8 @@ def _member(member_id: str, value: Any, source: str, path: str) -> Member:
         for topic, parts in owned_obj.items():
             if not topic:
                 expect_name(topic, source, field_path(f"{path}.owned", topic))
-            owned.append((topic, _partition_list(parts, source, lambda t=topic: field_path(f"{path}.owned", t))))
+            owned.append((topic, tuple(parts) if checked else
+                           _partition_list(parts, source, lambda t=topic: field_path(f"{path}.owned", t))))
     generation = None
     if obj.get("generation") is not None:
         generation = expect_integer(obj["generation"], source, f"{path}.generation", minimum=-1)
@@ -317,11 +342,14 @@ def problem_from_mapping(data: Any, *, source: str = "scenario") -> Problem:
         expect_name(name, source, path)
         topics.append(topic_from_value(name, value, source, path))
     members_obj = expect_object(obj["members"], source, "members")
+    claimed = [parts for value in members_obj.values() if type(value) is dict and type(value.get("owned")) is dict
+               for parts in value["owned"].values()]
+    checked = _partition_numbers_ok(claimed)  # else each list is checked, to name the first bad one
     members = []
     for member_id, value in members_obj.items():
         path = field_path("members", member_id)
         expect_name(member_id, source, path)
-        members.append(_member(member_id, value, source, path))
+        members.append(_member(member_id, value, source, path, checked=checked))
     objective = (BALANCE, STICKINESS)
     if obj.get("objective") is not None:
         objective = parse_objective(obj["objective"], source)
@@ -379,6 +407,10 @@ def assignment_from_mapping(data: Any, *, source: str = "assignment") -> Assignm
     if "assignment" not in obj:
         raise InputError(source, "assignment", "missing (required)")
     members_obj = expect_object(obj["assignment"], source, "assignment")
+    if (all(type(m) is str and m and type(ts) is dict for m, ts in members_obj.items())
+            and all(type(t) is str and t for ts in members_obj.values() for t in ts)
+            and _partition_numbers_ok([ps for ts in members_obj.values() for ps in ts.values()])):
+        return Assignment(members_obj)  # every field checked in bulk; else the loop below names the first bad one
     members: dict[str, dict[str, tuple[int, ...]]] = {}
     for member_id, topics in members_obj.items():
         path = field_path("assignment", member_id)
@@ -401,11 +433,34 @@ def read_assignment(path: str | Path) -> tuple[Assignment, dict]:
 def dumps(document: Mapping) -> str:
     """Canonical JSON output: sorted keys, two-space indent, arrays of scalars on
     one line, trailing newline.  The same document always gives the same bytes.
+
+    A value may be an :class:`Assignment`: it is written as its
+    ``to_mapping()`` would be, straight from its rows (what ``solve`` and
+    ``assign`` do with a million partitions).
     """
     return _dump(document, 0) + "\n"
 
 
 _encode_string = json.encoder.encode_basestring  # what json.dumps(..., ensure_ascii=False) uses for a str
+
+
+def _dump_assignment(assignment: Assignment, depth: int) -> str:
+    """An :class:`Assignment` as the nested mapping ``_dump`` would write for
+    ``assignment.to_mapping()``, byte for byte, streamed from its rows."""
+    names = [_encode_string(n) for n in assignment.member_names]
+    if not names:
+        return "{}"
+    topics = [_encode_string(t) for t in assignment.topic_names]
+    outer, inner = "  " * (depth + 1), "  " * (depth + 2)
+    starts, _ = assignment._blocks
+    bounds = np.r_[starts, assignment.size].tolist()
+    numbers = list(map(int.__repr__, assignment.partition.tolist()))
+    lines: list[list[str]] = [[] for _ in names]
+    for k, (m, t) in enumerate(zip(assignment.member[starts].tolist(), assignment.topic[starts].tolist())):
+        lines[m].append(f"{inner}{topics[t]}: [{', '.join(numbers[bounds[k]:bounds[k + 1]])}]")
+    items = [f"{outer}{name}: " + ("{\n" + ",\n".join(mine) + "\n" + outer + "}" if mine else "{}")
+             for name, mine in zip(names, lines)]
+    return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
 
 
 def _scalar(value: Any) -> str:
@@ -421,6 +476,8 @@ def _dump(value: Any, depth: int) -> str:
     # Exact-type checks first: this runs once per (member, topic) of an
     # assignment, a million times on Kafka's stress case.
     kind = type(value)
+    if kind is Assignment:
+        return _dump_assignment(value, depth)
     if kind is dict or (kind is not list and kind is not tuple and isinstance(value, Mapping)):
         if not value:
             return "{}"
