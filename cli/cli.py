@@ -35,7 +35,15 @@ from assignment_oracle.problem.errors import (
     OracleError,
     SolverError,
 )
-from assignment_oracle.problem.scenario_json import InputError, dumps, parse_objective, read_assignment, read_problem
+from assignment_oracle.problem.scenario_json import (
+    MAX_PARTITIONS,
+    InputError,
+    dumps,
+    parse_objective,
+    read_assignment,
+    read_problem,
+    write_output,
+)
 
 PROG = "assignment-oracle"
 #: argparse's own usage errors; every other status is the error's ``exit_code`` (problem.errors).
@@ -53,6 +61,8 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="the most balanced, then stickiest, assignment, with a certificate")
     p.add_argument("scenario", help="scenario JSON file")
+    p.add_argument("--max-partitions", type=_max_partitions, default=MAX_PARTITIONS, metavar="N",
+                   help="refuse scenarios with more partitions (default %(default)s)")
     p.add_argument("--method", choices=METHODS, default="flow", help="exact model (default: flow)")
     p.add_argument("--objective", help="priority order: balance,stickiness (default) or stickiness,balance")
     p.add_argument("--time-limit", type=float, metavar="S", help="seconds, for cpsat (flow is exact and needs none)")
@@ -61,6 +71,8 @@ def _parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="judge an assignment against the optimum")
     c.add_argument("scenario", help="scenario JSON file")
+    c.add_argument("--max-partitions", type=_max_partitions, default=MAX_PARTITIONS, metavar="N",
+                   help="refuse scenarios with more partitions (default %(default)s)")
     c.add_argument("assignment", help='JSON with an "assignment" key (and optionally a "certificate")')
     c.add_argument("--json", action="store_true", help="print the verdict as JSON")
     c.add_argument("--method", choices=METHODS, default="flow", help="exact model for the optimum (default: flow)")
@@ -68,6 +80,8 @@ def _parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("assign", help="run a heuristic assignor (see `assignors`)")
     a.add_argument("scenario", help="scenario JSON file")
+    a.add_argument("--max-partitions", type=_max_partitions, default=MAX_PARTITIONS, metavar="N",
+                   help="refuse scenarios with more partitions (default %(default)s)")
     a.add_argument("--assignor", required=True, metavar="NAME",
                    help="a registered name (see `assignors`), or external:COMMAND (docs/external.md)")
     a.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
@@ -76,6 +90,8 @@ def _parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("compare", help="every assignor (or some) against the optimum, one row each")
     m.add_argument("scenario", help="scenario JSON file")
+    m.add_argument("--max-partitions", type=_max_partitions, default=MAX_PARTITIONS, metavar="N",
+                   help="refuse scenarios with more partitions (default %(default)s)")
     m.add_argument("--assignors", default="all", metavar="all|peers|A,B",
                    help="which assignors: all (this project's ports), peers (kafka-python's), names, "
                         "external:COMMAND; comma-separated (default: all)")
@@ -85,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("explain", help="why an assignment is not optimal: the improving chain, or what could have stayed")
     e.add_argument("scenario", help="scenario JSON file (or a sweep's counterexample file)")
+    e.add_argument("--max-partitions", type=_max_partitions, default=MAX_PARTITIONS, metavar="N",
+                   help="refuse scenarios with more partitions (default %(default)s)")
     e.add_argument("assignment", nargs="?", help='JSON with an "assignment" key (what solve, assign and check use)')
     e.add_argument("--assignor", metavar="NAME", help="explain this assignor's result on the scenario instead")
     e.add_argument("--json", action="store_true", help="print the explanation as JSON")
@@ -171,22 +189,34 @@ def _objective(text: str | None):
     return None if text is None else parse_objective(text, "--objective", "")
 
 
-def _write(path: str | None, text: str) -> None:
+def _write(path: str | None, text: str, *, inputs: tuple[str, ...] = ()) -> None:
+    """To stdout, or atomically to ``path`` (never over one of ``inputs``)."""
     if path is None:
         sys.stdout.write(text)
-        return
+    else:
+        write_output(path, text, inputs=inputs)
+
+
+def _read_problem(args, objective=None):
+    return read_problem(args.scenario, objective=objective, max_partitions=args.max_partitions)
+
+
+def _max_partitions(text: str) -> int:
     try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as err:
-        raise InputError(path, "", f"cannot write file ({err.strerror or err})") from None
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
 
 
 def _solve(args) -> int:
     if args.time_limit is not None and not args.time_limit > 0:
         raise InputError("--time-limit", "", f"must be a positive number of seconds, got {args.time_limit}")
-    problem = read_problem(args.scenario, objective=_objective(args.objective))
+    problem = _read_problem(args, _objective(args.objective))
     solution = solve(problem, args.method, time_limit=args.time_limit)
-    _write(args.output, dumps(solution.to_mapping(timing=args.timing, plain=False)))
+    _write(args.output, dumps(solution.to_mapping(timing=args.timing, plain=False)), inputs=(args.scenario,))
     if solution.status != OPTIMAL:
         print(
             f"{PROG}: time limit reached: {solution.status}, objective {solution.objective}, "
@@ -198,7 +228,7 @@ def _solve(args) -> int:
 
 
 def _check(args) -> int:
-    problem = read_problem(args.scenario, objective=_objective(args.objective))
+    problem = _read_problem(args, _objective(args.objective))
     assignment, document = read_assignment(args.assignment)
     certificate = None
     if document.get("certificate") is not None:
@@ -212,10 +242,10 @@ def _check(args) -> int:
 
 
 def _assign(args) -> int:
-    problem = read_problem(args.scenario)
+    problem = _read_problem(args)
     result = _run_named(args.assignor, problem)
     document = result.to_mapping(plain=False)
-    _write(args.output, dumps(document))
+    _write(args.output, dumps(document), inputs=(args.scenario,))
     if not document["valid"]:
         kinds = sorted({v["kind"] for v in document["violations"]})
         print(f"{PROG}: note: {args.assignor} produced an invalid assignment ({', '.join(kinds)})", file=sys.stderr)
@@ -264,7 +294,7 @@ def _compare(args) -> int:
         names = list(resolve_names(given))
     except ValueError as err:
         raise InputError("--assignors", "", str(err)) from None
-    problem = read_problem(args.scenario)
+    problem = _read_problem(args)
     result = compare_assignors(problem, names, time_limit=args.time_limit)
     if args.json:
         sys.stdout.write(dumps(result.to_mapping(timing=args.timing)))
@@ -274,7 +304,7 @@ def _compare(args) -> int:
 
 
 def _explain(args) -> int:
-    problem = read_problem(args.scenario)
+    problem = _read_problem(args)
     if not problem.balance_first:
         print(f"{PROG}: note: explained balance first, the order assignors aim for; "
               "`check` judges the scenario's stickiness-first order", file=sys.stderr)
@@ -410,7 +440,7 @@ def _demo(args) -> int:
         solution: Solution = solve(problem)
         verdict = check(problem, solution.assignment, solution.certificate)
         if out is not None:
-            (out / path.name).write_text(dumps(solution.to_mapping()), encoding="utf-8")
+            write_output(out / path.name, dumps(solution.to_mapping(plain=False)))
         ok = verdict.exit_code() == 0
         failures += not ok
         print(

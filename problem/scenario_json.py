@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
+import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -62,6 +64,8 @@ __all__ = [
     "assignment_from_mapping",
     "read_assignment",
     "dumps",
+    "write_output",
+    "MAX_PARTITIONS",
 ]
 
 _SCENARIO_KEYS = {"topics", "members", "objective"}
@@ -328,8 +332,17 @@ def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[s
     return (parts[0], parts[1])
 
 
-def problem_from_mapping(data: Any, *, source: str = "scenario") -> Problem:
-    """Validate a decoded scenario and build the :class:`Problem`."""
+#: The most partitions a scenario may have by default: an answer this size
+#: (owner arrays, rows, the JSON) fits this project's 24 GiB machines.
+MAX_PARTITIONS = 100_000_000
+
+
+def problem_from_mapping(data: Any, *, source: str = "scenario", max_partitions: int | None = MAX_PARTITIONS) -> Problem:
+    """Validate a decoded scenario and build the :class:`Problem`.
+
+    A scenario with more than ``max_partitions`` partitions in all (``None``:
+    no limit) is refused before anything per partition is allocated.
+    """
     obj = expect_object(data, source, "")
     reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
     for required in ("topics", "members"):
@@ -341,6 +354,10 @@ def problem_from_mapping(data: Any, *, source: str = "scenario") -> Problem:
         path = field_path("topics", name)
         expect_name(name, source, path)
         topics.append(topic_from_value(name, value, source, path))
+    total = sum(t.partitions for t in topics)
+    if max_partitions is not None and total > max_partitions:
+        raise InputError(source, "topics", f"{total:,} partitions in all, more than the limit of {max_partitions:,} "
+                                           "(raise it with --max-partitions if this machine has the memory)")
     members_obj = expect_object(obj["members"], source, "members")
     claimed = [parts for value in members_obj.values() if type(value) is dict and type(value.get("owned")) is dict
                for parts in value["owned"].values()]
@@ -382,7 +399,8 @@ def problem_to_mapping(problem: Problem) -> dict:
 COUNTEREXAMPLE_KEYS = frozenset({"assignor", "finding", "scenario"})
 
 
-def read_problem(path: str | Path, *, objective: tuple[str, str] | None = None) -> Problem:
+def read_problem(path: str | Path, *, objective: tuple[str, str] | None = None,
+                 max_partitions: int | None = MAX_PARTITIONS) -> Problem:
     """Read and validate a scenario file; ``objective`` overrides the file's.
 
     A sweep's counterexample file is read as the scenario it holds, so every
@@ -392,7 +410,7 @@ def read_problem(path: str | Path, *, objective: tuple[str, str] | None = None) 
     source = str(path)
     if isinstance(document, dict) and set(document) == COUNTEREXAMPLE_KEYS:
         document, source = document["scenario"], f"{path}: scenario"
-    problem = problem_from_mapping(document, source=source)
+    problem = problem_from_mapping(document, source=source, max_partitions=max_partitions)
     if objective is not None and objective != problem.objective:
         problem = Problem(problem.topics, problem.members, objective)
     return problem
@@ -428,6 +446,54 @@ def read_assignment(path: str | Path) -> tuple[Assignment, dict]:
     """Read an assignment file; returns the assignment and the whole document."""
     doc = read_json_file(path)
     return assignment_from_mapping(doc, source=str(path)), doc
+
+
+def write_output(path: str | Path, text: str, *, inputs: tuple[str | Path, ...] = ()) -> None:
+    """Write ``text`` to ``path`` atomically, never over one of the command's ``inputs``.
+
+    The text goes to a temporary file in the same directory, is flushed to
+    disk, and replaces ``path`` in one rename: a reader (or a kill at any
+    moment) sees the old file or the whole new one, never a truncated one.
+    Writing over an input file is refused (:class:`InputError`): the user's
+    scenario must not be lost to a typo in ``-o``.
+    """
+    target = Path(path)
+    for given in inputs:
+        if _same_file(target, Path(given)):
+            raise InputError(str(path), "", f"is also an input of this command ({given}): choose another output file")
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, prefix=f".{target.name}.",
+                                             suffix=".tmp", delete=False)
+    except OSError as err:
+        raise InputError(str(path), "", f"cannot write file ({err.strerror or err})") from None
+    try:
+        with handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        mode = 0o666 & ~_umask()
+        os.chmod(handle.name, target.stat().st_mode & 0o7777 if target.exists() else mode)
+        os.replace(handle.name, target)
+    except OSError as err:
+        Path(handle.name).unlink(missing_ok=True)
+        raise InputError(str(path), "", f"cannot write file ({err.strerror or err})") from None
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return a.resolve() == b.resolve()
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def dumps(document: Mapping) -> str:

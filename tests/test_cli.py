@@ -314,3 +314,45 @@ def test_sweep_bad_input_is_one_line_before_spark_starts(capsys, tmp_path):
     assert code == 2 and "--master" in err
     code, _, err = run(capsys, "sweep", "nonesuch", "--out", tmp_path / "o")
     assert code == 2 and "not a bundled spec" in err
+
+
+# -- safe edges: never over an input, never half a file, never an allocation the machine cannot hold ------------
+
+
+@pytest.mark.parametrize("command", [["solve"], ["assign", "--assignor", "range"]])
+def test_an_output_that_is_an_input_is_refused_and_the_input_kept(tmp_path, capsys, command):
+    scenario = tmp_path / "s.json"
+    shutil.copy(CHAIN, scenario)
+    before = scenario.read_bytes()
+    (tmp_path / "alias.json").symlink_to(scenario)
+    for output in (scenario, tmp_path / "alias.json", tmp_path / "." / "s.json"):
+        code, out, err = run(capsys, command[0], str(scenario), *command[1:], "-o", str(output))
+        assert code == 2 and "is also an input of this command" in err and err.count("\n") == 1
+        assert scenario.read_bytes() == before
+
+
+def test_outputs_are_replaced_whole_and_leave_no_temporary_files(tmp_path, capsys):
+    target = tmp_path / "out.json"
+    target.write_text("old")
+    target.chmod(0o640)
+    assert run(capsys, "solve", CHAIN, "-o", str(target))[0] == 0
+    assert json.loads(target.read_text())["status"] == "OPTIMAL"
+    assert target.stat().st_mode & 0o777 == 0o640  # the user's file keeps its permissions
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+    (tmp_path / "dir.json").mkdir()  # cannot be replaced by a file: an error, and nothing left behind
+    code, _, err = run(capsys, "solve", CHAIN, "-o", str(tmp_path / "dir.json"))
+    assert code == 2 and "cannot write file" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.json", "out.json"]
+
+
+def test_a_scenario_beyond_the_partition_limit_is_refused_before_allocating(tmp_path, capsys):
+    scenario = tmp_path / "huge.json"
+    scenario.write_text('{"topics": {"t": 1000000000, "u": 7}, "members": {"a": {"topics": ["t"]}}}')
+    for command in (["solve"], ["assign", "--assignor", "range"], ["compare"]):
+        code, _, err = run(capsys, command[0], str(scenario), *command[1:])
+        assert code == 2 and "1,000,000,007 partitions in all, more than the limit of 100,000,000" in err
+    small = tmp_path / "small.json"
+    small.write_text('{"topics": {"t": 5}, "members": {"a": {"topics": ["t"]}}}')
+    code, _, err = run(capsys, "solve", str(small), "--max-partitions", "4")
+    assert code == 2 and "5 partitions in all, more than the limit of 4" in err
+    assert run(capsys, "solve", str(small), "--max-partitions", "5")[0] == 0
