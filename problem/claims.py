@@ -119,16 +119,12 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     owner = np.full(int(offset[-1]), -1, dtype=np.int32)
 
     # Every claim as one row: member, topic (-1: unknown), partition, generation.
-    group_member, group_topic, group_name, group_length, chunks = [], [], [], [], []
-    for index, member in enumerate(problem.members):
-        for topic, partitions in member.owned:
-            if partitions:
-                group_member.append(index)
-                group_topic.append(topic_index.get(topic, -1))
-                group_name.append(topic)
-                group_length.append(len(partitions))
-                chunks.append(partitions)
-    lengths = np.array(group_length, dtype=np.int64)
+    # Gathered list by list with zip/map (C loops), not claim by claim.
+    groups = [(index, topic, partitions) for index, member in enumerate(problem.members)
+              for topic, partitions in member.owned if partitions]
+    group_member, group_name, chunks = zip(*groups) if groups else ((), (), ())
+    group_topic = list(map(topic_index.get, group_name, itertools.repeat(-1)))
+    lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
     member = np.repeat(np.array(group_member, dtype=np.int64), lengths)
     topic = np.repeat(np.array(group_topic, dtype=np.int64), lengths)
     partition = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=int(lengths.sum()))

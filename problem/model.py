@@ -170,14 +170,12 @@ class Problem:
     @cached_property
     def missing_topics(self) -> Mapping[str, tuple[str, ...]]:
         """Member id -> subscribed topics that do not exist (nothing to assign)."""
-        counts = self.partition_counts
-        return MappingProxyType(
-            {
-                m.member_id: tuple(sorted(t for t in m.topics if t not in counts))
-                for m in self.members
-                if any(t not in counts for t in m.topics)
-            }
-        )
+        existing = self.partition_counts.keys()
+        missing: dict[frozenset[str], tuple[str, ...]] = {}  # per distinct subscription
+        for m in self.members:
+            if m.topics not in missing:
+                missing[m.topics] = tuple(sorted(m.topics - existing))
+        return MappingProxyType({m.member_id: missing[m.topics] for m in self.members if missing[m.topics]})
 
     @cached_property
     def topic_names(self) -> tuple[str, ...]:

@@ -295,6 +295,9 @@ def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool
     owned: list[tuple[str, tuple[int, ...]]] = []
     if "owned" in obj:
         owned_obj = expect_object(obj["owned"], source, f"{path}.owned")
+        if checked and "" not in owned_obj and set(map(type, owned_obj)) <= {str}:  # its lists passed already
+            owned = list(zip(owned_obj.keys(), map(tuple, owned_obj.values())))
+            owned_obj = {}
         for topic, parts in owned_obj.items():
             if not topic:
                 expect_name(topic, source, field_path(f"{path}.owned", topic))
