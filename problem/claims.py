@@ -120,24 +120,25 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
 
     # Every claim as one row: member, topic (-1: unknown), partition, generation.
     # Gathered list by list with zip/map (C loops), not claim by claim.
-    groups = [(index, topic, partitions) for index, member in enumerate(problem.members)
-              for topic, partitions in member.owned if partitions]
-    group_member, group_name, chunks = zip(*groups) if groups else ((), (), ())
+    members = problem.members
+    group_member = [index for index, member in enumerate(members) for _, partitions in member.owned if partitions]
+    group_name = [topic for member in members for topic, partitions in member.owned if partitions]
+    chunks = [partitions for member in members for _, partitions in member.owned if partitions]
     group_topic = list(map(topic_index.get, group_name, itertools.repeat(-1)))
     lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
     member = np.repeat(np.array(group_member, dtype=np.int64), lengths)
     topic = np.repeat(np.array(group_topic, dtype=np.int64), lengths)
     partition = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=int(lengths.sum()))
     generation = np.array([m.claim_generation for m in problem.members], dtype=np.int64)[member] if member.size else np.zeros(0, np.int64)
-    reason = np.full(member.size, "", dtype=object)
+    reason = np.zeros(member.size, dtype=np.int8)  # an index into _REASONS; 0: the claim stands
 
     # Step 1: drop what cannot be owned, and repeats within one member's claims.
-    reason[topic < 0] = "unknown-topic"
+    reason[topic < 0] = _REASONS.index("unknown-topic")
     known = topic >= 0
     limit = np.zeros(topic.size, dtype=np.int64)
     limit[known] = sizes[topic[known]]
     beyond = known & ((partition >= limit) | (partition < 0))
-    reason[beyond] = "no-such-partition"
+    reason[beyond] = _REASONS.index("no-such-partition")
     alive = np.flatnonzero(known & ~beyond)
     # One sort by (partition, member) finds repeats and groups claims per partition.
     key = (offset[topic[alive]] + partition[alive]) * max(1, len(problem.members)) + member[alive]
@@ -145,7 +146,7 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     key = key[order]
     repeat = np.zeros(order.size, dtype=bool)
     repeat[1:] = key[1:] == key[:-1]
-    reason[alive[order[repeat]]] = "duplicate"
+    reason[alive[order[repeat]]] = _REASONS.index("duplicate")
     claims = alive[order[~repeat]]
     claim_gid = offset[topic[claims]] + partition[claims]
 
@@ -158,15 +159,15 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     group = np.cumsum(first) - 1
     at_top = generation[claims] == top_generation[group]
     top_count = np.bincount(group[at_top], minlength=top_generation.size)
-    reason[claims[~at_top]] = "superseded"
+    reason[claims[~at_top]] = _REASONS.index("superseded")
     tied = at_top & (top_count[group] > 1)
-    reason[claims[tied]] = "tied"
+    reason[claims[tied]] = _REASONS.index("tied")
 
     # Step 4: a winner that no longer subscribes to the topic is dropped too.
     winners = claims[at_top & ~tied]
     mask, group_of_member = problem.subscription_mask
     subscribed = mask[group_of_member[member[winners]], topic[winners]]
-    reason[winners[~subscribed]] = "not-subscribed"
+    reason[winners[~subscribed]] = _REASONS.index("not-subscribed")
     kept = winners[subscribed]
     owner[offset[topic[kept]] + partition[kept]] = member[kept]
 
@@ -175,17 +176,21 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     group_of_claim = np.repeat(np.arange(lengths.size), lengths)
     return ResolvedClaims(
         MappingProxyType(previous_owner),
-        _dropped(problem, reason, member, partition, [group_name[g] for g in group_of_claim[reason != ""]]),
+        _dropped(problem, reason, member, partition, [group_name[g] for g in group_of_claim[reason != 0]]),
         owner,
     )
 
 
+#: Why a claim was dropped, by code (0: it was not).
+_REASONS = ("", "unknown-topic", "no-such-partition", "duplicate", "superseded", "tied", "not-subscribed")
+
+
 def _dropped(problem: Problem, reason, member, partition, names: list[str]) -> tuple[DroppedClaim, ...]:
     """Dropped claims grouped by (member, topic, reason), partitions ascending."""
-    rows = np.flatnonzero(reason != "")
+    rows = np.flatnonzero(reason != 0)
     grouped: dict[tuple[int, str, str], list[int]] = {}
-    for r, name in zip(rows.tolist(), names):
-        grouped.setdefault((int(member[r]), name, reason[r]), []).append(int(partition[r]))
+    for m, name, why, p in zip(member[rows].tolist(), names, reason[rows].tolist(), partition[rows].tolist()):
+        grouped.setdefault((m, name, _REASONS[why]), []).append(p)
     dropped = [
         DroppedClaim(problem.members[m].member_id, name, tuple(sorted(parts)), why, int(problem.members[m].claim_generation))
         for (m, name, why), parts in grouped.items()

@@ -247,26 +247,27 @@ class Assignment:
     partition: np.ndarray  #: int64, per row (whatever was given, negative or beyond the topic included)
 
     def __init__(self, members: Mapping[str, Mapping[str, Iterable[int]]] | None = None) -> None:
-        names: list[str] = []
-        chunk_member: list[int] = []
-        chunk_topic: list[str] = []
-        chunks: list[tuple[int, ...]] = []
-        for i, (member_id, by_topic) in enumerate((members or {}).items()):
-            names.append(member_id)
-            for topic, partitions in by_topic.items():
-                partitions = tuple(partitions)
-                if partitions:
-                    chunk_member.append(i)
-                    chunk_topic.append(topic)
-                    chunks.append(partitions)
-        member_names = tuple(sorted(set(names)))
-        topic_names = tuple(sorted(set(chunk_topic)))
-        member_rank = {n: i for i, n in enumerate(member_names)}
-        topic_rank = {t: i for i, t in enumerate(topic_names)}
+        by_member = list((members or {}).items())
+        # One comprehension per column (C-speed loops); lists and tuples are used as they are.
+        by_topic = [topics for _, topics in by_member]
+        chunk_member = np.array([i for i, topics in enumerate(by_topic) for _ in topics], dtype=np.int64)
+        chunk_topic = [topic for topics in by_topic for topic in topics]
+        chunks = [partitions for topics in by_topic for partitions in topics.values()]
+        if not set(map(type, chunks)) <= {list, tuple}:
+            chunks = [c if type(c) is list or type(c) is tuple else tuple(c) for c in chunks]
         lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
-        of_name = np.array([member_rank[n] for n in names], dtype=np.int32)
-        member = np.repeat(of_name[np.array(chunk_member, dtype=np.int64)], lengths)
-        topic = np.repeat(np.array([topic_rank[t] for t in chunk_topic], dtype=np.int32), lengths)
+        member_names = tuple(sorted({m for m, _ in by_member}))
+        member_rank = {n: i for i, n in enumerate(member_names)}
+        of_name = np.array([member_rank[m] for m, _ in by_member], dtype=np.int32)
+        distinct = sorted(set(chunk_topic))
+        rank = {t: i for i, t in enumerate(distinct)}
+        code = np.array([rank[t] for t in chunk_topic], dtype=np.int32)
+        used = np.unique(code[lengths > 0])  # a topic listed only with no partitions is not in the rows
+        topic_names = tuple(distinct[i] for i in used.tolist())
+        renumber = np.zeros(len(distinct), dtype=np.int32)
+        renumber[used] = np.arange(used.size, dtype=np.int32)
+        member = np.repeat(of_name[chunk_member] if chunk_member.size else np.zeros(0, np.int32), lengths)
+        topic = np.repeat(renumber[code] if code.size else code, lengths)
         partition = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=int(lengths.sum()))
         _store(self, member_names, topic_names, member.astype(np.int32), topic, partition, presorted=False)
 

@@ -128,24 +128,30 @@ def _key_count(document: Any) -> int | None:
     (``orjson`` reads an integer beyond 64 bits as a float: only the strict
     parser keeps it exact, and none of this project's formats has floats).
 
-    Walks level by level, so the types of a level's millions of scalars are
-    collected in one pass at C speed rather than list by list.
+    Walks level by level, objects and arrays apart, so the types of a
+    level's millions of values are collected (and, where they are all of
+    one kind, passed on) in loops that run at C speed.
     """
-    count, level = 0, [document]
-    while level:
-        dicts = [v for v in level if type(v) is dict]
+    count, dicts, lists = 0, [], []
+    (dicts if type(document) is dict else lists).append(document)
+    while dicts or lists:
         count += sum(map(len, dicts))
-        lists = [v for v in level if type(v) is list] if len(dicts) < len(level) else []
-        children = itertools.chain(itertools.chain.from_iterable(map(dict.values, dicts)),
-                                   itertools.chain.from_iterable(lists))
-        kinds = set(map(type, children))
-        if float in kinds:
-            return None
-        if dict not in kinds and list not in kinds:
-            return count
-        children = itertools.chain(itertools.chain.from_iterable(map(dict.values, dicts)),
-                                   itertools.chain.from_iterable(lists))
-        level = [v for v in children if type(v) is dict or type(v) is list]
+        next_dicts: list = []
+        next_lists: list = []
+        for children in (lambda: itertools.chain.from_iterable(map(dict.values, dicts)),
+                         lambda: itertools.chain.from_iterable(lists)):
+            kinds = set(map(type, children()))
+            if float in kinds:
+                return None
+            if kinds <= {dict}:
+                next_dicts.extend(children())
+            elif kinds <= {list}:
+                next_lists.extend(children())
+            elif dict in kinds or list in kinds:
+                values = list(children())
+                next_dicts.extend(v for v in values if type(v) is dict)
+                next_lists.extend(v for v in values if type(v) is list)
+        dicts, lists = next_dicts, next_lists
     return count
 
 
@@ -263,7 +269,7 @@ def _partition_numbers_ok(lists: list) -> bool:
     One pass at C speed over all the lists of a document together; when it
     says no, the per-list checks run to name the first bad element.
     """
-    if not all(type(v) is list for v in lists):
+    if not set(map(type, lists)) <= {list}:
         return False
     numbers = itertools.chain.from_iterable(lists)
     if not set(map(type, numbers)) <= {int}:
@@ -273,8 +279,14 @@ def _partition_numbers_ok(lists: list) -> bool:
     return min(map(min, filter(None, lists))) >= 0 and max(map(max, filter(None, lists))) <= INT32_MAX
 
 
-def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool = False) -> Member:
-    """One member; ``checked``: its claimed lists already passed :func:`_partition_numbers_ok`."""
+def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool = False,
+            subscriptions: dict | None = None) -> Member:
+    """One member; ``checked``: its claimed lists already passed :func:`_partition_numbers_ok`.
+
+    ``subscriptions`` remembers the subscriptions already validated (as
+    tuples of names): members usually share a few, and one frozenset each
+    then serves them all.
+    """
     obj = expect_object(value, source, path)
     reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
     if "topics" not in obj:
@@ -282,8 +294,14 @@ def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool
     raw_topics = obj["topics"]
     if not isinstance(raw_topics, list):
         raise InputError(source, f"{path}.topics", f"must be an array of topic names, got {json_kind(raw_topics)}")
-    if all(type(t) is str and t for t in raw_topics) and len(set(raw_topics)) == len(raw_topics):
-        topics = raw_topics
+    known = subscriptions.get(tuple(raw_topics)) if subscriptions is not None and set(map(type, raw_topics)) <= {str} \
+        else None
+    if known is not None:
+        topics = known
+    elif set(map(type, raw_topics)) <= {str} and "" not in raw_topics and len(set(raw_topics)) == len(raw_topics):
+        topics = frozenset(raw_topics)
+        if subscriptions is not None:
+            subscriptions[tuple(raw_topics)] = topics
     else:  # name the first bad or repeated entry
         topics = []
         for i, t in enumerate(raw_topics):
@@ -365,11 +383,12 @@ def problem_from_mapping(data: Any, *, source: str = "scenario", max_partitions:
     claimed = [parts for value in members_obj.values() if type(value) is dict and type(value.get("owned")) is dict
                for parts in value["owned"].values()]
     checked = _partition_numbers_ok(claimed)  # else each list is checked, to name the first bad one
+    subscriptions: dict[tuple[str, ...], frozenset[str]] = {}
     members = []
     for member_id, value in members_obj.items():
         path = field_path("members", member_id)
         expect_name(member_id, source, path)
-        members.append(_member(member_id, value, source, path, checked=checked))
+        members.append(_member(member_id, value, source, path, checked=checked, subscriptions=subscriptions))
     objective = (BALANCE, STICKINESS)
     if obj.get("objective") is not None:
         objective = parse_objective(obj["objective"], source)
@@ -428,8 +447,10 @@ def assignment_from_mapping(data: Any, *, source: str = "assignment") -> Assignm
     if "assignment" not in obj:
         raise InputError(source, "assignment", "missing (required)")
     members_obj = expect_object(obj["assignment"], source, "assignment")
-    if (all(type(m) is str and m and type(ts) is dict for m, ts in members_obj.items())
-            and all(type(t) is str and t for ts in members_obj.values() for t in ts)
+    if ("" not in members_obj and set(map(type, members_obj)) <= {str}
+            and set(map(type, members_obj.values())) <= {dict}
+            and set(map(type, itertools.chain.from_iterable(members_obj.values()))) <= {str}
+            and not any("" in ts for ts in members_obj.values())
             and _partition_numbers_ok([ps for ts in members_obj.values() for ps in ts.values()])):
         return Assignment(members_obj)  # every field checked in bulk; else the loop below names the first bad one
     members: dict[str, dict[str, tuple[int, ...]]] = {}
@@ -522,13 +543,18 @@ def _dump_assignment(assignment: Assignment, depth: int) -> str:
     topics = [_encode_string(t) for t in assignment.topic_names]
     outer, inner = "  " * (depth + 1), "  " * (depth + 2)
     starts, _ = assignment._blocks
-    bounds = np.r_[starts, assignment.size].tolist()
+    block_member = assignment.member[starts]
     numbers = list(map(int.__repr__, assignment.partition.tolist()))
-    lines: list[list[str]] = [[] for _ in names]
-    for k, (m, t) in enumerate(zip(assignment.member[starts].tolist(), assignment.topic[starts].tolist())):
-        lines[m].append(f"{inner}{topics[t]}: [{', '.join(numbers[bounds[k]:bounds[k + 1]])}]")
-    items = [f"{outer}{name}: " + ("{\n" + ",\n".join(mine) + "\n" + outer + "}" if mine else "{}")
-             for name, mine in zip(names, lines)]
+    if starts.size == assignment.size:  # one partition per (member, topic): no joins needed
+        lists = numbers
+    else:
+        bounds = np.r_[starts, assignment.size].tolist()
+        lists = [", ".join(numbers[lo:hi]) for lo, hi in zip(bounds, bounds[1:])]
+    lines = [f"{inner}{topics[t]}: [{text}]" for t, text in zip(assignment.topic[starts].tolist(), lists)]
+    # Each member's lines are consecutive: cut them out by where each member's blocks start.
+    cuts = np.searchsorted(block_member, np.arange(len(names) + 1)).tolist()
+    items = [f"{outer}{name}: " + ("{\n" + ",\n".join(lines[lo:hi]) + "\n" + outer + "}" if hi > lo else "{}")
+             for name, lo, hi in zip(names, cuts, cuts[1:])]
     return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
 
 
