@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from assignment_oracle.compare.sweep.rows import scenario_rows
 from assignment_oracle.compare.sweep.spec import bundled_specs, read_spec, scenario_id, spec_from_mapping
 from assignment_oracle.heuristics import ASSIGNORS
 from assignment_oracle.problem.scenario_json import InputError
@@ -64,3 +65,18 @@ def test_files_toml_json_and_errors(tmp_path):
         read_spec(tmp_path / "c.toml")
     with pytest.raises(InputError, match="not a bundled spec"):
         read_spec(tmp_path / "missing.toml")
+
+
+def test_the_soundness_spec_is_a_100000_scenario_campaign_whose_models_agree():
+    spec = read_spec("soundness")
+    assert spec.scenarios >= 100_000
+    assert spec.checks.cpsat_sample == 1.0 and spec.checks.brute_force_limit >= 1024
+    # A slice of it, as a sweep worker runs it: every scenario cross-checked, no disagreement.
+    checks = set()
+    for index in range(0, spec.scenarios, spec.scenarios // 16):
+        point, seed = spec.task(index)
+        rows = scenario_rows(spec.hash, scenario_id(spec.hash, point, seed), point, seed, spec.assignors,
+                             spec.time_limit, spec.checks)
+        checks |= {row["oracle_check"] for row in rows}
+    assert checks and not any(c.startswith("DISAGREE") for c in checks)
+    assert any("brute-force" in c for c in checks) and any("cpsat" in c for c in checks)
