@@ -160,6 +160,10 @@ def check(
     kept = retained(problem, assignment, optimum.network.claims)
 
     tiers = _tiers(problem, optimum, loads, kept) if valid else {t: False for t in problem.objective}
+    most_balanced = (sorted_loads(loads) == best) if valid else None
+    breaches = tuple(kafka_balance_violations(problem, assignment)) if valid else ()
+    # A most balanced assignment has no improving chain (one would make the loads better than the best).
+    chain = _chain(problem, assignment) if valid and not most_balanced else None
     cert_state, cert_problems = "absent", ()
     if certificate is not None:
         cert_problems = verify(problem, assignment, certificate, optimum.network)
@@ -176,10 +180,10 @@ def check(
         sum_of_squares=sum_of_squares(loads),
         optimal_sum_of_squares=sum_of_squares(best),
         balance_moves=sorted_load_distance(loads, best) if valid else None,
-        most_balanced=(sorted_loads(loads) == best) if valid else None,
-        kafka_condition=(not kafka_balance_violations(problem, assignment)) if valid else None,
-        kafka_condition_breaches=tuple(kafka_balance_violations(problem, assignment)) if valid else (),
-        improving_chain=_chain(problem, assignment) if valid else None,
+        most_balanced=most_balanced,
+        kafka_condition=(not breaches) if valid else None,
+        kafka_condition_breaches=breaches,
+        improving_chain=chain,
         retained=kept,
         optimal_retained=optimum.retained,
         owned=optimum.owned,
