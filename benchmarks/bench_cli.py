@@ -161,7 +161,7 @@ def main() -> None:
 
     print(f"baseline, read + write JSON only: {baseline:.2f} s (json), {baseline_orjson:.2f} s (orjson)")
     print(f"library optimal.solve on the built problem: {library:.2f} s")
-    print(f"{"command (end to end)":46} {'seconds':>8} {'x baseline':>10} {'peak RSS':>10}  target")
+    print(f"{'command (end to end)':46} {'seconds':>8} {'x baseline':>10} {'peak RSS':>10}  target")
     for name, seconds, rss, target in rows:
         memory = f"{rss / GIB:.2f} GiB" if rss else "-"
         print(f"{name:46} {seconds:8.2f} {seconds / baseline:10.2f} {memory:>10}  {target}")

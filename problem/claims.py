@@ -28,6 +28,7 @@ dropped claim is reported with its reason (:class:`DroppedClaim`).
 from __future__ import annotations
 
 import itertools
+from operator import itemgetter
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
@@ -119,14 +120,16 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     owner = np.full(int(offset[-1]), -1, dtype=np.int32)
 
     # Every claim as one row: member, topic (-1: unknown), partition, generation.
-    # Gathered list by list with zip/map (C loops), not claim by claim.
+    # Gathered list by list with chain/map (C loops), not claim by claim; an
+    # empty list repeats to no rows.
     members = problem.members
-    group_member = [index for index, member in enumerate(members) for _, partitions in member.owned if partitions]
-    group_name = [topic for member in members for topic, partitions in member.owned if partitions]
-    chunks = [partitions for member in members for _, partitions in member.owned if partitions]
+    pairs = list(itertools.chain.from_iterable(m.owned for m in members))
+    group_name = list(map(itemgetter(0), pairs))
+    chunks = list(map(itemgetter(1), pairs))
+    group_member = np.repeat(np.arange(len(members), dtype=np.int64), [len(m.owned) for m in members])
     group_topic = list(map(topic_index.get, group_name, itertools.repeat(-1)))
     lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
-    member = np.repeat(np.array(group_member, dtype=np.int64), lengths)
+    member = np.repeat(group_member, lengths)
     topic = np.repeat(np.array(group_topic, dtype=np.int64), lengths)
     partition = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=int(lengths.sum()))
     generation = np.array([m.claim_generation for m in problem.members], dtype=np.int64)[member] if member.size else np.zeros(0, np.int64)

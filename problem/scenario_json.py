@@ -271,12 +271,13 @@ def _partition_numbers_ok(lists: list) -> bool:
     """
     if not set(map(type, lists)) <= {list}:
         return False
-    numbers = itertools.chain.from_iterable(lists)
-    if not set(map(type, numbers)) <= {int}:
+    if not set(map(type, itertools.chain.from_iterable(lists))) <= {int}:
         return False
-    if not any(lists):
-        return True
-    return min(map(min, filter(None, lists))) >= 0 and max(map(max, filter(None, lists))) <= INT32_MAX
+    try:
+        numbers = np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64)
+    except OverflowError:  # beyond 64 bits: certainly not a partition number
+        return False
+    return numbers.size == 0 or (int(numbers.min()) >= 0 and int(numbers.max()) <= INT32_MAX)
 
 
 def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool = False,
