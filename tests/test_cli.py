@@ -356,3 +356,12 @@ def test_a_scenario_beyond_the_partition_limit_is_refused_before_allocating(tmp_
     code, _, err = run(capsys, "solve", str(small), "--max-partitions", "4")
     assert code == 2 and "5 partitions in all, more than the limit of 4" in err
     assert run(capsys, "solve", str(small), "--max-partitions", "5")[0] == 0
+
+
+def test_the_collector_paused_for_a_one_shot_command_is_running_again_after_it(capsys):
+    import gc
+
+    assert gc.isenabled()
+    assert run(capsys, "solve", CHAIN)[0] == 0
+    assert run(capsys, "solve", str(CHAIN) + ".missing")[0] == 2  # also after an error
+    assert gc.isenabled()
