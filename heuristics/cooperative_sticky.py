@@ -49,14 +49,14 @@ group settles on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from collections import Counter
 from typing import Callable, Mapping
 
 from assignment_oracle.heuristics import sticky
 from assignment_oracle.problem.errors import AssignorDidNotFinish
-from assignment_oracle.problem.model import Assignment, Member, Problem, TopicPartition
+from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 from assignment_oracle.problem.ownership import held_partitions
 
 __all__ = ["assign", "rebalance", "CooperativeRebalance", "Phase", "MAX_REBALANCES"]
@@ -181,12 +181,10 @@ def _rejoin(problem: Problem, assignment: Assignment) -> Problem:
     """The follow-up rebalance: everyone owns what it was just given, one generation on."""
     generation = max((m.claim_generation for m in problem.members), default=-1) + 1
     members = tuple(
-        Member(
-            member_id=m.member_id,
-            topics=m.topics,
+        replace(  # the same member (rack, instance id, subscription), owning what it was given
+            m,
             owned=tuple((t, tuple(ps)) for t, ps in sorted(assignment.members.get(m.member_id, {}).items()) if ps),
             generation=generation,
-            rack=m.rack,
         )
         for m in problem.members
     )

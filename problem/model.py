@@ -61,10 +61,18 @@ class TopicPartition(NamedTuple):
 
 @dataclass(frozen=True)
 class Topic:
-    """A topic and its partition count (always positive)."""
+    """A topic and its partition count (always positive).
+
+    ``racks``, when known, lists per partition the racks of its replicas
+    (``racks[p]`` for partition ``p``; a rack may repeat when two replicas
+    share it), what KIP-881's rack-aware assignors match a member's
+    ``client.rack`` against.  ``None``: no rack information (every member is
+    as good as any other for every partition).
+    """
 
     name: str
     partitions: int
+    racks: tuple[tuple[str, ...], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +96,9 @@ class Member:
         reads as -1 (``DEFAULT_GENERATION``, V0 user data).
     rack:
         The member's rack (``client.rack``), if any.
+    instance_id:
+        The member's ``group.instance.id`` (KIP-345 static membership), if
+        any; unique within the group.
     """
 
     member_id: str
@@ -95,6 +106,7 @@ class Member:
     owned: tuple[tuple[str, tuple[int, ...]], ...] = ()
     generation: int | None = None
     rack: str | None = None
+    instance_id: str | None = None
 
     @property
     def claim_generation(self) -> int:

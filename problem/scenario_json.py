@@ -10,8 +10,8 @@ reported by the code that resolves it.
 
 Scenario::
 
-    {"topics": {"orders": 6, "clicks": {"partitions": 4}},
-     "members": {"m1": {"topics": ["orders", "clicks"]},
+    {"topics": {"orders": 6, "clicks": {"partitions": 2, "racks": [["a", "b"], ["b", "c"]]}},
+     "members": {"m1": {"topics": ["orders", "clicks"], "instance_id": "host-1"},
                  "m2": {"topics": ["orders"], "owned": {"orders": [0, 2]},
                         "generation": 4, "rack": "a"}},
      "objective": ["balance", "stickiness"]}
@@ -69,8 +69,8 @@ __all__ = [
 ]
 
 _SCENARIO_KEYS = {"topics", "members", "objective"}
-_TOPIC_KEYS = {"partitions"}
-_MEMBER_KEYS = {"topics", "owned", "generation", "rack"}
+_TOPIC_KEYS = {"partitions", "racks"}
+_MEMBER_KEYS = {"topics", "owned", "generation", "rack", "instance_id"}
 _OBJECTIVES = {BALANCE, STICKINESS}
 INT32_MAX = 2**31 - 1
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
@@ -260,7 +260,24 @@ def topic_from_value(name: str, value: Any, source: str, path: str) -> Topic:
         count = expect_integer(value, source, path, minimum=1)
     if count > INT32_MAX:
         raise InputError(source, path, f"must fit Kafka's int32 partition count, got {count}")
-    return Topic(name, count)
+    racks = None
+    if isinstance(value, dict) and value.get("racks") is not None:
+        racks = _replica_racks(value["racks"], count, source, f"{path}.racks")
+    return Topic(name, count, racks)
+
+
+def _replica_racks(value: Any, count: int, source: str, path: str) -> tuple[tuple[str, ...], ...]:
+    """Per partition, the racks of its replicas: exactly ``count`` arrays of rack names."""
+    if not isinstance(value, list):
+        raise InputError(source, path, f"must be an array with the replicas' racks of each partition, got {json_kind(value)}")
+    if len(value) != count:
+        raise InputError(source, path, f"must list the replicas' racks of each of the {count} partitions, got {len(value)}")
+    racks = []
+    for p, replicas in enumerate(value):
+        if not isinstance(replicas, list):
+            raise InputError(source, f"{path}[{p}]", f"must be an array of rack names, got {json_kind(replicas)}")
+        racks.append(tuple(expect_name(r, source, f"{path}[{p}][{i}]") for i, r in enumerate(replicas)))
+    return tuple(racks)
 
 
 def _partition_numbers_ok(lists: list) -> bool:
@@ -330,12 +347,16 @@ def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool
     rack = None
     if obj.get("rack") is not None:
         rack = expect_name(obj["rack"], source, f"{path}.rack")
+    instance_id = None
+    if obj.get("instance_id") is not None:
+        instance_id = expect_name(obj["instance_id"], source, f"{path}.instance_id")
     return Member(
         member_id=member_id,
         topics=frozenset(topics),
         owned=tuple(sorted(owned)),
         generation=generation,
         rack=rack,
+        instance_id=instance_id,
     )
 
 
@@ -390,6 +411,14 @@ def problem_from_mapping(data: Any, *, source: str = "scenario", max_partitions:
         path = field_path("members", member_id)
         expect_name(member_id, source, path)
         members.append(_member(member_id, value, source, path, checked=checked, subscriptions=subscriptions))
+    static: dict[str, str] = {}
+    for member in members:  # Kafka fences a second member with the same group.instance.id
+        if member.instance_id is not None:
+            if member.instance_id in static:
+                raise InputError(source, f"{field_path('members', member.member_id)}.instance_id",
+                                 f"{json.dumps(member.instance_id)} is already the instance id of member "
+                                 f"{json.dumps(static[member.instance_id])} (group.instance.id is unique in a group)")
+            static[member.instance_id] = member.member_id
     objective = (BALANCE, STICKINESS)
     if obj.get("objective") is not None:
         objective = parse_objective(obj["objective"], source)
@@ -410,9 +439,12 @@ def problem_to_mapping(problem: Problem) -> dict:
             entry["generation"] = m.generation
         if m.rack is not None:
             entry["rack"] = m.rack
+        if m.instance_id is not None:
+            entry["instance_id"] = m.instance_id
         members[m.member_id] = entry
     return {
-        "topics": {t.name: t.partitions for t in problem.topics},
+        "topics": {t.name: t.partitions if t.racks is None else {"partitions": t.partitions, "racks": [list(r) for r in t.racks]}
+                   for t in problem.topics},
         "members": members,
         "objective": list(problem.objective),
     }

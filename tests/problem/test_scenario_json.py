@@ -158,3 +158,58 @@ def test_a_repeated_key_is_always_an_error_even_with_colons_in_strings(obj, data
     for document in (text, nested):
         with pytest.raises(InputError, match="duplicate JSON key"):
             load_json(document.encode(), source="s")
+
+
+# -- racks of partitions' replicas and static members (KIP-881, KIP-345) -----------------------------------------
+
+RACKED = {
+    "topics": {"t": {"partitions": 3, "racks": [["a", "b"], ["b", "b"], []]}, "u": 2},
+    "members": {
+        "m1": {"topics": ["t", "u"], "rack": "a", "instance_id": "host-1"},
+        "m2": {"topics": ["t"], "instance_id": "host-2"},
+        "m3": {"topics": ["u"]},
+    },
+    "objective": ["balance", "stickiness"],
+}
+
+
+def test_replica_racks_and_instance_ids_are_read_and_round_trip():
+    problem = Problem.from_mapping(RACKED)
+    t = problem.topics[0]
+    assert t.racks == (("a", "b"), ("b", "b"), ()) and problem.topics[1].racks is None
+    assert [m.instance_id for m in problem.members] == ["host-1", "host-2", None]
+    assert problem.members[0].rack == "a"
+    assert problem.to_mapping() == RACKED
+    assert Problem.from_mapping(json.loads(dumps(problem.to_mapping()))) == problem
+
+
+@pytest.mark.parametrize(
+    "topic, field, words",
+    [
+        ({"partitions": 3, "racks": [["a"], ["b"]]}, "topics.t.racks", "each of the 3 partitions, got 2"),
+        ({"partitions": 1, "racks": "a"}, "topics.t.racks", "must be an array"),
+        ({"partitions": 1, "racks": ["a"]}, "topics.t.racks[0]", "must be an array of rack names"),
+        ({"partitions": 1, "racks": [["a", ""]]}, "topics.t.racks[0][1]", "must not be empty"),
+        ({"partitions": 1, "racks": [[3]]}, "topics.t.racks[0][0]", "must be a string"),
+    ],
+)
+def test_bad_replica_racks_are_named(topic, field, words):
+    doc = {"topics": {"t": topic}, "members": {"m": {"topics": ["t"]}}}
+    with pytest.raises(InputError) as err:
+        Problem.from_mapping(doc, source="s.json")
+    assert f"s.json: {field}: " in str(err.value) and words in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "members, field, words",
+    [
+        ({"m": {"topics": ["t"], "instance_id": ""}}, "members.m.instance_id", "must not be empty"),
+        ({"m": {"topics": ["t"], "instance_id": 7}}, "members.m.instance_id", "must be a string"),
+        ({"a": {"topics": ["t"], "instance_id": "x"}, "b": {"topics": ["t"], "instance_id": "x"}},
+         "members.b.instance_id", 'already the instance id of member "a"'),
+    ],
+)
+def test_bad_instance_ids_are_named(members, field, words):
+    with pytest.raises(InputError) as err:
+        Problem.from_mapping({"topics": {"t": 1}, "members": members}, source="s.json")
+    assert f"s.json: {field}: " in str(err.value) and words in str(err.value)
