@@ -9,18 +9,21 @@ collect the extras of every topic (KIP-49's table, KIP-54 example 3), and
 nothing is promised about keeping previous owners.
 
 Algorithm (``org.apache.kafka.clients.consumer.RangeAssignor``, Kafka 0.9+):
-for each topic, sort its subscribers by member id; with ``n`` partitions and
+for each topic, sort its subscribers (static members first, by
+``group.instance.id``, then by member id: KIP-345, see
+:mod:`~assignment_oracle.heuristics.member_info`); with ``n`` partitions and
 ``k`` subscribers, member ``i`` gets the contiguous range starting at
 ``i * (n // k) + min(i, n % k)``, of length ``n // k`` plus one for the first
 ``n % k`` members.  Owned partitions and generations are ignored.  (The
-rack-aware refinement of KIP-881 and static-member ordering by
-``group.instance.id`` are out of scope: the problem model has neither.)
+rack-aware refinement of KIP-881 is not ported: replica racks are ignored,
+which is Kafka's own behaviour whenever members or partitions carry no rack.)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from assignment_oracle.heuristics.member_info import member_order
 from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = ["assign"]
@@ -38,8 +41,10 @@ def assign(problem: Problem) -> Assignment:
     {'a': {'t': [0, 1, 2]}, 'b': {'t': [3, 4]}}
     """
     owner = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int32)
+    rank = {m: r for r, m in enumerate(member_order(problem))}
     for i, topic in enumerate(problem.topics):
-        subscribers = problem.subscribers[topic.name]  # member indices, i.e. sorted by member id
+        # The topic's subscribers in Kafka's MemberInfo order: static members by instance id, then by member id.
+        subscribers = sorted(problem.subscribers[topic.name], key=rank.__getitem__)
         if not subscribers:
             continue
         share, extra = divmod(topic.partitions, len(subscribers))

@@ -7,7 +7,9 @@ example 2); owned partitions are ignored, so a rebalance reshuffles.
 
 Algorithm (``org.apache.kafka.clients.consumer.RoundRobinAssignor``): list
 every partition of every subscribed topic, topics by name, then by partition
-number; walk the members, sorted by member id, as a circle.  For each
+number; walk the members as a circle, in Kafka's ``MemberInfo`` order
+(static members first, by ``group.instance.id``, then by member id: KIP-345,
+see :mod:`~assignment_oracle.heuristics.member_info`).  For each
 partition, advance around the circle to the next member subscribed to its
 topic, give it the partition, and step past it (KIP-54's note on KAFKA-2019:
 the next partition starts at the next member, not from the top of the list).
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from assignment_oracle.heuristics.member_info import member_order
 from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = ["assign"]
@@ -33,22 +36,24 @@ def assign(problem: Problem) -> Assignment:
     >>> assign(p).to_mapping()
     {'a': {'t0': [0], 't1': [1]}, 'b': {'t1': [0]}}
     """
-    n = len(problem.members)
+    order = member_order(problem)  # the circle: static members by instance id, then dynamic ones by member id
+    n = len(order)
     owner = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int32)
-    position = 0  # the circular iterator over members
+    circle = np.asarray(order, dtype=np.int32)
+    position = 0  # the circular iterator, as a position in the circle
     for i, topic in enumerate(problem.topics):  # sorted by name
         subscribers = problem.subscribers[topic.name]
         if not subscribers:
             continue
         start = int(problem.partition_offsets[i])
         if len(subscribers) == n:  # nobody to skip: partition p goes to the member p steps further on
-            owner[start : start + topic.partitions] = (position + np.arange(topic.partitions)) % n
+            owner[start : start + topic.partitions] = circle[(position + np.arange(topic.partitions)) % n]
             position = (position + topic.partitions) % n
             continue
         subscribed = set(subscribers)
         for p in range(topic.partitions):
-            while position not in subscribed:  # a subscriber exists, so this stops
+            while order[position] not in subscribed:  # a subscriber exists, so this stops
                 position = (position + 1) % n
-            owner[start + p] = position
+            owner[start + p] = order[position]
             position = (position + 1) % n
     return Assignment.from_owners(problem, owner)
