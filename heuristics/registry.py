@@ -23,6 +23,7 @@ from assignment_oracle.heuristics import (
     range,
     roundrobin,
     runner,
+    server_range,
     sticky,
     stream_join_sticky,
 )
@@ -52,7 +53,9 @@ class Assignor:
     guarantee:
         The key of the guarantee it claims in :mod:`compare.judge.guarantees`.
     protocol:
-        ``eager`` or ``cooperative`` (KIP-429: moves take a second rebalance).
+        ``eager``, ``cooperative`` (KIP-429: moves take a second rebalance) or
+        ``consumer`` (KIP-848: the group coordinator computes the target
+        assignment, which members reach by revoking before they receive).
     summary:
         One line for ``assignment-oracle assignors``.
     rebalance:
@@ -84,10 +87,10 @@ GUARANTEE_NAMES: tuple[str, ...] = (
 
 _ENTRIES = (
     Assignor("range", range.assign, "org.apache.kafka.clients.consumer.RangeAssignor", "per-topic-balance", "eager",
-             "per topic, contiguous ranges to subscribers by member id; co-partitions equal topics"),
+             "per topic, contiguous ranges to subscribers (static members first, then by member id); co-partitions equal topics"),
     Assignor("roundrobin", roundrobin.assign, "org.apache.kafka.clients.consumer.RoundRobinAssignor",
              "identical-subscriptions-balance", "eager",
-             "all partitions dealt around the members in id order, skipping non-subscribers"),
+             "all partitions dealt around the members (static first, then by id), skipping non-subscribers"),
     Assignor("fair", fair.assign, "KIP-49 FairAssignor (proposed, never shipped)", "identical-subscriptions-balance",
              "eager", "each partition to the least-loaded eligible member, most constrained topics first"),
     Assignor("sticky", sticky.assign, "org.apache.kafka.clients.consumer.StickyAssignor (KIP-54 + KIP-341)",
@@ -105,6 +108,10 @@ _ENTRIES = (
              "cooperative sticky proposal)",
              "exact-balance", "eager",
              "identical subscriptions: floor/ceil quotas, keep owned up to quota, fill, steal; else sticky"),
+    Assignor("server-range", server_range.assign,
+             "org.apache.kafka.coordinator.group.assignor.RangeAssignor (KIP-848 group coordinator, Kafka 4.0.0-SNAPSHOT "
+             "1eb7644)", "per-topic-balance", "consumer",
+             "KIP-848 broker-side range: members sorted (static first), each takes every subscribed topic's next range"),
     Assignor("stream-join-sticky", stream_join_sticky.assign, "KIP-315 StickyStreamJoinAssignor (proposed)",
              "stream-join", "eager",
              "partition p of every topic to one member; sticky by epoch; partitions past the smallest topic stay unassigned"),

@@ -117,10 +117,10 @@ def test_the_kip341_fix_removes_the_duplicate():
 
 def test_registry_names_and_unknown_name():
     assert NAMES == ["range", "roundrobin", "fair", "sticky", "sticky-kip54", "cooperative-sticky",
-                     "constrained-sticky", "stream-join-sticky"]
+                     "constrained-sticky", "server-range", "stream-join-sticky"]
     assert get_assignor("sticky") is ASSIGNORS["sticky"]
     with pytest.raises(UnknownAssignor) as err:
         get_assignor("stiky")
     assert "unknown assignor 'stiky'" in str(err.value) and "cooperative-sticky" in str(err.value)
     for a in ASSIGNORS.values():
-        assert a.protocol in {"eager", "cooperative"} and a.summary and a.origin
+        assert a.protocol in {"eager", "cooperative", "consumer"} and a.summary and a.origin
