@@ -25,6 +25,7 @@ from assignment_oracle.heuristics import (
     runner,
     server_range,
     sticky,
+    uniform,
     stream_join_sticky,
 )
 from assignment_oracle.problem.claims import resolve_claims
@@ -112,6 +113,10 @@ _ENTRIES = (
              "org.apache.kafka.coordinator.group.assignor.RangeAssignor (KIP-848 group coordinator, Kafka 4.0.0-SNAPSHOT "
              "1eb7644)", "per-topic-balance", "consumer",
              "KIP-848 broker-side range: members sorted (static first), each takes every subscribed topic's next range"),
+    Assignor("uniform", uniform.assign,
+             "org.apache.kafka.coordinator.group.assignor.UniformAssignor (KIP-848 group coordinator, Kafka 4.0.0-SNAPSHOT "
+             "1eb7644; homogeneous and heterogeneous builders)", "kafka-balance", "consumer",
+             "KIP-848 broker default: keep the previous target up to each member's quota, fill the least loaded, rebalance"),
     Assignor("stream-join-sticky", stream_join_sticky.assign, "KIP-315 StickyStreamJoinAssignor (proposed)",
              "stream-join", "eager",
              "partition p of every topic to one member; sticky by epoch; partitions past the smallest topic stay unassigned"),
