@@ -61,6 +61,13 @@ How a scenario is built, for every family:
    generation check gives each such partition to its current owner, and the
    pre-KIP-341 StickyAssignor (``sticky-kip54``) honours both claims.
 5. **Racks** (``racks``): each member gets a rack, uniformly at random.
+6. **Static members** (``static``): each member is static with that
+   probability and carries a ``group.instance.id``, ``instance-NNNN``
+   numbered by a random permutation, so Kafka's static-first order
+   (KIP-345) differs from member id order.
+7. **Replica racks** (``replicas``): each partition's replicas sit on that
+   many distinct racks drawn uniformly from the members' racks (KIP-881's
+   input); 0 leaves partitions without rack information.
 
 Each step draws from its own stream (``SeedSequence(seed, spawn_key=(k,))``),
 so turning one knob does not reshuffle the others: adding racks, a previous
@@ -135,6 +142,12 @@ def _probability(value: Any) -> str | None:
     return None
 
 
+def _share(value: Any) -> str | None:
+    if not _is_real(value) or not 0 <= value <= 1:
+        return f"must be in [0, 1], got {value!r}"
+    return None
+
+
 def _non_negative_real(value: Any) -> str | None:
     if not _is_real(value) or value < 0:
         return f"must be a non-negative number, got {value!r}"
@@ -198,13 +211,18 @@ _PARAMETER_LIST = (
               _at_least(0)),
     Parameter("zombies", "original members that missed `generation` and rejoin claiming generation - 1 (KIP-341)",
               _at_least(0)),
+    Parameter("replicas", "racks of each partition's replicas: that many distinct racks of rack-0 .. rack-(R-1) "
+              "drawn per partition (KIP-881); 0: no partition racks", _at_least(0)),
+    Parameter("static", "probability that a member is static (KIP-345): it carries a group.instance.id, "
+              "instance-NNNN numbered in a random order unrelated to member ids", _share),
 )
 
 #: Parameter name -> :class:`Parameter`, for every family.
 PARAMETERS: Mapping[str, Parameter] = MappingProxyType({p.name: p for p in _PARAMETER_LIST})
 
 # Every family takes these; a family's defaults may override them.
-_COMMON = {"members": 12, "previous": None, "churn": 0, "generation": 1, "racks": 0, "zombies": 0}
+_COMMON = {"members": 12, "previous": None, "churn": 0, "generation": 1, "racks": 0, "zombies": 0, "replicas": 0,
+           "static": 0.0}
 
 
 # -- streams and layout --------------------------------------------------------
@@ -219,10 +237,12 @@ class _Streams(NamedTuple):
     churn: np.random.Generator
     racks: np.random.Generator
     zombies: np.random.Generator
+    replicas: np.random.Generator
+    static: np.random.Generator
 
     @classmethod
     def of(cls, seed: int) -> _Streams:
-        return cls(*(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,))) for k in range(6)))
+        return cls(*(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,))) for k in range(8)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -435,6 +455,12 @@ def _assemble(layout: Layout, p: Mapping[str, Any], rng: _Streams) -> Problem:
         owned.update({row: earlier.get(row, ()) for row in zombies})
     racks = rng.racks.integers(0, p["racks"], size=rows).tolist() if p["racks"] else None
     rack_names = _names("rack-", p["racks"], width=1) if p["racks"] else ()
+    instance = None
+    if p["static"]:  # step 6: static members, instance ids in an order of their own
+        is_static = rng.static.random(rows) < p["static"]
+        numbers = rng.static.permutation(rows).tolist()
+        width = max(4, len(str(rows - 1)))
+        instance = [f"instance-{numbers[row]:0{width}d}" if is_static[row] else None for row in range(rows)]
 
     ids = _names("m", rows)
     subscriptions: dict[bytes, frozenset[str]] = {}  # identical rows share one frozenset
@@ -455,9 +481,16 @@ def _assemble(layout: Layout, p: Mapping[str, Any], rng: _Streams) -> Problem:
                 owned=owned.get(row, ()),
                 generation=generation if previous_member else None,
                 rack=rack_names[racks[row]] if racks is not None else None,
+                instance_id=instance[row] if instance is not None else None,
             )
         )
-    topics = tuple(Topic(name, int(n)) for name, n in zip(layout.topic_names, layout.partitions.tolist()))
+    replica_racks = [None] * len(layout.topic_names)
+    if p["replicas"]:  # step 7: each partition's replicas on that many distinct racks
+        for i, n in enumerate(layout.partitions.tolist()):
+            chosen = np.argsort(rng.replicas.random((n, p["racks"])), axis=1)[:, : p["replicas"]]
+            replica_racks[i] = tuple(tuple(rack_names[r] for r in sorted(row)) for row in chosen.tolist())
+    topics = tuple(Topic(name, int(n), racks) for name, n, racks in
+                   zip(layout.topic_names, layout.partitions.tolist(), replica_racks))
     return Problem(topics=tuple(sorted(topics, key=lambda t: t.name)), members=tuple(members))
 
 
@@ -538,6 +571,9 @@ def _common_check(values: Mapping[str, Any], given: Mapping[str, Any]) -> str | 
                     f"{values['members'] - values['churn']}), got {values['zombies']}")
         if values["generation"] < 1:
             return f"zombies need generation >= 1 (they claim generation - 1), got generation={values['generation']}"
+    if values["replicas"] > values["racks"]:
+        return (f"replicas must be at most racks ({values['racks']}): each replica of a partition is on its own rack, "
+                f"got {values['replicas']}")
     if values["previous"] is None and values["churn"]:
         return f"churn needs a previous generation (previous='balanced' or 'random'), got churn={values['churn']}"
     if values["previous"] is None and "generation" in given:

@@ -373,3 +373,25 @@ def test_thousands_of_members_and_a_hundred_thousand_partitions():
     assert len(mixed.members) == 2000 and mixed.total_partitions > 90_000
     assert sum(claimed(mixed).values()) == mixed.total_partitions
 
+
+
+def test_static_members_and_replica_racks_are_drawn_without_reshuffling_the_rest():
+    base = generate("racks", 5, members=12, topics=3, partitions=4)
+    richer = generate("racks", 5, members=12, topics=3, partitions=4, replicas=2, static=0.5)
+    # The same group, only with instance ids and partition racks added.
+    assert [(m.member_id, m.topics, m.rack) for m in base.members] == \
+        [(m.member_id, m.topics, m.rack) for m in richer.members]
+    assert [(t.name, t.partitions) for t in base.topics] == [(t.name, t.partitions) for t in richer.topics]
+    instance_ids = [m.instance_id for m in richer.members if m.instance_id is not None]
+    assert 0 < len(instance_ids) < 12 and len(set(instance_ids)) == len(instance_ids)
+    racks = {m.rack for m in richer.members}
+    for topic in richer.topics:
+        assert len(topic.racks) == topic.partitions
+        assert all(len(set(r)) == 2 and set(r) <= {"rack-0", "rack-1", "rack-2"} for r in topic.racks)
+    assert racks <= {"rack-0", "rack-1", "rack-2"}
+    assert all(t.racks is None for t in base.topics) and all(m.instance_id is None for m in base.members)
+
+
+def test_more_replicas_than_racks_is_refused():
+    with pytest.raises(ValueError, match="replicas must be at most racks"):
+        generate("racks", 1, racks=2, replicas=3)
