@@ -38,11 +38,11 @@ Departures, each where Kafka's order is a hash order:
 
 from __future__ import annotations
 
+import numpy as np
+
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import split_by_topic
-
-import numpy as np
 
 __all__ = ["assign", "MAX_ITERATION_COUNT"]
 

@@ -16,8 +16,8 @@ subscriber to exactly one member subscribed to that topic, and nothing else.
 
 Inside the exact models an assignment is an int32 array per topic: entry
 ``p`` is the index (in ``problem.members``) of the member that owns partition
-``p``, or -1.  :func:`owner_arrays` and :func:`assignment_from_owners`
-convert between the two forms.
+``p``, or -1.  :func:`owner_array` (:func:`owner_arrays` per topic) and
+:meth:`Assignment.from_owners` convert between the two forms.
 
 Under the cooperative protocol (KIP-429) validity of each assignment is not
 enough: a member keeps consuming every partition it *holds* until it revokes
@@ -31,14 +31,14 @@ rebalance that broke this (a :class:`Handoff`), from what each member holds
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["Violation", "VIOLATION_KINDS", "Placement", "place", "owner_array", "owner_arrays",
-           "split_by_topic", "violations", "assignment_from_owners",
+           "split_by_topic", "violations",
            "Handoff", "held_partitions", "cooperative_handoffs"]
 
 VIOLATION_KINDS = ("missing", "duplicated", "not-subscribed", "unknown")
@@ -205,16 +205,6 @@ def owner_arrays(problem: Problem, assignment: Assignment) -> tuple[dict[str, np
 def violations(problem: Problem, assignment: Assignment) -> tuple[Violation, ...]:
     """Every way ``assignment`` is not a valid assignment for ``problem`` (empty if valid)."""
     return owner_array(problem, assignment)[1]
-
-
-def assignment_from_owners(problem: Problem, owners: Mapping[str, np.ndarray]) -> Assignment:
-    """Build an :class:`Assignment` from per-topic owner arrays (-1 = nobody).
-
-    Every group member appears, with ``{}`` when it gets nothing.
-    """
-    if not problem.topics:
-        return Assignment.from_owners(problem, np.zeros(0, np.int32))
-    return Assignment.from_owners(problem, np.concatenate([np.asarray(owners[t.name]) for t in problem.topics]))
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ def load_json(text: str | bytes, *, source: str) -> Any:
     except orjson.JSONDecodeError:
         pass
     else:
-        keys = _key_count(document) if type(document) in (dict, list) else (None if type(document) is float else 0)
+        keys = _key_count(document)
         if keys is not None and keys == data.count(b":"):
             return document
     return _load_strict(text, source=source)
@@ -132,6 +132,8 @@ def _key_count(document: Any) -> int | None:
     level's millions of values are collected (and, where they are all of
     one kind, passed on) in loops that run at C speed.
     """
+    if type(document) not in (dict, list):
+        return None if type(document) is float else 0
     count, dicts, lists = 0, [], []
     (dicts if type(document) is dict else lists).append(document)
     while dicts or lists:
@@ -231,11 +233,7 @@ def json_kind(value: Any) -> str:
 
 def _partition_list(value: Any, source: str, path: str | Callable[[], str]) -> tuple[int, ...]:
     """A list of partition numbers; ``path`` may be a function, called only to name an error."""
-    # The common case checked at C speed (exact ints, in range); the slow
-    # path below runs only to name the first bad element.
-    if type(value) is list and all(type(p) is int for p in value) and (
-        not value or (min(value) >= 0 and max(value) <= INT32_MAX)
-    ):
+    if _partition_numbers_ok([value]):  # the common case at C speed; below only to name the first bad element
         return tuple(value)
     path = path() if callable(path) else path
     if not isinstance(value, list):
