@@ -19,6 +19,7 @@ from assignment_oracle.heuristics import (
     cooperative_sticky,
     external,
     fair,
+    kafka4_sticky,
     kafka_python,
     range,
     roundrobin,
@@ -117,6 +118,16 @@ _ENTRIES = (
              "org.apache.kafka.coordinator.group.assignor.UniformAssignor (KIP-848 group coordinator, Kafka 4.0.0-SNAPSHOT "
              "1eb7644; homogeneous and heterogeneous builders)", "kafka-balance", "consumer",
              "KIP-848 broker default: keep the previous target up to each member's quota, fill the least loaded, rebalance"),
+    Assignor("kafka4-sticky", kafka4_sticky.assign,
+             "org.apache.kafka.clients.consumer.StickyAssignor (Kafka 4.0.0-SNAPSHOT 1eb7644: constrained + general "
+             "builder, rack-aware, KAFKA-14639 claim rule)", "kafka-balance", "eager",
+             "equal subscriptions: quotas, keep owned (same rack) up to quota, fill by rack then round robin; "
+             "else the general sticky balance"),
+    Assignor("kafka4-cooperative-sticky", kafka4_sticky.assign_cooperative,
+             "org.apache.kafka.clients.consumer.CooperativeStickyAssignor (Kafka 4.0.0-SNAPSHOT 1eb7644: constrained + "
+             "general builder, rack-aware, KAFKA-14639 claim rule)", "cooperative-kafka-balance", "cooperative",
+             "kafka4-sticky's target; partitions transferring ownership wait for a follow-up rebalance",
+             kafka4_sticky.rebalance_cooperative),
     Assignor("stream-join-sticky", stream_join_sticky.assign, "KIP-315 StickyStreamJoinAssignor (proposed)",
              "stream-join", "eager",
              "partition p of every topic to one member; sticky by epoch; partitions past the smallest topic stay unassigned"),

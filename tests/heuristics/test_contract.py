@@ -117,7 +117,8 @@ def test_the_kip341_fix_removes_the_duplicate():
 
 def test_registry_names_and_unknown_name():
     assert NAMES == ["range", "roundrobin", "fair", "sticky", "sticky-kip54", "cooperative-sticky",
-                     "constrained-sticky", "server-range", "uniform", "stream-join-sticky"]
+                     "constrained-sticky", "server-range", "uniform", "kafka4-sticky",
+                     "kafka4-cooperative-sticky", "stream-join-sticky"]
     assert get_assignor("sticky") is ASSIGNORS["sticky"]
     with pytest.raises(UnknownAssignor) as err:
         get_assignor("stiky")
