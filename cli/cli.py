@@ -65,7 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-partitions", type=_max_partitions, default=MAX_PARTITIONS, metavar="N",
                    help="refuse scenarios with more partitions (default %(default)s)")
     p.add_argument("--method", choices=METHODS, default="flow", help="exact model (default: flow)")
-    p.add_argument("--objective", help="priority order: balance,stickiness (default) or stickiness,balance")
+    p.add_argument("--objective", help="priority order of balance, rack and stickiness (rack optional): "
+                   "balance,rack,stickiness (default), stickiness,balance,rack, balance,stickiness, ...")
     p.add_argument("--time-limit", type=float, metavar="S", help="seconds, for cpsat (flow is exact and needs none)")
     p.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
     p.add_argument("--timing", action="store_true", help="include wall time and model sizes (output is then not byte-stable)")

@@ -38,12 +38,21 @@ def previous_owners(problem: Problem) -> dict[tuple[str, int], str]:
     return owners
 
 
+def is_local(problem: Problem, topic: str, partition: int, member_id: str) -> bool:
+    """KIP-881's rule, read off the scenario directly: the member's rack is among the
+    partition's replica racks, or either side has no rack information."""
+    member = next(m for m in problem.members if m.member_id == member_id)
+    racks = next(t.racks for t in problem.topics if t.name == topic)
+    return member.rack is None or racks is None or member.rack in racks[partition]
+
+
 @dataclass(frozen=True)
 class Enumeration:
     sorted_loads: np.ndarray  # (K, M) every assignment's loads, sorted descending
     loads: np.ndarray  # (K, M) per member, in problem.members order
     retained: np.ndarray  # (K,)
     owned: int
+    cross_rack: np.ndarray  # (K,) partitions outside their replicas' racks
 
 
 def enumerate_assignments(problem: Problem, limit: int = 200_000) -> Enumeration:
@@ -63,7 +72,10 @@ def enumerate_assignments(problem: Problem, limit: int = 200_000) -> Enumeration
     loads = np.stack([(choices == i).sum(axis=1) for i in range(len(ids))], axis=1) if ids else np.zeros((size, 0), dtype=np.int64)
     owner_index = np.array([ids.index(owners[tp]) if tp in owners else -1 for tp, _ in partitions], dtype=np.int64)
     retained = (choices == owner_index).sum(axis=1) if partitions else np.zeros(size, dtype=np.int64)
-    return Enumeration(-np.sort(-loads, axis=1), loads, retained, int((owner_index >= 0).sum()))
+    remote = np.array([[not is_local(problem, tp[0], tp[1], m) for m in ids] for tp, _ in partitions],
+                      dtype=bool).reshape(len(partitions), len(ids))
+    cross = remote[np.arange(len(partitions)), choices].sum(axis=1) if partitions else np.zeros(size, np.int64)
+    return Enumeration(-np.sort(-loads, axis=1), loads, retained, int((owner_index >= 0).sum()), cross)
 
 
 @dataclass(frozen=True)
@@ -71,18 +83,26 @@ class BruteOptimum:
     sorted_loads: tuple[int, ...]
     retained: int
     owned: int
+    cross_rack: int = 0
 
 
 def optimum(problem: Problem) -> BruteOptimum:
-    """The optimum for the problem's objective order, by enumeration."""
+    """The optimum for the problem's objective order, by enumeration: tier by tier, keep the
+    assignments best on it (balance: lexicographically least sorted loads; rack: fewest
+    cross-rack partitions; stickiness: most kept)."""
     e = enumerate_assignments(problem)
-    if problem.balance_first:
-        best = lexicographic_min(e.sorted_loads)
-        on_best = (e.sorted_loads == best).all(axis=1)
-        return BruteOptimum(tuple(int(x) for x in best), int(e.retained[on_best].max()), e.owned)
-    stickiest = e.retained == e.retained.max()
-    best = lexicographic_min(e.sorted_loads[stickiest])
-    return BruteOptimum(tuple(int(x) for x in best), int(e.retained.max()), e.owned)
+    alive = np.ones(e.retained.size, dtype=bool)
+    for tier in problem.objective:
+        if tier == "balance":
+            best = lexicographic_min(e.sorted_loads[alive])
+            alive &= (e.sorted_loads == best).all(axis=1)
+        elif tier == "rack":
+            alive &= e.cross_rack == e.cross_rack[alive].min()
+        else:
+            alive &= e.retained == e.retained[alive].max()
+    first = int(np.flatnonzero(alive)[0])
+    return BruteOptimum(tuple(int(x) for x in e.sorted_loads[first]), int(e.retained[first]), e.owned,
+                        int(e.cross_rack[first]))
 
 
 def lexicographic_min(rows: np.ndarray) -> np.ndarray:
@@ -93,7 +113,7 @@ def lexicographic_min(rows: np.ndarray) -> np.ndarray:
 
 
 def all_assignments(problem: Problem, limit: int = 512):
-    """Every valid assignment as an :class:`Assignment`, with its loads and kept count."""
+    """Every valid assignment as an :class:`Assignment`, with its loads, kept and cross-rack counts."""
     from assignment_oracle.problem.model import Assignment
 
     ids = [m.member_id for m in problem.members]
@@ -114,10 +134,13 @@ def all_assignments(problem: Problem, limit: int = 512):
             members[member].setdefault(topic, []).append(p)
         loads = tuple(sum(len(v) for v in members[m].values()) for m in ids)
         kept = sum(owners.get(tp) == member for (tp, _), member in zip(partitions, choice))
-        yield Assignment({m: {t: tuple(ps) for t, ps in ts.items()} for m, ts in members.items()}), loads, kept
+        cross = sum(not is_local(problem, tp[0], tp[1], member) for (tp, _), member in zip(partitions, choice))
+        yield Assignment({m: {t: tuple(ps) for t, ps in ts.items()} for m, ts in members.items()}), loads, kept, cross
 
 
-def is_optimal(problem: Problem, loads, kept: int, best: "BruteOptimum") -> bool:
-    """Whether an assignment with these loads and kept count is optimal for the objective order."""
+def is_optimal(problem: Problem, loads, kept: int, best: "BruteOptimum", cross: int | None = None) -> bool:
+    """Whether an assignment with these loads, kept count (and cross-rack count, when the
+    objective has the rack tier) is optimal for the objective order."""
     on_loads = tuple(sorted(loads, reverse=True)) == best.sorted_loads
-    return on_loads and kept == best.retained
+    on_racks = cross is None or "rack" not in problem.objective or cross == best.cross_rack
+    return on_loads and kept == best.retained and on_racks

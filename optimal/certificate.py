@@ -23,6 +23,14 @@ duality).  Those potentials collapse to one integer per member, its *price*
     ``stickiness, balance`` (``r = None``) claims are fixed: (c) becomes
     "every claim is kept".
 
+With the rack tier (:mod:`optimal.levels`) the topic is refined into hubs
+(the partitions with the same members and the same local ones,
+:mod:`optimal.network`), and each member's price in (b) and (c) is its
+*effective* price in that hub: ``y_m + q`` when ``m`` is outside the
+partition's replica racks, ``y_m`` otherwise; ``min_t`` is the hub's least
+effective price.  When rack locality ranks before balance, (r): a partition
+that has a local subscriber went to a local one.
+
 Why they suffice: set the member potentials to ``-y``, the sink's to 0, the
 hub of subscriber set ``S`` to ``-min_S y`` and each class node anywhere in
 the interval (c) leaves open.  (a)-(c) are then exactly the reduced-cost
@@ -64,12 +72,14 @@ class Certificate:
     balance_weight: int
     stickiness_reward: int | None
     prices: Mapping[str, int] = field(default_factory=dict)
+    rack_penalty: int = 0
 
     def to_mapping(self) -> dict:
         return {
             "kind": KIND,
             "balance_weight": self.balance_weight,
             "stickiness_reward": self.stickiness_reward,
+            "rack_penalty": self.rack_penalty,
             "prices": {m: int(self.prices[m]) for m in sorted(self.prices)},
         }
 
@@ -78,7 +88,7 @@ def certificate_from_mapping(data: Any, *, source: str = "certificate", path: st
     """Read a certificate as written by ``solve``; bad shapes are input errors."""
     if not isinstance(data, dict):
         raise InputError(source, path, "must be a JSON object")
-    unknown = sorted(set(data) - {"kind", "balance_weight", "stickiness_reward", "prices"})
+    unknown = sorted(set(data) - {"kind", "balance_weight", "stickiness_reward", "rack_penalty", "prices"})
     if unknown:
         raise InputError(source, f"{path}.{unknown[0]}", "unknown key")
     if data.get("kind") != KIND:
@@ -93,15 +103,21 @@ def certificate_from_mapping(data: Any, *, source: str = "certificate", path: st
     reward = data.get("stickiness_reward")
     if reward is not None:
         reward = integer(reward, f"{path}.stickiness_reward")
+    penalty = integer(data.get("rack_penalty", 0), f"{path}.rack_penalty")
     prices = data.get("prices")
     if not isinstance(prices, dict):
         raise InputError(source, f"{path}.prices", "must be a JSON object of member -> integer")
     return Certificate(
-        weight, reward, MappingProxyType({m: integer(v, f"{path}.prices.{m}") for m, v in prices.items()})
+        weight, reward, MappingProxyType({m: integer(v, f"{path}.prices.{m}") for m, v in prices.items()}), penalty
     )
 
 
 # -- verification (no solver) -------------------------------------------------
+
+
+def _topic_partition(network: AggregatedNetwork, p: int) -> str:
+    i = int(np.searchsorted(network.topic_start, p, side="right")) - 1
+    return f"{network.topics[i]}-{p - int(network.topic_start[i])}"
 
 
 def verify(
@@ -124,13 +140,12 @@ def verify(
         if broken:
             return (f"the assignment is not valid ({broken[0]})",)
     weights = objective_weights(network)
-    if (certificate.balance_weight, certificate.stickiness_reward) != (
-        weights.balance_weight,
-        weights.stickiness_reward,
-    ):
+    mine = (certificate.balance_weight, certificate.stickiness_reward, certificate.rack_penalty)
+    theirs = (weights.balance_weight, weights.stickiness_reward, weights.rack_penalty)
+    if mine != theirs:
         return (
-            f"the weights (W={certificate.balance_weight}, r={certificate.stickiness_reward}) are not "
-            f"this problem's (W={weights.balance_weight}, r={weights.stickiness_reward})",
+            f"the weights (W={mine[0]}, r={mine[1]}, q={mine[2]}) are not "
+            f"this problem's (W={theirs[0]}, r={theirs[1]}, q={theirs[2]})",
         )
     ids = problem.member_ids
     if set(certificate.prices) != set(ids):
@@ -138,7 +153,7 @@ def verify(
     if any(abs(certificate.prices[m]) >= 2**62 for m in ids):
         return ("a price is out of range (|price| >= 2**62)",)
     price = np.array([certificate.prices[m] for m in ids], dtype=np.int64)
-    W, r = weights.balance_weight, weights.stickiness_reward
+    W, r, q = weights.balance_weight, weights.stickiness_reward, weights.rack_penalty
     problems: list[str] = []
 
     # (a) Each price lies between the cost of the member's last unit and its next.
@@ -148,31 +163,45 @@ def verify(
         bounds = f"[{int(last[m]) if load[m] > 0 else '-inf'}, {int(following[m])}]"
         problems.append(f"(a) member {ids[m]} with load {int(load[m])}: price {int(price[m])} not in {bounds}")
 
-    # (b), (c): per topic, against the cheapest subscriber.
-    cheapest_in_hub = [int(price[np.asarray(members)].min()) for members in network.hubs]
-    for i, t in enumerate(network.topics):
-        cheapest = cheapest_in_hub[network.hub_of_topic[i]]
-        owner = owners[t]
-        previous = network.previous_owner[network.topic_start[i] : network.topic_start[i + 1]]
-        had_owner = previous >= 0
-        stays = had_owner & (owner == previous)
-        checks = [(~stays & (price[owner] != cheapest), "went to {m} at price {pm}, not to a cheapest subscriber ({c})")]
-        if r is None:
-            checks.append((~stays & had_owner, "left {o} although stickiness comes first"))
-        else:
-            safe_previous = np.where(had_owner, previous, 0)
-            checks.append((~stays & had_owner & (price[safe_previous] < cheapest + r), "left {o} at price {po} < {c} + {r}"))
-            checks.append((stays & (price[safe_previous] > cheapest + r), "stayed with {o} at price {po} > {c} + {r}"))
-        for mask, text in checks:
-            for p in np.flatnonzero(mask)[:5]:
-                m, o = int(owner[p]), int(previous[p])
-                detail = text.format(
-                    m=ids[m], pm=int(price[m]), c=cheapest, r=r,
-                    o=ids[o] if o >= 0 else None, po=int(price[o]) if o >= 0 else None,
-                )
-                problems.append(f"({'b' if 'cheapest' in text else 'c'}) {t}-{p} {detail}")
-        if len(problems) >= 20:
-            break
+    owner = network.global_owner(owners)
+    hub = network.hub_of_partition
+    fixed = network.fixed
+    # Claims the objective fixes (stickiness before balance) stay.
+    for p in np.flatnonzero(fixed & (owner != network.previous_owner))[:5]:
+        problems.append(f"(c) {_topic_partition(network, p)} left {ids[network.previous_owner[p]]} "
+                        "although stickiness comes first")
+    # Every other partition goes through its hub: to one of the members the objective allows it.
+    arc = network.arc_index(hub, owner)
+    for p in np.flatnonzero(~fixed & (arc < 0))[:5]:
+        problems.append(f"(r) {_topic_partition(network, p)} went to {ids[owner[p]]}, outside its replicas' racks, "
+                        "although rack locality comes before balance and a local subscriber exists")
+    if problems:
+        return tuple(problems[:20])
+
+    # (b), (c): against the hub's cheapest member, each member's price plus the arc's rack penalty.
+    effective = price[network.arc_member] + q * network.arc_cross
+    cheapest = np.minimum.reduceat(effective, network.hub_arc_start[:-1]) if effective.size else effective
+    previous = network.keepable_owner.astype(np.int64)
+    had_owner = (previous >= 0) & ~fixed
+    stays = had_owner & (owner == previous)
+    moving = ~fixed & ~stays
+    went = effective[np.where(moving, arc, 0)] if effective.size else np.zeros(owner.size, np.int64)
+    floor = cheapest[hub] if effective.size else np.zeros(owner.size, np.int64)
+    checks = [(moving & (went != floor), "(b) {tp} went to {m} at price {pm}, not to a cheapest member ({c})")]
+    if r is not None:
+        owner_arc = network.arc_index(hub, np.where(had_owner, previous, 0))
+        held = effective[np.where(had_owner, owner_arc, 0)] if effective.size else np.zeros(owner.size, np.int64)
+        checks.append((had_owner & ~stays & (held < floor + r), "(c) {tp} left {o} at price {po} < {c} + {r}"))
+        checks.append((stays & (held > floor + r), "(c) {tp} stayed with {o} at price {po} > {c} + {r}"))
+    else:
+        held = np.zeros(owner.size, np.int64)
+    for mask, text in checks:
+        for p in np.flatnonzero(mask)[:5]:
+            o = int(previous[p])
+            problems.append(text.format(
+                tp=_topic_partition(network, p), m=ids[owner[p]], pm=int(went[p]), c=int(floor[p]), r=r,
+                o=ids[o] if o >= 0 else None, po=int(held[p]),
+            ))
     return tuple(problems[:20])
 
 
@@ -188,13 +217,15 @@ def certify(
     """Prices proving ``assignment`` optimal, or ``None`` if it is not optimal (or not valid).
 
     The prices are shortest-path distances from a root in the residual
-    network of the assignment, reduced to members and hubs:
+    network of the assignment, reduced to members and hubs (``x_e``: the
+    rack penalty ``q`` if arc ``e`` leads to a non-local member, else 0):
 
     * root -> member ``m``: ``c(x_m + 1)`` (``y_m <= c(x_m + 1)``);
-    * member -> hub, for each subscriber: 0 (the hub's price is the minimum);
-    * hub -> member, if the member got a partition through the hub: 0;
-    * owner -> hub, ``-r``, if a partition left that owner; hub -> owner,
-      ``+r``, if one stayed.
+    * member -> hub, for each of the hub's members: ``x_e`` (the hub's price
+      is the minimum of ``y_m + x_e``);
+    * hub -> member, if the member got a partition through the hub: ``-x_e``;
+    * owner -> hub, ``x_e - r``, if a partition left that owner; hub -> owner,
+      ``r - x_e``, if one stayed.
 
     ``y_m >= c(x_m)`` is not an arc here; it holds exactly when the
     assignment is optimal, which :func:`verify` checks.
@@ -205,38 +236,41 @@ def certify(
         if broken:
             return None
     weights = objective_weights(network)
-    W, r = weights.balance_weight, weights.stickiness_reward
+    W, r, q = weights.balance_weight, weights.stickiness_reward, weights.rack_penalty
     num_members, num_hubs = len(problem.members), len(network.hubs)
     root = num_members + num_hubs
     load = network.loads(owners)
-
-    tails: list[np.ndarray] = [np.full(num_members, root), network.arc_member, ]
-    heads: list[np.ndarray] = [np.arange(num_members), num_members + network.arc_hub]
-    costs: list[np.ndarray] = [unit_cost(W, load + 1), np.zeros(network.arc_member.size, dtype=np.int64)]
-    for i, t in enumerate(network.topics):
-        hub = num_members + int(network.hub_of_topic[i])
-        owner = owners[t].astype(np.int64)
-        previous = network.previous_owner[network.topic_start[i] : network.topic_start[i + 1]].astype(np.int64)
-        stays = (previous >= 0) & (owner == previous)
-        receivers = np.unique(owner[~stays])
-        tails.append(np.full(receivers.size, hub))
-        heads.append(receivers)
-        costs.append(np.zeros(receivers.size, dtype=np.int64))
-        left = np.unique(previous[~stays & (previous >= 0)])
-        if left.size and r is None:
-            return None  # a claim was not kept although stickiness comes first
-        if r is not None:
-            kept = np.unique(previous[stays])
-            tails += [left, np.full(kept.size, hub)]
-            heads += [np.full(left.size, hub), kept]
-            costs += [np.full(left.size, -r, dtype=np.int64), np.full(kept.size, r, dtype=np.int64)]
+    owner = network.global_owner(owners)
+    hub = network.hub_of_partition
+    fixed = network.fixed
+    if (fixed & (owner != network.previous_owner)).any():
+        return None  # a claim was not kept although stickiness comes first
+    arc = network.arc_index(hub, owner)
+    if (~fixed & (arc < 0)).any():
+        return None  # a partition went where the rack restriction does not allow
+    penalty = q * network.arc_cross.astype(np.int64)
+    previous = network.keepable_owner.astype(np.int64)
+    had_owner = (previous >= 0) & ~fixed
+    stays = had_owner & (owner == previous)
+    moving = ~fixed & ~stays
+    used = np.unique(arc[moving])
+    owner_arc = network.arc_index(hub, np.where(had_owner, previous, 0))
+    left = np.unique(owner_arc[had_owner & ~stays])
+    kept = np.unique(owner_arc[stays])
+    tails = [np.full(num_members, root), network.arc_member, num_members + network.arc_hub[used]]
+    heads = [np.arange(num_members), num_members + network.arc_hub, network.arc_member[used]]
+    costs = [unit_cost(W, load + 1), penalty, -penalty[used]]
+    if r is not None:
+        tails += [network.arc_member[left], num_members + network.arc_hub[kept]]
+        heads += [num_members + network.arc_hub[left], network.arc_member[kept]]
+        costs += [penalty[left] - r, r - penalty[kept]]
     distance = _shortest_paths(
-        root + 1, root, np.concatenate(tails), np.concatenate(heads), np.concatenate(costs)
+        root + 1, root, np.concatenate(tails), np.concatenate(heads), np.concatenate(costs).astype(np.int64)
     )
     if distance is None:
         return None
     certificate = Certificate(
-        W, r, MappingProxyType({m: int(distance[i]) for i, m in enumerate(problem.member_ids)})
+        W, r, MappingProxyType({m: int(distance[i]) for i, m in enumerate(problem.member_ids)}), q
     )
     return None if verify(problem, assignment, certificate, network, owners) else certificate
 

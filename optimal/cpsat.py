@@ -26,7 +26,9 @@ Data, variables, constraints, objective (over the aggregated network of
   a lower bound and is exact when the loads land inside their windows;
   otherwise windows are widened and the model solved again.
 
-The objective is ``sum(square) - r * sum(keep)``.  A hint (any valid
+The objective is ``sum(square) - r * sum(keep) + q * cross``, ``cross``
+the partitions given or kept outside their replica racks (the rack tier of
+:mod:`optimal.levels`).  A hint (any valid
 assignment) can warm-start the search.  Search is deterministic (one worker
 by default; ``interleave_search`` with more), so the same input gives the
 same answer.
@@ -99,7 +101,7 @@ def solve(
 
 def _solve_windowed(network: AggregatedNetwork, weights, windows: Windows, time_limit, workers, hinted=None):
     model = cp_model.CpModel()
-    W, r = weights.balance_weight, weights.stickiness_reward
+    W, r, q = weights.balance_weight, weights.stickiness_reward, weights.rack_penalty
     supply = network.hub_supply
     owned = np.flatnonzero(network.class_owner >= 0)
 
@@ -134,9 +136,11 @@ def _solve_windowed(network: AggregatedNetwork, weights, windows: Windows, time_
     for m, load in enumerate(loads):
         model.add(load == int(network.base_load[m]) + sum(terms[m]))
 
-    # Objective: squares through secant cuts, minus the stickiness reward.
+    # Objective: squares through secant cuts, minus the stickiness reward, plus the rack penalty.
     squares = _add_square_cuts(model, loads, windows, network, W)
-    model.minimize(sum(squares) - (r or 0) * sum(keep.values()))
+    cross = [give[e] for e in np.flatnonzero(network.arc_cross).tolist()]
+    cross += [var for c, var in keep.items() if network.class_cross[c]]
+    model.minimize(sum(squares) - (r or 0) * sum(keep.values()) + q * sum(cross))
 
     if hinted is not None:
         # A complete hint (every variable), or CP-SAT spends its time completing it.

@@ -8,9 +8,12 @@ checks without a solver.
 
 The network is the aggregated one of :mod:`optimal.network`:
 
-    class (hub, owner) --cost -r--> owner member
-    class (hub, owner) --cost 0---> hub --cost 0--> member (any subscriber)
+    class (hub, owner) --cost -r (+q)--> owner member
+    class (hub, owner) --cost 0---> hub --cost 0 (+q)--> member (any of the hub's members)
     member --convex level arcs--> sink
+
+(``+q``: the rack penalty, on arcs to a member outside the partitions'
+replica racks, when the objective weighs rack locality after balance.)
 
 with supplies on classes (and on hubs for partitions without an owner) and
 the per-unit level costs ``W * (2k - 1)`` of :mod:`optimal.levels`.  Only a
@@ -122,7 +125,7 @@ def solve(
 
 def _build(network: AggregatedNetwork, weights, windows: Windows) -> _FlowNetwork:
     """Nodes: owned classes, then hubs, then members, then the sink."""
-    W, r = weights.balance_weight, weights.stickiness_reward
+    W, r, q = weights.balance_weight, weights.stickiness_reward, weights.rack_penalty
     owned = np.flatnonzero(network.class_owner >= 0)
     num_classes, num_hubs, num_members = owned.size, len(network.hubs), network.num_members
     hub0, member0 = num_classes, num_classes + num_hubs
@@ -135,16 +138,17 @@ def _build(network: AggregatedNetwork, weights, windows: Windows) -> _FlowNetwor
         caps.append(np.asarray(c, dtype=np.int64))
         costs.append(np.asarray(k, dtype=np.int64))
 
-    # Each owned class sends its partitions to its hub or keeps them (reward r).
+    # Each owned class sends its partitions to its hub or keeps them (reward r; penalty q if its
+    # owner is not local to them).
     class_nodes = np.arange(num_classes)
     counts = network.class_count[owned]
     add(class_nodes, hub0 + network.class_hub[owned], counts, np.zeros(num_classes))
-    add(class_nodes, member0 + network.class_owner[owned], counts, np.full(num_classes, -(r or 0)))
+    add(class_nodes, member0 + network.class_owner[owned], counts, q * network.class_cross[owned] - (r or 0))
     keep_arcs = np.full(network.class_count.size, -1, dtype=np.int64)
     keep_arcs[owned] = num_classes + np.arange(num_classes)
-    # Each hub may give any of its partitions to any of its members.
+    # Each hub may give any of its partitions to any of its members (penalty q to a non-local one).
     first_hub_arc = 2 * num_classes
-    add(hub0 + network.arc_hub, member0 + network.arc_member, network.hub_supply[network.arc_hub], np.zeros(network.arc_hub.size))
+    add(hub0 + network.arc_hub, member0 + network.arc_member, network.hub_supply[network.arc_hub], q * network.arc_cross)
     hub_arcs = slice(first_hub_arc, first_hub_arc + network.arc_hub.size)
     # Each member's load pays the convex level costs, windowed.
     members = np.arange(num_members)

@@ -21,6 +21,26 @@ set (Frank & Murota); the tests check that against brute force.
 claims are fixed, see :mod:`optimal.network`), ``W = 1`` and ``r`` plays no
 part (``None``).
 
+*Rack locality* (the ``rack`` tier; KIP-881): a partition given to a member
+outside its replicas' racks costs ``q``, so with ``cross`` such partitions
+the objective is ``W * sum(x_m ** 2) + q * cross - r * kept``.  Tiers after
+``balance`` are weighted, each above everything after it:
+
+* ``balance, rack, stickiness``: ``r = 1``, ``q = K + 1`` (one partition
+  more or less across racks outweighs every claim);
+* ``balance, stickiness, rack``: ``q = 1``, ``r = C + 1``;
+* a tier before ``balance`` is not weighted but enforced by the network
+  (claims fixed, or partitions restricted to local subscribers), and its
+  weight is ``None`` (``r``) or 0 (``q``).
+
+``C`` is the number of free partitions whose hub has both local and
+non-local members (:attr:`AggregatedNetwork.penalised`): no two assignments
+differ by more than ``C`` in cross-rack partitions, nor by more than ``K``
+in kept ones.  Then ``W = floor((q * C + r * K) / 2) + 1``, so that a step
+of 2 in the sum of squares outweighs any difference in the later tiers.
+Without rack information ``q = 0`` and this is the two-tier objective
+above, with the same weights.
+
 Per-unit costs
 --------------
 ``W * x**2`` is convex and separable, so the k-th partition a member gets
@@ -52,23 +72,35 @@ from dataclasses import dataclass
 import numpy as np
 
 from assignment_oracle.optimal.network import AggregatedNetwork
+from assignment_oracle.problem.model import BALANCE, RACK, STICKINESS
 
 __all__ = ["ObjectiveWeights", "objective_weights", "unit_cost", "estimate_loads", "Windows", "initial_windows", "widen"]
 
 
 @dataclass(frozen=True)
 class ObjectiveWeights:
-    """``W`` (balance weight) and ``r`` (stickiness reward; ``None`` = claims are fixed)."""
+    """``W`` (balance weight), ``r`` (stickiness reward; ``None`` = claims are fixed) and
+    ``q`` (rack penalty per cross-rack partition; 0 = rack locality is not weighed)."""
 
     balance_weight: int
     stickiness_reward: int | None
+    rack_penalty: int = 0
 
 
 def objective_weights(network: AggregatedNetwork) -> ObjectiveWeights:
-    if network.problem.balance_first:
-        owned = int((network.previous_owner >= 0).sum())
-        return ObjectiveWeights(owned // 2 + 1, 1)
-    return ObjectiveWeights(1, None)
+    """The weights of the problem's objective order (see module docstring)."""
+    problem = network.problem
+    owned = int(network.class_count[network.class_owner >= 0].sum())  # K: free partitions with a keepable owner
+    penalised = network.penalised  # C
+    reward = None if problem.ranks_before(STICKINESS, BALANCE) else 1
+    penalty = 1 if penalised and problem.ranks_before(BALANCE, RACK) and RACK in problem.objective else 0
+    if reward is not None and penalty:
+        if problem.ranks_before(RACK, STICKINESS):
+            penalty = owned + 1
+        else:
+            reward = penalised + 1
+    weight = (penalty * penalised + (reward or 0) * owned) // 2 + 1
+    return ObjectiveWeights(weight, reward, penalty)
 
 
 def unit_cost(weight: int, level):

@@ -24,6 +24,25 @@ Under the objective order ``stickiness, balance`` every valid claim is kept
 means); those partitions are *fixed*: they are pre-loaded onto their owners
 and only the unowned partitions flow through the network.
 
+Rack locality (the ``rack`` tier, KIP-881) refines the hubs: a hub is a
+distinct pair (subscriber set ``S``, the members of ``S`` local to the
+partition), so partitions whose replicas sit on different racks may go
+through different hubs of the same topic.  When ``rack`` ranks *after*
+``balance`` in the objective, a hub -> member arc to a non-local member (and
+a class's stickiness arc when its owner is non-local) carries the rack
+penalty of :mod:`optimal.levels`.  When ``rack`` ranks *before* ``balance``,
+it is a restriction instead: a partition with a local subscriber may only
+go to local subscribers (the fewest cross-rack partitions is exactly the
+count of partitions without one; partitions are independent in this), so
+the hub's members are its local ones; a partition without any local
+subscriber keeps all of ``S``.  A hub whose members are all local, or
+that has none, has no penalised arc: those partitions are local or
+cross-rack whatever happens.
+
+Stickiness before balance fixes claims (above); when ``rack`` ranks before
+``stickiness`` too, only claims of an owner the restriction allows are
+fixed.
+
 The network also turns an aggregate solution (how many partitions of each
 class stay, how many each hub sends to each member) back into concrete
 partitions, deterministically (:meth:`AggregatedNetwork.materialize`).
@@ -37,7 +56,7 @@ from functools import cached_property
 import numpy as np
 
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
-from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.model import BALANCE, RACK, STICKINESS, Assignment, Problem
 
 __all__ = ["AggregatedNetwork", "build_network"]
 
@@ -59,22 +78,36 @@ class AggregatedNetwork:
     topic_start:
         int64 array, ``len(topics) + 1`` offsets into the global numbering.
     hubs:
-        Member-index tuples, one per distinct subscriber set.
-    hub_of_topic:
-        int array: hub index per assignable topic.
+        Member-index tuples (sorted), one per hub: the members its partitions
+        may go to.
+    hub_of_partition:
+        int64 array over global partitions: the partition's hub.
     previous_owner:
         int32 array over global partitions: resolved previous owner or -1.
+    keepable_owner:
+        ``previous_owner`` where the objective lets the partition stay with
+        it (its owner is one of the hub's members), else -1.
     fixed:
         bool array: partitions pre-assigned to their owner (stickiness first).
     class_hub, class_owner, class_count:
-        Per class of free partitions: its hub, its previous owner (-1 when
+        Per class of free partitions: its hub, its keepable owner (-1 when
         none), and how many partitions it has.
+    class_cross:
+        bool per class: its owner is non-local to its partitions (penalised
+        stickiness arc).
     class_start, class_members_order:
         ``class_members_order[class_start[c]:class_start[c+1]]`` are the
         global numbers of class ``c``'s partitions, ascending.
     arc_hub, arc_member:
         The hub -> member arcs, flattened: arc ``e`` lets hub ``arc_hub[e]``
-        give partitions to member ``arc_member[e]``.  Grouped by hub.
+        give partitions to member ``arc_member[e]``.  Grouped by hub,
+        members ascending within a hub.
+    arc_cross:
+        bool per arc: the member is non-local to the hub's partitions
+        (penalised arc; only when ``rack`` ranks after ``balance``).
+    penalised:
+        Free partitions in hubs with a penalised arc: the most the cross-rack
+        count can differ by between two assignments (:mod:`optimal.levels`).
     base_load:
         Fixed partitions per member.
     capacity:
@@ -87,16 +120,20 @@ class AggregatedNetwork:
     topics: tuple[str, ...]
     topic_start: np.ndarray
     hubs: tuple[tuple[int, ...], ...]
-    hub_of_topic: np.ndarray
+    hub_of_partition: np.ndarray
     previous_owner: np.ndarray
+    keepable_owner: np.ndarray
     fixed: np.ndarray
     class_hub: np.ndarray
     class_owner: np.ndarray
     class_count: np.ndarray
     class_start: np.ndarray
     class_members_order: np.ndarray
+    class_cross: np.ndarray
     arc_hub: np.ndarray
     arc_member: np.ndarray
+    arc_cross: np.ndarray
+    penalised: int
     base_load: np.ndarray
     capacity: np.ndarray
 
@@ -118,6 +155,19 @@ class AggregatedNetwork:
         """``arc_*[hub_arc_start[h]:hub_arc_start[h+1]]`` are hub ``h``'s arcs."""
         return np.concatenate(([0], np.cumsum([len(s) for s in self.hubs]))).astype(np.int64)
 
+    def arc_index(self, hub: np.ndarray, member: np.ndarray) -> np.ndarray:
+        """The arc from ``hub[i]`` to ``member[i]``, element-wise; -1 where there is none."""
+        keys = self.arc_hub * self.num_members + self.arc_member  # ascending: grouped by hub, members sorted
+        wanted = np.asarray(hub, dtype=np.int64) * self.num_members + np.asarray(member, dtype=np.int64)
+        at = np.minimum(np.searchsorted(keys, wanted), max(0, keys.size - 1))
+        return np.where((keys.size > 0) & (keys[at] == wanted), at, -1) if keys.size else np.full(wanted.shape, -1)
+
+    def global_owner(self, owners: dict[str, np.ndarray]) -> np.ndarray:
+        """One owner array over the network's global numbering, from per-topic owner arrays."""
+        if not self.topics:
+            return np.zeros(0, dtype=np.int64)
+        return np.concatenate([owners[t] for t in self.topics]).astype(np.int64)
+
     def loads(self, owners: dict[str, np.ndarray]) -> np.ndarray:
         """Partitions per member of a valid assignment given as per-topic owner arrays."""
         total = np.zeros(self.num_members, dtype=np.int64)
@@ -131,7 +181,7 @@ class AggregatedNetwork:
         ``owners`` are per-topic owner arrays (:func:`problem.ownership.owner_arrays`).
         Returns ``(class_kept, arc_flow)``.
         """
-        owner = np.concatenate([owners[t] for t in self.topics]).astype(np.int64) if self.topics else np.zeros(0, np.int64)
+        owner = self.global_owner(owners)
         class_kept = np.zeros(self.class_count.size, dtype=np.int64)
         for c in range(self.class_count.size):
             if self.class_owner[c] >= 0:
@@ -139,7 +189,7 @@ class AggregatedNetwork:
                 class_kept[c] = int((owner[segment] == self.class_owner[c]).sum())
         # Free partitions each member got through each hub, less what it kept as owner.
         free = np.flatnonzero(~self.fixed)
-        hub_of_partition = np.repeat(self.hub_of_topic, np.diff(self.topic_start))
+        hub_of_partition = self.hub_of_partition
         got = {}
         pairs, counts = np.unique(
             np.stack([hub_of_partition[free], owner[free]]), axis=1, return_counts=True
@@ -148,7 +198,7 @@ class AggregatedNetwork:
             got[(h, m)] = n
         for c in np.flatnonzero(class_kept):
             key = (int(self.class_hub[c]), int(self.class_owner[c]))
-            got[key] -= int(class_kept[c])
+            got[key] = got.get(key, 0) - int(class_kept[c])
         arc_flow = np.array(
             [got.get((h, m), 0) for h, m in zip(self.arc_hub.tolist(), self.arc_member.tolist())], dtype=np.int64
         )
@@ -203,33 +253,72 @@ def build_network(problem: Problem, claims: ResolvedClaims | None = None) -> Agg
     """Aggregate ``problem`` into hubs and classes (see module docstring)."""
     claims = resolve_claims(problem) if claims is None else claims
     num_members = len(problem.members)
-    topics = tuple(t.name for t in problem.assignable_topics)
-    sizes = np.array([t.partitions for t in problem.assignable_topics], dtype=np.int64)
+    assignable = problem.assignable_topics
+    topics = tuple(t.name for t in assignable)
+    sizes = np.array([t.partitions for t in assignable], dtype=np.int64)
     topic_start = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    num_partitions = int(topic_start[-1])
+    rack_tier = RACK in problem.objective and problem.rack_locality.active
+    restrict = rack_tier and problem.ranks_before(RACK, BALANCE)
+    stickiness_first = problem.ranks_before(STICKINESS, BALANCE)
 
-    # Step 1: one hub per distinct subscriber set, numbered in topic order.
-    hub_ids: dict[tuple[int, ...], int] = {}
-    hub_of_topic = np.array(
-        [hub_ids.setdefault(problem.subscribers[t], len(hub_ids)) for t in topics], dtype=np.int64
-    )
-    hubs = tuple(hub_ids)
-
-    # Step 2: previous owners in the global numbering; fixed partitions.
+    # Step 1: previous owners in the network's global numbering.
     previous_owner = (
         np.concatenate([claims.previous_owner[t] for t in topics]).astype(np.int32)
         if topics
         else np.zeros(0, dtype=np.int32)
     )
-    hub_of_partition = np.repeat(hub_of_topic, sizes)
-    if problem.balance_first:
-        fixed = np.zeros(previous_owner.size, dtype=bool)
+
+    # Step 2: one hub per distinct (members, non-local members) pair, numbered in partition order.
+    # Without the rack tier that is one hub per distinct subscriber set.
+    hub_ids: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+    hub_of_partition = np.empty(num_partitions, dtype=np.int64)
+    # Under "stickiness before rack before balance", claims are fixed against the subscribers, before
+    # the restriction; the restriction then applies to the free partitions only.
+    fix_before_restrict = restrict and stickiness_first and problem.ranks_before(STICKINESS, RACK)
+    subscriber_owner_ok = previous_owner >= 0
+    offsets = problem.partition_offsets
+    topic_index = {t: i for i, t in enumerate(problem.topic_names)}
+    locality = problem.rack_locality
+    for i, topic in enumerate(topics):
+        subscribers = problem.subscribers[topic]
+        span = slice(int(topic_start[i]), int(topic_start[i + 1]))
+        racksets = (locality.partition_rackset[offsets[topic_index[topic]] + np.arange(sizes[i])]
+                    if rack_tier else np.full(int(sizes[i]), -1))
+        for rackset in np.unique(racksets).tolist():
+            where = np.flatnonzero(racksets == rackset) + span.start
+            local = subscribers if rackset < 0 else tuple(
+                m for m in subscribers if locality.member_rack[m] < 0 or locality.table[rackset, locality.member_rack[m]])
+            if local == subscribers or not local:
+                key = (subscribers, ())  # all local, or none: no choice to penalise
+            elif restrict:
+                key = (local, ())
+            else:
+                key = (subscribers, tuple(m for m in subscribers if m not in set(local)))
+            hub_of_partition[where] = hub_ids.setdefault(key, len(hub_ids))
+    hubs = tuple(members for members, _ in hub_ids)
+    cross_of_hub = [frozenset(cross) for _, cross in hub_ids]
+
+    # Step 3: which claims may be kept, and which are fixed.
+    hub_members = [frozenset(members) for members in hubs]
+    keepable_owner = previous_owner.copy()
+    if restrict:
+        has = np.flatnonzero(previous_owner >= 0)
+        allowed = np.array([int(previous_owner[p]) in hub_members[int(hub_of_partition[p])] for p in has.tolist()],
+                           dtype=bool)
+        keepable_owner[has[~allowed]] = -1
+    if not stickiness_first:
+        fixed = np.zeros(num_partitions, dtype=bool)
+    elif fix_before_restrict:
+        fixed = subscriber_owner_ok  # every valid claim, local or not
+        keepable_owner = np.where(fixed, previous_owner, keepable_owner).astype(np.int32)
     else:
-        fixed = previous_owner >= 0
+        fixed = keepable_owner >= 0
     base_load = np.bincount(previous_owner[fixed], minlength=num_members).astype(np.int64)
 
-    # Step 3: classes of free partitions, keyed by (hub, previous owner).
+    # Step 4: classes of free partitions, keyed by (hub, keepable owner).
     free = np.flatnonzero(~fixed)
-    key = hub_of_partition[free] * (num_members + 1) + (previous_owner[free].astype(np.int64) + 1)
+    key = hub_of_partition[free] * (num_members + 1) + (keepable_owner[free].astype(np.int64) + 1)
     order = np.argsort(key, kind="stable")
     class_members_order = free[order]
     sorted_key = key[order]
@@ -241,12 +330,15 @@ def build_network(problem: Problem, claims: ResolvedClaims | None = None) -> Agg
     class_hub = (class_key // (num_members + 1)).astype(np.int64)
     class_owner = (class_key % (num_members + 1) - 1).astype(np.int64)
     class_count = np.diff(class_start)
+    class_cross = np.array([o in cross_of_hub[h] for h, o in zip(class_hub.tolist(), class_owner.tolist())], dtype=bool)
 
-    # Step 4: hub -> member arcs and member capacities.
+    # Step 5: hub -> member arcs and member capacities.
     arc_hub = np.repeat(np.arange(len(hubs), dtype=np.int64), [len(s) for s in hubs])
     arc_member = np.array([m for s in hubs for m in s], dtype=np.int64)
+    arc_cross = np.array([m in cross_of_hub[h] for h, m in zip(arc_hub.tolist(), arc_member.tolist())], dtype=bool)
     hub_supply = np.bincount(class_hub, weights=class_count, minlength=len(hubs)).astype(np.int64)
     capacity = base_load + np.bincount(arc_member, weights=hub_supply[arc_hub], minlength=num_members).astype(np.int64)
+    penalised = int(sum(int(hub_supply[h]) for h in range(len(hubs)) if cross_of_hub[h]))
 
     return AggregatedNetwork(
         problem=problem,
@@ -254,16 +346,20 @@ def build_network(problem: Problem, claims: ResolvedClaims | None = None) -> Agg
         topics=topics,
         topic_start=topic_start,
         hubs=hubs,
-        hub_of_topic=hub_of_topic,
+        hub_of_partition=hub_of_partition,
         previous_owner=previous_owner,
+        keepable_owner=keepable_owner.astype(np.int32),
         fixed=fixed,
         class_hub=class_hub,
         class_owner=class_owner,
         class_count=class_count,
         class_start=class_start,
         class_members_order=class_members_order,
+        class_cross=class_cross,
         arc_hub=arc_hub,
         arc_member=arc_member,
+        arc_cross=arc_cross,
+        penalised=penalised,
         base_load=base_load,
         capacity=capacity,
     )

@@ -12,6 +12,7 @@ from assignment_oracle.optimal.certificate import Certificate, certify
 from assignment_oracle.optimal.levels import ObjectiveWeights, objective_weights
 from assignment_oracle.optimal.network import AggregatedNetwork
 from assignment_oracle.problem.errors import SolverError
+from assignment_oracle.problem.metrics import cross_rack
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import owner_arrays
 
@@ -41,7 +42,7 @@ class Solution:
     assignment:
         The assignment (``None`` when ``UNKNOWN`` or ``INFEASIBLE``).
     objective, bound:
-        The value of ``W * sum(x**2) - r * kept`` (see
+        The value of ``W * sum(x**2) - r * kept + q * cross`` (see
         :mod:`optimal.levels`) for the assignment, and a proven lower bound on
         the optimum; equal when ``OPTIMAL``.
     certificate:
@@ -49,6 +50,10 @@ class Solution:
         (``OPTIMAL`` only).
     retained:
         Partitions that stay with their resolved previous owner.
+    cross_rack:
+        Partitions given to a member outside their replicas' racks
+        (:func:`~assignment_oracle.problem.metrics.cross_rack`; 0 without
+        rack information).
     wall_time:
         Seconds spent in :func:`optimal.solve`, model building included.
     stats:
@@ -66,6 +71,7 @@ class Solution:
     weights: ObjectiveWeights
     wall_time: float
     retained: int | None = None
+    cross_rack: int | None = None
     stats: Mapping[str, int] = field(default_factory=dict)
 
     @cached_property
@@ -127,6 +133,7 @@ class Solution:
                 retained=self.retained,
                 moved=self.moved,
                 owned=self.owned,
+                cross_rack=self.cross_rack,
             )
         out["certificate"] = None if self.certificate is None else self.certificate.to_mapping()
         if timing:
@@ -144,9 +151,20 @@ def retained_count(network: AggregatedNetwork, owners: Mapping[str, np.ndarray])
     return kept
 
 
-def weighted_objective(weights: ObjectiveWeights, loads: np.ndarray, kept: int) -> int:
+def penalised_count(network: AggregatedNetwork, owners: Mapping[str, np.ndarray]) -> int:
+    """Free partitions on a penalised arc (given or kept outside their replica racks where
+    a local member was possible): the ``cross`` term of the objective (:mod:`optimal.levels`)."""
+    if not network.penalised:
+        return 0
+    owner = network.global_owner(owners)
+    free = ~network.fixed
+    arc = network.arc_index(network.hub_of_partition[free], owner[free])
+    return int(network.arc_cross[arc[arc >= 0]].sum())
+
+
+def weighted_objective(weights: ObjectiveWeights, loads: np.ndarray, kept: int, penalised: int = 0) -> int:
     squares = int(sum(int(x) ** 2 for x in loads))
-    return weights.balance_weight * squares - (weights.stickiness_reward or 0) * kept
+    return weights.balance_weight * squares - (weights.stickiness_reward or 0) * kept + weights.rack_penalty * penalised
 
 
 def finish(
@@ -167,7 +185,7 @@ def finish(
     """
     weights = objective_weights(network)
     problem = network.problem
-    objective = certificate = kept = None
+    objective = certificate = kept = cross = None
     status = UNKNOWN
     if assignment is not None:
         owners, broken = owner_arrays(problem, assignment)
@@ -175,7 +193,8 @@ def finish(
             raise SolverError(f"{method}: the solver produced an invalid assignment ({broken[0]})")
         loads = network.loads(owners)
         kept = retained_count(network, owners)
-        objective = weighted_objective(weights, loads, kept)
+        objective = weighted_objective(weights, loads, kept, penalised_count(network, owners))
+        cross = cross_rack(problem, assignment)
         status = FEASIBLE
         if proven_optimal:
             # certify() returns only certificates that verify() accepts.
@@ -195,5 +214,6 @@ def finish(
         weights=weights,
         wall_time=clock() - started,
         retained=kept,
+        cross_rack=cross,
         stats=dict(stats),
     )

@@ -24,6 +24,7 @@ __all__ = [
     "kip54_balance_score",
     "sorted_load_distance",
     "retained",
+    "cross_rack",
     "per_topic_spread",
 ]
 
@@ -91,6 +92,23 @@ def retained(problem: Problem, assignment: Assignment, claims: ResolvedClaims | 
     kept = np.zeros(claims.previous_owner_array.size, dtype=bool)
     kept[partition[claims.previous_owner_array[partition] == placement.member[placed]]] = True
     return int(kept.sum())
+
+
+def cross_rack(problem: Problem, assignment: Assignment, placement: Placement | None = None) -> int:
+    """Partitions ``assignment`` gives to a member outside their replicas' racks (KIP-881).
+
+    A partition is local to a member when the member's rack is among the
+    racks of the partition's replicas; no rack information on either side
+    means local (:class:`~assignment_oracle.problem.model.RackLocality`).
+    Every placed row counts (a partition given twice to non-local members
+    counts twice; an invalid assignment is reported as such elsewhere).
+    """
+    locality = problem.rack_locality
+    if not locality.active:
+        return 0
+    placement = place(problem, assignment) if placement is None else placement
+    placed = placement.placed
+    return int((~locality.is_local(placement.partition[placed], placement.member[placed])).sum())
 
 
 def per_topic_spread(problem: Problem, assignment: Assignment) -> dict[str, int]:

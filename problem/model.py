@@ -31,9 +31,12 @@ import numpy as np
 
 __all__ = [
     "BALANCE",
+    "RACK",
     "STICKINESS",
+    "TIERS",
     "BALANCE_FIRST",
     "STICKINESS_FIRST",
+    "RackLocality",
     "TopicPartition",
     "Topic",
     "Member",
@@ -42,11 +45,18 @@ __all__ = [
 ]
 
 BALANCE = "balance"
+RACK = "rack"
 STICKINESS = "stickiness"
-#: The StickyAssignor's order (KIP-54, "fair yet sticky"): balance, then stickiness.
-BALANCE_FIRST: tuple[str, str] = (BALANCE, STICKINESS)
-#: KIP-54's "sticky yet fair" alternative: keep every valid claim, then balance.
-STICKINESS_FIRST: tuple[str, str] = (STICKINESS, BALANCE)
+#: The objective's tiers.  An objective names ``balance`` and ``stickiness`` once each and ``rack`` at
+#: most once (left out: rack locality plays no part), in priority order.
+TIERS: tuple[str, ...] = (BALANCE, RACK, STICKINESS)
+#: The default order: most balanced, then fewest cross-rack partitions (KIP-881), then stickiest.
+#: KIP-54's "fair yet sticky" with rack locality between the two, as Kafka's rack-aware sticky
+#: assignors rank them (see docs/formats.md, "Objective").  Without rack information every
+#: partition is local and this is KIP-54's ``balance, stickiness``.
+BALANCE_FIRST: tuple[str, ...] = (BALANCE, RACK, STICKINESS)
+#: KIP-54's "sticky yet fair" alternative: keep every valid claim, then balance, then rack locality.
+STICKINESS_FIRST: tuple[str, ...] = (STICKINESS, BALANCE, RACK)
 
 
 class TopicPartition(NamedTuple):
@@ -125,7 +135,7 @@ class Problem:
 
     topics: tuple[Topic, ...]
     members: tuple[Member, ...]
-    objective: tuple[str, str] = BALANCE_FIRST
+    objective: tuple[str, ...] = BALANCE_FIRST
 
     @classmethod
     def from_mapping(cls, data: Mapping, *, source: str = "scenario") -> "Problem":
@@ -227,7 +237,89 @@ class Problem:
 
     @property
     def balance_first(self) -> bool:
-        return self.objective == BALANCE_FIRST
+        """Whether balance is the first tier (what the judges measure heuristics against)."""
+        return self.objective[0] == BALANCE
+
+    def ranks_before(self, first: str, second: str) -> bool:
+        """Whether tier ``first`` comes before ``second`` in the objective (a tier left out comes last)."""
+        order = {t: i for i, t in enumerate(self.objective)}
+        return order.get(first, len(order)) < order.get(second, len(order))
+
+    @cached_property
+    def rack_locality(self) -> "RackLocality":
+        """Which member is local to which partition (KIP-881 rack matching); see :class:`RackLocality`."""
+        return RackLocality.of(self)
+
+
+@dataclass(frozen=True, eq=False)
+class RackLocality:
+    """Rack matching as dense arrays: is partition ``p`` *local* to member ``m``?
+
+    A partition is local to a member when the member's rack (``client.rack``)
+    is among the racks of the partition's replicas (KIP-881).  No rack
+    information means local: a member without a rack, or a partition of a
+    topic without replica racks, is local to everything.
+
+    Attributes
+    ----------
+    partition_rackset:
+        int32 per global partition (:attr:`Problem.partition_offsets`): index
+        into ``racksets``, -1 when its topic has no rack information.
+    racksets:
+        The distinct replica rack sets.
+    member_rack:
+        int32 per member: index into ``racks``, -1 when the member has none.
+    racks:
+        Every rack named by a member (sorted).
+    table:
+        bool ``[len(racksets), len(racks)]``: rack set ``s`` contains rack ``k``.
+    """
+
+    partition_rackset: np.ndarray
+    racksets: tuple[frozenset[str], ...]
+    member_rack: np.ndarray
+    racks: tuple[str, ...]
+    table: np.ndarray
+
+    @classmethod
+    def of(cls, problem: "Problem") -> "RackLocality":
+        racks = tuple(sorted({m.rack for m in problem.members if m.rack is not None}))
+        rack_index = {r: i for i, r in enumerate(racks)}
+        member_rack = np.array([rack_index.get(m.rack, -1) if m.rack is not None else -1 for m in problem.members],
+                               dtype=np.int32)
+        partition_rackset = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int32)
+        rackset_index: dict[frozenset[str], int] = {}
+        if racks:  # no member has a rack: everything is local, no need to read partition racks
+            for i, topic in enumerate(problem.topics):
+                if topic.racks is not None:
+                    start = int(problem.partition_offsets[i])
+                    partition_rackset[start : start + topic.partitions] = [
+                        rackset_index.setdefault(frozenset(r), len(rackset_index)) for r in topic.racks]
+        racksets = tuple(rackset_index)
+        table = np.zeros((len(racksets), len(racks)), dtype=bool)
+        for s, rackset in enumerate(racksets):
+            table[s, [rack_index[r] for r in rackset if r in rack_index]] = True
+        for array in (member_rack, partition_rackset, table):
+            array.setflags(write=False)
+        return cls(partition_rackset, racksets, member_rack, racks, table)
+
+    @property
+    def active(self) -> bool:
+        """Whether any member can be non-local to any partition."""
+        return bool(self.racksets) and bool(self.racks)
+
+    def is_local(self, partition, member) -> np.ndarray:
+        """Element-wise: is global partition ``partition[i]`` local to member ``member[i]``?"""
+        partition = np.asarray(partition, dtype=np.int64)
+        member = np.asarray(member, dtype=np.int64)
+        if not self.active:
+            return np.ones(np.broadcast(partition, member).shape, dtype=bool)
+        rackset = self.partition_rackset[partition]
+        rack = self.member_rack[member]
+        known = (rackset >= 0) & (rack >= 0)
+        local = np.ones(known.shape, dtype=bool)
+        local[known] = self.table[rackset[known], rack[known]]
+        return local
 
 
 class Assignment:

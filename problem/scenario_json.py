@@ -14,7 +14,7 @@ Scenario::
      "members": {"m1": {"topics": ["orders", "clicks"], "instance_id": "host-1"},
                  "m2": {"topics": ["orders"], "owned": {"orders": [0, 2]},
                         "generation": 4, "rack": "a"}},
-     "objective": ["balance", "stickiness"]}
+     "objective": ["balance", "rack", "stickiness"]}
 
 Assignment::
 
@@ -38,7 +38,9 @@ import orjson
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.model import (
     BALANCE,
+    BALANCE_FIRST,
     STICKINESS,
+    TIERS,
     Assignment,
     Member,
     Problem,
@@ -71,7 +73,6 @@ __all__ = [
 _SCENARIO_KEYS = {"topics", "members", "objective"}
 _TOPIC_KEYS = {"partitions", "racks"}
 _MEMBER_KEYS = {"topics", "owned", "generation", "rack", "instance_id"}
-_OBJECTIVES = {BALANCE, STICKINESS}
 INT32_MAX = 2**31 - 1
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
 
@@ -358,19 +359,25 @@ def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool
     )
 
 
-def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[str, str]:
-    """``["balance", "stickiness"]`` or ``"balance,stickiness"`` (either order)."""
+def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[str, ...]:
+    """Tiers in priority order: ``["balance", "rack", "stickiness"]`` or ``"balance,rack,stickiness"``.
+
+    ``balance`` and ``stickiness`` once each, ``rack`` at most once (left
+    out: rack locality plays no part), in any order.
+    """
     if isinstance(value, str):
         parts = [p.strip() for p in value.split(",")]
     elif isinstance(value, list) and all(isinstance(p, str) for p in value):
         parts = list(value)
     else:
         raise InputError(source, path, f"must be a list of objective names, got {json_kind(value)}")
-    if sorted(parts) != sorted(_OBJECTIVES):
+    unknown = [p for p in parts if p not in TIERS]
+    if unknown or len(set(parts)) != len(parts) or BALANCE not in parts or STICKINESS not in parts:
         raise InputError(
-            source, path, f"must name balance and stickiness once each, in priority order; got {json.dumps(parts)}"
+            source, path, "must name balance and stickiness once each and rack at most once, in priority order; "
+            f"got {json.dumps(parts)}"
         )
-    return (parts[0], parts[1])
+    return tuple(parts)
 
 
 #: The most partitions a scenario may have by default: an answer this size
@@ -417,7 +424,7 @@ def problem_from_mapping(data: Any, *, source: str = "scenario", max_partitions:
                                  f"{json.dumps(member.instance_id)} is already the instance id of member "
                                  f"{json.dumps(static[member.instance_id])} (group.instance.id is unique in a group)")
             static[member.instance_id] = member.member_id
-    objective = (BALANCE, STICKINESS)
+    objective = BALANCE_FIRST
     if obj.get("objective") is not None:
         objective = parse_objective(obj["objective"], source)
     return Problem(
@@ -452,7 +459,7 @@ def problem_to_mapping(problem: Problem) -> dict:
 COUNTEREXAMPLE_KEYS = frozenset({"assignor", "finding", "scenario"})
 
 
-def read_problem(path: str | Path, *, objective: tuple[str, str] | None = None,
+def read_problem(path: str | Path, *, objective: tuple[str, ...] | None = None,
                  max_partitions: int | None = MAX_PARTITIONS) -> Problem:
     """Read and validate a scenario file; ``objective`` overrides the file's.
 

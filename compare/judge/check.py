@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from assignment_oracle.compare.judge.balance import Move, improving_chain, kafka_balance_violations
 from assignment_oracle.problem.metrics import (
+    cross_rack,
     kip54_balance_score,
     load_vector,
     retained,
@@ -55,8 +56,11 @@ class Verdict:
     retained: int
     optimal_retained: int
     owned: int
-    objective_order: tuple[str, str]
+    objective_order: tuple[str, ...]
     tiers: dict[str, bool] = field(default_factory=dict)
+    #: Partitions outside their replicas' racks (KIP-881), the candidate's and the optimum's.
+    cross_rack: int = 0
+    optimal_cross_rack: int = 0
     oracle_certificate_verified: bool = False
     certificate: str = "absent"  # absent | verified | failed
     certificate_problems: tuple[str, ...] = ()
@@ -120,6 +124,8 @@ class Verdict:
             "owned": self.owned,
             "moved": self.moved,
             "optimal_moved": self.optimal_moved,
+            "cross_rack": self.cross_rack,
+            "optimal_cross_rack": self.optimal_cross_rack,
             "per_topic_spread": dict(self.per_topic_spread),
             "oracle_certificate_verified": self.oracle_certificate_verified,
             "certificate": self.certificate,
@@ -139,7 +145,7 @@ def check(
     """Judge ``assignment`` against the optimum of ``problem``.
 
     "Most balanced" is always judged against the globally most balanced
-    loads (the ``balance, stickiness`` optimum); the tiers follow the
+    loads (the ``balance, rack, stickiness`` optimum); the tiers follow the
     problem's own objective order.  ``certificate``, if given (``solve``
     writes one next to its assignment), is verified too.  ``optimum``, if
     given, is ``solve(problem)``'s result, reused (judging several
@@ -158,8 +164,9 @@ def check(
     best = balance_optimum.sorted_loads
     valid = not found
     kept = retained(problem, assignment, optimum.network.claims)
+    cross = cross_rack(problem, assignment)
 
-    tiers = _tiers(problem, optimum, loads, kept) if valid else {t: False for t in problem.objective}
+    tiers = _tiers(problem, optimum, loads, kept, cross) if valid else {t: False for t in problem.objective}
     most_balanced = (sorted_loads(loads) == best) if valid else None
     breaches = tuple(kafka_balance_violations(problem, assignment)) if valid else ()
     # A most balanced assignment has no improving chain (one would make the loads better than the best).
@@ -193,14 +200,17 @@ def check(
         certificate=cert_state,
         certificate_problems=tuple(cert_problems),
         per_topic_spread=per_topic_spread(problem, assignment),
+        cross_rack=cross,
+        optimal_cross_rack=optimum.cross_rack,
     )
 
 
-def _tiers(problem: Problem, optimum: Solution, loads, kept: int) -> dict[str, bool]:
+def _tiers(problem: Problem, optimum: Solution, loads, kept: int, cross: int) -> dict[str, bool]:
     """Tier by tier, in objective order: is the candidate as good as the optimum,
     given that it matched every earlier tier?"""
     reached = {
         "balance": sum_of_squares(loads) == optimum.sum_of_squares,
+        "rack": cross == optimum.cross_rack,
         "stickiness": kept == optimum.retained,
     }
     tiers, so_far = {}, True

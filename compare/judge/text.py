@@ -49,19 +49,23 @@ def comparison_text(result: Comparison) -> str:
     """The table ``compare`` prints: the optimum's row first, then one row per assignor."""
     header = ("assignor", "status", "max-min", "KIP-54 gap", "moves to balance", "local cond.",
               "retained/opt", "moved", "topic spread", "rebalances", "guarantee", "time")
+    racks = result.problem.rack_locality.active  # a cross-rack column only where racks can differ
+    if racks:
+        header = header[:6] + ("cross-rack/opt",) + header[6:]
     rows = []
     for row in result.rows:
         v = row.verdict
         if v is None:
             rows.append((row.assignor, row.status) + ("-",) * (len(header) - 3) + (row.message[:60],))
             continue
-        rows.append((
+        cells = ((
             row.assignor,
             row.status,
             str(v.spread),
             "-" if not v.valid else str(v.kip54_score - v.optimal_kip54_score),
             "-" if v.balance_moves is None else str(v.balance_moves),
             {True: "holds", False: "broken", None: "-"}[v.kafka_condition],
+        ) + ((f"{v.cross_rack}/{v.optimal_cross_rack}",) if racks else ()) + (
             f"{v.retained}/{v.optimal_retained}",
             str(v.moved),
             str(v.max_topic_spread),
@@ -69,6 +73,7 @@ def comparison_text(result: Comparison) -> str:
             _promise(row),
             "-" if row.wall_time is None else f"{row.wall_time * 1000:.1f} ms",
         ))
+        rows.append(cells)
     problem = result.problem
     certified = result.rows[0].verdict.oracle_certificate_verified
     title = (f"{len(problem.members)} members, {problem.total_partitions} partitions; the optimum's certificate "
@@ -88,6 +93,7 @@ def evaluation_line(e: Evaluation) -> str:
     return (
         f"{e.assignor:19s} {state:24s} sorted loads {str(list(v.sorted_loads)):14s} "
         f"retained {v.retained}/{v.owned} (optimum {v.optimal_retained})  guarantee {_promise(e)}"
+        + (f"  cross-rack {v.cross_rack} (optimum {v.optimal_cross_rack})" if v.cross_rack or v.optimal_cross_rack else "")
     )
 
 
@@ -115,6 +121,9 @@ def verdict_text(v: Verdict) -> str:
         for move in v.kafka_condition_breaches[:5]:
             lines.append(f"  could move {move}")
     lines.append(f"retained: {v.retained} of {v.owned} previously owned; optimum retains {v.optimal_retained}")
+    if v.cross_rack or v.optimal_cross_rack:
+        lines.append(f"cross-rack: {v.cross_rack} partition(s) outside their replicas' racks; "
+                     f"optimum has {v.optimal_cross_rack}")
     tiers = ", ".join(f"{t} {'optimal' if ok else 'gap'}" for t, ok in v.tiers.items())
     lines.append(f"objective ({', '.join(v.objective_order)}): {tiers}")
     lines.append(f"oracle certificate verified: {yes(v.oracle_certificate_verified)}")

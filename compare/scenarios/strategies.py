@@ -34,6 +34,8 @@ oracle's optimum.
 
 from __future__ import annotations
 
+import itertools
+
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -42,7 +44,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from assignment_oracle.compare.scenarios.families import FAMILIES, generate, get_family
-from assignment_oracle.problem.model import BALANCE_FIRST, STICKINESS_FIRST, Problem
+from assignment_oracle.problem.model import BALANCE, BALANCE_FIRST, RACK, STICKINESS, STICKINESS_FIRST, Problem
 
 __all__ = ["problems", "rebalances", "scenarios"]
 
@@ -213,6 +215,11 @@ def _scenarios(draw, names: tuple[str, ...], bounds: _Bounds) -> Problem:
 
 # -- hand-rolled problems (moved from tests/strategies.py, draws unchanged) -----------
 
+#: Every objective order: the three tiers in any order, or balance and stickiness without rack.
+RACK_OBJECTIVES: tuple[tuple[str, ...], ...] = (
+    tuple(itertools.permutations((BALANCE, RACK, STICKINESS))) + ((BALANCE, STICKINESS), (STICKINESS, BALANCE))
+)
+
 
 @st.composite
 def problems(
@@ -223,11 +230,16 @@ def problems(
     max_members: int = 4,
     max_assignments: int | None = 4096,
     objectives=(BALANCE_FIRST, STICKINESS_FIRST),
+    racks: bool = False,
 ) -> Problem:
     """Groups with differing subscriptions, stale and conflicting claims.
 
     Claims include partitions that do not exist, topics that do not exist and
     topics the member does not subscribe to; generations include "not sent".
+    With ``racks``, members may have a rack (of 3, or none), topics may have
+    replica racks (1 or 2 per partition, or none), and the objective is any
+    order of the tiers, rack optional (:data:`RACK_OBJECTIVES`); draws without
+    ``racks`` are unchanged.
     With ``max_assignments`` set, only problems whose valid assignments can be
     enumerated within that many are drawn.  Shrinks towards fewer topics,
     members, partitions and claims.
@@ -253,6 +265,18 @@ def problems(
                 entry["generation"] = generation
         members[m] = entry
     objective = draw(st.sampled_from(objectives))
+    if racks:
+        rack_names = ["a", "b", "c"]
+        for m in member_ids:
+            rack = draw(st.sampled_from([None, *rack_names]))
+            if rack is not None:
+                members[m]["rack"] = rack
+        for t in topic_names:
+            if draw(st.integers(0, 3)):  # mostly with racks
+                topics[t] = {"partitions": topics[t], "racks": [
+                    draw(st.lists(st.sampled_from(rack_names), min_size=1, max_size=2, unique=True))
+                    for _ in range(topics[t])]}
+        objective = draw(st.sampled_from(RACK_OBJECTIVES))
     problem = Problem.from_mapping({"topics": topics, "members": members, "objective": list(objective)})
     if max_assignments is not None:
         size = 1

@@ -32,7 +32,7 @@ def test_decreasingly_minimal_is_minimal_sum_of_squares_and_more(problem):
 @given(problems(objectives=(BALANCE_FIRST,), max_assignments=256))
 def test_no_improving_chain_exactly_when_most_balanced(problem):
     best = brute_force.optimum(problem).sorted_loads
-    for assignment, loads, _ in brute_force.all_assignments(problem, limit=256):
+    for assignment, loads, _, _ in brute_force.all_assignments(problem, limit=256):
         chain = improving_chain(problem, assignment)
         assert (chain is None) == is_most_balanced(loads, best)
         # Most balanced implies Kafka's local condition (not the other way round).

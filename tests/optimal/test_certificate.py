@@ -12,26 +12,27 @@ from strategies import problems
 
 
 @settings(max_examples=300)
-@given(problems(max_assignments=256))
+@given(st.one_of(problems(max_assignments=256), problems(max_assignments=256, racks=True)))
 def test_certify_succeeds_exactly_on_optimal_assignments(problem):
     # Completeness and soundness at once: over every valid assignment,
-    # prices exist (and verify) if and only if brute force calls it optimal.
+    # prices exist (and verify) if and only if brute force calls it optimal
+    # (every objective order, rack locality included).
     best = brute_force.optimum(problem)
-    for assignment, loads, kept in brute_force.all_assignments(problem, limit=256):
+    for assignment, loads, kept, cross in brute_force.all_assignments(problem, limit=256):
         certificate = certify(problem, assignment)
-        assert (certificate is not None) == brute_force.is_optimal(problem, loads, kept, best)
+        assert (certificate is not None) == brute_force.is_optimal(problem, loads, kept, best, cross)
         if certificate is not None:
             assert verify(problem, assignment, certificate) == ()
 
 
 @settings(max_examples=300)
-@given(problems(max_assignments=256))
+@given(st.one_of(problems(max_assignments=256), problems(max_assignments=256, racks=True)))
 def test_the_optimums_certificate_proves_nothing_else(problem):
     solution = solve(problem)
     assert verify(problem, solution.assignment, solution.certificate) == ()
     best = brute_force.optimum(problem)
-    for assignment, loads, kept in brute_force.all_assignments(problem, limit=256):
-        if not brute_force.is_optimal(problem, loads, kept, best):
+    for assignment, loads, kept, cross in brute_force.all_assignments(problem, limit=256):
+        if not brute_force.is_optimal(problem, loads, kept, best, cross):
             assert verify(problem, assignment, solution.certificate) != ()
 
 

@@ -32,6 +32,24 @@ def test_cpsat_and_networkx_equal_brute_force(problem):
         assert not verify(problem, solution.assignment, solution.certificate)
 
 
+@settings(max_examples=600)
+@given(problems(racks=True))
+def test_every_model_equals_brute_force_with_racks(problem):
+    # Rack locality in every objective order (rack first, between, last, or left out): the flow,
+    # CP-SAT and networkx find the brute-force optimum, tier by tier, and certify it.
+    expected = brute_force.optimum(problem)
+    objectives = set()
+    for method in ("flow", "cpsat", "networkx"):
+        solution = solve(problem, method)
+        assert solution.status == OPTIMAL, method
+        assert (solution.sorted_loads, solution.retained) == (expected.sorted_loads, expected.retained), method
+        if "rack" in problem.objective:  # else any number of cross-rack partitions is as good
+            assert solution.cross_rack == expected.cross_rack, method
+        assert not verify(problem, solution.assignment, solution.certificate)
+        objectives.add(solution.objective)
+    assert len(objectives) == 1
+
+
 @pytest.mark.slow
 @settings(max_examples=60)
 @given(problems(max_topics=8, max_partitions=12, max_members=10, max_assignments=None))
