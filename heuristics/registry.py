@@ -89,7 +89,7 @@ GUARANTEE_NAMES: tuple[str, ...] = (
 
 _ENTRIES = (
     Assignor("range", range.assign, "org.apache.kafka.clients.consumer.RangeAssignor", "per-topic-balance", "eager",
-             "per topic, contiguous ranges to subscribers (static members first, then by member id); co-partitions equal topics"),
+             "per topic, contiguous ranges to subscribers (static first, then by member id), rack-matched first (KIP-881); co-partitions equal topics"),
     Assignor("roundrobin", roundrobin.assign, "org.apache.kafka.clients.consumer.RoundRobinAssignor",
              "identical-subscriptions-balance", "eager",
              "all partitions dealt around the members (static first, then by id), skipping non-subscribers"),
