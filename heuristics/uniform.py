@@ -34,6 +34,23 @@ Departures, each where Kafka's order is a hash order:
   partition numbers);
 * a subscription to a topic that does not exist is skipped (the broker
   resolves subscriptions against its metadata first; the Java builders throw).
+
+Variants (``assign(problem, variant=...)``, not registered; the default is the
+1eb7644 port above), for the bug corpus:
+
+* ``"pre-KAFKA-16930"``: before apache/kafka 98f7da9 (KAFKA-16930, June 2024,
+  an ancestor of 1eb7644) the heterogeneous builder created a member's target
+  assignment only inside the loop over its subscribed topics, so a member
+  subscribed to nothing had none, and ``balance()`` dereferenced it:
+  ``NullPointerException``.  Raised here as :class:`NullPointerException`
+  wherever that builder ran with such a member; the rest of that older
+  builder (rewritten for 4.0) is not ported, since it never got that far.
+* ``"KAFKA-18688-fix"``: the homogeneous builder as fixed for Kafka 4.1
+  (KAFKA-18688, apache/kafka#19677, May 2025, after the snapshot; read in
+  confluentinc/kafka 9c71db1, which carries it): a member whose kept
+  partitions leave room under an extra-partition quota gives the extra up,
+  unless it is one of the last members that must take one; so members that
+  already hold the extras keep them, wherever they are in the order.
 """
 
 from __future__ import annotations
@@ -44,13 +61,21 @@ from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import split_by_topic
 
-__all__ = ["assign", "MAX_ITERATION_COUNT"]
+__all__ = ["KAFKA_18688_FIX", "MAX_ITERATION_COUNT", "PRE_KAFKA_16930", "NullPointerException", "assign"]
 
 #: The heterogeneous builder's cap on final balancing passes (Kafka's constant).
 MAX_ITERATION_COUNT = 16
 
+#: The variants (module docstring): the NullPointerException before KAFKA-16930, the homogeneous fix of KAFKA-18688.
+PRE_KAFKA_16930 = "pre-KAFKA-16930"
+KAFKA_18688_FIX = "KAFKA-18688-fix"
 
-def assign(problem: Problem) -> Assignment:
+
+class NullPointerException(RuntimeError):
+    """What Kafka's ``NullPointerException`` was, raised by the ``pre-KAFKA-16930`` variant."""
+
+
+def assign(problem: Problem, *, variant: str | None = None) -> Assignment:
     """The uniform assignor's target assignment: balanced first, then sticky.
 
     Examples
@@ -66,6 +91,8 @@ def assign(problem: Problem) -> Assignment:
     >>> assign(p).to_mapping()
     {'A': {'t1': [0, 1]}, 'B': {'t1': [2], 't2': [1]}, 'C': {'t2': [0, 2]}}
     """
+    if variant not in (None, PRE_KAFKA_16930, KAFKA_18688_FIX):
+        raise ValueError(f"uniform: unknown variant {variant!r}, expected {PRE_KAFKA_16930!r} or {KAFKA_18688_FIX!r}")
     owner = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int32)
     members = problem.members
     if not members:
@@ -74,8 +101,13 @@ def assign(problem: Problem) -> Assignment:
     existing = problem.partition_counts
     subscriptions = [tuple(sorted(t for t in m.topics if t in existing)) for m in members]
     if len(set(subscriptions)) == 1:
-        targets = _homogeneous(problem, subscriptions[0], previous)
+        targets = _homogeneous(problem, subscriptions[0], previous, fixed_18688=variant == KAFKA_18688_FIX)
     else:
+        if variant == PRE_KAFKA_16930 and () in subscriptions:  # some topic is subscribed: build() got to balance()
+            member = members[subscriptions.index(())].member_id
+            raise NullPointerException(
+                f"Cannot invoke \"MemberAssignment.targetPartitions()\" because the return value of "
+                f"\"java.util.Map.get(Object)\" is null (member {member} subscribes to no topic; KAFKA-16930)")
         targets = _Heterogeneous(problem, subscriptions, previous).build()
     owners = split_by_topic(problem, owner)
     for topic, by_partition in targets.items():
@@ -83,7 +115,7 @@ def assign(problem: Problem) -> Assignment:
     return Assignment.from_owners(problem, owner)
 
 
-def _homogeneous(problem: Problem, topics: tuple[str, ...], previous) -> dict[str, list[int]]:
+def _homogeneous(problem: Problem, topics: tuple[str, ...], previous, *, fixed_18688: bool = False) -> dict[str, list[int]]:
     """``UniformHomogeneousAssignmentBuilder.build``: quotas in member order, keep up to the quota, fill."""
     counts = problem.partition_counts
     members = range(len(problem.members))
@@ -101,9 +133,11 @@ def _homogeneous(problem: Problem, topics: tuple[str, ...], previous) -> dict[st
     unfilled: list[tuple[int, int]] = []
     for m in members:  # maybeRevokePartitions
         quota = minimum_quota
-        if extra > 0:
+        has_extra = extra > 0
+        if has_extra:
             quota += 1
-            extra -= 1
+            if not fixed_18688:
+                extra -= 1
         by_topic: dict[str, list[int]] = {}
         for t, p in mine[m]:
             by_topic.setdefault(t, []).append(p)
@@ -118,6 +152,13 @@ def _homogeneous(problem: Problem, topics: tuple[str, ...], previous) -> dict[st
                 unassigned.extend((t, p) for p in revoked)
             for p in kept:
                 owners[t][p] = m
+        if fixed_18688 and has_extra:
+            # KAFKA-18688: give the extra quota up for a later member, unless this one is among the last
+            # `extra` members, which must take it; a member whose kept partitions fill it keeps it.
+            if quota > 0 and len(problem.members) - m > extra:
+                quota -= 1
+            else:
+                extra -= 1
         if quota > 0:
             unfilled.append((m, quota))
     index = 0
