@@ -10,10 +10,12 @@ reported, not hung on) and returns a :class:`BugReplay` whose
 the test suite replays the whole corpus on every run.
 
 Where the original bug lives in code this project does not port (Kafka
-3.5's rewrite of the general sticky path, KIP-848's server-side uniform
-assignor), the entry says so, replays the bug's *shape* against the ports,
-and records what they do: a regression guard, not a reproduction
-(``reproduces=False``).
+3.5's rewrite of the general sticky path), the entry says so, replays the
+bug's *shape* against the ports, and records what they do: a regression
+guard, not a reproduction (``reproduces=False``).  Where the bug is a crash
+(KAFKA-16930's NullPointerException), the variant's ``error`` row is what
+the entry judges (``judges_errors``); elsewhere a variant that does not
+finish leaves the entry not judged.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
 from assignment_oracle.compare.judge.explain import Explanation, apply_moves, explain
 from assignment_oracle.compare.judge.text import yes
 from assignment_oracle.problem.metrics import load_vector, sorted_loads
-from assignment_oracle.heuristics import Assignor, constrained_sticky, cooperative_sticky, sticky
+from assignment_oracle.heuristics import Assignor, constrained_sticky, cooperative_sticky, sticky, uniform
+from assignment_oracle.heuristics import range as range_assignor
 from assignment_oracle.optimal import solve
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions, violations
 
-__all__ = ["Bug", "BugReplay", "BUGS", "find", "replay", "STICKY_21_TIES", "COOPERATIVE_CONSTRAINED_34", "TIME_LIMIT"]
+__all__ = ["Bug", "BugReplay", "BUGS", "find", "replay", "STICKY_21_TIES", "COOPERATIVE_CONSTRAINED_34", "RANGE_PRE_14891",
+           "UNIFORM_PRE_16930", "UNIFORM_18688_FIX", "TIME_LIMIT"]
 
 #: Seconds each variant may run in a replay before it is reported as not finishing.
 TIME_LIMIT = 60.0
@@ -85,6 +89,39 @@ COOPERATIVE_CONSTRAINED_34 = Assignor(
     _cooperative_34,
 )
 
+#: The rack-aware RangeAssignor on trunk between KIP-881's range (98d84b1) and KAFKA-14891's fix (b64ac94, before
+#: 3.5.0 shipped): rack matching for co-partitioned topics walked every topic with the same subscribers.
+RANGE_PRE_14891 = Assignor(
+    "range-pre-kafka-14891",
+    lambda problem: range_assignor.assign(problem, variant=range_assignor.PRE_KAFKA_14891),
+    "RangeAssignor, rack-aware, before KAFKA-14891 (apache/kafka trunk, early 2023)",
+    "per-topic-balance",
+    "eager",
+    "range whose co-partitioned rack matching also hands out partitions of topics of other counts",
+)
+
+#: KIP-848's uniform assignor before KAFKA-16930 (Kafka 3.7, fixed in 3.8.0): a heterogeneous group with a member
+#: subscribed to nothing ends in a NullPointerException.
+UNIFORM_PRE_16930 = Assignor(
+    "uniform-pre-kafka-16930",
+    lambda problem: uniform.assign(problem, variant=uniform.PRE_KAFKA_16930),
+    "UniformAssignor, heterogeneous builder before KAFKA-16930 (Kafka 3.7)",
+    "kafka-balance",
+    "consumer",
+    "uniform that throws NullPointerException when a member of a heterogeneous group subscribes to nothing",
+)
+
+#: KIP-848's uniform assignor with KAFKA-18688's homogeneous fix (Kafka 4.1): any member may keep the extra partition.
+UNIFORM_18688_FIX = Assignor(
+    "uniform-4.1",
+    lambda problem: uniform.assign(problem, variant=uniform.KAFKA_18688_FIX),
+    "UniformAssignor with KAFKA-18688's fix to the homogeneous builder (Kafka 4.1, apache/kafka#19677)",
+    "kafka-balance",
+    "consumer",
+    "uniform whose homogeneous builder leaves the extra partitions with the members that hold them",
+)
+
+
 @dataclass(frozen=True)
 class Bug:
     """One corpus entry.
@@ -106,6 +143,8 @@ class Bug:
     reproduces: bool = True
     #: The finding is about finishing at all: timeouts are judged by it, not refused.
     judges_unfinished: bool = False
+    #: The finding is about a crash: a variant that raises (status ``error``) is judged by it, not refused.
+    judges_errors: bool = False
 
     def problems(self) -> tuple[Problem, ...]:
         return tuple(Problem.from_mapping(s, source=f"bug {self.name}") for s in self.scenarios)
@@ -197,8 +236,9 @@ def replay(name: str, *, time_limit: float | None = TIME_LIMIT) -> BugReplay:
     first = rows[0][_name((bug.shown_by + bug.fixed_by)[0])]
     explanation = explain(problems[0], first.assignment) if first.assignment is not None else None
     partial = BugReplay(bug, problems, tuple(rows), explanation, False, False, "")
+    judged = ("ok", "invalid", "error") if bug.judges_errors else ("ok", "invalid")
     unfinished = [f"{n}: {row.status} ({row.message})" for rs in rows for n, row in rs.items()
-                  if row.status not in ("ok", "invalid")]
+                  if row.status not in judged]
     if unfinished and not bug.judges_unfinished:  # nothing to judge: the replay says so rather than guessing
         return BugReplay(bug, problems, tuple(rows), explanation, False, False,
                          "not judged: " + "; ".join(unfinished))
@@ -304,6 +344,26 @@ def _no_generation(r: BugReplay):
     text = (f"with generations a keeps t-0 and t-1: {kept[0] >= {0, 1}}; without, the zombie's claim ties with a's, "
             f"nobody owns them, and a loses {', '.join(f't-{p}' for p in lost) or 'nothing'}")
     return bool(lost), kept[0] >= {0, 1}, text
+
+
+def _co_partitioned_subsets(r: BugReplay):
+    rows = r.rows[0]
+    old, new = rows[RANGE_PRE_14891.name], rows["range"]
+    found = [str(v) for v in old.verdict.violations] if old.verdict else [old.status]
+    text = (f"{RANGE_PRE_14891.name}: {'; '.join(found) or 'valid'}; range: {new.status}, per-topic balance and "
+            f"co-partitioning {'kept' if new.guarantee.kept else 'broken: ' + new.guarantee.reason}")
+    shown = old.status == "invalid" and not old.guarantee.kept
+    return shown, new.status == "ok" and new.guarantee.kept, text
+
+
+def _empty_subscription(r: BugReplay):
+    rows = r.rows[0]
+    old, new = rows[UNIFORM_PRE_16930.name], rows["uniform"]
+    got = new.assignment.to_mapping(r.problems[0].member_ids) if new.assignment is not None else None
+    expected = {"A": {"topic1": [0, 1, 2]}, "B": {}}  # UniformHeterogeneousAssignmentBuilderTest's expectation
+    text = (f"{UNIFORM_PRE_16930.name}: {old.status}" + (f" ({old.message})" if old.message else "")
+            + f"; uniform: {new.status}, {got}")
+    return old.status == "error" and "NullPointerException" in old.message, new.status == "ok" and got == expected, text
 
 
 def _kafka_15106_scenario() -> dict:
@@ -442,10 +502,41 @@ BUGS: Mapping[str, Bug] = MappingProxyType({b.name: b for b in (
             "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 4},
             "b": {"topics": ["t"], "owned": {"t": [2, 3]}, "generation": 4},
             "c": {"topics": ["t"], "owned": {"t": [4, 5, 6]}, "generation": 4}}},),
-        ("uniform",), ("sticky", "cooperative-sticky", "constrained-sticky"),
+        ("uniform",), (UNIFORM_18688_FIX, "sticky", "cooperative-sticky", "constrained-sticky"),
         "the extra partition sits on the last member (c): uniform (KIP-848's broker assignor as of Kafka 4.0, before "
         "the fix) hands the extra quota to the first member it iterates, so c gives up t-6 and a takes it, one move "
-        "from an assignment already balanced; every sticky port keeps all 7 (the fixed uniform of 4.1 is not ported)",
+        "from an assignment already balanced; uniform-4.1 (the fix: a and b, holding 2 each, give the extra quota up "
+        "for c) and every sticky port keep all 7",
         _balanced_stays,
+    ),
+    Bug(
+        "kafka-14891-co-partitioned-subsets",
+        "Rack-aware range matches racks for co-partitioned topics over every topic of the same subscribers",
+        "KAFKA-14891 (apache/kafka b64ac94, before Kafka 3.5.0): rack-aware RangeAssignor did not assign "
+        "co-partitioned subsets alone",
+        ({"topics": {"clicks": {"partitions": 2, "racks": [["y"], ["x"]]},
+                     "orders": {"partitions": 3, "racks": [["x", "y"], ["x", "y"], ["x", "y"]]},
+                     "payments": {"partitions": 3, "racks": [["y"], ["x"], ["x"]]}},
+          "members": {"a": {"topics": ["clicks", "orders", "payments"], "rack": "x"}}},),
+        (RANGE_PRE_14891,), ("range",),
+        "orders and payments (3 partitions each) are co-partitioned, clicks (2) is not; a on rack x.  Both first "
+        "give a clicks-1, the only clicks partition on x; then the co-partitioned pass for orders and payments "
+        "matches partition 1 on x in every topic with a's subscribers, clicks included, and before the fix hands "
+        "clicks-1 to a again, which fills a's share of clicks: clicks-1 is assigned twice and clicks-0 to nobody.  "
+        "The equal topics stay co-partitioned either way; range (fixed) walks orders and payments alone, valid",
+        _co_partitioned_subsets,
+    ),
+    Bug(
+        "kafka-16930-empty-subscription",
+        "A member subscribed to nothing crashes the uniform assignor's heterogeneous builder",
+        "KAFKA-16930 (Kafka 3.7, fixed in 3.8.0, apache/kafka 98f7da9): UniformHeterogeneousAssignmentBuilder "
+        "throws NPE when one member has no subscriptions",
+        ({"topics": {"topic1": 3}, "members": {"A": {"topics": ["topic1"]}, "B": {"topics": []}}},),
+        (UNIFORM_PRE_16930,), ("uniform",),
+        "Kafka's own test case (testFirstAssignmentWithTwoMembersIncludingOneWithoutSubscriptions): B's target "
+        "assignment was only created per subscribed topic, so balance() dereferenced null; the fixed builder "
+        "(uniform, 1eb7644) gives A topic1-0..2 and B nothing, as the test expects",
+        _empty_subscription,
+        judges_errors=True,
     ),
 )})

@@ -5,12 +5,17 @@ from __future__ import annotations
 import json
 
 import pytest
-
+from assignment_oracle.compare.judge.guarantees import check_guarantee
 from assignment_oracle.compare.scenarios.bugs import BUGS, find, replay
+from assignment_oracle.compare.scenarios.strategies import problems, rebalances
+from assignment_oracle.heuristics import uniform
+from assignment_oracle.problem import Problem
+from assignment_oracle.problem.ownership import violations
+from hypothesis import given, settings
 
 REQUIRED = {"kafka-7026", "local-condition-chain", "kafka-12984-equal-generation", "kafka-12984-claim-order",
             "kafka-15106-loop-shape", "kafka-16277-per-topic-skew", "kafka-18688-balanced-stays",
-            "kafka-14639-stale-handoff"}
+            "kafka-14639-stale-handoff", "kafka-14891-co-partitioned-subsets", "kafka-16930-empty-subscription"}
 
 
 def test_the_corpus_has_the_issues_entries_each_with_a_one_line_source():
@@ -77,3 +82,66 @@ def test_a_replay_whose_variants_do_not_finish_is_not_judged_as_expected():
             assert result.reproduced and "timeout" in result.finding
         else:
             assert result.finding.startswith("not judged: ")
+
+
+def test_kafka_14891_gives_a_partition_twice_and_another_to_nobody():
+    result = replay("kafka-14891-co-partitioned-subsets")
+    old, new = result.rows[0]["range-pre-kafka-14891"], result.rows[0]["range"]
+    assert [(v.kind, v.topic, v.partitions) for v in old.verdict.violations] == [
+        ("duplicated", "clicks", (1,)), ("missing", "clicks", (0,))]
+    assert old.assignment.to_mapping()["a"]["clicks"] == [1, 1]
+    # Both keep orders and payments co-partitioned; the fix is valid and every partition is a's.
+    assert old.assignment.to_mapping()["a"]["orders"] == old.assignment.to_mapping()["a"]["payments"] == [0, 1, 2]
+    assert new.assignment.to_mapping() == {"a": {"clicks": [0, 1], "orders": [0, 1, 2], "payments": [0, 1, 2]}}
+
+
+def test_kafka_16930_is_a_null_pointer_before_the_fix_and_kafkas_expectation_after():
+    result = replay("kafka-16930-empty-subscription")
+    old, new = result.rows[0]["uniform-pre-kafka-16930"], result.rows[0]["uniform"]
+    assert old.status == "error" and old.message.startswith("NullPointerException: ")
+    assert new.assignment.to_mapping(("A", "B")) == {"A": {"topic1": [0, 1, 2]}, "B": {}}
+
+
+def test_kafka_18688_fixed_uniform_keeps_the_balanced_assignment():
+    result = replay("kafka-18688-balanced-stays")
+    assert result.rows[0]["uniform-4.1"].assignment.to_mapping() == {"a": {"t": [0, 1]}, "b": {"t": [2, 3]},
+                                                                     "c": {"t": [4, 5, 6]}}
+    assert result.rows[0]["uniform"].assignment.to_mapping()["a"] == {"t": [0, 1, 6]}
+
+
+def _previous(problem: Problem) -> Problem:
+    """The group again, claiming uniform's target with the members' order reversed (generation 1): with
+    identical subscriptions a balanced previous assignment whose extra partitions sit on the last members."""
+    data = problem.to_mapping()
+    given_out = uniform.assign(problem).to_mapping(problem.member_ids)
+    ids = problem.member_ids
+    for member, entry in data["members"].items():
+        entry.pop("generation", None)
+        entry["owned"] = given_out[ids[len(ids) - 1 - problem.member_index[member]]]
+        if entry["owned"]:
+            entry["generation"] = 1
+    return Problem.from_mapping(data)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rebalances())
+def test_the_kafka_18688_fix_is_valid_balanced_and_keeps_a_balanced_target(problem):
+    fixed = uniform.assign(problem, variant=uniform.KAFKA_18688_FIX)
+    assert not violations(problem, fixed)
+    assert check_guarantee("kafka-balance", problem, fixed).kept
+    again = _previous(problem)  # a balanced previous target, extras last: nothing moves (the homogeneous builder)
+    if len({frozenset(m.topics & again.partition_counts.keys()) for m in again.members}) == 1:
+        kept = {m.member_id: {t: list(ps) for t, ps in m.owned if ps} for m in again.members}
+        assert uniform.assign(again, variant=uniform.KAFKA_18688_FIX).to_mapping(again.member_ids) == kept
+
+
+@settings(max_examples=150, deadline=None)
+@given(problems(max_topics=3, max_partitions=4, max_members=4))
+def test_the_pre_16930_variant_fails_exactly_where_kafka_did(problem):
+    existing = problem.partition_counts.keys()
+    subscriptions = {frozenset(m.topics & existing) for m in problem.members}
+    if len(subscriptions) > 1 and frozenset() in subscriptions:
+        with pytest.raises(uniform.NullPointerException):
+            uniform.assign(problem, variant=uniform.PRE_KAFKA_16930)
+    else:
+        assert uniform.assign(problem, variant=uniform.PRE_KAFKA_16930) == uniform.assign(problem)
