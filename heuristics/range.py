@@ -49,8 +49,9 @@ the contiguous ranges above are the answer.  Otherwise, before the ranges:
 4. then, every topic, each subscriber in order takes the first
    ``maxAssignable`` partitions still unassigned, in ascending order.
 
-``variant="pre-KAFKA-14891"`` is the rack-aware range of Kafka 3.5.0 before
-KAFKA-14891 (apache/kafka b64ac94, April 2023): step 2 walked the partitions
+``variant="pre-KAFKA-14891"`` is the rack-aware range as first merged
+(apache/kafka 98d84b1) before KAFKA-14891 (b64ac94, April 2023; both on trunk
+before 3.5.0, which shipped the fix): step 2 walked the partitions
 of every topic with the same subscribers, not only of those with the shared
 count, so topics of other counts were dragged along partition by partition
 (even partitions a topic does not have, when a subscriber without a rack
@@ -80,7 +81,7 @@ from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["PRE_KAFKA_14891", "VARIANTS", "assign", "use_rack_aware_assignment"]
 
-#: The rack-aware range before KAFKA-14891 (Kafka 3.5.0): co-partitioned rack matching over every topic.
+#: The rack-aware range before KAFKA-14891 (trunk, early 2023): co-partitioned rack matching over every topic.
 PRE_KAFKA_14891 = "pre-KAFKA-14891"
 VARIANTS = (None, PRE_KAFKA_14891)
 
