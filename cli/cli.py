@@ -337,7 +337,7 @@ def _explain(args) -> int:
         assignment, _ = read_assignment(args.assignment)
     explanation = explain(problem, assignment)
     sys.stdout.write(dumps(explanation.to_mapping()) if args.json else explanation.text())
-    return {"invalid": 3, "balance": 1, "stickiness": 1, "optimal": 0}[explanation.kind]
+    return {"invalid": 3, "balance": 1, "rack": 1, "stickiness": 1, "optimal": 0}[explanation.kind]
 
 
 def _names(text: str | None, option: str) -> list[str] | None:

@@ -43,7 +43,7 @@ def is_local(problem: Problem, topic: str, partition: int, member_id: str) -> bo
     partition's replica racks, or either side has no rack information."""
     member = next(m for m in problem.members if m.member_id == member_id)
     racks = next(t.racks for t in problem.topics if t.name == topic)
-    return member.rack is None or racks is None or member.rack in racks[partition]
+    return member.rack is None or racks is None or not racks[partition] or member.rack in racks[partition]
 
 
 @dataclass(frozen=True)

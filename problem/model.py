@@ -258,7 +258,8 @@ class RackLocality:
     A partition is local to a member when the member's rack (``client.rack``)
     is among the racks of the partition's replicas (KIP-881).  No rack
     information means local: a member without a rack, or a partition of a
-    topic without replica racks, is local to everything.
+    topic without replica racks (or with an empty rack list), is local to
+    everything.
 
     Attributes
     ----------
@@ -293,8 +294,8 @@ class RackLocality:
             for i, topic in enumerate(problem.topics):
                 if topic.racks is not None:
                     start = int(problem.partition_offsets[i])
-                    partition_rackset[start : start + topic.partitions] = [
-                        rackset_index.setdefault(frozenset(r), len(rackset_index)) for r in topic.racks]
+                    partition_rackset[start : start + topic.partitions] = [  # [] is "no rack information"
+                        rackset_index.setdefault(frozenset(r), len(rackset_index)) if r else -1 for r in topic.racks]
         racksets = tuple(rackset_index)
         table = np.zeros((len(racksets), len(racks)), dtype=bool)
         for s, rackset in enumerate(racksets):

@@ -91,6 +91,8 @@ class Evaluation:
                 owned=v.owned,
                 moved=v.moved,
                 optimal_moved=v.optimal_moved,
+                cross_rack=v.cross_rack,
+                optimal_cross_rack=v.optimal_cross_rack,
                 max_topic_spread=v.max_topic_spread,
                 per_topic_spread=dict(v.per_topic_spread),
                 optimal_on_every_tier=v.optimal,

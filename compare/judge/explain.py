@@ -12,8 +12,13 @@ order the objective ranks them:
     (``t2-1: C2 → C1, then t0-0: C1 → C0``), found without a solver
     (:func:`compare.judge.balance.improving_chain`); applying it lowers the sum of
     squares, so the chain is a proof, not a hint;
+``rack``
+    most balanced, but more partitions sit outside their replicas' racks
+    (KIP-881) than in the oracle's assignment, which is as balanced: the
+    partitions it places locally and this assignment does not, and the
+    moves to the oracle's assignment as cycles and paths (as below);
 ``stickiness``
-    most balanced, but fewer partitions stay with their previous owner than
+    most balanced (and as rack-local as the oracle), but fewer partitions stay with their previous owner than
     the oracle keeps: the partitions that could have stayed (the oracle's
     stickiest most-balanced assignment keeps them with their owner), and the
     moves that turn the assignment into that one, grouped into *cycles* (each
@@ -38,16 +43,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from assignment_oracle.compare.judge.balance import Move, improving_chain
-from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads
+from assignment_oracle.problem.metrics import cross_rack, load_vector, retained, sorted_loads
 from assignment_oracle.optimal import Solution, solve
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.model import BALANCE_FIRST, Assignment, Problem, TopicPartition
 from assignment_oracle.problem.ownership import Violation, owner_arrays
 
-__all__ = ["Explanation", "StayedAway", "apply_moves", "explain"]
+__all__ = ["CrossRack", "Explanation", "StayedAway", "apply_moves", "explain"]
 
-INVALID, BALANCE, STICKINESS, OPTIMAL = "invalid", "balance", "stickiness", "optimal"
+INVALID, BALANCE, RACK, STICKINESS, OPTIMAL = "invalid", "balance", "rack", "stickiness", "optimal"
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,22 @@ class StayedAway:
 
 
 @dataclass(frozen=True)
+class CrossRack:
+    """A partition the oracle places on a member of its replicas' racks, which this assignment does not."""
+
+    partition: TopicPartition
+    member: str
+    oracle_member: str
+
+    def __str__(self) -> str:
+        return f"{self.partition} is outside its racks on {self.member} (local on {self.oracle_member})"
+
+    def to_mapping(self) -> dict:
+        return {"topic": self.partition.topic, "partition": self.partition.partition,
+                "member": self.member, "oracle_member": self.oracle_member}
+
+
+@dataclass(frozen=True)
 class Explanation:
     """The first shortfall of an assignment and its evidence (see the module docstring)."""
 
@@ -80,6 +103,9 @@ class Explanation:
     optimal_retained: int = 0
     sorted_loads: tuple[int, ...] = ()
     optimal_sorted_loads: tuple[int, ...] = ()
+    could_be_local: tuple[CrossRack, ...] = ()
+    cross_rack: int = 0
+    optimal_cross_rack: int = 0
 
     def text(self, *, limit: int = 20) -> str:
         """Human-readable lines (at most ``limit`` items per list)."""
@@ -93,6 +119,19 @@ class Explanation:
                 f"most balanced {list(self.optimal_sorted_loads)}"
             )
             lines.append("improving chain: " + ", then ".join(str(m) for m in self.chain))
+        elif self.kind == RACK:
+            lines.append(
+                f"most balanced, but {self.cross_rack} partition(s) outside their replicas' racks; "
+                f"the oracle has {self.optimal_cross_rack} at equal balance"
+            )
+            lines.append(f"could be local ({len(self.could_be_local)}):")
+            lines += [f"  {c}" for c in self.could_be_local[:limit]]
+            lines.append(
+                f"moves to a most-balanced, most rack-local assignment: {len(self.paths)} path(s) (loads permuted), "
+                f"{len(self.cycles)} cycle(s) (loads unchanged)"
+            )
+            for group in (self.paths + self.cycles)[:limit]:
+                lines.append("  " + ", then ".join(str(m) for m in group))
         elif self.kind == STICKINESS:
             lines.append(
                 f"most balanced, but keeps {self.retained} partitions with their previous owner; "
@@ -119,6 +158,9 @@ class Explanation:
             "violations": [v.to_mapping() for v in self.violations],
             "improving_chain": [m.to_mapping() for m in self.chain],
             "could_have_stayed": [s.to_mapping() for s in self.could_have_stayed],
+            "could_be_local": [c.to_mapping() for c in self.could_be_local],
+            "cross_rack": self.cross_rack,
+            "optimal_cross_rack": self.optimal_cross_rack,
             "cycles": groups(self.cycles),
             "paths": groups(self.paths),
             "retained": self.retained,
@@ -145,8 +187,13 @@ def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | Non
     if loads != best:
         chain = improving_chain(problem, assignment) or []
         return Explanation(BALANCE, chain=tuple(chain), sorted_loads=loads, optimal_sorted_loads=best)
+    cross = cross_rack(problem, assignment)
+    if RACK in problem.objective and problem.ranks_before(RACK, STICKINESS) and cross > optimum.cross_rack:
+        return _rack_shortfall(problem, owners, optimum, loads, best, cross)
     claims = resolve_claims(problem)
     kept = retained(problem, assignment, claims)
+    if kept >= optimum.retained and RACK in problem.objective and cross > optimum.cross_rack:
+        return _rack_shortfall(problem, owners, optimum, loads, best, cross)  # rack ranks after stickiness
     if kept >= optimum.retained:
         return Explanation(OPTIMAL, retained=kept, optimal_retained=optimum.retained,
                            sorted_loads=loads, optimal_sorted_loads=best)
@@ -171,6 +218,29 @@ def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | Non
         sorted_loads=loads,
         optimal_sorted_loads=best,
     )
+
+
+def _rack_shortfall(problem: Problem, owners, optimum: Solution, loads, best, cross: int) -> Explanation:
+    """The partitions the oracle keeps local and the moves to its assignment (balance is equal)."""
+    target, _ = owner_arrays(problem, optimum.assignment)
+    ids = problem.member_ids
+    locality = problem.rack_locality
+    offsets = problem.partition_offsets
+    index = {t: i for i, t in enumerate(problem.topic_names)}
+    moves, could_be_local = [], []
+    for topic in problem.assignable_topics:
+        now, then = owners[topic.name], target[topic.name]
+        global_numbers = offsets[index[topic.name]] + np.arange(topic.partitions)
+        local_now = locality.is_local(global_numbers, now)
+        local_then = locality.is_local(global_numbers, then)
+        for p in np.flatnonzero(now != then).tolist():
+            moves.append(Move(TopicPartition(topic.name, p), ids[now[p]], ids[then[p]]))
+        for p in np.flatnonzero(~local_now & local_then).tolist():
+            could_be_local.append(CrossRack(TopicPartition(topic.name, p), ids[now[p]], ids[then[p]]))
+    cycles, paths = _decompose(moves)
+    return Explanation(RACK, could_be_local=tuple(could_be_local), cycles=cycles, paths=paths,
+                       cross_rack=cross, optimal_cross_rack=int(optimum.cross_rack),
+                       sorted_loads=loads, optimal_sorted_loads=best)
 
 
 def apply_moves(assignment: Assignment, moves) -> Assignment:

@@ -42,6 +42,7 @@ __all__ = [
     "family_shares",
     "guarantee_shares",
     "kip341",
+    "rack_gaps",
     "run_times",
     "show",
     "stickiness_gaps",
@@ -53,6 +54,7 @@ FIGURES: Mapping[str, str] = {
     "guarantee_shares": "Valid, most balanced, own guarantee kept: share of results per assignor",
     "family_shares": "Most balanced and own guarantee kept, per scenario family",
     "balance_gaps": "How far from most balanced: valid results by balance gap",
+    "rack_gaps": "How far from rack-local: most-balanced results by partitions outside their racks needlessly",
     "stickiness_gaps": "How far from stickiest: most-balanced results by partitions moved needlessly",
     "churn": "Churn histories: partitions moved so far, against the optimum's own trajectory",
     "run_times": "Run time against group size (log-log), assignors and the oracle",
@@ -69,10 +71,14 @@ _PORT_COLORS = {
     "cooperative-sticky": ("#8c564b", "#c49c94"),
     "constrained-sticky": ("#e377c2", "#f7b6d2"),
     "stream-join-sticky": ("#bcbd22", "#dbdb8d"),
+    "server-range": ("#17becf", "#9edae5"),
+    "uniform": ("#393b79", "#9c9ede"),
+    "kafka4-sticky": ("#637939", "#b5cf6b"),
+    "kafka4-cooperative-sticky": ("#843c39", "#d6616b"),
 }
 _ORACLE_COLORS = {"optimum": "#000000", "optimum-cpsat": "#7f7f7f"}
 # Anything else (an external assignor): a stable pick by name.
-_OTHER_COLORS = ("#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d")
+_OTHER_COLORS = ("#8c6d31", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#e7ba52")
 
 
 def color(assignor: str) -> str:
@@ -269,6 +275,20 @@ def balance_gaps(table: pd.DataFrame):
     axes[1].set_title("single-move distance", loc="left")
     axes[1].set_ylabel("")
     axes[1].legend(loc="lower right")
+    return fig
+
+
+@_drawing
+def rack_gaps(table: pd.DataFrame):
+    """Cumulative distribution of partitions outside their replicas' racks beyond the most-balanced optimum's.
+
+    ``table``: :func:`compare.report.tables.rack_gaps`.
+    """
+    fig, axes = _figure("rack_gaps", 1, width=7.5, height=4.0)
+    if table.empty:
+        return _empty(fig, axes, "no most-balanced results of scenarios with racks in this sweep")
+    _ecdf(axes[0], table, "rack_gap", "cross-rack partitions beyond the most rack-local most-balanced optimum (symlog)")
+    axes[0].legend(loc="lower right")
     return fig
 
 

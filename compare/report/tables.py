@@ -20,11 +20,18 @@ What is judged where (the definitions the figures rely on):
     optimum's) and the single-move distance (``balance_moves``, partitions
     that must move between members to reach the optimum's sorted loads)
     measure how far a valid result is from it.
+*rack gap*
+    Among most-balanced valid results of a scenario with racks (``racks``):
+    ``cross_rack - optimal_cross_rack``, partitions placed outside their
+    replicas' racks although a most-balanced assignment keeps them local
+    (KIP-881); never negative, the optimum being the most rack-local of the
+    most balanced.
 *stickiness gap*
-    Among most-balanced valid results of a rebalance with previous owners:
-    ``optimal_retained - retained``, partitions that moved although a most
-    balanced assignment keeping them exists (comparing a less balanced
-    result's stickiness with the optimum's would reward imbalance).
+    Among most-balanced valid results of a rebalance with previous owners
+    that are as rack-local as the optimum: ``optimal_retained - retained``,
+    partitions that moved although an assignment as balanced and as local
+    keeping them exists (comparing a less balanced, or less local, result's
+    stickiness with the optimum's would reward imbalance).
 *own guarantee*
     The assignor's documented guarantee (:mod:`compare.judge.guarantees`), among
     the results where it applies.
@@ -57,6 +64,7 @@ __all__ = [
     "load",
     "oracle_checks",
     "partitions",
+    "rack_gaps",
     "run_times",
     "shares",
     "status_counts",
@@ -184,16 +192,42 @@ def balance_gaps(rows: pd.DataFrame) -> pd.DataFrame:
         {"kip54_gap": "int64", "balance_moves": "int64"}), "family")
 
 
+def _as_local(rows: pd.DataFrame) -> pd.Series:
+    """Results with as few cross-rack partitions as the optimum (sweeps before the rack tier: all)."""
+    if "cross_rack" not in rows:
+        return pd.Series(True, index=rows.index)
+    return (rows["cross_rack"].fillna(0) <= rows["optimal_cross_rack"].fillna(0))
+
+
+def rack_gaps(rows: pd.DataFrame) -> pd.DataFrame:
+    """Most-balanced valid results of scenarios with racks, and partitions placed outside their racks needlessly.
+
+    Columns: ``assignor``, ``family``, ``cross_rack``, ``optimal_cross_rack``,
+    ``rack_gap`` (``cross_rack - optimal_cross_rack``, never negative among
+    most-balanced results).  Empty for a sweep without racks.
+    """
+    columns = ["assignor", "family", "cross_rack", "optimal_cross_rack"]
+    if "racks" not in rows:
+        return pd.DataFrame(columns=columns + ["rack_gap"])
+    results = _results(rows)
+    placed = results[(results["status"] == "ok") & _true(results["valid"]) & _true(results["most_balanced"])
+                     & _true(results["racks"])]
+    table = placed[columns].astype({"cross_rack": "int64", "optimal_cross_rack": "int64"})
+    table = table.assign(rack_gap=table["cross_rack"] - table["optimal_cross_rack"])
+    return _ordered(table, "family")
+
+
 def stickiness_gaps(rows: pd.DataFrame) -> pd.DataFrame:
-    """Most-balanced valid results of rebalances with previous owners, and partitions moved needlessly.
+    """Most-balanced (and as rack-local) valid results of rebalances with previous owners, and partitions moved needlessly.
 
     Columns: ``assignor``, ``family``, ``owned``, ``retained``,
     ``optimal_retained``, ``stickiness_gap`` (``optimal_retained -
-    retained``, never negative among most-balanced results).
+    retained``, never negative among most-balanced results as local as the
+    optimum).
     """
     results = _results(rows)
     kept = results[(results["status"] == "ok") & _true(results["valid"]) & _true(results["most_balanced"])
-                   & (results["owned"].fillna(0) > 0)]
+                   & _as_local(results) & (results["owned"].fillna(0) > 0)]
     table = kept[["assignor", "family", "owned", "retained", "optimal_retained"]].astype("int64", errors="ignore")
     table = table.assign(stickiness_gap=table["optimal_retained"] - table["retained"])
     return _ordered(table, "family")

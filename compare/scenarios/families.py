@@ -213,6 +213,9 @@ _PARAMETER_LIST = (
               _at_least(0)),
     Parameter("replicas", "racks of each partition's replicas: that many distinct racks of rack-0 .. rack-(R-1) "
               "drawn per partition (KIP-881); 0: no partition racks", _at_least(0)),
+    Parameter("rack_skew", "Zipf exponent of replica placement over racks: rack-k holds replicas in proportion to "
+              "(k+1)**-rack_skew (brokers unevenly spread; members on the small racks find few local partitions); "
+              "0: uniform", _non_negative_real),
     Parameter("static", "probability that a member is static (KIP-345): it carries a group.instance.id, "
               "instance-NNNN numbered in a random order unrelated to member ids", _share),
 )
@@ -222,7 +225,7 @@ PARAMETERS: Mapping[str, Parameter] = MappingProxyType({p.name: p for p in _PARA
 
 # Every family takes these; a family's defaults may override them.
 _COMMON = {"members": 12, "previous": None, "churn": 0, "generation": 1, "racks": 0, "zombies": 0, "replicas": 0,
-           "static": 0.0}
+           "rack_skew": 0.0, "static": 0.0}
 
 
 # -- streams and layout --------------------------------------------------------
@@ -486,8 +489,15 @@ def _assemble(layout: Layout, p: Mapping[str, Any], rng: _Streams) -> Problem:
         )
     replica_racks = [None] * len(layout.topic_names)
     if p["replicas"]:  # step 7: each partition's replicas on that many distinct racks
+        # Weighted sampling without replacement (Efraimidis-Spirakis: the largest u ** (1 / w)); with equal
+        # weights, any R of the racks equally likely (the first branch, kept as it was drawn before rack_skew).
+        weights = np.arange(1, p["racks"] + 1, dtype=float) ** -float(p["rack_skew"])
         for i, n in enumerate(layout.partitions.tolist()):
-            chosen = np.argsort(rng.replicas.random((n, p["racks"])), axis=1)[:, : p["replicas"]]
+            draws = rng.replicas.random((n, p["racks"]))
+            if p["rack_skew"]:
+                chosen = np.argsort(-(draws ** (1.0 / weights)), axis=1)[:, : p["replicas"]]
+            else:
+                chosen = np.argsort(draws, axis=1)[:, : p["replicas"]]
             replica_racks[i] = tuple(tuple(rack_names[r] for r in sorted(row)) for row in chosen.tolist())
     topics = tuple(Topic(name, int(n), racks) for name, n, racks in
                    zip(layout.topic_names, layout.partitions.tolist(), replica_racks))

@@ -237,7 +237,7 @@ def problems(
     Claims include partitions that do not exist, topics that do not exist and
     topics the member does not subscribe to; generations include "not sent".
     With ``racks``, members may have a rack (of 3, or none), topics may have
-    replica racks (1 or 2 per partition, or none), and the objective is any
+    replica racks (0 to 2 per partition, or none per topic), and the objective is any
     order of the tiers, rack optional (:data:`RACK_OBJECTIVES`); draws without
     ``racks`` are unchanged.
     With ``max_assignments`` set, only problems whose valid assignments can be
@@ -274,7 +274,7 @@ def problems(
         for t in topic_names:
             if draw(st.integers(0, 3)):  # mostly with racks
                 topics[t] = {"partitions": topics[t], "racks": [
-                    draw(st.lists(st.sampled_from(rack_names), min_size=1, max_size=2, unique=True))
+                    draw(st.lists(st.sampled_from(rack_names), max_size=2, unique=True))
                     for _ in range(topics[t])]}
         objective = draw(st.sampled_from(RACK_OBJECTIVES))
     problem = Problem.from_mapping({"topics": topics, "members": members, "objective": list(objective)})

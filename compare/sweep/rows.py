@@ -58,6 +58,7 @@ ROW_SCHEMA: tuple[tuple[str, str], ...] = (
     ("topics", "int64"),
     ("partitions", "int64"),
     ("identical_subscriptions", "bool"),
+    ("racks", "bool"),
     ("valid", "bool"),
     ("violations", "int64"),
     ("spread", "int64"),
@@ -79,6 +80,8 @@ ROW_SCHEMA: tuple[tuple[str, str], ...] = (
     ("oracle_moved", "int64"),
     ("cumulative_moved", "int64"),
     ("cumulative_oracle_moved", "int64"),
+    ("cross_rack", "int64"),
+    ("optimal_cross_rack", "int64"),
     ("max_topic_spread", "int64"),
     ("rebalances", "int64"),
     ("wall_time_s", "double"),
@@ -168,9 +171,11 @@ def _cross_check(base: dict, problem: Problem, optimum, round_: int, checks: Che
             break
     if size <= checks.brute_force_limit:
         best = brute_optimum(problem)
-        if tuple(best.sorted_loads) != tuple(optimum.sorted_loads) or best.retained != optimum.retained:
-            return (f"DISAGREE: brute force {list(best.sorted_loads)} keeping {best.retained}, flow "
-                    f"{list(optimum.sorted_loads)} keeping {optimum.retained}"), None
+        if (tuple(best.sorted_loads) != tuple(optimum.sorted_loads) or best.retained != optimum.retained
+                or best.cross_rack != optimum.cross_rack):
+            return (f"DISAGREE: brute force {list(best.sorted_loads)} keeping {best.retained} with "
+                    f"{best.cross_rack} cross-rack, flow {list(optimum.sorted_loads)} keeping {optimum.retained} "
+                    f"with {optimum.cross_rack} cross-rack"), None
         agreed.append("brute-force")
     if _sampled(base["scenario_id"], round_, checks.cpsat_sample):
         start = time.perf_counter()
@@ -230,6 +235,7 @@ def _shape(problem: Problem) -> dict:
         "topics": len(problem.assignable_topics),
         "partitions": problem.total_partitions,
         "identical_subscriptions": len({m.topics for m in problem.members}) <= 1,
+        "racks": problem.rack_locality.active,
     }
 
 
@@ -237,7 +243,7 @@ def _shape(problem: Problem) -> dict:
 _EVALUATION_COLUMNS = (
     "valid", "spread", "optimal_spread", "kip54_score", "optimal_kip54_score", "kip54_gap", "balance_moves",
     "most_balanced", "kafka_balance_condition", "retained", "optimal_retained", "owned", "moved",
-    "optimal_moved", "max_topic_spread", "rebalances",
+    "optimal_moved", "cross_rack", "optimal_cross_rack", "max_topic_spread", "rebalances",
 )
 
 

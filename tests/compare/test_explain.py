@@ -35,6 +35,22 @@ def test_kip54_example1_round_robin_could_have_kept_two_more():
     assert "could have stayed" in e.text() and e.to_mapping()["kind"] == "stickiness"
 
 
+def test_a_swap_across_racks_is_explained_as_a_rack_gap():
+    """Two racks, each partition's replica on one: crossing both is as balanced as keeping both local."""
+    problem = Problem.from_mapping({"topics": {"t": {"partitions": 2, "racks": [["a"], ["b"]]}}, "members": {
+        "x": {"topics": ["t"], "rack": "a"}, "y": {"topics": ["t"], "rack": "b"}}})
+    candidate = Assignment({"x": {"t": (1,)}, "y": {"t": (0,)}})
+    e = explain(problem, candidate)
+    assert e.kind == "rack" and (e.cross_rack, e.optimal_cross_rack) == (2, 0)
+    assert {(str(c.partition), c.member, c.oracle_member) for c in e.could_be_local} == {("t-0", "y", "x"),
+                                                                                         ("t-1", "x", "y")}
+    fixed = apply_moves(candidate, [m for g in e.cycles + e.paths for m in g])
+    assert fixed.to_mapping() == {"x": {"t": [0]}, "y": {"t": [1]}}
+    assert "could be local" in e.text() and e.to_mapping()["cross_rack"] == 2
+    # Without the rack tier the same assignment is optimal.
+    assert explain(Problem(problem.topics, problem.members, ("balance", "stickiness")), candidate).kind == "optimal"
+
+
 @settings(max_examples=150)
 @given(problem=rebalances())
 def test_every_explanation_checks_out(problem):

@@ -24,6 +24,7 @@ def figure_tables(rows):
         "guarantee_shares": tables.shares(rows, by_family=False),
         "family_shares": tables.shares(rows),
         "balance_gaps": tables.balance_gaps(rows),
+        "rack_gaps": tables.rack_gaps(rows),
         "stickiness_gaps": tables.stickiness_gaps(rows),
         "churn": tables.churn_curves(rows),
         "run_times": tables.run_times(rows),

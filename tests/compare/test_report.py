@@ -88,6 +88,16 @@ def test_stickiness_gaps_are_never_negative_among_most_balanced_results(rows):
     assert (gaps["retained"] <= gaps["owned"]).all() and (gaps["optimal_retained"] <= gaps["owned"]).all()
 
 
+def test_rack_gaps_are_never_negative_and_come_from_scenarios_with_racks(rows):
+    gaps = tables.rack_gaps(rows)
+    assert not gaps.empty  # the quick spec has a rack-aware family
+    # The optimum is the most rack-local of the most balanced assignments.
+    assert (gaps["rack_gap"] >= 0).all()
+    assert set(gaps["family"]) <= set(rows.loc[rows["racks"].fillna(False).astype(bool), "family"])
+    # Some assignor ignores racks and pays for it (range, round robin: KIP-881 is not in them).
+    assert gaps["rack_gap"].max() > 0
+
+
 def test_churn_curves_accumulate_round_by_round(quick_sweep, rows):
     curves = tables.churn_curves(rows)
     churn_points = [p for p in quick_sweep.spec.points if p.family == CHURN]
