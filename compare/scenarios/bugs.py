@@ -31,14 +31,14 @@ from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
 from assignment_oracle.compare.judge.explain import Explanation, apply_moves, explain
 from assignment_oracle.compare.judge.text import yes
 from assignment_oracle.problem.metrics import load_vector, sorted_loads
-from assignment_oracle.heuristics import Assignor, constrained_sticky, cooperative_sticky, sticky, uniform
+from assignment_oracle.heuristics import Assignor, constrained_sticky, cooperative_sticky, kafka4_sticky, sticky, uniform
 from assignment_oracle.heuristics import range as range_assignor
 from assignment_oracle.optimal import solve
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions, violations
 
 __all__ = ["Bug", "BugReplay", "BUGS", "find", "replay", "STICKY_21_TIES", "COOPERATIVE_CONSTRAINED_34", "RANGE_PRE_14891",
-           "UNIFORM_PRE_16930", "UNIFORM_18688_FIX", "TIME_LIMIT"]
+           "UNIFORM_PRE_16930", "UNIFORM_18688_FIX", "STICKY_PRE_15170", "TIME_LIMIT"]
 
 #: Seconds each variant may run in a replay before it is reported as not finishing.
 TIME_LIMIT = 60.0
@@ -119,6 +119,19 @@ UNIFORM_18688_FIX = Assignor(
     "kafka-balance",
     "consumer",
     "uniform whose homogeneous builder leaves the extra partitions with the members that hold them",
+)
+
+
+#: Kafka 4's StickyAssignor before KAFKA-15170's fix (apache/kafka f0291ac, May 2024; in 3.8.0): the rack-aware
+#: constrained builder's round robin neither counted members it filled to the max quota nor revoked rack-mismatched
+#: owned partitions.
+STICKY_PRE_15170 = Assignor(
+    "kafka4-sticky-pre-kafka-15170",
+    lambda problem: kafka4_sticky.assign(problem, variant="pre-KAFKA-15170"),
+    "StickyAssignor, rack-aware constrained builder before KAFKA-15170 (Kafka 3.5-3.7)",
+    "kafka-balance",
+    "eager",
+    "kafka4-sticky whose rack round robin fills too many members to the max quota, then throws IllegalStateException",
 )
 
 
@@ -366,6 +379,17 @@ def _empty_subscription(r: BugReplay):
     return old.status == "error" and "NullPointerException" in old.message, new.status == "ok" and got == expected, text
 
 
+def _rack_quota(r: BugReplay):
+    rows = r.rows[0]
+    old, new = rows[STICKY_PRE_15170.name], rows["kafka4-sticky"]
+    loads = sorted(load_vector(r.problems[0], new.assignment)) if new.assignment is not None else None
+    text = (f"{STICKY_PRE_15170.name}: {old.status}" + (f" ({old.message[:160]})" if old.message else "")
+            + f"; kafka4-sticky: {new.status}, loads {loads}, guarantee "
+            + ("kept" if new.guarantee is not None and new.guarantee.kept else "broken"))
+    shown = old.status == "error" and "IllegalStateException" in old.message
+    return shown, new.status == "ok" and new.guarantee is not None and new.guarantee.kept and loads == [1, 1, 1, 2], text
+
+
 def _kafka_15106_scenario() -> dict:
     """20 members, 200 partitions, unequal subscriptions, claims at mixed generations (seeded)."""
     rng = random.Random(15106)
@@ -537,6 +561,22 @@ BUGS: Mapping[str, Bug] = MappingProxyType({b.name: b for b in (
         "assignment was only created per subscribed topic, so balance() dereferenced null; the fixed builder "
         "(uniform, 1eb7644) gives A topic1-0..2 and B nothing, as the test expects",
         _empty_subscription,
+        judges_errors=True,
+    ),
+    Bug(
+        "kafka-15170-rack-quota",
+        "Rack-aware constrained sticky assignment fills too many members to the max quota and fails every rebalance",
+        "KAFKA-15170 (Kafka 3.5-3.7, fixed in 3.8.0, apache/kafka f0291ac): CooperativeStickyAssignor may fail "
+        "the rack-aware assignment with IllegalStateException, so the group rebalances forever",
+        ({"topics": {"t": {"partitions": 5, "racks": [["a"], ["a"], ["a"], ["a"], ["b"]]}},
+          "members": {"m0": {"topics": ["t"], "rack": "a"}, "m1": {"topics": ["t"], "rack": "a"},
+                      "m2": {"topics": ["t"], "rack": "b"}, "m3": {"topics": ["t"], "rack": "b"}}},),
+        (STICKY_PRE_15170,), ("kafka4-sticky", "kafka4-cooperative-sticky"),
+        "5 partitions for 4 members: quotas 1..2 with one member at 2.  Four partitions live on rack a, where m0 "
+        "and m1 are: before the fix the rack round robin gives both of them 2 (it did not count members filled "
+        "to the max quota), m2 takes t-4 and m3 is left with nothing and no partition to give it: "
+        "IllegalStateException, on every attempt.  The fixed builder stops at one member on 2: loads 2/1/1/1",
+        _rack_quota,
         judges_errors=True,
     ),
 )})
