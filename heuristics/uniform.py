@@ -23,6 +23,12 @@ claim resolution (:func:`~assignment_oracle.problem.claims.resolve_claims`:
 the newest generation wins a partition, a tie at the top drops it, a member
 keeps nothing of a topic it no longer subscribes to).
 
+Racks: the class javadoc speaks of a "balanced and potentially rack aware
+assignment", but at 1eb7644 neither builder reads a member's rack or a
+partition's replica racks (``grep -i rack`` finds only that sentence), so the
+port ignores them as well; ``compare`` shows what that costs against the
+rack-aware optimum.
+
 Departures, each where Kafka's order is a hash order:
 
 * members are taken in member id order (Kafka: the group's member map's
