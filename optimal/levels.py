@@ -9,11 +9,11 @@ with their resolved previous owner), both exact models minimise
 
 *Most balanced first* (``balance, stickiness``): ``r = 1`` and
 ``W = floor(K / 2) + 1`` where ``K`` is the number of partitions that have a
-previous owner.  Sums of squares of two valid assignments have the same
-parity as the partition count, so they differ by 0 or by at least 2; ``2W > K
->= any difference in kept`` makes every balance improvement outweigh any
-stickiness loss: the minimum is the stickiest of the most balanced
-assignments.  Minimal sum of squares is the same as decreasingly-minimal
+previous owner (capped at twice the members, below).  Sums of squares of two
+valid assignments have the same parity as the partition count, so they
+differ by 0 or by at least 2; ``2W > K >= any difference in kept`` makes
+every balance improvement outweigh any stickiness loss: the minimum is the
+stickiest of the most balanced assignments.  Minimal sum of squares is the same as decreasingly-minimal
 (most balanced) here, because the achievable load vectors form an M-convex
 set (Frank & Murota); the tests check that against brute force.
 
@@ -33,13 +33,29 @@ the objective is ``W * sum(x_m ** 2) + q * cross - r * kept``.  Tiers after
   (claims fixed, or partitions restricted to local subscribers), and its
   weight is ``None`` (``r``) or 0 (``q``).
 
-``C`` is the number of free partitions whose hub has both local and
-non-local members (:attr:`AggregatedNetwork.penalised`): no two assignments
-differ by more than ``C`` in cross-rack partitions, nor by more than ``K``
-in kept ones.  Then ``W = floor((q * C + r * K) / 2) + 1``, so that a step
-of 2 in the sum of squares outweighs any difference in the later tiers.
-Without rack information ``q = 0`` and this is the two-tier objective
-above, with the same weights.
+Why weights this small suffice: the lexicographic optimum and the weighted
+one are both characterised by cycles.  An assignment is lexicographically
+optimal exactly when the residual network of its flow has no cycle that is
+lexicographically negative (the difference to a better assignment
+decomposes into cycles, one of which must be better), and weighted-optimal
+exactly when it has no cycle of negative weighted cost.  The two agree when
+on every simple cycle each tier's weight outweighs the most the later tiers
+can change.  A simple cycle passes the sink at most once, so it changes at
+most two loads, by one each, and the sum of squares by an even number (a
+balance change is at least 2); every stickiness or rack term lies on an arc
+that ends at a member, and a simple cycle passes each of the ``M`` members
+once, so it changes kept and cross-rack counts by at most ``2M`` each.  So
+``K`` above is the smaller of ``2M`` and the number of free partitions with
+a keepable owner, and ``C`` the smaller of ``2M`` and the number of free
+partitions whose hub has both local and non-local members
+(:attr:`AggregatedNetwork.penalised`); then ``W = floor((q * C + r * K) /
+2) + 1``.  The certificate proves the weighted optimum; this argument (and
+the brute-force tests, on every objective order) carries it to the
+lexicographic one.  Without rack information ``q = 0`` and this is the
+two-tier objective above.  The ``2M`` cap keeps costs small on big groups
+(Kafka's 1,000,000-partition case: ``W = 4,001`` instead of ~500,000, and
+with racks ``q * C`` stays near ``(2M)**2`` rather than partitions
+squared, far from int64's limits).
 
 Per-unit costs
 --------------
@@ -90,8 +106,12 @@ class ObjectiveWeights:
 def objective_weights(network: AggregatedNetwork) -> ObjectiveWeights:
     """The weights of the problem's objective order (see module docstring)."""
     problem = network.problem
-    owned = int(network.class_count[network.class_owner >= 0].sum())  # K: free partitions with a keepable owner
-    penalised = network.penalised  # C
+    # How much a later tier can change along one simple cycle of the residual network: every stickiness or
+    # rack term sits on an arc that ends at a member, and a simple cycle passes each member once (two arcs),
+    # so at most 2 per member; never more than the partitions that carry the term (see module docstring).
+    per_cycle = 2 * network.num_members
+    owned = min(int(network.class_count[network.class_owner >= 0].sum()), per_cycle)  # K
+    penalised = min(network.penalised, per_cycle)  # C
     reward = None if problem.ranks_before(STICKINESS, BALANCE) else 1
     penalty = 1 if penalised and problem.ranks_before(BALANCE, RACK) and RACK in problem.objective else 0
     if reward is not None and penalty:
