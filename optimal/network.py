@@ -280,32 +280,49 @@ def build_network(problem: Problem, claims: ResolvedClaims | None = None) -> Agg
     offsets = problem.partition_offsets
     topic_index = {t: i for i, t in enumerate(problem.topic_names)}
     locality = problem.rack_locality
+    keys: dict[tuple[tuple[int, ...], int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+    def hub_key(subscribers: tuple[int, ...], rackset: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(members, non-local members) of the hub for partitions with these subscribers and replica racks."""
+        if rackset < 0:
+            return (subscribers, ())
+        members = np.asarray(subscribers, dtype=np.int64)
+        rack = locality.member_rack[members]
+        local = (rack < 0) | locality.table[rackset, np.maximum(rack, 0)]
+        if local.all() or not local.any():
+            return (subscribers, ())  # all local, or none: no choice to penalise
+        if restrict:
+            return (tuple(members[local].tolist()), ())
+        return (subscribers, tuple(members[~local].tolist()))
+
     for i, topic in enumerate(topics):
         subscribers = problem.subscribers[topic]
         span = slice(int(topic_start[i]), int(topic_start[i + 1]))
-        racksets = (locality.partition_rackset[offsets[topic_index[topic]] + np.arange(sizes[i])]
-                    if rack_tier else np.full(int(sizes[i]), -1))
-        for rackset in np.unique(racksets).tolist():
-            where = np.flatnonzero(racksets == rackset) + span.start
-            local = subscribers if rackset < 0 else tuple(
-                m for m in subscribers if locality.member_rack[m] < 0 or locality.table[rackset, locality.member_rack[m]])
-            if local == subscribers or not local:
-                key = (subscribers, ())  # all local, or none: no choice to penalise
-            elif restrict:
-                key = (local, ())
-            else:
-                key = (subscribers, tuple(m for m in subscribers if m not in set(local)))
-            hub_of_partition[where] = hub_ids.setdefault(key, len(hub_ids))
+        if not rack_tier:
+            hub_of_partition[span] = hub_ids.setdefault((subscribers, ()), len(hub_ids))
+            continue
+        racksets = locality.partition_rackset[offsets[topic_index[topic]] + np.arange(sizes[i])]
+        distinct, inverse = np.unique(racksets, return_inverse=True)
+        ids = np.empty(distinct.size, dtype=np.int64)
+        for j, rackset in enumerate(distinct.tolist()):
+            cached = keys.get((subscribers, rackset))
+            if cached is None:
+                cached = keys[(subscribers, rackset)] = hub_key(subscribers, rackset)
+            ids[j] = hub_ids.setdefault(cached, len(hub_ids))
+        hub_of_partition[span] = ids[inverse.reshape(-1)]
     hubs = tuple(members for members, _ in hub_ids)
     cross_of_hub = [frozenset(cross) for _, cross in hub_ids]
+    arc_hub = np.repeat(np.arange(len(hubs), dtype=np.int64), [len(s) for s in hubs])
+    arc_member = np.array([m for s in hubs for m in s], dtype=np.int64)
 
     # Step 3: which claims may be kept, and which are fixed.
-    hub_members = [frozenset(members) for members in hubs]
     keepable_owner = previous_owner.copy()
     if restrict:
         has = np.flatnonzero(previous_owner >= 0)
-        allowed = np.array([int(previous_owner[p]) in hub_members[int(hub_of_partition[p])] for p in has.tolist()],
-                           dtype=bool)
+        pairs = arc_hub * max(1, num_members) + arc_member  # ascending: hubs in order, members sorted
+        wanted = hub_of_partition[has] * max(1, num_members) + previous_owner[has]
+        at = np.minimum(np.searchsorted(pairs, wanted), max(0, pairs.size - 1))
+        allowed = (pairs[at] == wanted) if pairs.size else np.zeros(has.size, dtype=bool)
         keepable_owner[has[~allowed]] = -1
     if not stickiness_first:
         fixed = np.zeros(num_partitions, dtype=bool)
@@ -333,8 +350,6 @@ def build_network(problem: Problem, claims: ResolvedClaims | None = None) -> Agg
     class_cross = np.array([o in cross_of_hub[h] for h, o in zip(class_hub.tolist(), class_owner.tolist())], dtype=bool)
 
     # Step 5: hub -> member arcs and member capacities.
-    arc_hub = np.repeat(np.arange(len(hubs), dtype=np.int64), [len(s) for s in hubs])
-    arc_member = np.array([m for s in hubs for m in s], dtype=np.int64)
     arc_cross = np.array([m in cross_of_hub[h] for h, m in zip(arc_hub.tolist(), arc_member.tolist())], dtype=bool)
     hub_supply = np.bincount(class_hub, weights=class_count, minlength=len(hubs)).astype(np.int64)
     capacity = base_load + np.bincount(arc_member, weights=hub_supply[arc_hub], minlength=num_members).astype(np.int64)

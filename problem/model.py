@@ -290,12 +290,18 @@ class RackLocality:
                                dtype=np.int32)
         partition_rackset = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int32)
         rackset_index: dict[frozenset[str], int] = {}
+        by_list: dict[tuple[str, ...], int] = {(): -1}  # [] is "no rack information"; lists as written, memoised
         if racks:  # no member has a rack: everything is local, no need to read partition racks
             for i, topic in enumerate(problem.topics):
                 if topic.racks is not None:
                     start = int(problem.partition_offsets[i])
-                    partition_rackset[start : start + topic.partitions] = [  # [] is "no rack information"
-                        rackset_index.setdefault(frozenset(r), len(rackset_index)) if r else -1 for r in topic.racks]
+                    ids = []
+                    for r in topic.racks:
+                        found = by_list.get(r)
+                        if found is None:
+                            found = by_list[r] = rackset_index.setdefault(frozenset(r), len(rackset_index))
+                        ids.append(found)
+                    partition_rackset[start : start + topic.partitions] = ids
         racksets = tuple(rackset_index)
         table = np.zeros((len(racksets), len(racks)), dtype=bool)
         for s, rackset in enumerate(racksets):
