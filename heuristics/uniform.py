@@ -106,8 +106,10 @@ def assign(problem: Problem, *, variant: str | None = None) -> Assignment:
     previous = resolve_claims(problem).previous_owner
     existing = problem.partition_counts
     subscriptions = [tuple(sorted(t for t in m.topics if t in existing)) for m in members]
-    if len(set(subscriptions)) == 1:
-        targets = _homogeneous(problem, subscriptions[0], previous, fixed_18688=variant == KAFKA_18688_FIX)
+    if len(set(subscriptions)) == 1 and variant != KAFKA_18688_FIX:
+        targets = _homogeneous_arrays(problem, subscriptions[0], previous)
+    elif len(set(subscriptions)) == 1:
+        targets = _homogeneous(problem, subscriptions[0], previous, fixed_18688=True)
     else:
         if variant == PRE_KAFKA_16930 and () in subscriptions:  # some topic is subscribed: build() got to balance()
             member = members[subscriptions.index(())].member_id
@@ -178,6 +180,43 @@ def _homogeneous(problem: Problem, topics: tuple[str, ...], previous, *, fixed_1
     if index < len(unassigned):
         raise AssertionError("Partitions were left unassigned")  # Kafka's PartitionAssignorException: a bug
     return owners
+
+
+def _homogeneous_arrays(problem: Problem, topics: tuple[str, ...], previous) -> dict[str, np.ndarray]:
+    """:func:`_homogeneous` (Kafka's builder) over one owner array: the same answer, without a loop per partition.
+
+    Member ``m`` (in order) has quota ``minimum + 1`` if ``m < extra``, else
+    ``minimum``; it keeps the first ``quota`` of its previous partitions in
+    (topic, partition) order and the rest are revoked, appended to the
+    unassigned list after the partitions nobody owned, member by member;
+    then the members under quota take the unassigned list in order, each up
+    to its quota.  The tests check it against :func:`_homogeneous` on every
+    draw.
+    """
+    if not topics:
+        return {}
+    counts = problem.partition_counts
+    num_members = len(problem.members)
+    before = np.concatenate([np.asarray(previous[t], dtype=np.int64) for t in topics])
+    starts = np.concatenate(([0], np.cumsum([counts[t] for t in topics]))).astype(np.int64)
+    minimum_quota, extra = divmod(int(before.size), num_members)
+    quota = np.full(num_members, minimum_quota, dtype=np.int64)
+    quota[:extra] += 1
+    owned = np.flatnonzero(before >= 0)
+    by_member = owned[np.argsort(before[owned], kind="stable")]  # grouped by member, ascending within
+    holder = before[by_member]
+    first = np.searchsorted(holder, np.arange(num_members))
+    rank = np.arange(by_member.size) - first[holder]
+    kept = rank < quota[holder]
+    owner = np.full(before.size, -1, dtype=np.int64)
+    owner[by_member[kept]] = holder[kept]
+    unassigned = np.concatenate((np.flatnonzero(before < 0), by_member[~kept]))
+    room = quota - np.bincount(holder[kept], minlength=num_members)
+    takers = np.repeat(np.arange(num_members), room)
+    if takers.size < unassigned.size:
+        raise AssertionError("Partitions were left unassigned")  # Kafka's PartitionAssignorException: a bug
+    owner[unassigned] = takers[: unassigned.size]
+    return {t: owner[starts[i] : starts[i + 1]] for i, t in enumerate(topics)}
 
 
 class _Heterogeneous:

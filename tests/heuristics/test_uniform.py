@@ -21,7 +21,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from assignment_oracle.compare.judge.guarantees import check_guarantee
-from assignment_oracle.compare.scenarios.strategies import problems
+from assignment_oracle.compare.scenarios.strategies import problems, rebalances
 from assignment_oracle.heuristics import uniform
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.ownership import violations
@@ -125,3 +125,19 @@ def test_valid_and_keeps_the_local_balance_condition(problem):
     assignment = uniform.assign(problem)
     assert not violations(problem, assignment)
     assert check_guarantee("kafka-balance", problem, assignment).kept
+
+
+@settings(max_examples=300, deadline=None)
+@given(problem=rebalances(identical=True))
+def test_the_array_homogeneous_builder_is_kafkas_loop(problem):
+    # The default path runs the homogeneous builder over one owner array; the literal port of
+    # UniformHomogeneousAssignmentBuilder (one step per partition) must give the same owners.
+    from assignment_oracle.heuristics.uniform import _homogeneous, _homogeneous_arrays
+    from assignment_oracle.problem.claims import resolve_claims
+
+    previous = resolve_claims(problem).previous_owner
+    existing = problem.partition_counts
+    topics = tuple(sorted(t for t in problem.members[0].topics if t in existing))
+    fast = _homogeneous_arrays(problem, topics, previous)
+    literal = _homogeneous(problem, topics, previous)
+    assert {t: list(map(int, fast[t])) for t in fast} == {t: list(literal[t]) for t in topics}
