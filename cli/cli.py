@@ -328,7 +328,7 @@ def _explain(args) -> int:
     problem = _read_problem(args)
     if not problem.balance_first:
         print(f"{PROG}: note: explained balance first, the order assignors aim for; "
-              "`check` judges the scenario's stickiness-first order", file=sys.stderr)
+              f"`check` judges the scenario's order ({', '.join(problem.objective)})", file=sys.stderr)
     if (args.assignment is None) == (args.assignor is None):
         raise InputError("explain", "", "give an assignment file or --assignor NAME, not both and not neither")
     if args.assignor is not None:

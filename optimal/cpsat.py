@@ -204,6 +204,8 @@ def _add_square_cuts(model, loads, windows: Windows, network: AggregatedNetwork,
         # at full capacity; a tighter domain than W*cap^2 keeps CP-SAT's
         # int64 overflow checks happy on million-partition groups.
         top = max(W * ((2 * k + 1) * cap - k * (k + 1)) for k in levels)
+        if top >= 2**62:  # CP-SAT's domains are int64; say so rather than fail inside OR-Tools
+            raise SolverError(f"cpsat: a member's squared load reaches {top} (W={W}, {cap} partitions), beyond int64")
         square = model.new_int_var(0, max(0, top), f"square[{m}]")
         # The secant through levels k and k+1; together they equal W*x^2 at
         # every integer x in [lo-1, hi+1] and stay below it elsewhere.

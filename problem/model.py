@@ -240,6 +240,13 @@ class Problem:
         """Whether balance is the first tier (what the judges measure heuristics against)."""
         return self.objective[0] == BALANCE
 
+    def balance_first_order(self) -> Problem:
+        """This problem judged balance first, the order assignors aim for: ``balance`` moved to the
+        front, the other tiers kept in their order (``rack`` only if the objective has it)."""
+        if self.balance_first:
+            return self
+        return Problem(self.topics, self.members, (BALANCE, *(t for t in self.objective if t != BALANCE)))
+
     def ranks_before(self, first: str, second: str) -> bool:
         """Whether tier ``first`` comes before ``second`` in the objective (a tier left out comes last)."""
         order = {t: i for i, t in enumerate(self.objective)}

@@ -28,7 +28,7 @@ from assignment_oracle.problem.metrics import (
     per_topic_spread,
 )
 from assignment_oracle.optimal import Certificate, Solution, solve, verify
-from assignment_oracle.problem.model import BALANCE_FIRST, Assignment, Problem
+from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import Violation, violations
 
 __all__ = ["Verdict", "check"]
@@ -153,9 +153,7 @@ def check(
     """
     if optimum is None:
         optimum = solve(problem, method)
-    balance_optimum = optimum if problem.balance_first else solve(
-        Problem(problem.topics, problem.members, BALANCE_FIRST), method
-    )
+    balance_optimum = optimum if problem.balance_first else solve(problem.balance_first_order(), method)
     oracle_ok = optimum.certificate is not None and not verify(
         problem, optimum.assignment, optimum.certificate, optimum.network
     )

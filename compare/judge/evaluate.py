@@ -37,7 +37,7 @@ from assignment_oracle.heuristics import ASSIGNORS, Assignor, get_assignor, run
 from assignment_oracle.heuristics.cooperative_sticky import Phase
 from assignment_oracle.optimal import Solution, solve
 from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed
-from assignment_oracle.problem.model import BALANCE_FIRST, Assignment, Problem
+from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "Evaluation", "Comparison", "evaluate", "compare"]
 
@@ -206,7 +206,7 @@ def _undelivered(assignor: Assignor, problem: Problem, optimum: Solution, messag
 
 
 def _balance_first(problem: Problem) -> Problem:
-    return problem if problem.balance_first else Problem(problem.topics, problem.members, BALANCE_FIRST)
+    return problem.balance_first_order()
 
 
 def _one_line(text: str) -> str:

@@ -49,7 +49,7 @@ from assignment_oracle.compare.judge.balance import Move, improving_chain
 from assignment_oracle.problem.metrics import cross_rack, load_vector, retained, sorted_loads
 from assignment_oracle.optimal import Solution, solve
 from assignment_oracle.problem.claims import resolve_claims
-from assignment_oracle.problem.model import BALANCE_FIRST, Assignment, Problem, TopicPartition
+from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 from assignment_oracle.problem.ownership import Violation, owner_arrays
 
 __all__ = ["CrossRack", "Explanation", "StayedAway", "apply_moves", "explain"]
@@ -176,7 +176,7 @@ def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | Non
     ``optimum``, if given, must be ``solve`` of ``problem`` with balance first.
     """
     if not problem.balance_first:
-        problem = Problem(problem.topics, problem.members, BALANCE_FIRST)
+        problem = problem.balance_first_order()
     owners, found = owner_arrays(problem, assignment)
     if found:
         return Explanation(INVALID, violations=found)

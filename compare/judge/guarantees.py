@@ -40,7 +40,7 @@ reason when it does not.  A guarantee that does not apply is kept vacuously.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
 
@@ -48,7 +48,7 @@ from assignment_oracle.compare.judge.balance import satisfies_kafka_balance_cond
 from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads
 from assignment_oracle.optimal import solve
 from assignment_oracle.heuristics import AssignorRun
-from assignment_oracle.problem.model import BALANCE_FIRST, Assignment, Problem
+from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import cooperative_handoffs, violations
 
 __all__ = ["GuaranteeCheck", "GUARANTEES", "check_guarantee", "check_run", "stream_join_numbers_problem"]
@@ -79,7 +79,7 @@ def _identical(problem: Problem) -> bool:
 def _most_balanced(problem: Problem, assignment: Assignment, best: tuple[int, ...] | None) -> str:
     loads = sorted_loads(load_vector(problem, assignment))
     if best is None:
-        best = solve(replace(problem, objective=BALANCE_FIRST)).sorted_loads  # whatever the problem's order
+        best = solve(problem.balance_first_order()).sorted_loads  # whatever the problem's order
     return "" if loads == tuple(best) else f"sorted loads {list(loads)}, most balanced {list(best)}"
 
 

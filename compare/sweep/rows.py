@@ -38,7 +38,7 @@ from assignment_oracle.compare.scenarios.families import generate
 from assignment_oracle.compare.sweep.spec import CHURN, Checks, GridPoint
 from assignment_oracle.optimal import OPTIMAL, solve
 from assignment_oracle.optimal.brute_force import optimum as brute_optimum
-from assignment_oracle.problem.model import BALANCE_FIRST, Problem
+from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import dumps
 
 __all__ = ["COLUMNS", "ROW_SCHEMA", "scenario_rows", "versions"]
@@ -133,7 +133,7 @@ def scenario_rows(
 
 def _rebalance_rows(base: dict, problem: Problem, round_: int, assignors: tuple[str, ...], time_limit: float,
                     checks: Checks) -> list[dict]:
-    problem = problem if problem.balance_first else Problem(problem.topics, problem.members, BALANCE_FIRST)
+    problem = problem.balance_first_order()
     start = time.perf_counter()
     optimum = solve(problem)
     oracle_time = time.perf_counter() - start

@@ -51,6 +51,21 @@ def test_a_swap_across_racks_is_explained_as_a_rack_gap():
     assert explain(Problem(problem.topics, problem.members, ("balance", "stickiness")), candidate).kind == "optimal"
 
 
+def test_judging_balance_first_keeps_the_scenarios_other_tiers():
+    """A scenario that leaves rack locality out is not judged on it, whatever its order (balance only moves first)."""
+    base = {"topics": {"t": {"partitions": 2, "racks": [["a"], ["b"]]}},
+            "members": {"x": {"topics": ["t"], "rack": "a", "owned": {"t": [1]}, "generation": 1},
+                        "y": {"topics": ["t"], "rack": "b", "owned": {"t": [0]}, "generation": 1}}}
+    sticky = ASSIGNORS["sticky"]
+    for objective, kind in ((["stickiness", "balance"], "optimal"), (["balance", "stickiness"], "optimal"),
+                            (["stickiness", "balance", "rack"], "optimal"), (["rack", "stickiness", "balance"], "rack")):
+        problem = Problem.from_mapping({**base, "objective": objective})
+        judged = problem.balance_first_order()
+        assert judged.objective == ("balance", *(t for t in objective if t != "balance"))
+        # Keeping both claims puts both partitions outside their racks: a gap only where rack ranks before stickiness.
+        assert explain(problem, sticky.assign(problem)).kind == kind, objective
+
+
 @settings(max_examples=150)
 @given(problem=rebalances())
 def test_every_explanation_checks_out(problem):
