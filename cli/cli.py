@@ -28,7 +28,7 @@ from assignment_oracle.compare.scenarios.churn import random_history, read_histo
 from assignment_oracle.problem.extras import require
 from assignment_oracle.heuristics import ASSIGNORS
 from assignment_oracle.heuristics import run as run_assignor
-from assignment_oracle.heuristics.registry import PEERS, get_assignor, resolve_names
+from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS, get_assignor, resolve_names
 from assignment_oracle.optimal import METHODS, OPTIMAL, Solution, certificate_from_mapping, solve
 from assignment_oracle.problem.errors import (
     AssignorDidNotFinish,
@@ -291,7 +291,7 @@ def _run_named(name: str, problem):
 
 
 def _assignors() -> int:
-    everything = [*ASSIGNORS.values(), *PEERS.values()]
+    everything = [*ASSIGNORS.values(), *PEERS.values(), *LIVE_PEERS.values()]
     width = max(len(a.name) for a in everything)
     for assignor in everything:
         print(f"{assignor.name:{width}}  {assignor.protocol:11}  {assignor.summary}  [{assignor.origin}; guarantee: {assignor.guarantee}]")

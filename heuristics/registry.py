@@ -21,6 +21,7 @@ from assignment_oracle.heuristics import (
     fair,
     kafka4_sticky,
     kafka_python,
+    librdkafka,
     range,
     roundrobin,
     runner,
@@ -35,8 +36,8 @@ from assignment_oracle.problem.metrics import load_vector, retained, sorted_load
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import violations
 
-__all__ = ["Assignor", "ASSIGNORS", "GUARANTEE_NAMES", "AssignorRun", "PEERS", "PORT_OF", "UnknownAssignor", "external_assignor",
-           "get_assignor", "resolve_names", "run"]
+__all__ = ["Assignor", "ASSIGNORS", "GUARANTEE_NAMES", "AssignorRun", "LIVE_PEERS", "PEERS", "PORT_OF", "UnknownAssignor",
+           "external_assignor", "get_assignor", "is_live", "resolve_names", "run"]
 
 
 @dataclass(frozen=True)
@@ -152,8 +153,40 @@ _PEER_ENTRIES = (
 )
 #: Other implementations of the same Kafka assignors, judged next to this project's ports: ``kafka-python:*``.
 PEERS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _PEER_ENTRIES})
+
+def _live(strategy: str, port: str | None, summary: str) -> Assignor:
+    """librdkafka's assignor, run by a live group on a mock cluster (:mod:`heuristics.librdkafka`)."""
+    peer = librdkafka.LivePeer(strategy)
+    mine = ASSIGNORS[port] if port else None
+    kafka_class = mine.origin.split()[0].rsplit(".", 1)[-1] if mine else None
+    origin = (f"librdkafka's {strategy} assignor (a port of Kafka's {kafka_class}), live" if mine else
+              "librdkafka's mock broker, KIP-848 consumer protocol (its own simple range), live")
+    return Assignor(f"librdkafka:{strategy}", peer, origin, mine.guarantee if mine else "valid",
+                    mine.protocol if mine else "consumer", f"{summary} (extra: librdkafka)", peer.rebalance)
+
+
+_LIVE_ENTRIES = (
+    _live("range", "range", "librdkafka's range in a live group (confluent-kafka consumers, mock cluster)"),
+    _live("roundrobin", "roundrobin", "librdkafka's round robin in a live group"),
+    _live("cooperative-sticky", "cooperative-sticky",
+          "librdkafka's cooperative sticky in a live group; every rebalance round observed"),
+    _live("consumer-protocol", None,
+          "a live KIP-848 group (group.protocol=consumer): the mock broker's own simple range, not Kafka's"),
+)
+#: librdkafka's assignors, live (``librdkafka:*``): judged like the ports they mirror; names
+#: resolve like any assignor's, and ``live`` expands to all of them.
+LIVE_PEERS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _LIVE_ENTRIES})
 #: Peer name -> the name of this project's port of the same Kafka assignor.
-PORT_OF: Mapping[str, str] = MappingProxyType({f"kafka-python:{port}": port for port in kafka_python.PEER_OF})
+PORT_OF: Mapping[str, str] = MappingProxyType({
+    **{f"kafka-python:{port}": port for port in kafka_python.PEER_OF},
+    "librdkafka:range": "range", "librdkafka:roundrobin": "roundrobin",
+    "librdkafka:cooperative-sticky": "cooperative-sticky",
+})
+
+
+def is_live(assignor: Assignor) -> bool:
+    """Does the assignor run a live group (state between calls, its own time limit, no forking)?"""
+    return isinstance(assignor.assign, librdkafka.LivePeer)
 
 
 
@@ -169,10 +202,13 @@ def get_assignor(name: str) -> Assignor:
     """
     if isinstance(name, str) and name.startswith(external.PREFIXES):
         return external_assignor(name, name=name)
-    try:
-        return ASSIGNORS[name] if name in ASSIGNORS else PEERS[name]
-    except (KeyError, TypeError):
-        raise UnknownAssignor(name, [*ASSIGNORS, *PEERS]) from None
+    for registry in (ASSIGNORS, PEERS, LIVE_PEERS):
+        try:
+            if name in registry:
+                return registry[name]
+        except TypeError:
+            break
+    raise UnknownAssignor(name, [*ASSIGNORS, *PEERS, *LIVE_PEERS])
 
 
 def external_assignor(command: str | list[str] | tuple[str, ...], *, name: str | None = None,
@@ -275,12 +311,17 @@ def run(assignor: str | Assignor, problem: Problem, *, time_limit: float | None 
     """
     if isinstance(assignor, str):
         assignor = get_assignor(assignor)
+    if is_live(assignor):  # a live group bounds its own waiting and cannot cross a fork
+        if time_limit is not None:
+            assignor.assign.settle_limit = time_limit
+        time_limit = None
     assignment, phases, seconds = runner.execute(assignor, problem, time_limit=time_limit, isolation=isolation)
     return AssignorRun(assignor, problem, assignment, phases, seconds)
 
 
 def resolve_names(names) -> tuple[str, ...]:
-    """Names as users write them, expanded: ``all`` (this project's ports), ``peers`` (:data:`PEERS`), others.
+    """Names as users write them, expanded: ``all`` (this project's ports), ``peers`` (:data:`PEERS`),
+    ``live`` (:data:`LIVE_PEERS`), others.
 
     Order kept, duplicates refused (``ValueError``), every name checked
     (:class:`UnknownAssignor`, ``ValueError`` for an external name without a
@@ -288,7 +329,8 @@ def resolve_names(names) -> tuple[str, ...]:
     """
     out: list[str] = []
     for name in names:
-        expanded = list(ASSIGNORS) if name == "all" else list(PEERS) if name == "peers" else [name]
+        expanded = (list(ASSIGNORS) if name == "all" else list(PEERS) if name == "peers"
+                    else list(LIVE_PEERS) if name == "live" else [name])
         for item in expanded:
             get_assignor(item)
             if item in out:

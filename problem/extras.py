@@ -3,7 +3,8 @@
 The core install (``pip install assignment-oracle``) is the library and the
 ``solve``, ``check``, ``assign``, ``compare``, ``explain``, ``simulate``,
 ``bugs`` and ``demo`` commands.  Sweeps need the ``spark`` extra, reports the
-``report`` extra, the ``kafka-python:*`` peers the ``kafka-python`` extra;
+``report`` extra, the ``kafka-python:*`` peers the ``kafka-python`` extra,
+the live ``librdkafka:*`` peers the ``librdkafka`` extra;
 ``all`` is every one of them.  :func:`require` turns a missing one into
 :class:`MissingExtra`, whose message is the one line a user sees.
 """
@@ -23,6 +24,7 @@ EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "spark": ("pyspark", "pyarrow", "pandas", "tqdm"),
     "report": ("matplotlib", "pandas", "pyarrow", "nbformat", "nbclient", "nbconvert", "ipykernel"),
     "kafka-python": ("kafka",),
+    "librdkafka": ("confluent_kafka",),
 })
 
 

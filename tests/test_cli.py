@@ -163,10 +163,11 @@ def test_no_topics_at_all_with_a_claim(tmp_path, capsys):
 
 def test_assignors_lists_every_registered_name(capsys):
     from assignment_oracle.heuristics import ASSIGNORS, PEERS
+    from assignment_oracle.heuristics.registry import LIVE_PEERS
 
     code, out, _ = run(capsys, "assignors")
     assert code == 0
-    assert [line.split()[0] for line in out.splitlines()] == [*ASSIGNORS, *PEERS, "external:COMMAND"]
+    assert [line.split()[0] for line in out.splitlines()] == [*ASSIGNORS, *PEERS, *LIVE_PEERS, "external:COMMAND"]
 
 
 def test_assign_then_check_reads_the_output(tmp_path, capsys):

@@ -34,9 +34,10 @@ from dataclasses import dataclass, field
 from assignment_oracle.compare.judge.check import Verdict, check
 from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
 from assignment_oracle.heuristics import ASSIGNORS, Assignor, get_assignor, run
+from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.heuristics.cooperative_sticky import Phase
 from assignment_oracle.optimal import Solution, solve
-from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed
+from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed, MissingExtra
 from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "Evaluation", "Comparison", "evaluate", "compare"]
@@ -65,6 +66,10 @@ class Evaluation:
     guarantee: GuaranteeCheck | None = None
     rebalances: int | None = None
     phases: tuple[Phase, ...] = field(default=())
+    #: The problem the assignor was judged on, when it is not the one given: a live group
+    #: (``librdkafka:*``) cannot be handed claims and is judged on its own previous generation.
+    judged_problem: Problem | None = None
+    judged_optimum: Solution | None = None
 
     def to_mapping(self, *, timing: bool = True) -> dict:
         """A flat row (the JSON of ``compare``, a sweep's Parquet row's metrics)."""
@@ -141,7 +146,23 @@ def evaluate(
     problem = _balance_first(problem)
     if optimum is None:
         optimum = solve(problem)
+    note = ""
     try:
+        if is_live(assignor):
+            # A live group cannot be handed claims: it is brought to the previous generation (its own,
+            # unless it already holds the problem's claims) and judged on the problem it really faces.
+            peer = assignor.assign
+            if time_limit is not None:
+                peer.settle_limit = time_limit
+            try:
+                judged = peer.prepare(problem)
+            except (AssignorDidNotFinish, MissingExtra):
+                raise
+            except Exception as err:  # a scenario the live group cannot run (a topic name Kafka refuses, ...)
+                raise AssignorFailed(f"{type(err).__name__}: {err}") from None
+            if judged != problem:
+                problem, optimum = judged, solve(judged)
+                note = "; the claims are its own live previous generation's"
         result = run(assignor, problem, time_limit=time_limit, isolation=isolation)
     except AssignorDidNotFinish as err:
         message = _one_line(str(err))
@@ -151,9 +172,16 @@ def evaluate(
         return Evaluation(name, ERROR, message, guarantee=_undelivered(assignor, problem, optimum, message))
     assignment, phases = result.assignment, result.phases
     verdict = check(problem, assignment, optimum=optimum)
+    message = ""
+    if is_live(assignor):
+        settled = assignor.assign.last
+        message = (f"{assignor.assign.describe()}; {len(phases)} rebalance round(s) observed, settled in "
+                   f"{settled.seconds:.2f} s" + (f"; {len(settled.handoffs)} handoff(s) seen live: "
+                                                 f"{settled.handoffs[0]}" if settled.handoffs else "") + note)
     return Evaluation(
         assignor=name,
         status=OK if verdict.valid else INVALID,
+        message=message,
         wall_time=result.wall_time,
         assignment=assignment,
         verdict=verdict,
@@ -162,6 +190,8 @@ def evaluate(
                                   rounds=[p.assignment for p in phases] or None),
         rebalances=len(phases) if phases else None,
         phases=phases,
+        judged_problem=problem if note else None,
+        judged_optimum=optimum if note else None,
     )
 
 

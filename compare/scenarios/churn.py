@@ -904,6 +904,8 @@ def _play_round(group: _Group, events: tuple[Event, ...], assignor: str | Assign
     # Where the assignor has matched the oracle so far the two states are equal: solve once.
     oracle = optimum if oracle_problem == problem else solve(oracle_problem)
     evaluation = evaluate(problem, assignor, optimum=optimum, time_limit=time_limit)
+    if evaluation.judged_problem is not None:  # a live group could not take these claims: its own state instead
+        problem, optimum = evaluation.judged_problem, evaluation.judged_optimum
     previous = earlier[-1] if earlier else None
     moved = evaluation.verdict.moved if evaluation.verdict is not None else None
     cumulative = None if moved is None else moved + (previous.cumulative_moved if previous else 0)
