@@ -383,7 +383,9 @@ class LiveGroup:
                         seat.holdings.update(partitions)
                 applied = len(self.events)
                 last_activity = now
-            steady = all(s.stats is not None and _steady(s.stats) for s in self.seats.values())
+            # A member that subscribes to no existing topic is not in the group: nothing to wait for.
+            steady = all(s.stats is not None and _steady(s.stats) for s in self.seats.values()
+                         if s.topics & self.cluster.topics.keys())
             quiet = now - last_activity
             snapshot = self.holdings()
             if quiet >= QUIET and snapshot != last_snapshot and applied > first:

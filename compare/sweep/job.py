@@ -44,7 +44,7 @@ from typing import Iterator
 
 from assignment_oracle.compare.judge.text import table
 from assignment_oracle.problem.extras import require
-from assignment_oracle.heuristics.registry import PEERS
+from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS
 from assignment_oracle.compare.sweep.rows import ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
 from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
 from assignment_oracle.problem.scenario_json import InputError, dumps
@@ -195,6 +195,8 @@ def run_sweep(
     for name in spec.assignors:  # before any Spark work: a worker would only fail later, deep in a job
         if name in PEERS:
             require("kafka-python", f"the sweep's assignor {name}")
+        if name in LIVE_PEERS:
+            require("librdkafka", f"the sweep's assignor {name}")
     started = time.perf_counter()
     out = Path(out)
     _prepare(out, spec)

@@ -48,7 +48,14 @@ from typing import Any, Mapping
 
 from assignment_oracle.compare.scenarios.families import FAMILIES, get_family
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
-from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS, UnknownAssignor, external_assignor, resolve_names
+from assignment_oracle.heuristics.registry import (
+    ASSIGNORS,
+    LIVE_PEERS,
+    PEERS,
+    UnknownAssignor,
+    external_assignor,
+    resolve_names,
+)
 from assignment_oracle.problem.scenario_json import InputError
 
 __all__ = ["CHURN", "SweepSpec", "GridPoint", "Checks", "read_spec", "spec_from_mapping", "bundled_specs", "scenario_id"]
@@ -228,11 +235,11 @@ def _external_table(entry: dict, source: str, where: str):
     if unknown:
         raise InputError(source, f"{where}.{unknown[0]}", f"unknown field (allowed: {', '.join(sorted(_EXTERNAL_KEYS))})")
     name = entry.get("name")
-    if (not isinstance(name, str) or not name.strip() or name in ("all", "peers") or "," in name
+    if (not isinstance(name, str) or not name.strip() or name in ("all", "peers", "live") or "," in name
             or name.startswith(("external:", "external-shell:"))):
         raise InputError(source, f"{where}.name",
-                         "must be a non-empty name without commas (not all, peers, or an external: name)")
-    if name in ASSIGNORS or name in PEERS:
+                         "must be a non-empty name without commas (not all, peers, live, or an external: name)")
+    if name in ASSIGNORS or name in PEERS or name in LIVE_PEERS:
         raise InputError(source, f"{where}.name", f"{name!r} is a registered assignor; choose another name")
     command = entry.get("command")
     shell = entry.get("shell", False)
