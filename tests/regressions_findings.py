@@ -73,6 +73,10 @@ FINDINGS = (
             lambda m: "raises" in m,
             # Every member subscribes to something: a realistic group, not an idle consumer.
             when=lambda problem: all(member.topics for member in problem.members)),
+    Finding("librdkafka-mock-consumer-protocol-leaves-partitions", "librdkafka:consumer-protocol",
+            "a KIP-848 group's target assignment gives every partition (the mock broker's 'simple range' gives a "
+            "topic's extra partitions by the member's place in the whole group, not among the topic's subscribers)",
+            lambda m: "valid" in m and not m["valid"]),
     Finding("cooperative-sticky-not-stickiest", "cooperative-sticky",
             "as sticky as possible, second to balance",
             lambda m: m["valid"] and m["sorted_loads"] == m["optimal_sorted_loads"] and m["retained"] < m["optimal_retained"]),
