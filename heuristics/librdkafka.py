@@ -31,10 +31,14 @@ wheel bundles librdkafka):
   group has settled when every member's statistics say ``join_state``
   ``steady`` and nothing has happened for :data:`QUIET` seconds, and the
   holdings are one complete assignment (or have been still for
-  :data:`STILL` seconds: an invalid assignment is a finding too).  Each
-  burst of callbacks is one rebalance round: its holdings are a
+  :data:`STILL` seconds: an invalid assignment is a finding too).  A
+  member's ``k``-th ``on_assign`` closes its ``k``-th rebalance round
+  (librdkafka calls it every round, with an empty list too): each round's
+  holdings are a
   :class:`~assignment_oracle.heuristics.cooperative_sticky.Phase`, so the
-  cooperative guarantee is checked on what members really held in between.
+  cooperative guarantee is checked on what members really held in between,
+  and an assignment of a partition another member still holds is recorded
+  the moment it happens.
   A group that does not settle in the time limit raises
   :class:`~assignment_oracle.problem.errors.AssignorDidNotFinish` with what
   was seen; everything started is stopped on every path (``finally``,
@@ -106,10 +110,11 @@ PROTOCOLS = MappingProxyType({
 QUIET = 0.35
 #: Seconds an incomplete or overlapping assignment must stay still before it is reported as it is.
 STILL = 3.0
-#: Session timeout of every member (ms); the mock's rebalance wait is this minus one second.
-SESSION_TIMEOUT_MS = 1200
+#: Session timeout of every member (ms); the mock waits this minus one second for members to rejoin a
+#: rebalance (shorter, and members polled in turn miss the window: the group rebalances forever).
+SESSION_TIMEOUT_MS = 2000
 #: The mock's wait for more members before the first rebalance of an empty group (ms).
-INITIAL_REBALANCE_DELAY_MS = 300
+INITIAL_REBALANCE_DELAY_MS = 800
 _TOPIC_NAME = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
 
 
@@ -235,6 +240,7 @@ class _Seat:
     topics: frozenset[str]
     holdings: set = field(default_factory=set)
     stats: dict | None = None
+    subscribed: tuple[str, ...] | None = None  # what the consumer was last told to subscribe to
 
 
 @dataclass(frozen=True)
@@ -263,7 +269,16 @@ class LiveGroup:
 
     # -- membership ---------------------------------------------------------------
 
-    def join(self, member: Member) -> None:
+    def join_all(self, members) -> None:
+        """Start every consumer first, then subscribe them together: their JoinGroups reach the mock
+        within its initial rebalance delay, so a fresh group forms in one round."""
+        members = list(members)
+        for member in members:
+            self.join(member, subscribe=False)
+        for member in members:
+            self._subscribe(member.member_id)
+
+    def join(self, member: Member, *, subscribe: bool = True) -> None:
         library = _Library.get()
         member_id = member.member_id
         config = {
@@ -296,7 +311,8 @@ class LiveGroup:
         consumer = library.kafka.Consumer(config)
         seat.consumer = consumer
         self.seats[member_id] = seat
-        self._subscribe(member_id)
+        if subscribe:
+            self._subscribe(member_id)
 
     def _subscribe(self, member_id: str) -> None:
         seat = self.seats[member_id]
@@ -308,9 +324,12 @@ class LiveGroup:
         def on_revoke(consumer, partitions) -> None:
             log.append((time.monotonic(), member_id, "revoke", tuple((p.topic, p.partition) for p in partitions)))
 
-        topics = sorted(t for t in seat.topics if t in self.cluster.topics)
+        topics = tuple(sorted(t for t in seat.topics if t in self.cluster.topics))
+        if topics == seat.subscribed:
+            return  # subscribing again would make the member rejoin: a rebalance nobody asked for
+        seat.subscribed = topics
         if topics:
-            seat.consumer.subscribe(topics, on_assign=on_assign, on_revoke=on_revoke, on_lost=on_revoke)
+            seat.consumer.subscribe(list(topics), on_assign=on_assign, on_revoke=on_revoke, on_lost=on_revoke)
         else:
             seat.consumer.unsubscribe()
             seat.holdings.clear()
@@ -356,11 +375,9 @@ class LiveGroup:
         deadline = start + time_limit
         first = len(self.events)
         applied = first
-        phases: list[Phase] = []
+        before = self.holdings()
         handoffs: list[str] = []
         last_activity = start
-        last_snapshot: dict[str, frozenset] | None = None
-        burst_revoked: dict[str, set] = {}
         while True:
             for seat in self.seats.values():
                 seat.consumer.poll(0.01 if len(self.seats) < 8 else 0)
@@ -372,15 +389,14 @@ class LiveGroup:
                         continue
                     if kind == "revoke":
                         seat.holdings.difference_update(partitions)
-                        burst_revoked.setdefault(member, set()).update(partitions)
-                    else:
-                        if not self.incremental:
-                            seat.holdings.clear()
-                        for tp in partitions:
-                            holder = next((m for m, s in self.seats.items() if m != member and tp in s.holdings), None)
-                            if holder is not None:
-                                handoffs.append(f"{tp[0]}-{tp[1]} assigned to {member} while {holder} held it")
-                        seat.holdings.update(partitions)
+                        continue
+                    if not self.incremental:
+                        seat.holdings.clear()
+                    for tp in partitions:
+                        holder = next((m for m, s in self.seats.items() if m != member and tp in s.holdings), None)
+                        if holder is not None:
+                            handoffs.append(f"{tp[0]}-{tp[1]} assigned to {member} while {holder} held it")
+                    seat.holdings.update(partitions)
                 applied = len(self.events)
                 last_activity = now
             # A member that subscribes to no existing topic is not in the group: nothing to wait for.
@@ -388,15 +404,10 @@ class LiveGroup:
                          if s.topics & self.cluster.topics.keys())
             quiet = now - last_activity
             snapshot = self.holdings()
-            if quiet >= QUIET and snapshot != last_snapshot and applied > first:
-                phases.append(Phase(_assignment(snapshot), _assignment(burst_revoked)))
-                burst_revoked = {}
-                last_snapshot = snapshot
             complete = _is_complete(snapshot, expected)
             if steady and quiet >= QUIET and (complete or quiet >= STILL) and (applied > first or complete):
-                if not phases or last_snapshot != snapshot:
-                    phases.append(Phase(_assignment(snapshot), _assignment(burst_revoked)))
-                return Settled(_assignment(snapshot), tuple(phases), now - start, tuple(handoffs))
+                phases = _rounds(before, self.events[first:applied], set(self.seats), self.incremental)
+                return Settled(_assignment(snapshot), phases, now - start, tuple(handoffs))
             if now >= deadline:
                 states = ", ".join(f"{m}: {_state(s.stats)} holding {len(s.holdings)}"
                                    for m, s in sorted(self.seats.items())[:8])
@@ -411,6 +422,38 @@ class LiveGroup:
         finally:
             self.cluster.close()
             _OPEN.discard(self)
+
+
+def _rounds(before: Mapping[str, frozenset], events, members: set, incremental: bool) -> tuple[Phase, ...]:
+    """The rebalance rounds in a member's callbacks: librdkafka calls ``on_assign`` once per round each
+    member takes part in (an empty list too), after that round's ``on_revoke``.  Round ``k``'s holdings
+    are every member's after its ``k``-th assignment (or its last, if it took part in fewer rounds), and
+    what it revoked on the way: exact per round, whatever the interleaving between members."""
+    own: dict[str, list[tuple[str, tuple]]] = {m: [] for m in members}
+    for _, member, kind, partitions in events:
+        if member in own:
+            own[member].append((kind, partitions))
+    rounds = max((sum(1 for kind, _ in evs if kind == "assign") for evs in own.values()), default=0)
+    phases = []
+    state = {m: set(before.get(m, ())) for m in members}
+    cursor = {m: 0 for m in members}
+    for _ in range(max(rounds, 1)):
+        revoked: dict[str, set] = {}
+        for m, evs in own.items():
+            while cursor[m] < len(evs):
+                kind, partitions = evs[cursor[m]]
+                cursor[m] += 1
+                if kind == "revoke":
+                    state[m].difference_update(partitions)
+                    revoked.setdefault(m, set()).update(partitions)
+                    continue
+                if not incremental:
+                    revoked.setdefault(m, set()).update(state[m] - set(partitions))
+                    state[m].clear()
+                state[m].update(partitions)
+                break
+        phases.append(Phase(_assignment(state), _assignment(revoked)))
+    return tuple(phases)
 
 
 def _silent(*_args) -> None:
@@ -530,8 +573,7 @@ class LivePeer:
             if not claimants:
                 return _with_claims(problem, {}, None)
             previous = Problem(problem.topics, tuple(claimants), problem.objective)
-            for member in claimants:
-                group.join(member)
+            group.join_all(claimants)
             group.settle(_expected(previous), self.settle_limit)
         except BaseException:
             self.close()
@@ -550,11 +592,10 @@ class LivePeer:
             for member_id in sorted(set(group.seats) - set(members)):
                 group.leave(member_id)
             held = group.holdings()
+            group.join_all(members[m] for m in sorted(members) if m not in group.seats)
             for member_id in sorted(members):
                 member = members[member_id]
-                if member_id not in group.seats:
-                    group.join(member)
-                elif not member.owned and held.get(member_id):
+                if not member.owned and held.get(member_id):
                     group.bounce(member)
                 elif group.seats[member_id].topics != member.topics:
                     group.resubscribe(member_id, member.topics)

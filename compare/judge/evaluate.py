@@ -134,14 +134,23 @@ def evaluate(
     optimum: Solution | None = None,
     time_limit: float | None = None,
     isolation: str = "auto",
+    keep_live: bool = False,
 ) -> Evaluation:
     """Run assignor ``name`` on ``problem`` and judge it (see the module docstring).
 
     Judged against the balance-first optimum whatever the scenario's
     objective order says: that is the order every assignor here aims for.
+    A live peer's group (``librdkafka:*``) is stopped afterwards unless
+    ``keep_live`` (a churn simulation plays its next round on it).
     """
     if isinstance(assignor, str):
         assignor = get_assignor(assignor)
+    if is_live(assignor) and not keep_live:
+        try:
+            return evaluate(problem, assignor, optimum=optimum, time_limit=time_limit, isolation=isolation,
+                            keep_live=True)
+        finally:
+            assignor.assign.close()  # nothing keeps running once the row is judged
     name = assignor.name
     problem = _balance_first(problem)
     if optimum is None:

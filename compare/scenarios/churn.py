@@ -117,6 +117,7 @@ from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
 from assignment_oracle.compare.judge.text import cell, short_list, table, yes
 from assignment_oracle.problem.metrics import spread
 from assignment_oracle.heuristics import Assignor, get_assignor
+from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.optimal import Solution, solve, verify
 from assignment_oracle.problem.model import Assignment, Member, Problem, Topic
 # The scenario format's own field checks, so that both formats word their errors alike.
@@ -886,12 +887,17 @@ def simulate(history: History, assignor: str | Assignor, *, time_limit: float | 
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
     groups = list(_groups(history, "history"))  # every event checked before any work
     rounds: list[Round] = []
-    for index, group in enumerate(groups):
-        events = history.rounds[index - 1] if index else ()
-        round_ = _play_round(group, events, assignor, rounds, time_limit)
-        rounds.append(round_)
-        if not round_.finished:
-            break
+    resolved = get_assignor(assignor) if isinstance(assignor, str) else assignor
+    try:
+        for index, group in enumerate(groups):
+            events = history.rounds[index - 1] if index else ()
+            round_ = _play_round(group, events, assignor, rounds, time_limit)
+            rounds.append(round_)
+            if not round_.finished:
+                break
+    finally:
+        if is_live(resolved):  # a live group plays every round, then stops
+            resolved.assign.close()
     return Simulation(history, assignor if isinstance(assignor, str) else assignor.name, tuple(rounds), time_limit)
 
 
@@ -903,7 +909,7 @@ def _play_round(group: _Group, events: tuple[Event, ...], assignor: str | Assign
     optimum = solve(problem)
     # Where the assignor has matched the oracle so far the two states are equal: solve once.
     oracle = optimum if oracle_problem == problem else solve(oracle_problem)
-    evaluation = evaluate(problem, assignor, optimum=optimum, time_limit=time_limit)
+    evaluation = evaluate(problem, assignor, optimum=optimum, time_limit=time_limit, keep_live=True)
     if evaluation.judged_problem is not None:  # a live group could not take these claims: its own state instead
         problem, optimum = evaluation.judged_problem, evaluation.judged_optimum
     previous = earlier[-1] if earlier else None
