@@ -127,7 +127,7 @@ def scenario_id(sweep_hash: str, point: GridPoint, seed: int) -> str:
 
 
 def bundled_specs() -> dict[str, Path]:
-    """The bundled specs by name (``quick``, ``full``, ``soundness``)."""
+    """The bundled specs by name (``quick``, ``full``, ``soundness``, ``live``)."""
     folder = resources.files("assignment_oracle.compare.sweep") / "specs"
     return {Path(str(p)).stem: Path(str(p)) for p in folder.iterdir() if p.name.endswith(".toml")}
 
