@@ -31,14 +31,13 @@ wheel bundles librdkafka):
   group has settled when every member's statistics say ``join_state``
   ``steady`` and nothing has happened for :data:`QUIET` seconds, and the
   holdings are one complete assignment (or have been still for
-  :data:`STILL` seconds: an invalid assignment is a finding too).  A
-  member's ``k``-th ``on_assign`` closes its ``k``-th rebalance round
-  (librdkafka calls it every round, with an empty list too): each round's
-  holdings are a
+  :data:`STILL` seconds: an invalid assignment is a finding too).  What
+  members held after every callback that changed something is a
   :class:`~assignment_oracle.heuristics.cooperative_sticky.Phase`, so the
-  cooperative guarantee is checked on what members really held in between,
-  and an assignment of a partition another member still holds is recorded
-  the moment it happens.
+  cooperative guarantee is checked exactly on what members really held in
+  between (a partition assigned while another member still holds it shows
+  as such, and is also recorded the moment it happens); the rebalance
+  rounds are the bursts of callbacks, :data:`ROUND_GAP` apart.
   A group that does not settle in the time limit raises
   :class:`~assignment_oracle.problem.errors.AssignorDidNotFinish` with what
   was seen; everything started is stopped on every path (``finally``,
@@ -108,6 +107,9 @@ PROTOCOLS = MappingProxyType({
 })
 #: Seconds without any rebalance activity before a group counts as settled.
 QUIET = 0.35
+#: Seconds between two bursts of callbacks that make them two rebalance rounds (a round's callbacks
+#: come within milliseconds; the next needs a JoinGroup and a SyncGroup).
+ROUND_GAP = 0.05
 #: Seconds an incomplete or overlapping assignment must stay still before it is reported as it is.
 STILL = 3.0
 #: Session timeout of every member (ms); the mock waits this minus one second for members to rejoin a
@@ -251,6 +253,7 @@ class Settled:
     phases: tuple[Phase, ...]
     seconds: float
     handoffs: tuple[str, ...]  # partitions assigned while another member still held them, as observed
+    rounds: int = 1  # rebalance rounds: bursts of callbacks ROUND_GAP apart
 
 
 class LiveGroup:
@@ -406,8 +409,8 @@ class LiveGroup:
             snapshot = self.holdings()
             complete = _is_complete(snapshot, expected)
             if steady and quiet >= QUIET and (complete or quiet >= STILL) and (applied > first or complete):
-                phases = _rounds(before, self.events[first:applied], set(self.seats), self.incremental)
-                return Settled(_assignment(snapshot), phases, now - start, tuple(handoffs))
+                phases, rounds = _rounds(before, self.events[first:applied], set(self.seats), self.incremental)
+                return Settled(_assignment(snapshot), phases, now - start, tuple(handoffs), rounds)
             if now >= deadline:
                 states = ", ".join(f"{m}: {_state(s.stats)} holding {len(s.holdings)}"
                                    for m, s in sorted(self.seats.items())[:8])
@@ -424,36 +427,40 @@ class LiveGroup:
             _OPEN.discard(self)
 
 
-def _rounds(before: Mapping[str, frozenset], events, members: set, incremental: bool) -> tuple[Phase, ...]:
-    """The rebalance rounds in a member's callbacks: librdkafka calls ``on_assign`` once per round each
-    member takes part in (an empty list too), after that round's ``on_revoke``.  Round ``k``'s holdings
-    are every member's after its ``k``-th assignment (or its last, if it took part in fewer rounds), and
-    what it revoked on the way: exact per round, whatever the interleaving between members."""
-    own: dict[str, list[tuple[str, tuple]]] = {m: [] for m in members}
-    for _, member, kind, partitions in events:
-        if member in own:
-            own[member].append((kind, partitions))
-    rounds = max((sum(1 for kind, _ in evs if kind == "assign") for evs in own.values()), default=0)
-    phases = []
+def _rounds(before: Mapping[str, frozenset], events, members: set, incremental: bool) -> tuple[tuple[Phase, ...], int]:
+    """What members held after every callback that changed something, and how many rebalance rounds.
+
+    A snapshot after each change makes the cooperative check exact: a partition that went from one
+    member to another without a snapshot in which nobody held it was assigned while its holder still
+    held it, as it happened.  Rounds are bursts of callbacks: within a round every member's callbacks
+    come within milliseconds of each other, and the next round needs a rejoin and a sync
+    (:data:`ROUND_GAP` apart at least).
+    """
     state = {m: set(before.get(m, ())) for m in members}
-    cursor = {m: 0 for m in members}
-    for _ in range(max(rounds, 1)):
-        revoked: dict[str, set] = {}
-        for m, evs in own.items():
-            while cursor[m] < len(evs):
-                kind, partitions = evs[cursor[m]]
-                cursor[m] += 1
-                if kind == "revoke":
-                    state[m].difference_update(partitions)
-                    revoked.setdefault(m, set()).update(partitions)
-                    continue
-                if not incremental:
-                    revoked.setdefault(m, set()).update(state[m] - set(partitions))
-                    state[m].clear()
-                state[m].update(partitions)
-                break
-        phases.append(Phase(_assignment(state), _assignment(revoked)))
-    return tuple(phases)
+    phases: list[Phase] = []
+    rounds = 0
+    last_assign = None
+    for when, member, kind, partitions in events:
+        if kind == "assign":  # a burst of assignments ends a round (revocations open it, eager ones early)
+            if last_assign is None or when - last_assign >= ROUND_GAP:
+                rounds += 1
+            last_assign = when
+        if member not in state:
+            continue
+        revoked: set = set()
+        if kind == "revoke":
+            revoked = state[member] & set(partitions)
+            state[member].difference_update(partitions)
+        else:
+            if not incremental:
+                revoked = state[member] - set(partitions)
+                state[member].clear()
+            state[member].update(partitions)
+        if revoked or kind == "assign" and partitions:
+            phases.append(Phase(_assignment(state), _assignment({member: revoked} if revoked else {})))
+    if not phases:
+        phases.append(Phase(_assignment(state), Assignment({})))
+    return tuple(phases), max(rounds, 1)
 
 
 def _silent(*_args) -> None:

@@ -184,7 +184,7 @@ def evaluate(
     message = ""
     if is_live(assignor):
         settled = assignor.assign.last
-        message = (f"{assignor.assign.describe()}; {len(phases)} rebalance round(s) observed, settled in "
+        message = (f"{assignor.assign.describe()}; {settled.rounds} rebalance round(s) observed, settled in "
                    f"{settled.seconds:.2f} s" + (f"; {len(settled.handoffs)} handoff(s) seen live: "
                                                  f"{settled.handoffs[0]}" if settled.handoffs else "") + note)
     return Evaluation(
@@ -197,7 +197,7 @@ def evaluate(
         guarantee=check_guarantee(assignor.guarantee, problem, assignment,
                                   optimal_sorted_loads=tuple(optimum.sorted_loads),
                                   rounds=[p.assignment for p in phases] or None),
-        rebalances=len(phases) if phases else None,
+        rebalances=(assignor.assign.last.rounds if is_live(assignor) else len(phases)) if phases else None,
         phases=phases,
         judged_problem=problem if note else None,
         judged_optimum=optimum if note else None,
