@@ -68,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--objective", help="priority order of balance, rack and stickiness (rack optional): "
                    "balance,rack,stickiness (default), stickiness,balance,rack, balance,stickiness, ...")
     p.add_argument("--time-limit", type=float, metavar="S", help="seconds, for cpsat (flow is exact and needs none)")
+    p.add_argument("--balance", choices=("dec-min", "sum-of-squares", "max-then-squares"), default="dec-min",
+                   help="what 'most balanced' means with join_groups (default dec-min; docs/formats.md)")
     p.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
     p.add_argument("--timing", action="store_true", help="include wall time and model sizes (output is then not byte-stable)")
 
@@ -222,6 +224,15 @@ def _read_problem(args, objective=None):
     return read_problem(args.scenario, objective=objective, max_partitions=args.max_partitions)
 
 
+def _judged_problem(args, objective=None):
+    """A scenario to judge assignments on: judging against a co-partitioned optimum is not built yet."""
+    problem = _read_problem(args, objective)
+    if problem.join_groups:
+        raise InputError(args.scenario, "join_groups", f"`{args.command}` does not judge against the co-partitioned "
+                         "optimum yet (`solve` computes it); remove join_groups to judge without co-partitioning")
+    return problem
+
+
 def _max_partitions(text: str) -> int:
     try:
         value = int(text)
@@ -236,6 +247,18 @@ def _solve(args) -> int:
     if args.time_limit is not None and not args.time_limit > 0:
         raise InputError("--time-limit", "", f"must be a positive number of seconds, got {args.time_limit}")
     problem = _read_problem(args, _objective(args.objective))
+    if problem.join_groups:  # co-partitioning: the staged CP-SAT model (a flow cannot express it)
+        from assignment_oracle.optimal import join_groups
+
+        grouped = join_groups.solve(problem, balance=args.balance, time_limit=args.time_limit)
+        _write(args.output, dumps(grouped.to_mapping(timing=args.timing)), inputs=(args.scenario,))
+        if grouped.status != OPTIMAL:
+            print(f"{PROG}: {grouped.status}: {grouped.message or 'not proven optimal'}", file=sys.stderr)
+            return 1
+        return 0
+    if args.balance != "dec-min":
+        raise InputError("--balance", "", "only scenarios with join_groups take another balance definition "
+                                          "(without them every definition gives the same optimum)")
     solution = solve(problem, args.method, time_limit=args.time_limit)
     _write(args.output, dumps(solution.to_mapping(timing=args.timing, plain=False)), inputs=(args.scenario,))
     if solution.status != OPTIMAL:
@@ -249,7 +272,7 @@ def _solve(args) -> int:
 
 
 def _check(args) -> int:
-    problem = _read_problem(args, _objective(args.objective))
+    problem = _judged_problem(args, _objective(args.objective))
     assignment, document = read_assignment(args.assignment)
     certificate = None
     if document.get("certificate") is not None:
@@ -315,7 +338,7 @@ def _compare(args) -> int:
         names = list(resolve_names(given))
     except ValueError as err:
         raise InputError("--assignors", "", str(err)) from None
-    problem = _read_problem(args)
+    problem = _judged_problem(args)
     result = compare_assignors(problem, names, time_limit=args.time_limit)
     if args.json:
         sys.stdout.write(dumps(result.to_mapping(timing=args.timing)))
@@ -325,7 +348,7 @@ def _compare(args) -> int:
 
 
 def _explain(args) -> int:
-    problem = _read_problem(args)
+    problem = _judged_problem(args)
     if not problem.balance_first:
         print(f"{PROG}: note: explained balance first, the order assignors aim for; "
               f"`check` judges the scenario's order ({', '.join(problem.objective)})", file=sys.stderr)

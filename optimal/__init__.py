@@ -51,6 +51,9 @@ def solve(
     from) apply to ``cpsat``; the flow methods are exact and polynomial and
     take neither.
     """
+    if problem.join_groups:
+        raise ValueError("the problem has join_groups: co-partitioning is solved by optimal.join_groups.solve "
+                         "(a flow cannot express it, and this model ignores it)")
     if method == "flow":
         from assignment_oracle.optimal.flow import solve as run
 

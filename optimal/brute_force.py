@@ -144,3 +144,47 @@ def is_optimal(problem: Problem, loads, kept: int, best: "BruteOptimum", cross: 
     on_loads = tuple(sorted(loads, reverse=True)) == best.sorted_loads
     on_racks = cross is None or "rack" not in problem.objective or cross == best.cross_rack
     return on_loads and kept == best.retained and on_racks
+
+
+def join_group_optimum(problem: Problem, balance: str = "dec-min", limit: int = 200_000) -> tuple[tuple[int, ...], int] | None:
+    """The co-partitioned optimum by enumeration, read off the scenario directly: ``(sorted loads, kept)``
+    for the balance definition, or ``None`` if some unit has no member subscribing to all its topics.
+
+    Units, eligibility and the definitions are as in :mod:`optimal.join_groups`' docstring, computed
+    here again from the topics, subscriptions and :func:`previous_owners` (not from that module).
+    """
+    ids = [m.member_id for m in problem.members]
+    counts = {t.name: t.partitions for t in problem.topics}
+    grouped = {t for g in problem.join_groups for t in g}
+    owners = previous_owners(problem)
+    unit_list: list[list[tuple[str, int]]] = [[(t.name, p)] for t in problem.topics if t.name not in grouped
+                                              for p in range(t.partitions)]
+    for group in problem.join_groups:
+        unit_list += [[(t, p) for t in group if p < counts[t]] for p in range(max(counts[t] for t in group))]
+    choices = []
+    for unit in unit_list:
+        topics = {t for t, _ in unit}
+        if not any(t in m.topics for m in problem.members for t in topics):
+            continue
+        eligible = [i for i, m in enumerate(problem.members) if topics <= m.topics]
+        if not eligible:
+            return None
+        choices.append((unit, eligible))
+    size = 1
+    for _, eligible in choices:
+        size *= len(eligible)
+    if size > limit:
+        raise ValueError(f"{size} assignments is too many to enumerate")
+    best_key, best_kept = None, -1
+    for pick in itertools.product(*[e for _, e in choices]):
+        loads = [0] * len(ids)
+        kept = 0
+        for (unit, _), m in zip(choices, pick):
+            loads[m] += len(unit)
+            kept += sum(1 for tp in unit if owners.get(tp) == ids[m])
+        ordered = tuple(sorted(loads, reverse=True))
+        squares = sum(x * x for x in loads)
+        key = {"dec-min": ordered, "sum-of-squares": (squares,), "max-then-squares": (max(loads, default=0), squares)}[balance]
+        if best_key is None or key < best_key or (key == best_key and kept > best_kept):
+            best_key, best_kept, best_loads = key, kept, ordered
+    return (best_loads if best_key is not None else ()), max(best_kept, 0)

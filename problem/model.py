@@ -136,6 +136,9 @@ class Problem:
     topics: tuple[Topic, ...]
     members: tuple[Member, ...]
     objective: tuple[str, ...] = BALANCE_FIRST
+    #: Groups of topics to co-partition (Kafka Streams joins): partition ``p`` of every topic of a group
+    #: goes to one member (:mod:`optimal.join_groups`).  Each group is sorted; groups are sorted.
+    join_groups: tuple[tuple[str, ...], ...] = ()
 
     @classmethod
     def from_mapping(cls, data: Mapping, *, source: str = "scenario") -> "Problem":
@@ -245,7 +248,8 @@ class Problem:
         front, the other tiers kept in their order (``rack`` only if the objective has it)."""
         if self.balance_first:
             return self
-        return Problem(self.topics, self.members, (BALANCE, *(t for t in self.objective if t != BALANCE)))
+        return Problem(self.topics, self.members, (BALANCE, *(t for t in self.objective if t != BALANCE)),
+                       self.join_groups)
 
     def ranks_before(self, first: str, second: str) -> bool:
         """Whether tier ``first`` comes before ``second`` in the objective (a tier left out comes last)."""

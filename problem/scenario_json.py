@@ -70,7 +70,7 @@ __all__ = [
     "MAX_PARTITIONS",
 ]
 
-_SCENARIO_KEYS = {"topics", "members", "objective"}
+_SCENARIO_KEYS = {"topics", "members", "objective", "join_groups"}
 _TOPIC_KEYS = {"partitions", "racks"}
 _MEMBER_KEYS = {"topics", "owned", "generation", "rack", "instance_id"}
 INT32_MAX = 2**31 - 1
@@ -427,11 +427,38 @@ def problem_from_mapping(data: Any, *, source: str = "scenario", max_partitions:
     objective = BALANCE_FIRST
     if obj.get("objective") is not None:
         objective = parse_objective(obj["objective"], source)
+    join_groups = _join_groups(obj.get("join_groups"), {t.name for t in topics}, source)
     return Problem(
         topics=tuple(sorted(topics, key=lambda t: t.name)),
         members=tuple(sorted(members, key=lambda m: m.member_id)),
         objective=objective,
+        join_groups=join_groups,
     )
+
+
+def _join_groups(value: Any, topics: set[str], source: str) -> tuple[tuple[str, ...], ...]:
+    """``[["impressions", "clicks"], ...]``: groups of two or more existing topics, each topic in one group."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise InputError(source, "join_groups", f"must be a list of topic lists, got {json_kind(value)}")
+    seen: dict[str, int] = {}
+    groups = []
+    for i, group in enumerate(value):
+        where = f"join_groups[{i}]"
+        if not isinstance(group, list) or len(group) < 2:
+            raise InputError(source, where, "must be a list of at least two topic names")
+        for j, topic in enumerate(group):
+            if not isinstance(topic, str):
+                raise InputError(source, f"{where}[{j}]", f"must be a topic name, got {json_kind(topic)}")
+            if topic not in topics:
+                raise InputError(source, f"{where}[{j}]", f"{json.dumps(topic)} is not a topic of the scenario")
+            if topic in seen:
+                raise InputError(source, f"{where}[{j}]", f"{json.dumps(topic)} is already in join_groups[{seen[topic]}]"
+                                 if seen[topic] != i else f"{json.dumps(topic)} is named twice")
+            seen[topic] = i
+        groups.append(tuple(sorted(group)))
+    return tuple(sorted(groups))
 
 
 def problem_to_mapping(problem: Problem) -> dict:
@@ -452,6 +479,7 @@ def problem_to_mapping(problem: Problem) -> dict:
                    for t in problem.topics},
         "members": members,
         "objective": list(problem.objective),
+        **({"join_groups": [list(g) for g in problem.join_groups]} if problem.join_groups else {}),
     }
 
 
@@ -472,7 +500,7 @@ def read_problem(path: str | Path, *, objective: tuple[str, ...] | None = None,
         document, source = document["scenario"], f"{path}: scenario"
     problem = problem_from_mapping(document, source=source, max_partitions=max_partitions)
     if objective is not None and objective != problem.objective:
-        problem = Problem(problem.topics, problem.members, objective)
+        problem = Problem(problem.topics, problem.members, objective, problem.join_groups)
     return problem
 
 
