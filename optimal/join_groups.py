@@ -154,36 +154,101 @@ class JoinGroupSolution:
 
 
 class _Model:
-    """The CP-SAT variables shared by every stage: one boolean per (unit, eligible member)."""
+    """CP-SAT variables over *classes* of units: ``take[c][m]`` units of class ``c`` go to member ``m``.
 
-    def __init__(self, problem: Problem, all_units: tuple[Unit, ...]) -> None:
-        self.problem, self.units = problem, all_units
+    For the balance stages units of the same size and eligible members are interchangeable, so a class
+    is every such unit (a handful of integer variables per member, whatever the partition count); for
+    stickiness each unit is its own class (a boolean per unit and eligible member).
+    """
+
+    def __init__(self, problem: Problem, classes: list[tuple[int, tuple[int, ...], list[int]]],
+                 all_units: tuple[Unit, ...], *, sticky: bool) -> None:
+        self.classes = classes
         self.model = cp_model.CpModel()
         members = len(problem.members)
         self.take: list[dict[int, cp_model.IntVar]] = []
         terms: list[list] = [[] for _ in range(members)]
         capacity = [0] * members
-        for u, unit in enumerate(all_units):
-            chosen = {m: self.model.new_bool_var(f"take[{u},{m}]") for m in unit.eligible}
-            self.model.add_exactly_one(chosen.values())
+        for c, (size, eligible, members_units) in enumerate(classes):
+            count = len(members_units)
+            chosen = {m: self.model.new_int_var(0, count, f"take[{c},{m}]") for m in eligible}
+            self.model.add(sum(chosen.values()) == count)
             self.take.append(chosen)
             for m, var in chosen.items():
-                terms[m].append((unit.size, var))
-                capacity[m] += unit.size
+                terms[m].append((size, var))
+                capacity[m] += size * count
         self.capacity = capacity
         self.load = [self.model.new_int_var(0, capacity[m], f"load[{m}]") for m in range(members)]
         for m in range(members):
             self.model.add(self.load[m] == sum(size * var for size, var in terms[m]))
-        self.kept = sum(unit.kept_by(m) * var for u, unit in enumerate(all_units) for m, var in self.take[u].items()
-                        if unit.kept_by(m))
+        self.largest = self.model.new_int_var(0, max(capacity, default=0), "largest")
+        self.model.add_max_equality(self.largest, self.load or [0])
+        self.kept = 0
+        if sticky:
+            self.kept = sum(all_units[us[0]].kept_by(m) * var for (_, _, us), chosen in zip(classes, self.take)
+                            for m, var in chosen.items() if all_units[us[0]].kept_by(m))
+        self._squares: list | None = None
 
     def squares(self) -> list:
-        out = []
+        if self._squares is None:
+            self._squares = []
+            for m, load in enumerate(self.load):
+                square = self.model.new_int_var(0, self.capacity[m] ** 2, f"square[{m}]")
+                self.model.add_multiplication_equality(square, [load, load])
+                self._squares.append(square)
+        return self._squares
+
+    def at_least(self, level: int) -> list:
+        """Booleans ``load[m] >= level``, one per member."""
+        flags = []
         for m, load in enumerate(self.load):
-            square = self.model.new_int_var(0, self.capacity[m] ** 2, f"square[{m}]")
-            self.model.add_multiplication_equality(square, [load, load])
-            out.append(square)
-        return out
+            flag = self.model.new_bool_var(f"load[{m}]>={level}")
+            self.model.add(load >= level).only_enforce_if(flag)
+            self.model.add(load <= level - 1).only_enforce_if(~flag)
+            flags.append(flag)
+        return flags
+
+    def expression(self, pin: tuple):
+        kind = pin[0]
+        if kind == "largest":
+            return self.largest
+        if kind == "at_least":
+            return sum(self.at_least(pin[1]))
+        if kind == "squares":
+            return sum(self.squares())
+        return self.kept
+
+
+def _greedy(classes, all_units, members: int, counts: list[dict[int, int]] | None = None) -> list[int]:
+    """Owners per unit: each class's units dealt to members (by ``counts`` if given, else largest units
+    first to the least loaded), every member taking the units it owned before first."""
+    owner = [-1] * len(all_units)
+    loads = [0] * members
+    order = sorted(range(len(classes)), key=lambda c: (-classes[c][0], len(classes[c][1])))
+    for c in order:
+        size, eligible, unit_ids = classes[c]
+        quota = dict(counts[c]) if counts is not None else None
+        # Units a member owned partitions of go to it first, while it has room.
+        pending = []
+        for u in sorted(unit_ids, key=lambda u: -max((all_units[u].kept_by(m) for m in eligible), default=0)):
+            best = max(eligible, key=lambda m: (all_units[u].kept_by(m), -loads[m], -m))
+            if all_units[u].kept_by(best) and (quota is None or quota.get(best, 0) > 0) and \
+                    (quota is not None or loads[best] <= min(loads[m] for m in eligible) + size):
+                owner[u] = best
+                loads[best] += size
+                if quota is not None:
+                    quota[best] -= 1
+            else:
+                pending.append(u)
+        for u in pending:
+            if quota is not None:
+                m = next(m for m in eligible if quota.get(m, 0) > 0)
+                quota[m] -= 1
+            else:
+                m = min(eligible, key=lambda m: (loads[m], m))
+            owner[u] = m
+            loads[m] += size
+    return owner
 
 
 def solve(problem: Problem, *, balance: str = DEFAULT_BALANCE, time_limit: float | None = None,
@@ -192,7 +257,9 @@ def solve(problem: Problem, *, balance: str = DEFAULT_BALANCE, time_limit: float
 
     ``method="auto"`` takes one min-cost flow when every unit has the same size (exact; the stream-join
     case) and the staged CP-SAT model otherwise; ``"cpsat"`` always the staged model (the tests
-    compare the two).
+    compare the two).  The balance stages run on classes of interchangeable units (same size, same
+    eligible members); the stickiness stage on single units, with every balance stage's result as a
+    constraint.
     """
     if method not in ("auto", "cpsat"):
         raise ValueError(f"unknown method {method!r} (known: auto, cpsat)")
@@ -209,92 +276,103 @@ def solve(problem: Problem, *, balance: str = DEFAULT_BALANCE, time_limit: float
     sizes = {unit.size for unit in all_units}
     if len(sizes) <= 1 and method == "auto":  # units of one size: a min-cost flow is exact, definitions agree
         return _solve_equal_units(problem, all_units, balance, started)
-    state = _Model(problem, all_units)
-    model = state.model
+    members = len(problem.members)
+    grouped: dict[tuple[int, tuple[int, ...]], list[int]] = {}
+    for u, unit in enumerate(all_units):
+        grouped.setdefault((unit.size, unit.eligible), []).append(u)
+    classes = [(size, eligible, us) for (size, eligible), us in sorted(grouped.items())]
     stages: list[dict] = []
-    hint: dict | None = None
+    pins: list[tuple] = []
 
-    def run(name: str, expression, sense: str):
-        """One stage: optimise, record, and pin the value for the stages after it."""
-        nonlocal hint
+    def run(state: _Model, name: str, pin: tuple, sense: str, hint: Mapping | None):
+        """One stage on ``state``: optimise, record, pin the value.  Returns (values, proven)."""
         remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
-        (model.minimize if sense == "min" else model.maximize)(expression)
-        if hint:
-            model.clear_hints()
-            for var, value in hint.items():
-                model.add_hint(var, value)
+        expression = state.expression(pin)
+        (state.model.minimize if sense == "min" else state.model.maximize)(expression)
+        state.model.clear_hints()
+        for var, value in (hint or {}).items():
+            state.model.add_hint(var, value)
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = workers
         solver.parameters.interleave_search = workers > 1
         solver.parameters.random_seed = 0
         if remaining is not None:
             solver.parameters.max_time_in_seconds = remaining
-        code = solver.solve(model)
+        code = solver.solve(state.model)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            stages.append({"stage": name, "status": solver.status_name(code), "bound": solver.best_objective_bound})
-            return None, solver, code
+            stages.append({"stage": name, "status": solver.status_name(code), "proven": False,
+                           "bound": solver.best_objective_bound})
+            return None, False
         value = round(solver.objective_value)
         bound = solver.best_objective_bound
-        stages.append({"stage": name, "value": value, "proven": code == cp_model.OPTIMAL,
-                       "bound": (int(-(-bound // 1)) if sense == "min" else int(bound // 1))})
-        hint = {var: solver.value(var) for chosen in state.take for var in chosen.values()}
-        if code == cp_model.OPTIMAL:
-            model.add(expression <= value) if sense == "min" else model.add(expression >= value)
-        return value, solver, code
+        proven = code == cp_model.OPTIMAL
+        stages.append({"stage": name, "value": value, "proven": proven,
+                       "bound": int(-(-bound // 1)) if sense == "min" else int(bound // 1)})
+        values = {var: solver.value(var) for chosen in state.take for var in chosen.values()}
+        if proven:
+            pinned = (*pin, value) if pin[0] == "at_least" else (pin[0], value)
+            pins.append(pinned)
+            state.model.add(expression <= value) if sense == "min" else state.model.add(expression >= value)
+        return values, proven
 
-    def finish(solver, code, message: str = "") -> JoinGroupSolution:
-        status = OPTIMAL if code == cp_model.OPTIMAL and all(s.get("proven") for s in stages) else FEASIBLE
-        if solver is None or code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            status = UNKNOWN if hint is None else FEASIBLE
-        if hint is None:
-            return JoinGroupSolution(problem, UNKNOWN, balance, None, tuple(stages), time.perf_counter() - started,
-                                     message or "no assignment found in time")
-        owner: dict[str, dict[str, list[int]]] = {m: {} for m in problem.member_ids}
+    def counts_of(state: _Model, values: Mapping) -> list[dict[int, int]]:
+        return [{m: int(values[var]) for m, var in chosen.items()} for chosen in state.take]
+
+    def result(owner: list[int], status: str, message: str = "") -> JoinGroupSolution:
+        assignment: dict[str, dict[str, list[int]]] = {mid: {} for mid in problem.member_ids}
         for u, unit in enumerate(all_units):
-            member = next(m for m, var in state.take[u].items() if hint[var])
             for t, p in unit.partitions:
-                owner[problem.member_ids[member]].setdefault(t, []).append(p)
-        assignment = Assignment(owner)
-        loads = {m: sum(len(ps) for ps in ts.values()) for m, ts in owner.items()}
-        return JoinGroupSolution(problem, status, balance, assignment, tuple(stages), time.perf_counter() - started,
-                                 message, loads)
+                assignment[problem.member_ids[owner[u]]].setdefault(t, []).append(p)
+        loads = {mid: sum(len(ps) for ps in ts.values()) for mid, ts in assignment.items()}
+        return JoinGroupSolution(problem, status, balance, Assignment(assignment), tuple(stages),
+                                 time.perf_counter() - started, message, loads)
 
-    if not all_units:
-        model.add(sum(state.load) == 0)
-    largest = model.new_int_var(0, max(state.capacity, default=0), "largest")
-    model.add_max_equality(largest, state.load or [0])
-    solver = code = None
+    # Balance, on classes.  A greedy assignment is the first hint.
+    coarse = _Model(problem, classes, all_units, sticky=False)
+    greedy = _greedy(classes, all_units, members)
+    values = {var: sum(1 for u in us if greedy[u] == m) for (_, _, us), chosen in zip(classes, coarse.take)
+              for m, var in chosen.items()}
     if balance in ("dec-min", "max-then-squares"):
-        top, solver, code = run("largest load", largest, "min")
-        if code != cp_model.OPTIMAL:
-            return finish(solver, code, "the largest load was not proven minimal in time")
+        found, proven = run(coarse, "largest load", ("largest",), "min", values)
+        values = found or values
+        if not proven:
+            return result(_greedy(classes, all_units, members, counts_of(coarse, values)), FEASIBLE,
+                          "the largest load was not proven minimal in time")
     if balance == "dec-min":
         total = sum(unit.size for unit in all_units)
-        counted = 0  # sum over thresholds done so far of the members at or above them
-        members = len(problem.members)
+        counted = 0
+        top = pins[-1][1] if pins else 0
         for level in range(top, 0, -1):
-            at_least = []
-            for m, load in enumerate(state.load):
-                flag = model.new_bool_var(f"load[{m}]>={level}")
-                model.add(load >= level).only_enforce_if(flag)
-                model.add(load <= level - 1).only_enforce_if(~flag)
-                at_least.append(flag)
-            count, solver, code = run(f"members with load >= {level}", sum(at_least), "min")
-            if code != cp_model.OPTIMAL:
-                return finish(solver, code, f"the members at load >= {level} were not proven fewest in time")
+            found, proven = run(coarse, f"members with load >= {level}", ("at_least", level), "min", values)
+            values = found or values
+            if not proven:
+                return result(_greedy(classes, all_units, members, counts_of(coarse, values)), FEASIBLE,
+                              f"the members at load >= {level} were not proven fewest in time")
+            count = pins[-1][2]
             counted += count
-            # Counts can only grow as the threshold falls: if the rest must all equal this one, stop.
             if total - counted == (level - 1) * count or count == members:
                 break
-    elif balance in ("sum-of-squares", "max-then-squares"):
-        _, solver, code = run("sum of squares", sum(state.squares()), "min")
-        if code != cp_model.OPTIMAL:
-            return finish(solver, code, "the sum of squares was not proven minimal in time")
-    if isinstance(state.kept, int):  # no claims at all: nothing to keep
+    else:
+        found, proven = run(coarse, "sum of squares", ("squares",), "min", values)
+        values = found or values
+        if not proven:
+            return result(_greedy(classes, all_units, members, counts_of(coarse, values)), FEASIBLE,
+                          "the sum of squares was not proven minimal in time")
+    balanced = _greedy(classes, all_units, members, counts_of(coarse, values))
+    if not any(unit.kept_by(m) for unit in all_units for m in unit.eligible):  # nothing to keep
         stages.append({"stage": "kept partitions", "value": 0, "proven": True, "bound": 0})
-        return finish(solver, cp_model.OPTIMAL if solver is not None else code)
-    _, solver, code = run("kept partitions", state.kept, "max")
-    return finish(solver, code, "" if code == cp_model.OPTIMAL else "stickiness was not proven maximal in time")
+        return result(balanced, OPTIMAL)
+    # Stickiness, unit by unit, every balance stage's result kept as a constraint.
+    fine = _Model(problem, [(u.size, u.eligible, [i]) for i, u in enumerate(all_units)], all_units, sticky=True)
+    for pin in pins:
+        expression = fine.expression(pin)
+        fine.model.add(expression <= pin[-1])
+    hint = {var: int(balanced[u] == m) for u, chosen in enumerate(fine.take) for m, var in chosen.items()}
+    found, proven = run(fine, "kept partitions", ("kept",), "max", hint)
+    if found is None:
+        return result(balanced, FEASIBLE, "no stickier assignment found in time; the balanced one is given")
+    owner = [next(m for m, var in chosen.items() if found[var]) for chosen in fine.take]
+    return result(owner, OPTIMAL if proven else FEASIBLE, "" if proven else "stickiness was not proven maximal in time")
 
 
 def _solve_equal_units(problem: Problem, all_units: tuple[Unit, ...], balance: str, started: float) -> JoinGroupSolution:
