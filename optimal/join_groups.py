@@ -51,7 +51,7 @@ import numpy as np
 from ortools.graph.python import min_cost_flow
 from ortools.sat.python import cp_model
 
-from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN
+from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.model import Assignment, Problem
 

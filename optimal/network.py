@@ -157,10 +157,7 @@ class AggregatedNetwork:
 
     def arc_index(self, hub: np.ndarray, member: np.ndarray) -> np.ndarray:
         """The arc from ``hub[i]`` to ``member[i]``, element-wise; -1 where there is none."""
-        keys = self.arc_hub * self.num_members + self.arc_member  # ascending: grouped by hub, members sorted
-        wanted = np.asarray(hub, dtype=np.int64) * self.num_members + np.asarray(member, dtype=np.int64)
-        at = np.minimum(np.searchsorted(keys, wanted), max(0, keys.size - 1))
-        return np.where((keys.size > 0) & (keys[at] == wanted), at, -1) if keys.size else np.full(wanted.shape, -1)
+        return _arc_index(self.arc_hub, self.arc_member, self.num_members, hub, member)
 
     def global_owner(self, owners: dict[str, np.ndarray]) -> np.ndarray:
         """One owner array over the network's global numbering, from per-topic owner arrays."""
@@ -249,6 +246,16 @@ class AggregatedNetwork:
         return Assignment.from_owners(problem, everything)
 
 
+def _arc_index(arc_hub: np.ndarray, arc_member: np.ndarray, num_members: int, hub, member) -> np.ndarray:
+    """The arc from ``hub[i]`` to ``member[i]`` (arcs grouped by hub, members ascending); -1 where none."""
+    wanted = np.asarray(hub, dtype=np.int64) * num_members + np.asarray(member, dtype=np.int64)
+    if not arc_hub.size:
+        return np.full(wanted.shape, -1, dtype=np.int64)
+    keys = arc_hub * num_members + arc_member  # ascending
+    at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+    return np.where(keys[at] == wanted, at, -1)
+
+
 def build_network(problem: Problem, claims: ResolvedClaims | None = None) -> AggregatedNetwork:
     """Aggregate ``problem`` into hubs and classes (see module docstring)."""
     claims = resolve_claims(problem) if claims is None else claims
@@ -319,10 +326,7 @@ def build_network(problem: Problem, claims: ResolvedClaims | None = None) -> Agg
     keepable_owner = previous_owner.copy()
     if restrict:
         has = np.flatnonzero(previous_owner >= 0)
-        pairs = arc_hub * max(1, num_members) + arc_member  # ascending: hubs in order, members sorted
-        wanted = hub_of_partition[has] * max(1, num_members) + previous_owner[has]
-        at = np.minimum(np.searchsorted(pairs, wanted), max(0, pairs.size - 1))
-        allowed = (pairs[at] == wanted) if pairs.size else np.zeros(has.size, dtype=bool)
+        allowed = _arc_index(arc_hub, arc_member, num_members, hub_of_partition[has], previous_owner[has]) >= 0
         keepable_owner[has[~allowed]] = -1
     if not stickiness_first:
         fixed = np.zeros(num_partitions, dtype=bool)

@@ -188,26 +188,24 @@ def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | Non
         chain = improving_chain(problem, assignment) or []
         return Explanation(BALANCE, chain=tuple(chain), sorted_loads=loads, optimal_sorted_loads=best)
     cross = cross_rack(problem, assignment)
-    if RACK in problem.objective and problem.ranks_before(RACK, STICKINESS) and cross > optimum.cross_rack:
-        return _rack_shortfall(problem, owners, optimum, loads, best, cross)
     claims = resolve_claims(problem)
     kept = retained(problem, assignment, claims)
-    if kept >= optimum.retained and RACK in problem.objective and cross > optimum.cross_rack:
-        return _rack_shortfall(problem, owners, optimum, loads, best, cross)  # rack ranks after stickiness
-    if kept >= optimum.retained:
+    rack_gap = RACK in problem.objective and cross > optimum.cross_rack
+    stickiness_gap = kept < optimum.retained
+    # The first shortfall in objective order: rack before stickiness, or after it when stickiness is met.
+    if rack_gap and (problem.ranks_before(RACK, STICKINESS) or not stickiness_gap):
+        return _rack_shortfall(problem, owners, optimum, loads, best, cross)
+    if not stickiness_gap:
         return Explanation(OPTIMAL, retained=kept, optimal_retained=optimum.retained,
                            sorted_loads=loads, optimal_sorted_loads=best)
     target, _ = owner_arrays(problem, optimum.assignment)
     ids = problem.member_ids
-    stayed_away, moves = [], []
+    stayed_away = []
     for topic in problem.assignable_topics:
         before, now, then = claims.previous_owner[topic.name], owners[topic.name], target[topic.name]
-        for p in range(topic.partitions):
-            if now[p] != then[p]:
-                moves.append(Move(TopicPartition(topic.name, p), ids[now[p]], ids[then[p]]))
-            if before[p] >= 0 and then[p] == before[p] and now[p] != before[p]:
-                stayed_away.append(StayedAway(TopicPartition(topic.name, p), ids[before[p]], ids[now[p]]))
-    cycles, paths = _decompose(moves)
+        for p in np.flatnonzero((before >= 0) & (then == before) & (now != before)).tolist():
+            stayed_away.append(StayedAway(TopicPartition(topic.name, p), ids[before[p]], ids[now[p]]))
+    cycles, paths = _decompose(_moves(problem, owners, target))
     return Explanation(
         STICKINESS,
         could_have_stayed=tuple(stayed_away),
@@ -227,20 +225,26 @@ def _rack_shortfall(problem: Problem, owners, optimum: Solution, loads, best, cr
     locality = problem.rack_locality
     offsets = problem.partition_offsets
     index = {t: i for i, t in enumerate(problem.topic_names)}
-    moves, could_be_local = [], []
+    could_be_local = []
     for topic in problem.assignable_topics:
         now, then = owners[topic.name], target[topic.name]
         global_numbers = offsets[index[topic.name]] + np.arange(topic.partitions)
         local_now = locality.is_local(global_numbers, now)
         local_then = locality.is_local(global_numbers, then)
-        for p in np.flatnonzero(now != then).tolist():
-            moves.append(Move(TopicPartition(topic.name, p), ids[now[p]], ids[then[p]]))
         for p in np.flatnonzero(~local_now & local_then).tolist():
             could_be_local.append(CrossRack(TopicPartition(topic.name, p), ids[now[p]], ids[then[p]]))
-    cycles, paths = _decompose(moves)
+    cycles, paths = _decompose(_moves(problem, owners, target))
     return Explanation(RACK, could_be_local=tuple(could_be_local), cycles=cycles, paths=paths,
                        cross_rack=cross, optimal_cross_rack=int(optimum.cross_rack),
                        sorted_loads=loads, optimal_sorted_loads=best)
+
+
+def _moves(problem: Problem, owners, target) -> list[Move]:
+    """Every partition whose owner differs between two valid assignments (per-topic owner arrays)."""
+    ids = problem.member_ids
+    return [Move(TopicPartition(topic.name, p), ids[owners[topic.name][p]], ids[target[topic.name][p]])
+            for topic in problem.assignable_topics
+            for p in np.flatnonzero(owners[topic.name] != target[topic.name]).tolist()]
 
 
 def apply_moves(assignment: Assignment, moves) -> Assignment:

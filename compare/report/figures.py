@@ -278,18 +278,25 @@ def balance_gaps(table: pd.DataFrame):
     return fig
 
 
+def _gap_distribution(figure_id: str, table: pd.DataFrame, column: str, empty: str, label: str):
+    """One cumulative distribution of a per-result gap, per assignor (the rack and stickiness figures)."""
+    fig, axes = _figure(figure_id, 1, width=7.5, height=4.0)
+    if table.empty:
+        return _empty(fig, axes, empty)
+    _ecdf(axes[0], table, column, label)
+    axes[0].legend(loc="lower right")
+    return fig
+
+
 @_drawing
 def rack_gaps(table: pd.DataFrame):
     """Cumulative distribution of partitions outside their replicas' racks beyond the most-balanced optimum's.
 
     ``table``: :func:`compare.report.tables.rack_gaps`.
     """
-    fig, axes = _figure("rack_gaps", 1, width=7.5, height=4.0)
-    if table.empty:
-        return _empty(fig, axes, "no most-balanced results of scenarios with racks in this sweep")
-    _ecdf(axes[0], table, "rack_gap", "cross-rack partitions beyond the most rack-local most-balanced optimum (symlog)")
-    axes[0].legend(loc="lower right")
-    return fig
+    return _gap_distribution("rack_gaps", table, "rack_gap",
+                             "no most-balanced results of scenarios with racks in this sweep",
+                             "cross-rack partitions beyond the most rack-local most-balanced optimum (symlog)")
 
 
 @_drawing
@@ -298,12 +305,9 @@ def stickiness_gaps(table: pd.DataFrame):
 
     ``table``: :func:`compare.report.tables.stickiness_gaps`.
     """
-    fig, axes = _figure("stickiness_gaps", 1, width=7.5, height=4.0)
-    if table.empty:
-        return _empty(fig, axes, "no most-balanced results of rebalances with previous owners in this sweep")
-    _ecdf(axes[0], table, "stickiness_gap", "partitions moved beyond the stickiest most-balanced optimum (symlog)")
-    axes[0].legend(loc="lower right")
-    return fig
+    return _gap_distribution("stickiness_gaps", table, "stickiness_gap",
+                             "no most-balanced results of rebalances with previous owners in this sweep",
+                             "partitions moved beyond the stickiest most-balanced optimum (symlog)")
 
 
 @_drawing

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("confluent_kafka")  # the librdkafka extra; CI installs it with [all]
 
 from assignment_oracle.cli import main
-from assignment_oracle.compare.judge.evaluate import compare, evaluate
+from assignment_oracle.compare.judge.evaluate import evaluate
 from assignment_oracle.compare.scenarios.churn import history_from_mapping, simulate
 from assignment_oracle.heuristics import librdkafka
 from assignment_oracle.heuristics.registry import ASSIGNORS, LIVE_PEERS, PORT_OF, get_assignor, resolve_names
