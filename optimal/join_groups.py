@@ -154,11 +154,17 @@ class JoinGroupSolution:
 
 
 class _Model:
-    """CP-SAT variables over *classes* of units: ``take[c][m]`` units of class ``c`` go to member ``m``.
+    """CP-SAT variables over *classes* of units (same size, same eligible members: interchangeable for
+    balance): ``take[c][m]`` units of class ``c`` go to member ``m``, a handful of integer variables
+    per member whatever the partition count.
 
-    For the balance stages units of the same size and eligible members are interchangeable, so a class
-    is every such unit (a handful of integer variables per member, whatever the partition count); for
-    stickiness each unit is its own class (a boolean per unit and eligible member).
+    With ``sticky`` a unit may also go *back*: a boolean ``back[u][m]`` per unit ``u`` and each eligible
+    member ``m`` that owned some of its partitions, and ``take[c][m]`` counts only the other units of the
+    class ("free" units, interchangeable again).  Every assignment is one of these (a unit that goes to
+    a previous owner may use ``back``), and every solution is an assignment (deal each class's free
+    units by the counts; one that lands on a previous owner only keeps more), so the stickiness optimum
+    is the same as over one boolean per unit and member, with far fewer variables: with random owners a
+    unit has at most as many previous owners as partitions, not the whole group.
     """
 
     def __init__(self, problem: Problem, classes: list[tuple[int, tuple[int, ...], list[int]]],
@@ -167,12 +173,28 @@ class _Model:
         self.model = cp_model.CpModel()
         members = len(problem.members)
         self.take: list[dict[int, cp_model.IntVar]] = []
+        self.back: dict[int, dict[int, cp_model.IntVar]] = {}
         terms: list[list] = [[] for _ in range(members)]
         capacity = [0] * members
+        kept_terms = []
         for c, (size, eligible, members_units) in enumerate(classes):
             count = len(members_units)
             chosen = {m: self.model.new_int_var(0, count, f"take[{c},{m}]") for m in eligible}
-            self.model.add(sum(chosen.values()) == count)
+            returned = []
+            if sticky:
+                allowed = frozenset(eligible)
+                for u in members_units:
+                    owners = sorted({m for m in all_units[u].previous if m in allowed})
+                    if not owners:
+                        continue
+                    back = {m: self.model.new_bool_var(f"back[{u},{m}]") for m in owners}
+                    self.back[u] = back
+                    self.model.add_at_most_one(back.values())
+                    for m, var in back.items():
+                        terms[m].append((size, var))
+                        kept_terms.append((all_units[u].kept_by(m), var))
+                        returned.append(var)
+            self.model.add(sum(chosen.values()) + sum(returned) == count)
             self.take.append(chosen)
             for m, var in chosen.items():
                 terms[m].append((size, var))
@@ -183,11 +205,44 @@ class _Model:
             self.model.add(self.load[m] == sum(size * var for size, var in terms[m]))
         self.largest = self.model.new_int_var(0, max(capacity, default=0), "largest")
         self.model.add_max_equality(self.largest, self.load or [0])
-        self.kept = 0
-        if sticky:
-            self.kept = sum(all_units[us[0]].kept_by(m) * var for (_, _, us), chosen in zip(classes, self.take)
-                            for m, var in chosen.items() if all_units[us[0]].kept_by(m))
+        self.kept = sum(k * var for k, var in kept_terms) if kept_terms else 0
         self._squares: list | None = None
+
+    def variables(self):
+        yield from (var for chosen in self.take for var in chosen.values())
+        yield from (var for back in self.back.values() for var in back.values())
+
+    def hint(self, owner: list[int]) -> dict:
+        """The variables' values for per-unit owners ``owner``."""
+        values = {}
+        for (_, _, us), chosen in zip(self.classes, self.take):
+            free = {m: 0 for m in chosen}
+            for u in us:
+                back = self.back.get(u, {})
+                for m, var in back.items():
+                    values[var] = int(owner[u] == m)
+                if owner[u] not in back:
+                    free[owner[u]] += 1
+            values.update((var, free[m]) for m, var in chosen.items())
+        return values
+
+    def owners(self, values: Mapping) -> list[int]:
+        """Per-unit owners from a solution's values: units that go back first, then each class's free
+        units dealt in unit order by the counts, members in index order."""
+        owner = {}
+        for (_, _, us), chosen in zip(self.classes, self.take):
+            free = []
+            for u in us:
+                back = [m for m, var in self.back.get(u, {}).items() if values[var]]
+                if back:
+                    owner[u] = back[0]
+                else:
+                    free.append(u)
+            dealt = iter(free)
+            for m, var in chosen.items():
+                for _ in range(int(values[var])):
+                    owner[next(dealt)] = m
+        return [owner[u] for u in range(len(owner))]
 
     def squares(self) -> list:
         if self._squares is None:
@@ -308,7 +363,7 @@ def solve(problem: Problem, *, balance: str = DEFAULT_BALANCE, time_limit: float
         proven = code == cp_model.OPTIMAL
         stages.append({"stage": name, "value": value, "proven": proven,
                        "bound": int(-(-bound // 1)) if sense == "min" else int(bound // 1)})
-        values = {var: solver.value(var) for chosen in state.take for var in chosen.values()}
+        values = {var: solver.value(var) for var in state.variables()}
         if proven:
             pinned = (*pin, value) if pin[0] == "at_least" else (pin[0], value)
             pins.append(pinned)
@@ -330,8 +385,7 @@ def solve(problem: Problem, *, balance: str = DEFAULT_BALANCE, time_limit: float
     # Balance, on classes.  A greedy assignment is the first hint.
     coarse = _Model(problem, classes, all_units, sticky=False)
     greedy = _greedy(classes, all_units, members)
-    values = {var: sum(1 for u in us if greedy[u] == m) for (_, _, us), chosen in zip(classes, coarse.take)
-              for m, var in chosen.items()}
+    values = coarse.hint(greedy)
     if balance in ("dec-min", "max-then-squares"):
         found, proven = run(coarse, "largest load", ("largest",), "min", values)
         values = found or values
@@ -363,15 +417,17 @@ def solve(problem: Problem, *, balance: str = DEFAULT_BALANCE, time_limit: float
         stages.append({"stage": "kept partitions", "value": 0, "proven": True, "bound": 0})
         return result(balanced, OPTIMAL)
     # Stickiness, unit by unit, every balance stage's result kept as a constraint.
-    fine = _Model(problem, [(u.size, u.eligible, [i]) for i, u in enumerate(all_units)], all_units, sticky=True)
+    fine = _Model(problem, classes, all_units, sticky=True)
     for pin in pins:
         expression = fine.expression(pin)
         fine.model.add(expression <= pin[-1])
-    hint = {var: int(balanced[u] == m) for u, chosen in enumerate(fine.take) for m, var in chosen.items()}
+    hint = fine.hint(balanced)
     found, proven = run(fine, "kept partitions", ("kept",), "max", hint)
     if found is None:
         return result(balanced, FEASIBLE, "no stickier assignment found in time; the balanced one is given")
-    owner = [next(m for m, var in chosen.items() if found[var]) for chosen in fine.take]
+    owner = fine.owners(found)
+    # Free units dealt onto a previous owner keep more than the model counted (only when not proven).
+    stages[-1]["value"] = sum(all_units[u].kept_by(m) for u, m in enumerate(owner))
     return result(owner, OPTIMAL if proven else FEASIBLE, "" if proven else "stickiness was not proven maximal in time")
 
 
