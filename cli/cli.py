@@ -224,12 +224,12 @@ def _read_problem(args, objective=None):
     return read_problem(args.scenario, objective=objective, max_partitions=args.max_partitions)
 
 
-def _judged_problem(args, objective=None):
-    """A scenario to judge assignments on: judging against a co-partitioned optimum is not built yet."""
-    problem = _read_problem(args, objective)
+def _explained_problem(args):
+    """A scenario to explain: explanations (improving chains, moves) are for problems without join groups."""
+    problem = _read_problem(args)
     if problem.join_groups:
-        raise InputError(args.scenario, "join_groups", f"`{args.command}` does not judge against the co-partitioned "
-                         "optimum yet (`solve` computes it); remove join_groups to judge without co-partitioning")
+        raise InputError(args.scenario, "join_groups", "`explain` has no improving chains under co-partitioning; "
+                         "`check` and `compare` judge against the co-partitioned optimum")
     return problem
 
 
@@ -272,8 +272,14 @@ def _solve(args) -> int:
 
 
 def _check(args) -> int:
-    problem = _judged_problem(args, _objective(args.objective))
+    problem = _read_problem(args, _objective(args.objective))
     assignment, document = read_assignment(args.assignment)
+    if problem.join_groups:  # against the co-partitioned optimum (compare.judge.co_partition)
+        from assignment_oracle.compare.judge import co_partition
+
+        verdict = co_partition.judge(problem, assignment, co_partition.solve_co_partitioned(problem))
+        sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.text())
+        return 3 if not verdict.co_partitioned else (0 if verdict.optimal else 1)
     certificate = None
     if document.get("certificate") is not None:
         certificate = certificate_from_mapping(document["certificate"], source=args.assignment)
@@ -338,7 +344,7 @@ def _compare(args) -> int:
         names = list(resolve_names(given))
     except ValueError as err:
         raise InputError("--assignors", "", str(err)) from None
-    problem = _judged_problem(args)
+    problem = _read_problem(args)
     result = compare_assignors(problem, names, time_limit=args.time_limit)
     if args.json:
         sys.stdout.write(dumps(result.to_mapping(timing=args.timing)))
@@ -348,7 +354,7 @@ def _compare(args) -> int:
 
 
 def _explain(args) -> int:
-    problem = _judged_problem(args)
+    problem = _explained_problem(args)
     if not problem.balance_first:
         print(f"{PROG}: note: explained balance first, the order assignors aim for; "
               f"`check` judges the scenario's order ({', '.join(problem.objective)})", file=sys.stderr)

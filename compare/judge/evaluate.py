@@ -29,22 +29,33 @@ assignor become ``error`` rows, a failure of this harness raises.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from assignment_oracle.compare.judge.check import Verdict, check
+from assignment_oracle.compare.judge.co_partition import (
+    CoPartitionVerdict,
+    co_partition_problem,
+    solve_co_partitioned,
+)
+from assignment_oracle.compare.judge.co_partition import judge as judge_co_partition
 from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
 from assignment_oracle.heuristics import ASSIGNORS, Assignor, get_assignor, run
 from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.heuristics.cooperative_sticky import Phase
 from assignment_oracle.optimal import Solution, solve
+from assignment_oracle.optimal.join_groups import JoinGroupSolution
 from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed, MissingExtra
 from assignment_oracle.problem.model import Assignment, Problem
 
-__all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "Evaluation", "Comparison", "evaluate", "compare"]
+__all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "CO_PARTITIONED_OPTIMUM", "Evaluation", "Comparison",
+           "evaluate", "compare"]
 
 OK, INVALID, TIMEOUT, ERROR = "ok", "invalid", "timeout", "error"
 #: The name of the optimum's row.
 OPTIMUM = "optimum"
+#: The name of the co-partitioned optimum's row (scenarios with join groups).
+CO_PARTITIONED_OPTIMUM = "optimum-co-partitioned"
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,6 +81,9 @@ class Evaluation:
     #: (``librdkafka:*``) cannot be handed claims and is judged on its own previous generation.
     judged_problem: Problem | None = None
     judged_optimum: Solution | None = None
+    #: Against the co-partitioned optimum: on scenarios with join groups, and for KIP-315's stream-join
+    #: assignor (which claims to co-partition every topic) on every scenario with two topics or more.
+    co_partition: CoPartitionVerdict | None = None
 
     def to_mapping(self, *, timing: bool = True) -> dict:
         """A flat row (the JSON of ``compare``, a sweep's Parquet row's metrics)."""
@@ -106,6 +120,8 @@ class Evaluation:
             out["guarantee"] = self.guarantee.to_mapping()
         if self.rebalances is not None:
             out["rebalances"] = self.rebalances
+        if self.co_partition is not None:
+            out["co_partition"] = self.co_partition.to_mapping()
         if timing:
             out["wall_time_s"] = None if self.wall_time is None else round(self.wall_time, 6)
         return out
@@ -118,6 +134,8 @@ class Comparison:
     problem: Problem
     optimum: Solution
     rows: tuple[Evaluation, ...]
+    #: The co-partitioned optimum, when the scenario has join groups.
+    co_optimum: JoinGroupSolution | None = None
 
     def to_mapping(self, *, timing: bool = True) -> dict:
         return {
@@ -135,6 +153,7 @@ def evaluate(
     time_limit: float | None = None,
     isolation: str = "auto",
     keep_live: bool = False,
+    co_optimum: JoinGroupSolution | None = None,
 ) -> Evaluation:
     """Run assignor ``name`` on ``problem`` and judge it (see the module docstring).
 
@@ -142,17 +161,38 @@ def evaluate(
     objective order says: that is the order every assignor here aims for.
     A live peer's group (``librdkafka:*``) is stopped afterwards unless
     ``keep_live`` (a churn simulation plays its next round on it).
+
+    A scenario with join groups is judged twice: the verdict against the optimum without
+    co-partitioning (what the assignor could reach ignoring the joins), and ``co_partition`` against
+    the co-partitioned optimum (``co_optimum``, solved here if not given).  KIP-315's stream-join
+    assignor gets ``co_partition`` on every scenario: it claims to co-partition every topic.
     """
     if isinstance(assignor, str):
         assignor = get_assignor(assignor)
     if is_live(assignor) and not keep_live:
         try:
             return evaluate(problem, assignor, optimum=optimum, time_limit=time_limit, isolation=isolation,
-                            keep_live=True)
+                            keep_live=True, co_optimum=co_optimum)
         finally:
             assignor.assign.close()  # nothing keeps running once the row is judged
+    evaluation = _evaluate(_balance_first(problem), assignor, optimum, time_limit, isolation)
+    if evaluation.assignment is None:
+        return evaluation
+    judged = evaluation.judged_problem  # a live group's own previous generation: the same join groups
+    base = _balance_first(problem) if judged is None else dataclasses.replace(judged, join_groups=problem.join_groups)
+    grouped = co_partition_problem(base, every_topic=assignor.guarantee == "stream-join")
+    if grouped is None:
+        return evaluation
+    if co_optimum is None or evaluation.judged_problem is not None:
+        co_optimum = solve_co_partitioned(grouped)
+    return dataclasses.replace(evaluation, co_partition=judge_co_partition(grouped, evaluation.assignment, co_optimum))
+
+
+def _evaluate(problem: Problem, assignor: Assignor, optimum: Solution | None, time_limit: float | None,
+              isolation: str) -> Evaluation:
+    """The assignor's row against the optimum without co-partitioning (join groups set aside)."""
     name = assignor.name
-    problem = _balance_first(problem)
+    problem = _without_join_groups(problem)
     if optimum is None:
         optimum = solve(problem)
     note = ""
@@ -218,17 +258,35 @@ def compare(
     names = list(ASSIGNORS) if names is None else list(names)
     names = [get_assignor(n) if isinstance(n, str) else n for n in names]  # unknown names fail first
     problem = _balance_first(problem)
-    optimum = solve(problem)
+    plain = _without_join_groups(problem)
+    optimum = solve(plain)
     best = Evaluation(
         assignor=OPTIMUM,
         status=OK,
         wall_time=optimum.wall_time,
         assignment=optimum.assignment,
-        verdict=check(problem, optimum.assignment, optimum=optimum),
+        verdict=check(plain, optimum.assignment, optimum=optimum),
         rebalances=1,
     )
-    rows = [best] + [evaluate(problem, name, optimum=optimum, time_limit=time_limit) for name in names]
-    return Comparison(problem, optimum, tuple(rows))
+    rows = [best]
+    co_optimum = None
+    if problem.join_groups:
+        co_optimum = solve_co_partitioned(problem)
+        best = dataclasses.replace(best, co_partition=judge_co_partition(problem, optimum.assignment, co_optimum))
+        rows = [best]
+        if co_optimum.assignment is not None:
+            rows.append(Evaluation(
+                assignor=CO_PARTITIONED_OPTIMUM,
+                status=OK,
+                message=f"{co_optimum.status}" + (f": {co_optimum.message}" if co_optimum.message else ""),
+                wall_time=co_optimum.wall_time,
+                assignment=co_optimum.assignment,
+                verdict=check(plain, co_optimum.assignment, optimum=optimum),
+                rebalances=1,
+                co_partition=judge_co_partition(problem, co_optimum.assignment, co_optimum),
+            ))
+    rows += [evaluate(problem, name, optimum=optimum, time_limit=time_limit, co_optimum=co_optimum) for name in names]
+    return Comparison(problem, optimum, tuple(rows), co_optimum)
 
 
 def _undelivered(assignor: Assignor, problem: Problem, optimum: Solution, message: str) -> GuaranteeCheck:
@@ -246,6 +304,10 @@ def _undelivered(assignor: Assignor, problem: Problem, optimum: Solution, messag
 
 def _balance_first(problem: Problem) -> Problem:
     return problem.balance_first_order()
+
+
+def _without_join_groups(problem: Problem) -> Problem:
+    return dataclasses.replace(problem, join_groups=()) if problem.join_groups else problem
 
 
 def _one_line(text: str) -> str:

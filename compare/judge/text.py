@@ -78,6 +78,28 @@ def comparison_text(result: Comparison) -> str:
     certified = result.rows[0].verdict.oracle_certificate_verified
     title = (f"{len(problem.members)} members, {problem.total_partitions} partitions; the optimum's certificate "
              + ("verifies" if certified else "DOES NOT VERIFY"))
+    text = title + "\n" + "\n".join(table(header, rows)) + "\n"
+    joined = [row for row in result.rows if row.co_partition is not None]
+    if joined:
+        text += "\n" + _co_partition_text(result, joined)
+    return text
+
+
+def _co_partition_text(result: Comparison, joined: list[Evaluation]) -> str:
+    """The rows against the co-partitioned optimum (join groups; stream-join-sticky's claim)."""
+    header = ("assignor", "co-partitioned", "sorted loads", "co-opt loads", "most balanced", "retained/co-opt",
+              "optimal", "first break")
+    unknown = {True: "yes", False: "no", None: "unknown"}
+    rows = [(e.assignor, yes(c.co_partitioned), short_list(c.sorted_loads),
+             "-" if c.optimal_sorted_loads is None else short_list(c.optimal_sorted_loads), unknown[c.most_balanced],
+             f"{c.retained}/{cell(c.optimal_retained)}", unknown[c.optimal], c.first_break[:60] or "-")
+            for e in joined for c in (e.co_partition,)]
+    if result.problem.join_groups:
+        groups = "; ".join(", ".join(g) for g in result.problem.join_groups)
+        status = result.co_optimum.status if result.co_optimum is not None else "-"
+        title = f"against the co-partitioned optimum ({status}; join groups: {groups}); the table above ignores them"
+    else:
+        title = "against the optimum co-partitioning every topic (KIP-315's stream-join claim)"
     return title + "\n" + "\n".join(table(header, rows)) + "\n"
 
 

@@ -76,7 +76,7 @@ _PORT_COLORS = {
     "kafka4-sticky": ("#637939", "#b5cf6b"),
     "kafka4-cooperative-sticky": ("#843c39", "#d6616b"),
 }
-_ORACLE_COLORS = {"optimum": "#000000", "optimum-cpsat": "#7f7f7f"}
+_ORACLE_COLORS = {"optimum": "#000000", "optimum-cpsat": "#7f7f7f", "optimum-co-partitioned": "#3f3f3f"}
 # Anything else (an external assignor): a stable pick by name.
 _OTHER_COLORS = ("#8c6d31", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#e7ba52")
 
@@ -355,7 +355,7 @@ def run_times(table: pd.DataFrame):
     for name in assignor_order(table["assignor"].unique()):
         part = table[table["assignor"] == name]
         x, y = part["group_size"].to_numpy(dtype=float), np.maximum(part["wall_time_s"].to_numpy(dtype=float), 1e-6)
-        oracle = name in ("optimum", "optimum-cpsat")
+        oracle = name in _ORACLE_COLORS
         ax.scatter(x, y, s=6, color=color(name), alpha=0.25, linewidths=0, rasterized=True)
         which = np.digitize(x, bins)
         centers, medians = [], []
@@ -363,7 +363,8 @@ def run_times(table: pd.DataFrame):
             inside = which == b
             centers.append(float(np.exp(np.mean(np.log(x[inside])))))
             medians.append(float(np.median(y[inside])))
-        label = {"optimum": "oracle: flow model", "optimum-cpsat": "oracle: CP-SAT (sampled)"}.get(name, name)
+        label = {"optimum": "oracle: flow model", "optimum-cpsat": "oracle: CP-SAT (sampled)",
+                 "optimum-co-partitioned": "oracle: co-partitioned (join groups)"}.get(name, name)
         ax.plot(centers, medians, color=color(name), linewidth=2.0 if oracle else 1.4,
                 linestyle="--" if oracle else "-", marker="o", markersize=3, label=label)
     ax.set_xscale("log")

@@ -57,6 +57,7 @@ __all__ = [
     "balance_gaps",
     "bug_rows",
     "churn_curves",
+    "co_partitioning",
     "differential",
     "ensure_sweep",
     "failures",
@@ -73,8 +74,9 @@ __all__ = [
     "worst_counterexamples",
 ]
 
-#: The oracle's rows: the flow model (every scenario) and CP-SAT (a sample).
-ORACLE = ("optimum", "optimum-cpsat")
+#: The oracle's rows: the flow model (every scenario), CP-SAT (a sample) and, on scenarios with join
+#: groups, the co-partitioned optimum.
+ORACLE = ("optimum", "optimum-cpsat", "optimum-co-partitioned")
 #: The assignors of the KIP-341 story: before the fix, and after.
 KIP341_BEFORE, KIP341_AFTER = "sticky-kip54", "sticky"
 
@@ -230,6 +232,36 @@ def stickiness_gaps(rows: pd.DataFrame) -> pd.DataFrame:
                    & _as_local(results) & (results["owned"].fillna(0) > 0)]
     table = kept[["assignor", "family", "owned", "retained", "optimal_retained"]].astype("int64", errors="ignore")
     table = table.assign(stickiness_gap=table["optimal_retained"] - table["retained"])
+    return _ordered(table, "family")
+
+
+def co_partitioning(rows: pd.DataFrame) -> pd.DataFrame:
+    """Results judged against the co-partitioned optimum (scenarios with join groups; stream-join-sticky's
+    results everywhere), per assignor and family.
+
+    Columns: ``assignor``, ``family``, ``results``, ``share_co_partitioned`` (no join-group partition
+    number split, none left out, valid), ``share_most_balanced`` (co-partitioned, with the co-partitioned
+    optimum's sorted loads: dec-min), ``share_optimal`` (and keeping as many partitions as it),
+    ``stickiness_gap_mean`` (over the most balanced: partitions the co-partitioned optimum keeps more).
+    The plain ``optimum`` row says how often the optimum without co-partitioning happens to be
+    co-partitioned.  Empty for a sweep without such results.
+    """
+    columns = ["assignor", "family", "results", "share_co_partitioned", "share_most_balanced", "share_optimal",
+               "stickiness_gap_mean"]
+    if "co_partitioned" not in rows:
+        return pd.DataFrame(columns=columns)
+    judged = rows[rows["co_partitioned"].notna() & rows["status"].isin(["ok", "invalid"])]
+    if judged.empty:
+        return pd.DataFrame(columns=columns)
+    balanced = _true(judged["co_most_balanced"])
+    gap = (judged["optimal_co_retained"] - judged["co_retained"]).where(balanced)
+    optimal = balanced & (gap <= 0)
+    frame = judged.assign(co=_true(judged["co_partitioned"]).astype(float), balanced=balanced.astype(float),
+                          optimal=optimal.astype(float), gap=gap)
+    table = (frame.groupby(["assignor", "family"], sort=False)
+             .agg(results=("co", "size"), share_co_partitioned=("co", "mean"), share_most_balanced=("balanced", "mean"),
+                  share_optimal=("optimal", "mean"), stickiness_gap_mean=("gap", "mean"))
+             .reset_index())
     return _ordered(table, "family")
 
 

@@ -31,6 +31,13 @@ The families (``describe(name)`` lists each one's parameters and defaults):
     that every member joins (KIP-315); ``extra_partitions`` grows
     ``clicks-0000`` after the previous generation (a partition-count
     increase that breaks co-partitioning).
+``join-groups``
+    ``groups`` join groups of ``group_size`` topics (``j0000-a``, ``j0000-b``,
+    ...) to co-partition, and ``topics`` free topics (``t0000``, ...); each
+    topic's partition count is drawn on its own, so a group's topics may
+    differ.  A member subscribes to a whole group, or a free topic, with
+    probability ``subscribe``.  The scenario carries ``join_groups``: every
+    assignor is also judged against the co-partitioned optimum.
 ``racks``
     Members carry ``client.rack`` values ``rack-0 .. rack-(R-1)``.
 
@@ -202,6 +209,8 @@ _PARAMETER_LIST = (
     Parameter("updated", "members (the first by id) already on the new subscription; None: half, rounded down",
               _updated),
     Parameter("pairs", "topic pairs clicks-i/impressions-i with equal partition counts", _at_least(1)),
+    Parameter("groups", "join groups of topics to co-partition (Kafka Streams joins)", _at_least(1)),
+    Parameter("group_size", "topics per join group", _at_least(2, 26)),
     Parameter("extra_partitions", "partitions added to clicks-0000 after the previous generation", _at_least(0)),
     Parameter("previous", "the previous generation's owners: None, 'balanced' or 'random'", _previous),
     Parameter("churn", "original members that leave after the previous generation, and new ones that join",
@@ -265,6 +274,8 @@ class Layout:
     subscribed: np.ndarray
     previous_partitions: np.ndarray
     previous_subscribed: np.ndarray
+    #: Groups of topics to co-partition (the ``join-groups`` family), each sorted.
+    join_groups: tuple[tuple[str, ...], ...] = ()
 
 
 def _names(prefix: str, count: int, width: int = 4) -> tuple[str, ...]:
@@ -353,6 +364,21 @@ def _stream_join(p: Mapping[str, Any], rng: _Streams) -> Layout:
     sizes[0] += p["extra_partitions"]
     subscribed = np.ones((_rows(p), 2 * pairs), dtype=bool)
     return Layout(names, sizes, subscribed, previous_sizes, subscribed[: p["members"]])
+
+
+def _join_groups(p: Mapping[str, Any], rng: _Streams) -> Layout:
+    """``groups`` join groups of ``group_size`` topics (``j0000-a``, ``j0000-b``, ...) and ``topics`` free
+    ones; each topic's partition count drawn on its own, so a group's topics may differ (units of mixed
+    sizes).  A member subscribes to a whole group, or to a free topic, with probability ``subscribe``."""
+    groups, size, free = p["groups"], p["group_size"], p["topics"]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    grouped = [tuple(f"{g}-{letters[k]}" for k in range(size)) for g in _names("j", groups)]
+    names = tuple(t for group in grouped for t in group) + _names("t", free)
+    sizes = _sizes(p["partitions"], len(names), rng.sizes)
+    draws = rng.subscriptions.random((_rows(p), groups + free))
+    chosen = _subscribe_below(draws, np.full(groups + free, float(p["subscribe"])))
+    subscribed = np.concatenate([np.repeat(chosen[:, :groups], size, axis=1), chosen[:, groups:]], axis=1)
+    return Layout(names, sizes, subscribed, sizes, subscribed[: p["members"]], tuple(grouped))
 
 
 # -- the shared steps: previous generation, churn, racks -------------------------
@@ -501,7 +527,8 @@ def _assemble(layout: Layout, p: Mapping[str, Any], rng: _Streams) -> Problem:
             replica_racks[i] = tuple(tuple(rack_names[r] for r in sorted(row)) for row in chosen.tolist())
     topics = tuple(Topic(name, int(n), racks) for name, n, racks in
                    zip(layout.topic_names, layout.partitions.tolist(), replica_racks))
-    return Problem(topics=tuple(sorted(topics, key=lambda t: t.name)), members=tuple(members))
+    return Problem(topics=tuple(sorted(topics, key=lambda t: t.name)), members=tuple(members),
+                   join_groups=layout.join_groups)
 
 
 # -- families ------------------------------------------------------------------
@@ -627,6 +654,9 @@ _FAMILY_LIST = (
     Family("stream-join", "topic pairs clicks-i/impressions-i with equal partition counts, all members on all",
            _stream_join,
            {**_COMMON, "members": 6, "pairs": 3, "partitions": 8, "extra_partitions": 0}),
+    Family("join-groups", "join groups of topics to co-partition (sizes drawn per topic) and free topics, "
+           "subscribed per group", _join_groups,
+           {**_COMMON, "groups": 2, "group_size": 2, "topics": 2, "partitions": (4, 8), "subscribe": 0.6}),
     Family("racks", "members spread over racks rack-0 .. rack-(R-1); subscriptions as random-subsets",
            _random_subsets,
            {**_COMMON, "topics": 6, "partitions": 8, "subscribe": 1.0, "racks": 3},

@@ -4,7 +4,7 @@ Three strategies, all drawing :class:`problem.model.Problem` values:
 
 :func:`scenarios`
     The families of :mod:`compare.scenarios.families` (uniform, random subsets, skewed
-    sizes, Zipf, KIP-49's rolling update, stream-join pairs, racks), with
+    sizes, Zipf, KIP-49's rolling update, stream-join pairs, join groups, racks), with
     small parameters, a previous generation and churn.  Start here.
 :func:`problems`
     Tiny groups with arbitrary subscriptions and messy claims (unknown
@@ -120,6 +120,17 @@ def _stream_join(draw, bounds: _Bounds) -> dict:
     }
 
 
+def _join_groups(draw, bounds: _Bounds) -> dict:
+    groups = draw(st.integers(1, max(1, bounds.topics // 2)))
+    return {
+        "groups": groups,
+        "group_size": 2,
+        "topics": draw(st.integers(1, max(1, bounds.topics - 2 * groups))),
+        "partitions": _partition_range(draw, bounds),
+        "subscribe": _quarter(draw),
+    }
+
+
 def _racks(draw, bounds: _Bounds) -> dict:
     return {
         "topics": draw(st.integers(1, bounds.topics)),
@@ -137,6 +148,7 @@ _FAMILY_DRAWS: dict[str, Callable[[Any, _Bounds], dict]] = {
     "zipf": _zipf,
     "kip49-rolling": _kip49_rolling,
     "stream-join": _stream_join,
+    "join-groups": _join_groups,
     "racks": _racks,
 }
 
@@ -155,7 +167,9 @@ def scenarios(
     ----------
     family:
         A family name, several, or None for every family in
-        :data:`compare.scenarios.families.FAMILIES`.
+        :data:`compare.scenarios.families.FAMILIES` but ``join-groups`` (its problems carry
+        ``join_groups``, which ``optimal.solve`` leaves to :mod:`optimal.join_groups`: name it
+        to draw them).
     max_members, max_topics, max_partitions:
         Upper bounds on the group size, the number of topics (stream-join:
         half as many pairs; kip49-rolling: base and new topics each) and the
@@ -186,7 +200,7 @@ def scenarios(
 
 def _family_names(family: str | Iterable[str] | None) -> tuple[str, ...]:
     if family is None:
-        return tuple(FAMILIES)
+        return tuple(name for name in FAMILIES if name != "join-groups")
     names = (family,) if isinstance(family, str) else tuple(family)
     if not names:
         raise InvalidArgument("scenarios: family must name at least one family")

@@ -13,7 +13,11 @@ Rows (the schema is :data:`ROW_SCHEMA`, documented in ``docs/sweeps.md``):
 * one per (scenario, round) for the oracle, assignor ``"optimum"`` (the
   flow model's solve time, for the run-time plots);
 * one per (scenario, round) with assignor ``"optimum-cpsat"`` when the
-  scenario is in the CP-SAT sample.
+  scenario is in the CP-SAT sample;
+* for a scenario with join groups, one per (scenario, round) with assignor
+  ``"optimum-co-partitioned"`` (:mod:`optimal.join_groups`); the ``co_*``
+  columns judge every row against it (and stream-join-sticky's rows on every
+  scenario, against the optimum co-partitioning every topic).
 
 Cross-checks land in ``oracle_check`` on every row of the scenario:
 ``flow`` (flow only), ``flow=cpsat`` / ``flow=brute-force`` (they agree on
@@ -24,6 +28,7 @@ oracle, counted in the summary.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import platform
@@ -33,10 +38,13 @@ from importlib import metadata
 from typing import Any, Iterable
 
 from assignment_oracle.compare.scenarios.churn import random_history, simulate
-from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
+from assignment_oracle.compare.judge.co_partition import judge as judge_co_partition
+from assignment_oracle.compare.judge.co_partition import solve_co_partitioned
+from assignment_oracle.compare.judge.evaluate import CO_PARTITIONED_OPTIMUM, Evaluation, evaluate
 from assignment_oracle.compare.scenarios.families import generate
 from assignment_oracle.compare.sweep.spec import CHURN, Checks, GridPoint
-from assignment_oracle.optimal import OPTIMAL, solve
+from assignment_oracle.optimal import OPTIMAL, join_groups, solve
+from assignment_oracle.optimal.brute_force import join_group_optimum
 from assignment_oracle.optimal.brute_force import optimum as brute_optimum
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import dumps
@@ -83,6 +91,11 @@ ROW_SCHEMA: tuple[tuple[str, str], ...] = (
     ("cross_rack", "int64"),
     ("optimal_cross_rack", "int64"),
     ("max_topic_spread", "int64"),
+    ("co_partitioned", "bool"),
+    ("co_most_balanced", "bool"),
+    ("co_retained", "int64"),
+    ("optimal_co_retained", "int64"),
+    ("co_optimum_status", "string"),
     ("rebalances", "int64"),
     ("wall_time_s", "double"),
     ("oracle_wall_time_s", "double"),
@@ -133,31 +146,63 @@ def scenario_rows(
 
 def _rebalance_rows(base: dict, problem: Problem, round_: int, assignors: tuple[str, ...], time_limit: float,
                     checks: Checks) -> list[dict]:
-    problem = problem.balance_first_order()
+    grouped = problem.balance_first_order()
+    problem = dataclasses.replace(grouped, join_groups=())  # the optimum without co-partitioning
     start = time.perf_counter()
     optimum = solve(problem)
     oracle_time = time.perf_counter() - start
     check, cpsat_row = _cross_check(base, problem, optimum, round_, checks)
     shape = _shape(problem)
+    co_optimum, co_rows = None, []
+    if grouped.join_groups:
+        co_optimum = solve_co_partitioned(grouped)
+        co_check = _co_partition_check(grouped, co_optimum, checks)
+        check = f"{co_check}; {check}" if co_check.startswith("DISAGREE") else f"{check}; {co_check}"
+        if co_optimum.assignment is not None:
+            e = dataclasses.replace(evaluate_optimum(problem, optimum, co_optimum.assignment),
+                                    assignor=CO_PARTITIONED_OPTIMUM, wall_time=co_optimum.wall_time,
+                                    co_partition=judge_co_partition(grouped, co_optimum.assignment, co_optimum))
+            co_rows.append(_row(base, round=round_, assignor=CO_PARTITIONED_OPTIMUM, status="ok",
+                                message=co_optimum.status, **shape, **_metrics(e), wall_time_s=co_optimum.wall_time,
+                                oracle_wall_time_s=oracle_time, oracle_check=check))
+    best = evaluate_optimum(problem, optimum)
+    if co_optimum is not None:  # is the optimum without co-partitioning co-partitioned anyway?
+        best = dataclasses.replace(best, co_partition=judge_co_partition(grouped, optimum.assignment, co_optimum))
     rows = [_row(base, round=round_, assignor="optimum", status="ok", **shape,
-                 **_metrics(evaluate_optimum(problem, optimum)), wall_time_s=oracle_time,
-                 oracle_wall_time_s=oracle_time, oracle_check=check)]
+                 **_metrics(best), wall_time_s=oracle_time,
+                 oracle_wall_time_s=oracle_time, oracle_check=check)] + co_rows
     if cpsat_row is not None:
         rows.append({**cpsat_row, **shape, "oracle_check": check})
     for assignor in assignors:
-        e = evaluate(problem, assignor, optimum=optimum, time_limit=time_limit)
+        e = evaluate(grouped, assignor, optimum=optimum, time_limit=time_limit, co_optimum=co_optimum)
         rows.append(_row(base, round=round_, assignor=e.assignor, status=e.status, message=e.message, **shape,
                          **_metrics(e), wall_time_s=e.wall_time, oracle_wall_time_s=oracle_time,
                          oracle_check=check, counterexample=_counterexample(problem, e)))
     return rows
 
 
-def evaluate_optimum(problem: Problem, optimum) -> Evaluation:
-    """The optimum's own row, judged like any assignment (it is most balanced and stickiest)."""
+def evaluate_optimum(problem: Problem, optimum, assignment=None) -> Evaluation:
+    """The optimum's own row, judged like any assignment (it is most balanced and stickiest); with
+    ``assignment``, that assignment's row against the optimum (the co-partitioned optimum's)."""
     from assignment_oracle.compare.judge.check import check
 
-    return Evaluation("optimum", "ok", wall_time=optimum.wall_time, assignment=optimum.assignment,
-                      verdict=check(problem, optimum.assignment, optimum=optimum), rebalances=1)
+    assignment = optimum.assignment if assignment is None else assignment
+    return Evaluation("optimum", "ok", wall_time=optimum.wall_time, assignment=assignment,
+                      verdict=check(problem, assignment, optimum=optimum), rebalances=1)
+
+
+def _co_partition_check(problem: Problem, co_optimum, checks: Checks) -> str:
+    """The co-partitioned optimum against brute force when the problem is small enough (else its status)."""
+    size = 1
+    for unit in join_groups.units(problem)[0]:
+        size *= len(unit.eligible)
+        if size > checks.brute_force_limit:
+            return f"co-partitioned {co_optimum.status.lower()}"
+    best = join_group_optimum(problem, limit=checks.brute_force_limit)
+    found = None if co_optimum.assignment is None else (co_optimum.sorted_loads, co_optimum.retained)
+    if best != found and co_optimum.status != "FEASIBLE":
+        return f"DISAGREE: co-partitioned brute force {best}, staged model {found}"
+    return f"co-partitioned {co_optimum.status.lower()}=brute-force"
 
 
 def _cross_check(base: dict, problem: Problem, optimum, round_: int, checks: Checks):
@@ -253,6 +298,10 @@ def _metrics(e: Evaluation) -> dict:
     out: dict[str, Any] = {key: full.get(key) for key in _EVALUATION_COLUMNS}
     if "violations" in full:
         out["violations"] = len(full["violations"])
+    if "co_partition" in full:
+        c = full["co_partition"]
+        out.update(co_partitioned=c["co_partitioned"], co_most_balanced=c["most_balanced"], co_retained=c["retained"],
+                   optimal_co_retained=c["optimal_retained"], co_optimum_status=c["optimum_status"])
     if "guarantee" in full:
         g = full["guarantee"]
         out.update(guarantee=g["guarantee"], guarantee_applies=g["applies"], guarantee_kept=g["kept"])

@@ -27,6 +27,7 @@ SEEDED = {
     "zipf": {},
     "kip49-rolling": {"previous": "random"},
     "stream-join": {"partitions": (1, 30)},
+    "join-groups": {},
     "racks": {},
 }
 
@@ -171,6 +172,18 @@ def test_stream_join_pairs_have_equal_partition_counts_until_one_grows():
     # The claims come from before the increase: the new partitions are unowned.
     assert max(p for t, p in claimed(grown) if t == "clicks-0000") < counts["clicks-0000"]
     assert sum(claimed(grown).values()) == sum(counts.values())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_join_groups_are_subscribed_whole_and_survive_the_scenario_format(seed):
+    problem = generate("join-groups", seed, members=9, groups=3, group_size=3, topics=2, previous="random")
+    assert problem.join_groups == tuple((f"j{g:04d}-a", f"j{g:04d}-b", f"j{g:04d}-c") for g in range(3))
+    for member in problem.members:
+        assert member.topics  # at least one group or free topic
+        for group in problem.join_groups:
+            assert len(member.topics & set(group)) in (0, 3)
+    # Validated like a scenario file, byte for byte the same problem.
+    assert Problem.from_mapping(problem.to_mapping()) == problem
 
 
 def test_racks_every_member_has_one():

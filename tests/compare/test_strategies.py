@@ -116,3 +116,10 @@ def test_bad_arguments_fail_when_the_strategy_is_built():
 def test_the_tests_import_the_public_strategies():
     assert test_strategies.problems is public_strategies.problems
     assert test_strategies.rebalances is public_strategies.rebalances
+
+
+@settings(max_examples=40)
+@given(scenarios())
+def test_by_default_no_join_groups_are_drawn(problem):
+    # Join groups are drawn only when the join-groups family is named (optimal.solve leaves them out).
+    assert problem.join_groups == ()

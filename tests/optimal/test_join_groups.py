@@ -119,7 +119,7 @@ def test_join_groups_round_trip():
     assert Problem.from_mapping(problem.to_mapping()) == problem
 
 
-def test_solve_on_the_command_line_and_judges_refuse_to_ignore_co_partitioning(tmp_path, capsys):
+def test_solve_on_the_command_line_and_explain_refuses_co_partitioning(tmp_path, capsys):
     scenario = tmp_path / "join.json"
     scenario.write_text(json.dumps({**DIFFERING}))
     out = tmp_path / "out.json"
@@ -128,7 +128,7 @@ def test_solve_on_the_command_line_and_judges_refuse_to_ignore_co_partitioning(t
     assert document["status"] == "OPTIMAL" and document["balance_definition"] == "sum-of-squares"
     assert tuple(document["sorted_loads"]) == join_group_optimum(Problem.from_mapping(DIFFERING), "sum-of-squares")[0]
     capsys.readouterr()
-    assert main(["compare", str(scenario)]) == 2
+    assert main(["explain", str(scenario), "--assignor", "range"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "join_groups" in err
 

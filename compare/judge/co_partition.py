@@ -1,0 +1,197 @@
+"""An assignment judged against the co-partitioned optimum (join groups, KIP-315's stream joins).
+
+A stream-stream join reads partition ``p`` of both topics in one task, so a
+join needs partition ``p`` of every topic of a *join group* on one member
+(docs/formats.md, "Join groups").  :func:`judge` says, for any assignment:
+
+* whether it is **co-partitioned**: no unit (partition number ``p`` of a
+  group) split between members, none left out, and the assignment valid
+  (every partition of a subscribed topic to exactly one subscriber);
+* its sorted loads against the co-partitioned optimum's (the most balanced
+  by decreasing-minimal order, :mod:`optimal.join_groups`), and whether they
+  are equal (``most_balanced``; unknown, ``None``, when the optimum's balance
+  was not proven);
+* the partitions it keeps with their previous owner against the optimum's
+  (``stickiest``; unknown when the optimum's stickiness was not proven).
+
+It is ``optimal`` when co-partitioned, most balanced and stickiest.  An
+assignment that breaks co-partitioning may look *more* balanced than the
+co-partitioned optimum: it solved an easier problem, and is judged not
+co-partitioned first.
+
+:func:`co_partition_problem` is the problem an assignor's co-partitioning
+claim is judged on: the scenario's own ``join_groups`` if it has any, else,
+for KIP-315's stream-join assignor (which co-partitions every topic), one
+group of every subscribed topic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from assignment_oracle.optimal import join_groups
+from assignment_oracle.optimal.join_groups import JoinGroupSolution
+from assignment_oracle.optimal.solution import OPTIMAL
+from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads
+from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.ownership import violations
+
+__all__ = ["CoPartitionVerdict", "co_partition_problem", "judge", "solve_co_partitioned"]
+
+#: Seconds the co-partitioned optimum may take when judging (its balance stages are quick; a mixed-size
+#: stickiness stage is what can run long, and then the verdict says stickiness is unknown).
+JUDGE_TIME_LIMIT = 20.0
+
+
+def co_partition_problem(problem: Problem, *, every_topic: bool = False) -> Problem | None:
+    """The problem co-partitioning is judged on, or None when there is nothing to co-partition.
+
+    The scenario's ``join_groups`` if it has any; with ``every_topic`` (KIP-315's claim) and no groups,
+    one group of every subscribed topic (two or more of them; one topic needs no co-partitioning).
+    """
+    if problem.join_groups:
+        return problem
+    if not every_topic:
+        return None
+    topics = tuple(t.name for t in problem.assignable_topics)
+    if len(topics) < 2:
+        return None
+    return dataclasses.replace(problem, join_groups=(topics,))
+
+
+def solve_co_partitioned(problem: Problem, *, time_limit: float | None = JUDGE_TIME_LIMIT) -> JoinGroupSolution:
+    """The co-partitioned optimum (dec-min, then stickiest), proven or with the solver's bound."""
+    return join_groups.solve(problem, time_limit=time_limit)
+
+
+@dataclass(frozen=True)
+class CoPartitionVerdict:
+    """One assignment against the co-partitioned optimum (module docstring)."""
+
+    join_groups: tuple[tuple[str, ...], ...]
+    valid: bool
+    split_units: int
+    unassigned: int
+    first_break: str
+    sorted_loads: tuple[int, ...]
+    optimal_sorted_loads: tuple[int, ...] | None
+    retained: int
+    optimal_retained: int | None
+    optimum_status: str
+    balance_proven: bool
+    stickiness_proven: bool
+
+    @property
+    def co_partitioned(self) -> bool:
+        return self.valid and self.split_units == 0 and self.unassigned == 0
+
+    @property
+    def most_balanced(self) -> bool | None:
+        if not self.co_partitioned:
+            return False
+        if not self.balance_proven or self.optimal_sorted_loads is None:
+            return None
+        return self.sorted_loads == self.optimal_sorted_loads
+
+    @property
+    def stickiest(self) -> bool | None:
+        if self.most_balanced is not True:
+            return self.most_balanced
+        if not self.stickiness_proven or self.optimal_retained is None:
+            return None
+        return self.retained >= self.optimal_retained
+
+    @property
+    def optimal(self) -> bool | None:
+        return self.stickiest
+
+    def to_mapping(self) -> dict:
+        return {
+            "join_groups": [list(g) for g in self.join_groups],
+            "co_partitioned": self.co_partitioned,
+            "valid": self.valid,
+            "split_units": self.split_units,
+            "unassigned": self.unassigned,
+            "first_break": self.first_break,
+            "sorted_loads": list(self.sorted_loads),
+            "optimal_sorted_loads": None if self.optimal_sorted_loads is None else list(self.optimal_sorted_loads),
+            "most_balanced": self.most_balanced,
+            "retained": self.retained,
+            "optimal_retained": self.optimal_retained,
+            "stickiest": self.stickiest,
+            "optimum_status": self.optimum_status,
+            "optimal": self.optimal,
+        }
+
+    def text(self) -> str:
+        def yes(flag: bool | None) -> str:
+            return {True: "yes", False: "no", None: "unknown (not proven in time)"}[flag]
+
+        groups = "; ".join(", ".join(g) for g in self.join_groups)
+        lines = [f"join groups: {groups}",
+                 f"co-partitioned: {'yes' if self.co_partitioned else 'no'}"
+                 + ("" if self.co_partitioned else f" ({self.first_break})"),
+                 f"sorted loads: {list(self.sorted_loads)}   co-partitioned optimum: "
+                 f"{'-' if self.optimal_sorted_loads is None else list(self.optimal_sorted_loads)}"
+                 f" ({self.optimum_status})",
+                 f"most balanced (dec-min): {yes(self.most_balanced)}",
+                 f"retained: {self.retained}; optimum retains {'-' if self.optimal_retained is None else self.optimal_retained}"
+                 + ("" if self.stickiness_proven else " (not proven maximal)"),
+                 f"stickiest: {yes(self.stickiest)}",
+                 f"verdict: {_summary(self)}"]
+        return "\n".join(lines) + "\n"
+
+
+def _summary(v: CoPartitionVerdict) -> str:
+    if not v.co_partitioned:
+        return "not co-partitioned"
+    if v.optimal:
+        return "the co-partitioned optimum"
+    if v.optimal is None:
+        return "co-partitioned; optimality unknown (the optimum was not proven in time)"
+    return "co-partitioned, with a gap"
+
+
+def judge(problem: Problem, assignment: Assignment, optimum: JoinGroupSolution) -> CoPartitionVerdict:
+    """``assignment`` against ``optimum``, the co-partitioned optimum of ``problem`` (module docstring)."""
+    owner: dict[tuple[str, int], str] = {}
+    for member, topics in assignment.members.items():
+        for topic, partitions in topics.items():
+            for p in partitions:
+                owner.setdefault((topic, p), member)
+    split = unassigned = 0
+    first = ""
+    units, _ = join_groups.units(problem)
+    for unit in units:
+        holders = {owner.get(tp) for tp in unit.partitions}
+        missing = [tp for tp in unit.partitions if tp not in owner]
+        if missing:
+            unassigned += len(missing)
+            first = first or f"{missing[0][0]}-{missing[0][1]} assigned to nobody"
+        holders.discard(None)
+        if len(holders) > 1:
+            split += 1
+            if not first:
+                placed = [(f"{t}-{p}", owner[(t, p)]) for t, p in unit.partitions if (t, p) in owner]
+                (a, on_a), (b, on_b) = placed[0], next(x for x in placed if x[1] != placed[0][1])
+                first = f"{a} on {on_a}, {b} on {on_b}"
+    broken = violations(problem, assignment)
+    if broken and not first:
+        first = str(broken[0])
+    balance_stages = [s for s in optimum.stages if s.get("stage") != "kept partitions"]
+    balance_proven = optimum.assignment is not None and all(bool(s.get("proven")) for s in balance_stages)
+    return CoPartitionVerdict(
+        join_groups=problem.join_groups,
+        valid=not broken,
+        split_units=split,
+        unassigned=unassigned,
+        first_break=first,
+        sorted_loads=sorted_loads(load_vector(problem, assignment)),
+        optimal_sorted_loads=optimum.sorted_loads if optimum.assignment is not None else None,
+        retained=retained(problem, assignment),
+        optimal_retained=optimum.retained,
+        optimum_status=optimum.status,
+        balance_proven=balance_proven,
+        stickiness_proven=optimum.status == OPTIMAL,
+    )
