@@ -221,15 +221,22 @@ def _write(path: str | None, text: str, *, inputs: tuple[str, ...] = ()) -> None
 
 
 def _read_problem(args, objective=None):
-    return read_problem(args.scenario, objective=objective, max_partitions=args.max_partitions)
+    problem = read_problem(args.scenario, objective=objective, max_partitions=args.max_partitions)
+    if problem.join_groups and problem.weights:
+        raise InputError(args.scenario, "weights", "weights together with join_groups are not solved yet "
+                                                   "(give one or the other)")
+    return problem
 
 
 def _explained_problem(args):
-    """A scenario to explain: explanations (improving chains, moves) are for problems without join groups."""
+    """A scenario to explain: explanations (improving chains, moves) are for partition counts only."""
     problem = _read_problem(args)
     if problem.join_groups:
         raise InputError(args.scenario, "join_groups", "`explain` has no improving chains under co-partitioning; "
                          "`check` and `compare` judge against the co-partitioned optimum")
+    if problem.weights:
+        raise InputError(args.scenario, "weights", "`explain` has no improving chains over weighted loads; "
+                         "`check` and `compare` judge against the weighted optimum")
     return problem
 
 
@@ -259,6 +266,16 @@ def _solve(args) -> int:
     if args.balance != "dec-min":
         raise InputError("--balance", "", "only scenarios with join_groups take another balance definition "
                                           "(without them every definition gives the same optimum)")
+    if problem.weights:  # weighted loads: the staged CP-SAT model (optimal.weighted)
+        from assignment_oracle.optimal import weighted
+
+        heavy = weighted.solve(problem, time_limit=args.time_limit)
+        _write(args.output, dumps(heavy.to_mapping(timing=args.timing)), inputs=(args.scenario,))
+        if heavy.status != OPTIMAL:
+            print(f"{PROG}: {heavy.status}: {heavy.message or 'not proven optimal'}; largest load "
+                  f"{heavy.largest}, proven lower bound {heavy.largest_bound}", file=sys.stderr)
+            return 1
+        return 0
     solution = solve(problem, args.method, time_limit=args.time_limit)
     _write(args.output, dumps(solution.to_mapping(timing=args.timing, plain=False)), inputs=(args.scenario,))
     if solution.status != OPTIMAL:
@@ -280,6 +297,12 @@ def _check(args) -> int:
         verdict = co_partition.judge(problem, assignment, co_partition.solve_co_partitioned(problem))
         sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.text())
         return 3 if not verdict.co_partitioned else (0 if verdict.optimal else 1)
+    if problem.weights:  # against the weighted optimum (compare.judge.weighted)
+        from assignment_oracle.compare.judge import weighted as weighted_judge
+
+        heavy = weighted_judge.judge(problem, assignment, weighted_judge.solve_weighted(problem))
+        sys.stdout.write(dumps(heavy.to_mapping()) if args.json else heavy.text())
+        return 3 if not heavy.valid else (0 if heavy.optimal else 1)
     certificate = None
     if document.get("certificate") is not None:
         certificate = certificate_from_mapping(document["certificate"], source=args.assignment)

@@ -54,6 +54,9 @@ def solve(
     if problem.join_groups:
         raise ValueError("the problem has join_groups: co-partitioning is solved by optimal.join_groups.solve "
                          "(a flow cannot express it, and this model ignores it)")
+    if problem.weights:
+        raise ValueError("the problem has weights: weighted loads are solved by optimal.weighted.solve "
+                         "(this model counts partitions)")
     if method == "flow":
         from assignment_oracle.optimal.flow import solve as run
 

@@ -188,3 +188,39 @@ def join_group_optimum(problem: Problem, balance: str = "dec-min", limit: int = 
         if best_key is None or key < best_key or (key == best_key and kept > best_kept):
             best_key, best_kept, best_loads = key, kept, ordered
     return (best_loads if best_key is not None else ()), max(best_kept, 0)
+
+
+def weighted_optimum(problem: Problem, limit: int = 200_000) -> tuple[tuple[int, ...], int]:
+    """The weighted optimum by enumeration, read off the scenario directly: ``(sorted weighted loads,
+    kept)``, the loads dec-min (sorted largest first, lexicographically smallest), then the most kept.
+
+    A partition's weight is its entry in ``problem.weights`` (1 when its topic is not listed), read
+    here from the scenario's lists, not from :attr:`Problem.weight_array`.
+    """
+    ids = [m.member_id for m in problem.members]
+    listed = dict(problem.weights)
+    owners = previous_owners(problem)
+    choices = []
+    for topic in problem.topics:
+        eligible = [i for i, m in enumerate(problem.members) if topic.name in m.topics]
+        if not eligible:
+            continue
+        for p in range(topic.partitions):
+            weight = listed[topic.name][p] if topic.name in listed else 1
+            choices.append(((topic.name, p), weight, eligible))
+    size = 1
+    for *_, eligible in choices:
+        size *= len(eligible)
+    if size > limit:
+        raise ValueError(f"{size} assignments is too many to enumerate")
+    best: tuple[tuple[int, ...], int] | None = None
+    for pick in itertools.product(*[e for *_, e in choices]):
+        loads = [0] * len(ids)
+        kept = 0
+        for (tp, weight, _), m in zip(choices, pick):
+            loads[m] += weight
+            kept += owners.get(tp) == ids[m]
+        ordered = tuple(sorted(loads, reverse=True))
+        if best is None or ordered < best[0] or (ordered == best[0] and kept > best[1]):
+            best = (ordered, kept)
+    return best if best is not None else (tuple(0 for _ in ids), 0)

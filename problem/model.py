@@ -21,6 +21,7 @@ franz-go's balancer turns member ids into ``memberNums`` once.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
@@ -139,6 +140,9 @@ class Problem:
     #: Groups of topics to co-partition (Kafka Streams joins): partition ``p`` of every topic of a group
     #: goes to one member (:mod:`optimal.join_groups`).  Each group is sorted; groups are sorted.
     join_groups: tuple[tuple[str, ...], ...] = ()
+    #: Partition weights (lag, bytes/s) per topic, sorted by topic: ``(topic, (w0, w1, ...))``; a topic
+    #: not listed weighs 1 per partition (:mod:`optimal.weighted`; docs/formats.md, "Weighted partitions").
+    weights: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     @classmethod
     def from_mapping(cls, data: Mapping, *, source: str = "scenario") -> "Problem":
@@ -234,6 +238,17 @@ class Problem:
         return mask, group_of_member
 
     @cached_property
+    def weight_array(self) -> np.ndarray:
+        """Each partition's weight in the global numbering (:attr:`partition_offsets`): 1 unless given."""
+        weights = np.ones(int(self.partition_offsets[-1]), dtype=np.int64)
+        index = {t: i for i, t in enumerate(self.topic_names)}
+        for topic, values in self.weights:
+            start = self.partition_offsets[index[topic]]
+            weights[start:start + len(values)] = values
+        weights.setflags(write=False)
+        return weights
+
+    @cached_property
     def total_partitions(self) -> int:
         """Number of partitions an assignment must place (those of assignable topics)."""
         return sum(t.partitions for t in self.assignable_topics)
@@ -248,8 +263,7 @@ class Problem:
         front, the other tiers kept in their order (``rack`` only if the objective has it)."""
         if self.balance_first:
             return self
-        return Problem(self.topics, self.members, (BALANCE, *(t for t in self.objective if t != BALANCE)),
-                       self.join_groups)
+        return dataclasses.replace(self, objective=(BALANCE, *(t for t in self.objective if t != BALANCE)))
 
     def ranks_before(self, first: str, second: str) -> bool:
         """Whether tier ``first`` comes before ``second`` in the objective (a tier left out comes last)."""

@@ -24,6 +24,7 @@ Assignment::
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
@@ -70,7 +71,7 @@ __all__ = [
     "MAX_PARTITIONS",
 ]
 
-_SCENARIO_KEYS = {"topics", "members", "objective", "join_groups"}
+_SCENARIO_KEYS = {"topics", "members", "objective", "join_groups", "weights"}
 _TOPIC_KEYS = {"partitions", "racks"}
 _MEMBER_KEYS = {"topics", "owned", "generation", "rack", "instance_id"}
 INT32_MAX = 2**31 - 1
@@ -428,12 +429,41 @@ def problem_from_mapping(data: Any, *, source: str = "scenario", max_partitions:
     if obj.get("objective") is not None:
         objective = parse_objective(obj["objective"], source)
     join_groups = _join_groups(obj.get("join_groups"), {t.name for t in topics}, source)
+    weights = _weights(obj.get("weights"), {t.name: t.partitions for t in topics}, source)
     return Problem(
         topics=tuple(sorted(topics, key=lambda t: t.name)),
         members=tuple(sorted(members, key=lambda m: m.member_id)),
         objective=objective,
         join_groups=join_groups,
+        weights=weights,
     )
+
+
+#: The largest partition weight: weighted loads of a million partitions stay exact in 64-bit integers.
+MAX_WEIGHT = 10**9
+
+
+def _weights(value: Any, counts: dict[str, int], source: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """``{"clicks": [w0, w1, ...]}``: one whole number ``0 .. MAX_WEIGHT`` per partition of an existing topic."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise InputError(source, "weights", f"must be an object of topic -> list of weights, got {json_kind(value)}")
+    out = []
+    for topic, weights in value.items():
+        where = field_path("weights", topic)
+        if topic not in counts:
+            raise InputError(source, where, f"{json.dumps(topic)} is not a topic of the scenario")
+        if not isinstance(weights, list):
+            raise InputError(source, where, f"must be a list of weights, one per partition, got {json_kind(weights)}")
+        if len(weights) != counts[topic]:
+            raise InputError(source, where, f"has {len(weights)} weight(s) for {counts[topic]} partition(s)")
+        for i, w in enumerate(weights):
+            if type(w) is not int or not 0 <= w <= MAX_WEIGHT:
+                raise InputError(source, f"{where}[{i}]", f"must be a whole number from 0 to {MAX_WEIGHT:,}, got "
+                                 f"{json.dumps(w) if type(w) in (int, float) else json_kind(w)}")
+        out.append((topic, tuple(weights)))
+    return tuple(sorted(out))
 
 
 def _join_groups(value: Any, topics: set[str], source: str) -> tuple[tuple[str, ...], ...]:
@@ -480,6 +510,7 @@ def problem_to_mapping(problem: Problem) -> dict:
         "members": members,
         "objective": list(problem.objective),
         **({"join_groups": [list(g) for g in problem.join_groups]} if problem.join_groups else {}),
+        **({"weights": {t: list(ws) for t, ws in problem.weights}} if problem.weights else {}),
     }
 
 
@@ -500,7 +531,7 @@ def read_problem(path: str | Path, *, objective: tuple[str, ...] | None = None,
         document, source = document["scenario"], f"{path}: scenario"
     problem = problem_from_mapping(document, source=source, max_partitions=max_partitions)
     if objective is not None and objective != problem.objective:
-        problem = Problem(problem.topics, problem.members, objective, problem.join_groups)
+        problem = dataclasses.replace(problem, objective=objective)
     return problem
 
 

@@ -39,23 +39,28 @@ from assignment_oracle.compare.judge.co_partition import (
     solve_co_partitioned,
 )
 from assignment_oracle.compare.judge.co_partition import judge as judge_co_partition
+from assignment_oracle.compare.judge.weighted import WeightedVerdict, solve_weighted
+from assignment_oracle.compare.judge.weighted import judge as judge_weighted
 from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
 from assignment_oracle.heuristics import ASSIGNORS, Assignor, get_assignor, run
 from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.heuristics.cooperative_sticky import Phase
 from assignment_oracle.optimal import Solution, solve
 from assignment_oracle.optimal.join_groups import JoinGroupSolution
+from assignment_oracle.optimal.weighted import WeightedSolution
 from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed, MissingExtra
 from assignment_oracle.problem.model import Assignment, Problem
 
-__all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "CO_PARTITIONED_OPTIMUM", "Evaluation", "Comparison",
-           "evaluate", "compare"]
+__all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "CO_PARTITIONED_OPTIMUM", "WEIGHTED_OPTIMUM", "Evaluation",
+           "Comparison", "evaluate", "compare"]
 
 OK, INVALID, TIMEOUT, ERROR = "ok", "invalid", "timeout", "error"
 #: The name of the optimum's row.
 OPTIMUM = "optimum"
 #: The name of the co-partitioned optimum's row (scenarios with join groups).
 CO_PARTITIONED_OPTIMUM = "optimum-co-partitioned"
+#: The name of the weighted optimum's row (scenarios with partition weights).
+WEIGHTED_OPTIMUM = "optimum-weighted"
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,6 +89,8 @@ class Evaluation:
     #: Against the co-partitioned optimum: on scenarios with join groups, and for KIP-315's stream-join
     #: assignor (which claims to co-partition every topic) on every scenario with two topics or more.
     co_partition: CoPartitionVerdict | None = None
+    #: Weighted loads against the weighted optimum, on scenarios with partition weights.
+    weighted: WeightedVerdict | None = None
 
     def to_mapping(self, *, timing: bool = True) -> dict:
         """A flat row (the JSON of ``compare``, a sweep's Parquet row's metrics)."""
@@ -122,6 +129,8 @@ class Evaluation:
             out["rebalances"] = self.rebalances
         if self.co_partition is not None:
             out["co_partition"] = self.co_partition.to_mapping()
+        if self.weighted is not None:
+            out["weighted"] = self.weighted.to_mapping()
         if timing:
             out["wall_time_s"] = None if self.wall_time is None else round(self.wall_time, 6)
         return out
@@ -136,6 +145,8 @@ class Comparison:
     rows: tuple[Evaluation, ...]
     #: The co-partitioned optimum, when the scenario has join groups.
     co_optimum: JoinGroupSolution | None = None
+    #: The weighted optimum, when the scenario has partition weights.
+    weighted_optimum: WeightedSolution | None = None
 
     def to_mapping(self, *, timing: bool = True) -> dict:
         return {
@@ -154,6 +165,7 @@ def evaluate(
     isolation: str = "auto",
     keep_live: bool = False,
     co_optimum: JoinGroupSolution | None = None,
+    weighted_optimum: WeightedSolution | None = None,
 ) -> Evaluation:
     """Run assignor ``name`` on ``problem`` and judge it (see the module docstring).
 
@@ -165,21 +177,29 @@ def evaluate(
     A scenario with join groups is judged twice: the verdict against the optimum without
     co-partitioning (what the assignor could reach ignoring the joins), and ``co_partition`` against
     the co-partitioned optimum (``co_optimum``, solved here if not given).  KIP-315's stream-join
-    assignor gets ``co_partition`` on every scenario: it claims to co-partition every topic.
+    assignor gets ``co_partition`` on every scenario: it claims to co-partition every topic.  A scenario
+    with partition weights is judged twice too: the verdict on partition counts, and ``weighted``
+    against the weighted optimum (``weighted_optimum``, solved here if not given).
     """
     if isinstance(assignor, str):
         assignor = get_assignor(assignor)
     if is_live(assignor) and not keep_live:
         try:
             return evaluate(problem, assignor, optimum=optimum, time_limit=time_limit, isolation=isolation,
-                            keep_live=True, co_optimum=co_optimum)
+                            keep_live=True, co_optimum=co_optimum, weighted_optimum=weighted_optimum)
         finally:
             assignor.assign.close()  # nothing keeps running once the row is judged
     evaluation = _evaluate(_balance_first(problem), assignor, optimum, time_limit, isolation)
     if evaluation.assignment is None:
         return evaluation
     judged = evaluation.judged_problem  # a live group's own previous generation: the same join groups
-    base = _balance_first(problem) if judged is None else dataclasses.replace(judged, join_groups=problem.join_groups)
+    base = _balance_first(problem) if judged is None else dataclasses.replace(
+        judged, join_groups=problem.join_groups, weights=problem.weights)
+    if base.weights:
+        if weighted_optimum is None or judged is not None:
+            weighted_optimum = solve_weighted(base)
+        evaluation = dataclasses.replace(evaluation, weighted=judge_weighted(base, evaluation.assignment,
+                                                                            weighted_optimum))
     grouped = co_partition_problem(base, every_topic=assignor.guarantee == "stream-join")
     if grouped is None:
         return evaluation
@@ -285,8 +305,23 @@ def compare(
                 rebalances=1,
                 co_partition=judge_co_partition(problem, co_optimum.assignment, co_optimum),
             ))
-    rows += [evaluate(problem, name, optimum=optimum, time_limit=time_limit, co_optimum=co_optimum) for name in names]
-    return Comparison(problem, optimum, tuple(rows), co_optimum)
+    heavy = None
+    if problem.weights:
+        heavy = solve_weighted(problem)
+        rows[0] = dataclasses.replace(rows[0], weighted=judge_weighted(problem, optimum.assignment, heavy))
+        rows.append(Evaluation(
+            assignor=WEIGHTED_OPTIMUM,
+            status=OK,
+            message=heavy.status + (f": {heavy.message}" if heavy.message else ""),
+            wall_time=heavy.wall_time,
+            assignment=heavy.assignment,
+            verdict=check(plain, heavy.assignment, optimum=optimum),
+            rebalances=1,
+            weighted=judge_weighted(problem, heavy.assignment, heavy),
+        ))
+    rows += [evaluate(problem, name, optimum=optimum, time_limit=time_limit, co_optimum=co_optimum,
+                      weighted_optimum=heavy) for name in names]
+    return Comparison(problem, optimum, tuple(rows), co_optimum, heavy)
 
 
 def _undelivered(assignor: Assignor, problem: Problem, optimum: Solution, message: str) -> GuaranteeCheck:
@@ -307,7 +342,10 @@ def _balance_first(problem: Problem) -> Problem:
 
 
 def _without_join_groups(problem: Problem) -> Problem:
-    return dataclasses.replace(problem, join_groups=()) if problem.join_groups else problem
+    """The problem the flow model solves: partition counts, no co-partitioning (those are judged apart)."""
+    if problem.join_groups or problem.weights:
+        return dataclasses.replace(problem, join_groups=(), weights=())
+    return problem
 
 
 def _one_line(text: str) -> str:

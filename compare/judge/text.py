@@ -82,7 +82,25 @@ def comparison_text(result: Comparison) -> str:
     joined = [row for row in result.rows if row.co_partition is not None]
     if joined:
         text += "\n" + _co_partition_text(result, joined)
+    heavy = [row for row in result.rows if row.weighted is not None]
+    if heavy:
+        text += "\n" + _weighted_text(result, heavy)
     return text
+
+
+def _weighted_text(result: Comparison, rows: list[Evaluation]) -> str:
+    """The rows on weighted loads against the weighted optimum (what ignoring the weights costs)."""
+    header = ("assignor", "largest load", "x optimum", "sorted weighted loads", "most balanced", "retained/opt", "optimal")
+    unknown = {True: "yes", False: "no", None: "unknown"}
+    table_rows = [(e.assignor, str(w.largest), "-" if w.largest_ratio is None else f"{w.largest_ratio:.3f}",
+                   short_list(w.sorted_loads, 6), unknown[w.most_balanced], f"{w.retained}/{cell(w.optimal_retained)}",
+                   unknown[w.optimal]) for e in rows for w in (e.weighted,)]
+    heavy = result.weighted_optimum
+    status = "-" if heavy is None else heavy.status
+    bound = "-" if heavy is None else str(heavy.largest_bound)
+    title = (f"weighted loads against the weighted optimum ({status}; largest load proven >= {bound}); "
+             "the table above counts partitions")
+    return title + "\n" + "\n".join(table(header, table_rows)) + "\n"
 
 
 def _co_partition_text(result: Comparison, joined: list[Evaluation]) -> str:

@@ -76,7 +76,8 @@ _PORT_COLORS = {
     "kafka4-sticky": ("#637939", "#b5cf6b"),
     "kafka4-cooperative-sticky": ("#843c39", "#d6616b"),
 }
-_ORACLE_COLORS = {"optimum": "#000000", "optimum-cpsat": "#7f7f7f", "optimum-co-partitioned": "#3f3f3f"}
+_ORACLE_COLORS = {"optimum": "#000000", "optimum-cpsat": "#7f7f7f", "optimum-co-partitioned": "#3f3f3f",
+                  "optimum-weighted": "#5f5f5f"}
 # Anything else (an external assignor): a stable pick by name.
 _OTHER_COLORS = ("#8c6d31", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#e7ba52")
 
@@ -364,7 +365,8 @@ def run_times(table: pd.DataFrame):
             centers.append(float(np.exp(np.mean(np.log(x[inside])))))
             medians.append(float(np.median(y[inside])))
         label = {"optimum": "oracle: flow model", "optimum-cpsat": "oracle: CP-SAT (sampled)",
-                 "optimum-co-partitioned": "oracle: co-partitioned (join groups)"}.get(name, name)
+                 "optimum-co-partitioned": "oracle: co-partitioned (join groups)",
+                 "optimum-weighted": "oracle: weighted loads"}.get(name, name)
         ax.plot(centers, medians, color=color(name), linewidth=2.0 if oracle else 1.4,
                 linestyle="--" if oracle else "-", marker="o", markersize=3, label=label)
     ax.set_xscale("log")

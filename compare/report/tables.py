@@ -58,6 +58,7 @@ __all__ = [
     "bug_rows",
     "churn_curves",
     "co_partitioning",
+    "weighted_gaps",
     "differential",
     "ensure_sweep",
     "failures",
@@ -75,8 +76,8 @@ __all__ = [
 ]
 
 #: The oracle's rows: the flow model (every scenario), CP-SAT (a sample) and, on scenarios with join
-#: groups, the co-partitioned optimum.
-ORACLE = ("optimum", "optimum-cpsat", "optimum-co-partitioned")
+#: groups or weights, the co-partitioned and the weighted optimum.
+ORACLE = ("optimum", "optimum-cpsat", "optimum-co-partitioned", "optimum-weighted")
 #: The assignors of the KIP-341 story: before the fix, and after.
 KIP341_BEFORE, KIP341_AFTER = "sticky-kip54", "sticky"
 
@@ -263,6 +264,31 @@ def co_partitioning(rows: pd.DataFrame) -> pd.DataFrame:
                   share_optimal=("optimal", "mean"), stickiness_gap_mean=("gap", "mean"))
              .reset_index())
     return _ordered(table, "family")
+
+
+def weighted_gaps(rows: pd.DataFrame) -> pd.DataFrame:
+    """What counting partitions costs on weighted loads (scenarios with partition weights), per assignor.
+
+    Columns: ``assignor``, ``results``, ``share_most_balanced`` (the weighted optimum's dec-min sorted
+    loads), ``largest_ratio_mean``, ``largest_ratio_p90``, ``largest_ratio_max`` (the busiest member's
+    weighted load over the weighted optimum's).  The plain ``optimum`` row is the partition-count
+    optimum judged on weights.  Empty for a sweep without weights.
+    """
+    columns = ["assignor", "results", "share_most_balanced", "largest_ratio_mean", "largest_ratio_p90",
+               "largest_ratio_max"]
+    if "weighted_largest_ratio" not in rows:
+        return pd.DataFrame(columns=columns)
+    judged = rows[rows["weighted_largest_ratio"].notna() & rows["status"].isin(["ok", "invalid"])]
+    if judged.empty:
+        return pd.DataFrame(columns=columns)
+    frame = judged.assign(balanced=_true(judged["weighted_most_balanced"]).astype(float),
+                          ratio=judged["weighted_largest_ratio"].astype(float))
+    table = (frame.groupby("assignor", sort=False)
+             .agg(results=("ratio", "size"), share_most_balanced=("balanced", "mean"),
+                  largest_ratio_mean=("ratio", "mean"), largest_ratio_p90=("ratio", lambda s: s.quantile(0.9)),
+                  largest_ratio_max=("ratio", "max"))
+             .reset_index())
+    return _ordered(table)
 
 
 def churn_curves(rows: pd.DataFrame) -> pd.DataFrame:

@@ -38,6 +38,10 @@ The families (``describe(name)`` lists each one's parameters and defaults):
     differ.  A member subscribes to a whole group, or a free topic, with
     probability ``subscribe``.  The scenario carries ``join_groups``: every
     assignor is also judged against the co-partitioned optimum.
+``weighted``
+    ``random-subsets`` with a weight per partition (consumer lag: log-normal,
+    median ``lag_median``, shape ``lag_sigma``); the scenario carries
+    ``weights``: every assignor is also judged on weighted loads.
 ``racks``
     Members carry ``client.rack`` values ``rack-0 .. rack-(R-1)``.
 
@@ -90,6 +94,7 @@ hundreds of thousands of partitions generate in about a second.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import numbers
@@ -211,6 +216,9 @@ _PARAMETER_LIST = (
     Parameter("pairs", "topic pairs clicks-i/impressions-i with equal partition counts", _at_least(1)),
     Parameter("groups", "join groups of topics to co-partition (Kafka Streams joins)", _at_least(1)),
     Parameter("group_size", "topics per join group", _at_least(2, 26)),
+    Parameter("lag_median", "median partition weight (consumer lag) of the weighted family", _at_least(1)),
+    Parameter("lag_sigma", "log-normal shape of the partition weights: 0 makes them all `lag_median`",
+              _non_negative_real),
     Parameter("extra_partitions", "partitions added to clicks-0000 after the previous generation", _at_least(0)),
     Parameter("previous", "the previous generation's owners: None, 'balanced' or 'random'", _previous),
     Parameter("churn", "original members that leave after the previous generation, and new ones that join",
@@ -251,10 +259,11 @@ class _Streams(NamedTuple):
     zombies: np.random.Generator
     replicas: np.random.Generator
     static: np.random.Generator
+    weights: np.random.Generator
 
     @classmethod
     def of(cls, seed: int) -> _Streams:
-        return cls(*(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,))) for k in range(8)))
+        return cls(*(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(k,))) for k in range(9)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -276,6 +285,8 @@ class Layout:
     previous_subscribed: np.ndarray
     #: Groups of topics to co-partition (the ``join-groups`` family), each sorted.
     join_groups: tuple[tuple[str, ...], ...] = ()
+    #: Partition weights per topic (the ``weighted`` family), sorted by topic.
+    weights: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
 def _names(prefix: str, count: int, width: int = 4) -> tuple[str, ...]:
@@ -379,6 +390,17 @@ def _join_groups(p: Mapping[str, Any], rng: _Streams) -> Layout:
     chosen = _subscribe_below(draws, np.full(groups + free, float(p["subscribe"])))
     subscribed = np.concatenate([np.repeat(chosen[:, :groups], size, axis=1), chosen[:, groups:]], axis=1)
     return Layout(names, sizes, subscribed, sizes, subscribed[: p["members"]], tuple(grouped))
+
+
+def _weighted(p: Mapping[str, Any], rng: _Streams) -> Layout:
+    """``random-subsets`` with a weight per partition: consumer lag, log-normal with median
+    ``lag_median`` and shape ``lag_sigma`` (a few hot partitions, many quiet ones), rounded, at least 1."""
+    layout = _random_subsets(p, rng)
+    weights = []
+    for name, count in zip(layout.topic_names, layout.partitions.tolist()):
+        draws = rng.weights.lognormal(math.log(p["lag_median"]), p["lag_sigma"], size=count)
+        weights.append((name, tuple(int(w) for w in np.clip(np.rint(draws), 1, 10**9).tolist())))
+    return dataclasses.replace(layout, weights=tuple(weights))
 
 
 # -- the shared steps: previous generation, churn, racks -------------------------
@@ -528,7 +550,7 @@ def _assemble(layout: Layout, p: Mapping[str, Any], rng: _Streams) -> Problem:
     topics = tuple(Topic(name, int(n), racks) for name, n, racks in
                    zip(layout.topic_names, layout.partitions.tolist(), replica_racks))
     return Problem(topics=tuple(sorted(topics, key=lambda t: t.name)), members=tuple(members),
-                   join_groups=layout.join_groups)
+                   join_groups=layout.join_groups, weights=layout.weights)
 
 
 # -- families ------------------------------------------------------------------
@@ -657,6 +679,8 @@ _FAMILY_LIST = (
     Family("join-groups", "join groups of topics to co-partition (sizes drawn per topic) and free topics, "
            "subscribed per group", _join_groups,
            {**_COMMON, "groups": 2, "group_size": 2, "topics": 2, "partitions": (4, 8), "subscribe": 0.6}),
+    Family("weighted", "random subsets with a log-normal weight (consumer lag) per partition", _weighted,
+           {**_COMMON, "topics": 6, "partitions": (1, 12), "subscribe": 0.5, "lag_median": 1000, "lag_sigma": 1.5}),
     Family("racks", "members spread over racks rack-0 .. rack-(R-1); subscriptions as random-subsets",
            _random_subsets,
            {**_COMMON, "topics": 6, "partitions": 8, "subscribe": 1.0, "racks": 3},

@@ -4,7 +4,7 @@ Three strategies, all drawing :class:`problem.model.Problem` values:
 
 :func:`scenarios`
     The families of :mod:`compare.scenarios.families` (uniform, random subsets, skewed
-    sizes, Zipf, KIP-49's rolling update, stream-join pairs, join groups, racks), with
+    sizes, Zipf, KIP-49's rolling update, stream-join pairs, join groups, weighted partitions, racks), with
     small parameters, a previous generation and churn.  Start here.
 :func:`problems`
     Tiny groups with arbitrary subscriptions and messy claims (unknown
@@ -131,6 +131,16 @@ def _join_groups(draw, bounds: _Bounds) -> dict:
     }
 
 
+def _weighted(draw, bounds: _Bounds) -> dict:
+    return {
+        "topics": draw(st.integers(1, bounds.topics)),
+        "partitions": _partition_range(draw, bounds),
+        "subscribe": _quarter(draw),
+        "lag_median": draw(st.sampled_from([1, 10, 1000])),
+        "lag_sigma": draw(st.integers(0, 4)) / 2,
+    }
+
+
 def _racks(draw, bounds: _Bounds) -> dict:
     return {
         "topics": draw(st.integers(1, bounds.topics)),
@@ -149,6 +159,7 @@ _FAMILY_DRAWS: dict[str, Callable[[Any, _Bounds], dict]] = {
     "kip49-rolling": _kip49_rolling,
     "stream-join": _stream_join,
     "join-groups": _join_groups,
+    "weighted": _weighted,
     "racks": _racks,
 }
 
@@ -167,9 +178,9 @@ def scenarios(
     ----------
     family:
         A family name, several, or None for every family in
-        :data:`compare.scenarios.families.FAMILIES` but ``join-groups`` (its problems carry
-        ``join_groups``, which ``optimal.solve`` leaves to :mod:`optimal.join_groups`: name it
-        to draw them).
+        :data:`compare.scenarios.families.FAMILIES` but ``join-groups`` and ``weighted``
+        (their problems carry ``join_groups`` / ``weights``, which ``optimal.solve`` leaves to
+        :mod:`optimal.join_groups` / :mod:`optimal.weighted`: name them to draw them).
     max_members, max_topics, max_partitions:
         Upper bounds on the group size, the number of topics (stream-join:
         half as many pairs; kip49-rolling: base and new topics each) and the
@@ -200,7 +211,7 @@ def scenarios(
 
 def _family_names(family: str | Iterable[str] | None) -> tuple[str, ...]:
     if family is None:
-        return tuple(name for name in FAMILIES if name != "join-groups")
+        return tuple(name for name in FAMILIES if name not in ("join-groups", "weighted"))
     names = (family,) if isinstance(family, str) else tuple(family)
     if not names:
         raise InvalidArgument("scenarios: family must name at least one family")

@@ -17,7 +17,10 @@ Rows (the schema is :data:`ROW_SCHEMA`, documented in ``docs/sweeps.md``):
 * for a scenario with join groups, one per (scenario, round) with assignor
   ``"optimum-co-partitioned"`` (:mod:`optimal.join_groups`); the ``co_*``
   columns judge every row against it (and stream-join-sticky's rows on every
-  scenario, against the optimum co-partitioning every topic).
+  scenario, against the optimum co-partitioning every topic);
+* for a scenario with partition weights, one per (scenario, round) with
+  assignor ``"optimum-weighted"`` (:mod:`optimal.weighted`); the
+  ``weighted_*`` columns judge every row's weighted loads against it.
 
 Cross-checks land in ``oracle_check`` on every row of the scenario:
 ``flow`` (flow only), ``flow=cpsat`` / ``flow=brute-force`` (they agree on
@@ -40,11 +43,13 @@ from typing import Any, Iterable
 from assignment_oracle.compare.scenarios.churn import random_history, simulate
 from assignment_oracle.compare.judge.co_partition import judge as judge_co_partition
 from assignment_oracle.compare.judge.co_partition import solve_co_partitioned
-from assignment_oracle.compare.judge.evaluate import CO_PARTITIONED_OPTIMUM, Evaluation, evaluate
+from assignment_oracle.compare.judge.evaluate import CO_PARTITIONED_OPTIMUM, WEIGHTED_OPTIMUM, Evaluation, evaluate
+from assignment_oracle.compare.judge.weighted import judge as judge_weighted
+from assignment_oracle.compare.judge.weighted import solve_weighted
 from assignment_oracle.compare.scenarios.families import generate
 from assignment_oracle.compare.sweep.spec import CHURN, Checks, GridPoint
 from assignment_oracle.optimal import OPTIMAL, join_groups, solve
-from assignment_oracle.optimal.brute_force import join_group_optimum
+from assignment_oracle.optimal.brute_force import join_group_optimum, weighted_optimum
 from assignment_oracle.optimal.brute_force import optimum as brute_optimum
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import dumps
@@ -96,6 +101,11 @@ ROW_SCHEMA: tuple[tuple[str, str], ...] = (
     ("co_retained", "int64"),
     ("optimal_co_retained", "int64"),
     ("co_optimum_status", "string"),
+    ("weighted_largest", "int64"),
+    ("optimal_weighted_largest", "int64"),
+    ("weighted_largest_ratio", "double"),
+    ("weighted_most_balanced", "bool"),
+    ("weighted_optimum_status", "string"),
     ("rebalances", "int64"),
     ("wall_time_s", "double"),
     ("oracle_wall_time_s", "double"),
@@ -147,7 +157,7 @@ def scenario_rows(
 def _rebalance_rows(base: dict, problem: Problem, round_: int, assignors: tuple[str, ...], time_limit: float,
                     checks: Checks) -> list[dict]:
     grouped = problem.balance_first_order()
-    problem = dataclasses.replace(grouped, join_groups=())  # the optimum without co-partitioning
+    problem = dataclasses.replace(grouped, join_groups=(), weights=())  # the optimum counting partitions
     start = time.perf_counter()
     optimum = solve(problem)
     oracle_time = time.perf_counter() - start
@@ -165,16 +175,29 @@ def _rebalance_rows(base: dict, problem: Problem, round_: int, assignors: tuple[
             co_rows.append(_row(base, round=round_, assignor=CO_PARTITIONED_OPTIMUM, status="ok",
                                 message=co_optimum.status, **shape, **_metrics(e), wall_time_s=co_optimum.wall_time,
                                 oracle_wall_time_s=oracle_time, oracle_check=check))
+    heavy = None
+    if grouped.weights:
+        heavy = solve_weighted(grouped)
+        weighted_check = _weighted_check(grouped, heavy, checks)
+        check = f"{weighted_check}; {check}" if weighted_check.startswith("DISAGREE") else f"{check}; {weighted_check}"
+        e = dataclasses.replace(evaluate_optimum(problem, optimum, heavy.assignment), assignor=WEIGHTED_OPTIMUM,
+                                wall_time=heavy.wall_time, weighted=judge_weighted(grouped, heavy.assignment, heavy))
+        co_rows.append(_row(base, round=round_, assignor=WEIGHTED_OPTIMUM, status="ok", message=heavy.status, **shape,
+                            **_metrics(e), wall_time_s=heavy.wall_time, oracle_wall_time_s=oracle_time,
+                            oracle_check=check))
     best = evaluate_optimum(problem, optimum)
     if co_optimum is not None:  # is the optimum without co-partitioning co-partitioned anyway?
         best = dataclasses.replace(best, co_partition=judge_co_partition(grouped, optimum.assignment, co_optimum))
+    if heavy is not None:  # and what does counting partitions cost on weighted loads?
+        best = dataclasses.replace(best, weighted=judge_weighted(grouped, optimum.assignment, heavy))
     rows = [_row(base, round=round_, assignor="optimum", status="ok", **shape,
                  **_metrics(best), wall_time_s=oracle_time,
                  oracle_wall_time_s=oracle_time, oracle_check=check)] + co_rows
     if cpsat_row is not None:
         rows.append({**cpsat_row, **shape, "oracle_check": check})
     for assignor in assignors:
-        e = evaluate(grouped, assignor, optimum=optimum, time_limit=time_limit, co_optimum=co_optimum)
+        e = evaluate(grouped, assignor, optimum=optimum, time_limit=time_limit, co_optimum=co_optimum,
+                     weighted_optimum=heavy)
         rows.append(_row(base, round=round_, assignor=e.assignor, status=e.status, message=e.message, **shape,
                          **_metrics(e), wall_time_s=e.wall_time, oracle_wall_time_s=oracle_time,
                          oracle_check=check, counterexample=_counterexample(problem, e)))
@@ -189,6 +212,20 @@ def evaluate_optimum(problem: Problem, optimum, assignment=None) -> Evaluation:
     assignment = optimum.assignment if assignment is None else assignment
     return Evaluation("optimum", "ok", wall_time=optimum.wall_time, assignment=assignment,
                       verdict=check(problem, assignment, optimum=optimum), rebalances=1)
+
+
+def _weighted_check(problem: Problem, heavy, checks: Checks) -> str:
+    """The weighted optimum against brute force when the problem is small enough (else its status)."""
+    size = 1
+    for topic in problem.assignable_topics:
+        size *= len(problem.subscribers[topic.name]) ** topic.partitions
+        if size > checks.brute_force_limit:
+            return f"weighted {heavy.status.lower()}"
+    best = weighted_optimum(problem, limit=checks.brute_force_limit)
+    found = None if heavy.assignment is None else (heavy.sorted_loads, heavy.retained)
+    if best != found and heavy.status != "FEASIBLE":
+        return f"DISAGREE: weighted brute force {best}, staged model {found}"
+    return f"weighted {heavy.status.lower()}=brute-force"
 
 
 def _co_partition_check(problem: Problem, co_optimum, checks: Checks) -> str:
@@ -302,6 +339,11 @@ def _metrics(e: Evaluation) -> dict:
         c = full["co_partition"]
         out.update(co_partitioned=c["co_partitioned"], co_most_balanced=c["most_balanced"], co_retained=c["retained"],
                    optimal_co_retained=c["optimal_retained"], co_optimum_status=c["optimum_status"])
+    if "weighted" in full:
+        w = full["weighted"]
+        out.update(weighted_largest=w["largest"], optimal_weighted_largest=w["optimal_largest"],
+                   weighted_largest_ratio=w["largest_ratio"], weighted_most_balanced=w["most_balanced"],
+                   weighted_optimum_status=w["optimum_status"])
     if "guarantee" in full:
         g = full["guarantee"]
         out.update(guarantee=g["guarantee"], guarantee_applies=g["applies"], guarantee_kept=g["kept"])

@@ -28,6 +28,7 @@ SEEDED = {
     "kip49-rolling": {"previous": "random"},
     "stream-join": {"partitions": (1, 30)},
     "join-groups": {},
+    "weighted": {},
     "racks": {},
 }
 

@@ -120,6 +120,6 @@ def test_the_tests_import_the_public_strategies():
 
 @settings(max_examples=40)
 @given(scenarios())
-def test_by_default_no_join_groups_are_drawn(problem):
-    # Join groups are drawn only when the join-groups family is named (optimal.solve leaves them out).
-    assert problem.join_groups == ()
+def test_by_default_no_join_groups_or_weights_are_drawn(problem):
+    # Join groups and weights are drawn only when their family is named (optimal.solve leaves them out).
+    assert problem.join_groups == () and problem.weights == ()

@@ -1,0 +1,109 @@
+"""Weighted partitions: the staged CP-SAT model against brute force and against the unweighted optimum.
+
+Brute force (``optimal.brute_force.weighted_optimum``) reads the weights and claims off the scenario
+again and enumerates every assignment; with unit weights the answer must be the flow's partition-count
+optimum (``optimal.solve``), a model that knows nothing of weights.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from assignment_oracle.cli import main
+from assignment_oracle.optimal import solve as solve_counts
+from assignment_oracle.optimal import weighted
+from assignment_oracle.optimal.brute_force import weighted_optimum
+from assignment_oracle.problem import Problem
+from assignment_oracle.problem.scenario_json import InputError
+from strategies import problems
+
+
+@st.composite
+def weighted_problems(draw, max_weight: int = 6):
+    base = draw(problems(max_topics=3, max_partitions=3, max_members=4, max_assignments=None))
+    data = base.to_mapping()
+    listed = draw(st.lists(st.sampled_from([t.name for t in base.topics]), unique=True)) if base.topics else []
+    data["weights"] = {t: draw(st.lists(st.integers(0, max_weight), min_size=base.partition_counts[t],
+                                        max_size=base.partition_counts[t])) for t in listed}
+    problem = Problem.from_mapping(data)
+    try:
+        weighted_optimum(problem, limit=3000)
+    except ValueError:
+        assume(False)
+    return problem
+
+
+@settings(max_examples=200, deadline=None)
+@given(weighted_problems())
+def test_the_weighted_optimum_equals_brute_force(problem):
+    expected = weighted_optimum(problem, limit=3000)
+    solution = weighted.solve(problem)
+    assert solution.status == "OPTIMAL" and all(s["proven"] for s in solution.stages)
+    assert (solution.sorted_loads, solution.retained) == expected
+    assert solution.lower_bound <= max(expected[0], default=0)  # the bound is a bound
+    # Valid: every partition of a subscribed topic exactly once, to a subscriber.
+    placed = [(t, p, m) for m, ts in solution.assignment.members.items() for t, ps in ts.items() for p in ps]
+    assert len({(t, p) for t, p, _ in placed}) == len(placed) == problem.total_partitions
+    subscribed = {m.member_id: m.topics for m in problem.members}
+    assert all(t in subscribed[m] for t, _, m in placed)
+    assert weighted.weighted_loads(problem, solution.assignment) == dict(solution.loads)
+
+
+@settings(max_examples=100, deadline=None)
+@given(problems(max_topics=3, max_partitions=4, max_members=4, max_assignments=None))
+def test_unit_weights_give_the_partition_count_optimum(problem):
+    counts = solve_counts(problem.balance_first_order())
+    if counts.status != "OPTIMAL":
+        return
+    solution = weighted.solve(problem)
+    assert solution.sorted_loads == tuple(counts.sorted_loads)
+    if problem.ranks_before("stickiness", "rack") or not problem.rack_locality.active:
+        assert solution.retained == counts.retained
+
+
+def test_a_time_limit_never_claims_what_it_did_not_prove():
+    rng_weights = [(i * 7919) % 97 + 1 for i in range(240)]
+    data = {"topics": {f"t{i}": 40 for i in range(6)},
+            "members": {f"m{j:02d}": {"topics": [f"t{i}" for i in range(6) if (i + j) % 3]} for j in range(13)},
+            "weights": {f"t{i}": rng_weights[40 * i: 40 * (i + 1)] for i in range(6)}}
+    problem = Problem.from_mapping(data)
+    solution = weighted.solve(problem, time_limit=0.05)
+    assert solution.status in ("OPTIMAL", "FEASIBLE")
+    assert solution.assignment is not None and solution.lower_bound <= solution.largest
+    if solution.status == "FEASIBLE":
+        assert solution.message and any(not s["proven"] for s in solution.stages)
+
+
+@pytest.mark.parametrize("weights, where, words", [
+    ([1], "weights", "must be an object"),
+    ({"nope": [1]}, "weights.nope", "not a topic"),
+    ({"a": [1]}, "weights.a", "1 weight.* for 2 partition"),
+    ({"a": [1, -2]}, r"weights.a\[1\]", "whole number"),
+    ({"a": [1, 2.5]}, r"weights.a\[1\]", "whole number"),
+    ({"a": [1, True]}, r"weights.a\[1\]", "whole number"),
+])
+def test_bad_weights_name_the_field(weights, where, words):
+    with pytest.raises(InputError, match=f"{where}: .*{words}"):
+        Problem.from_mapping({"topics": {"a": 2}, "members": {"m": {"topics": ["a"]}}, "weights": weights})
+
+
+def test_weights_round_trip_and_solve_on_the_command_line(tmp_path, capsys):
+    data = {"topics": {"lagging": 4, "quiet": 4},
+            "members": {"a": {"topics": ["lagging", "quiet"], "owned": {"lagging": [0, 1]}, "generation": 3},
+                        "b": {"topics": ["lagging", "quiet"], "owned": {"quiet": [0, 1, 2, 3]}, "generation": 3},
+                        "c": {"topics": ["quiet"]}},
+            "weights": {"lagging": [900, 50, 40, 10]}}
+    problem = Problem.from_mapping(data)
+    assert Problem.from_mapping(problem.to_mapping()) == problem
+    scenario = tmp_path / "weighted.json"
+    scenario.write_text(json.dumps(data))
+    out = tmp_path / "out.json"
+    assert main(["solve", str(scenario), "-o", str(out)]) == 0
+    document = json.loads(out.read_text())
+    loads, kept = weighted_optimum(problem)
+    assert document["status"] == "OPTIMAL" and tuple(document["sorted_loads"]) == loads
+    assert document["retained"] == kept
