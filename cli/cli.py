@@ -56,6 +56,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
+#: ``solve``'s default time limit on a weighted scenario (weighted dec-min is NP-hard: never unbounded).
+WEIGHTED_TIME_LIMIT = 60.0
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Provably optimal Kafka consumer partition assignment.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -67,7 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--method", choices=METHODS, default="flow", help="exact model (default: flow)")
     p.add_argument("--objective", help="priority order of balance, rack and stickiness (rack optional): "
                    "balance,rack,stickiness (default), stickiness,balance,rack, balance,stickiness, ...")
-    p.add_argument("--time-limit", type=float, metavar="S", help="seconds, for cpsat (flow is exact and needs none)")
+    p.add_argument("--time-limit", type=float, metavar="S",
+                   help="seconds, for cpsat, join groups and weights (flow is exact and needs none; weights: "
+                        f"default {WEIGHTED_TIME_LIMIT:g}, weighted dec-min is NP-hard)")
     p.add_argument("--balance", choices=("dec-min", "sum-of-squares", "max-then-squares"), default="dec-min",
                    help="what 'most balanced' means with join_groups (default dec-min; docs/formats.md)")
     p.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
@@ -269,7 +274,8 @@ def _solve(args) -> int:
     if problem.weights:  # weighted loads: the staged CP-SAT model (optimal.weighted)
         from assignment_oracle.optimal import weighted
 
-        heavy = weighted.solve(problem, time_limit=args.time_limit)
+        limit = WEIGHTED_TIME_LIMIT if args.time_limit is None else args.time_limit
+        heavy = weighted.solve(problem, time_limit=limit)
         _write(args.output, dumps(heavy.to_mapping(timing=args.timing)), inputs=(args.scenario,))
         if heavy.status != OPTIMAL:
             print(f"{PROG}: {heavy.status}: {heavy.message or 'not proven optimal'}; largest load "

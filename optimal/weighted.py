@@ -154,7 +154,8 @@ class WeightedSolution:
     @property
     def largest_proven(self) -> bool:
         """Whether the largest load is proven least (the first stage), whatever came after."""
-        return self.assignment is not None and bool(self.stages) and bool(self.stages[0].get("proven"))
+        return self.assignment is not None and (self.status == OPTIMAL or (bool(self.stages) and
+                                                                          bool(self.stages[0].get("proven"))))
 
     @property
     def balance_proven(self) -> bool:
