@@ -267,7 +267,8 @@ def co_partitioning(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def weighted_gaps(rows: pd.DataFrame) -> pd.DataFrame:
-    """What counting partitions costs on weighted loads (scenarios with partition weights), per assignor.
+    """What counting partitions costs on weighted loads (scenarios with partition weights), per assignor:
+    its valid results (one that leaves partitions out would look light).
 
     Columns: ``assignor``, ``results``, ``share_most_balanced`` (the weighted optimum's dec-min sorted
     loads), ``largest_ratio_mean``, ``largest_ratio_p90``, ``largest_ratio_max`` (the busiest member's
@@ -278,7 +279,7 @@ def weighted_gaps(rows: pd.DataFrame) -> pd.DataFrame:
                "largest_ratio_max"]
     if "weighted_largest_ratio" not in rows:
         return pd.DataFrame(columns=columns)
-    judged = rows[rows["weighted_largest_ratio"].notna() & rows["status"].isin(["ok", "invalid"])]
+    judged = rows[rows["weighted_largest_ratio"].notna() & (rows["status"] == "ok") & _true(rows["valid"])]
     if judged.empty:
         return pd.DataFrame(columns=columns)
     frame = judged.assign(balanced=_true(judged["weighted_most_balanced"]).astype(float),
