@@ -75,6 +75,10 @@ def _parser() -> argparse.ArgumentParser:
                         f"default {WEIGHTED_TIME_LIMIT:g}, weighted dec-min is NP-hard)")
     p.add_argument("--balance", choices=("dec-min", "sum-of-squares", "max-then-squares"), default="dec-min",
                    help="what 'most balanced' means with join_groups (default dec-min; docs/formats.md)")
+    p.add_argument("--max-moves", type=_moves_limit, metavar="K",
+                   help="the most balanced assignment moving at most K previously owned partitions (docs/formats.md)")
+    p.add_argument("--max-moves-per-member", type=_moves_limit, metavar="J",
+                   help="... and taking at most J of each member's partitions away from it")
     p.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
     p.add_argument("--timing", action="store_true", help="include wall time and model sizes (output is then not byte-stable)")
 
@@ -245,6 +249,16 @@ def _explained_problem(args):
     return problem
 
 
+def _moves_limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def _max_partitions(text: str) -> int:
     try:
         value = int(text)
@@ -259,6 +273,18 @@ def _solve(args) -> int:
     if args.time_limit is not None and not args.time_limit > 0:
         raise InputError("--time-limit", "", f"must be a positive number of seconds, got {args.time_limit}")
     problem = _read_problem(args, _objective(args.objective))
+    if args.max_moves is not None or args.max_moves_per_member is not None:  # a budget of moves: CP-SAT
+        if problem.join_groups or problem.weights:
+            raise InputError("--max-moves", "", "move limits on join groups or weights are not solved yet")
+        from assignment_oracle.optimal import move_limits
+
+        limited = move_limits.solve(problem, max_moves=args.max_moves, max_moves_per_member=args.max_moves_per_member,
+                                    time_limit=args.time_limit)
+        _write(args.output, dumps(limited.to_mapping(timing=args.timing)), inputs=(args.scenario,))
+        if limited.status != OPTIMAL:
+            print(f"{PROG}: {limited.status}: {limited.message or 'not proven optimal'}", file=sys.stderr)
+            return 1
+        return 0
     if problem.join_groups:  # co-partitioning: the staged CP-SAT model (a flow cannot express it)
         from assignment_oracle.optimal import join_groups
 

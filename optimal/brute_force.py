@@ -224,3 +224,40 @@ def weighted_optimum(problem: Problem, limit: int = 200_000) -> tuple[tuple[int,
         if best is None or ordered < best[0] or (ordered == best[0] and kept > best[1]):
             best = (ordered, kept)
     return best if best is not None else (tuple(0 for _ in ids), 0)
+
+
+def move_limited_optimum(problem: Problem, max_moves: int | None = None, max_moves_per_member: int | None = None,
+                         limit: int = 200_000) -> tuple[tuple[int, ...], int] | None:
+    """The move-limited optimum by enumeration: ``(sorted partition counts, fewest moves)`` over the
+    assignments that move at most ``max_moves`` partitions and take at most ``max_moves_per_member``
+    from any member (a move: a partition with a previous owner, by :func:`previous_owners`, that goes
+    elsewhere), the counts dec-min first; ``None`` if no assignment is within the limits."""
+    ids = [m.member_id for m in problem.members]
+    owners = previous_owners(problem)
+    choices = []
+    for topic in problem.topics:
+        eligible = [i for i, m in enumerate(problem.members) if topic.name in m.topics]
+        if eligible:
+            choices.extend(((topic.name, p), eligible) for p in range(topic.partitions))
+    size = 1
+    for _, eligible in choices:
+        size *= len(eligible)
+    if size > limit:
+        raise ValueError(f"{size} assignments is too many to enumerate")
+    best: tuple[tuple[int, ...], int] | None = None
+    for pick in itertools.product(*[e for _, e in choices]):
+        loads = [0] * len(ids)
+        left = dict.fromkeys(ids, 0)
+        for (tp, _), m in zip(choices, pick):
+            loads[m] += 1
+            if tp in owners and owners[tp] != ids[m]:
+                left[owners[tp]] += 1
+        moved = sum(left.values())
+        if max_moves is not None and moved > max_moves:
+            continue
+        if max_moves_per_member is not None and max(left.values(), default=0) > max_moves_per_member:
+            continue
+        key = (tuple(sorted(loads, reverse=True)), moved)
+        if best is None or key < best:
+            best = key
+    return best
