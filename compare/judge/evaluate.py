@@ -39,6 +39,8 @@ from assignment_oracle.compare.judge.co_partition import (
     solve_co_partitioned,
 )
 from assignment_oracle.compare.judge.co_partition import judge as judge_co_partition
+from assignment_oracle.compare.judge.moves import MovesVerdict
+from assignment_oracle.compare.judge.moves import judge as judge_moves
 from assignment_oracle.compare.judge.weighted import WeightedVerdict, solve_weighted
 from assignment_oracle.compare.judge.weighted import judge as judge_weighted
 from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
@@ -91,6 +93,8 @@ class Evaluation:
     co_partition: CoPartitionVerdict | None = None
     #: Weighted loads against the weighted optimum, on scenarios with partition weights.
     weighted: WeightedVerdict | None = None
+    #: A cooperative assignor's settled assignment against the most balanced one within its own moves.
+    moves: MovesVerdict | None = None
 
     def to_mapping(self, *, timing: bool = True) -> dict:
         """A flat row (the JSON of ``compare``, a sweep's Parquet row's metrics)."""
@@ -131,6 +135,8 @@ class Evaluation:
             out["co_partition"] = self.co_partition.to_mapping()
         if self.weighted is not None:
             out["weighted"] = self.weighted.to_mapping()
+        if self.moves is not None:
+            out["moves"] = self.moves.to_mapping()
         if timing:
             out["wall_time_s"] = None if self.wall_time is None else round(self.wall_time, 6)
         return out
@@ -179,7 +185,9 @@ def evaluate(
     the co-partitioned optimum (``co_optimum``, solved here if not given).  KIP-315's stream-join
     assignor gets ``co_partition`` on every scenario: it claims to co-partition every topic.  A scenario
     with partition weights is judged twice too: the verdict on partition counts, and ``weighted``
-    against the weighted optimum (``weighted_optimum``, solved here if not given).
+    against the weighted optimum (``weighted_optimum``, solved here if not given).  A cooperative
+    assignor's settled result gets ``moves``: against the most balanced assignment within the moves it
+    made (:mod:`compare.judge.moves`).
     """
     if isinstance(assignor, str):
         assignor = get_assignor(assignor)
@@ -192,6 +200,10 @@ def evaluate(
     evaluation = _evaluate(_balance_first(problem), assignor, optimum, time_limit, isolation)
     if evaluation.assignment is None:
         return evaluation
+    if assignor.protocol == "cooperative" and evaluation.verdict.valid and evaluation.verdict.owned:
+        # What its moves bought against what they could have (compare.judge.moves), on counts.
+        plain = evaluation.judged_problem or _without_join_groups(_balance_first(problem))
+        evaluation = dataclasses.replace(evaluation, moves=judge_moves(plain, evaluation.assignment))
     judged = evaluation.judged_problem  # a live group's own previous generation: the same join groups
     base = _balance_first(problem) if judged is None else dataclasses.replace(
         judged, join_groups=problem.join_groups, weights=problem.weights)

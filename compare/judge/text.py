@@ -85,7 +85,22 @@ def comparison_text(result: Comparison) -> str:
     heavy = [row for row in result.rows if row.weighted is not None]
     if heavy:
         text += "\n" + _weighted_text(result, heavy)
+    moving = [row for row in result.rows if row.moves is not None]
+    if moving:
+        text += "\n" + _moves_text(moving)
     return text
+
+
+def _moves_text(rows: list[Evaluation]) -> str:
+    """Cooperative assignors against the most balanced assignment within the moves they made."""
+    header = ("assignor", "moved", "most from one member", "sorted loads", "best within those moves", "its moves",
+              "dominated")
+    unknown = {True: "YES", False: "no", None: "unknown"}
+    table_rows = [(e.assignor, str(v.moved), str(v.most_from_one_member), short_list(v.sorted_loads),
+                   "-" if v.best_sorted_loads is None else short_list(v.best_sorted_loads), cell(v.best_moved),
+                   unknown[v.dominated]) for e in rows for v in (e.moves,)]
+    title = "cooperative rebalances against the most balanced assignment within the same moves (optimal.move_limits)"
+    return title + "\n" + "\n".join(table(header, table_rows)) + "\n"
 
 
 def _weighted_text(result: Comparison, rows: list[Evaluation]) -> str:

@@ -106,6 +106,7 @@ ROW_SCHEMA: tuple[tuple[str, str], ...] = (
     ("weighted_largest_ratio", "double"),
     ("weighted_most_balanced", "bool"),
     ("weighted_optimum_status", "string"),
+    ("moves_dominated", "bool"),
     ("rebalances", "int64"),
     ("wall_time_s", "double"),
     ("oracle_wall_time_s", "double"),
@@ -344,6 +345,8 @@ def _metrics(e: Evaluation) -> dict:
         out.update(weighted_largest=w["largest"], optimal_weighted_largest=w["optimal_largest"],
                    weighted_largest_ratio=w["largest_ratio"], weighted_most_balanced=w["most_balanced"],
                    weighted_optimum_status=w["optimum_status"])
+    if "moves" in full:
+        out["moves_dominated"] = full["moves"]["dominated"]
     if "guarantee" in full:
         g = full["guarantee"]
         out.update(guarantee=g["guarantee"], guarantee_applies=g["applies"], guarantee_kept=g["kept"])

@@ -1,0 +1,47 @@
+"""Cooperative rebalances against the most balanced assignment within their own moves: brute force judges."""
+
+from __future__ import annotations
+
+from hypothesis import assume, given, settings
+
+from assignment_oracle.compare.judge.evaluate import evaluate
+from assignment_oracle.compare.judge.moves import judge
+from assignment_oracle.optimal.brute_force import move_limited_optimum, previous_owners
+from strategies import problems
+
+
+@settings(max_examples=120, deadline=None)
+@given(problems(max_topics=3, max_partitions=3, max_members=4, max_assignments=None))
+def test_dominated_exactly_when_brute_force_finds_better_within_the_same_moves(problem):
+    row = evaluate(problem, "cooperative-sticky")
+    assume(row.status == "ok" and row.verdict.owned)
+    verdict = row.moves
+    assert verdict is not None
+    # The assignor's moves, counted again from the scenario's claims.
+    owners = previous_owners(problem)
+    placed = {(t, p): m for m, ts in row.assignment.members.items() for t, ps in ts.items() for p in ps}
+    left: dict[str, int] = {}
+    for tp, o in owners.items():
+        if placed.get(tp) != o:
+            left[o] = left.get(o, 0) + 1
+    assert verdict.moved == sum(left.values()) and verdict.most_from_one_member == max(left.values(), default=0)
+    try:
+        best = move_limited_optimum(problem, verdict.moved, verdict.most_from_one_member, limit=5000)
+    except ValueError:
+        assume(False)
+    loads = tuple(sorted((sum(len(ps) for ps in ts.values()) for ts in row.assignment.members.values()), reverse=True))
+    assert verdict.sorted_loads == loads
+    assert (verdict.best_sorted_loads, verdict.best_moved) == best
+    assert verdict.dominated == (best < (loads, verdict.moved))
+
+
+def test_only_cooperative_assignors_are_judged_on_their_moves():
+    from assignment_oracle.problem import Problem
+
+    problem = Problem.from_mapping({"topics": {"a": 6}, "members": {
+        "m1": {"topics": ["a"], "owned": {"a": [0, 1, 2, 3, 4, 5]}, "generation": 1},
+        "m2": {"topics": ["a"]}, "m3": {"topics": ["a"]}}})
+    assert evaluate(problem, "sticky").moves is None
+    row = evaluate(problem, "cooperative-sticky")
+    assert row.moves is not None and row.moves.moved == 4  # (2, 2, 2) needs four of m1's six to move
+    assert judge(problem, row.assignment).best_sorted_loads == (2, 2, 2)
