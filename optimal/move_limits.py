@@ -34,6 +34,7 @@ subscribers loses which partition it was.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from ortools.sat.python import cp_model
 
 from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL
 from assignment_oracle.problem.claims import resolve_claims
-from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.model import BALANCE, STICKINESS, Assignment, Problem
 
 __all__ = ["MoveLimitedSolution", "moves", "solve"]
 
@@ -105,6 +106,55 @@ class MoveLimitedSolution:
         if timing:
             out["wall_time_s"] = round(self.wall_time, 6)
         return out
+
+
+def _descent(classes, take, n: int, max_moves: int | None, per_member: int | None) -> dict:
+    """A hint within the limits: every claim kept, unowned partitions to the least loaded subscriber,
+    then while it helps, one partition from a most loaded member to a member at least two lighter,
+    a free one (unowned, or back to its owner) first, a move only while the budgets allow."""
+    count = [dict.fromkeys(chosen, 0) for chosen in take]
+    loads = [0] * n
+    for c, ((subscribers, owner), partitions) in enumerate(classes):
+        if owner >= 0:
+            count[c][owner] = len(partitions)
+            loads[owner] += len(partitions)
+    for c, ((subscribers, owner), partitions) in enumerate(classes):
+        if owner < 0:
+            for _ in partitions:
+                m = min(subscribers, key=lambda m: (loads[m], m))
+                count[c][m] += 1
+                loads[m] += 1
+    budget = max_moves
+    left = [0] * n
+    for _ in range(sum(len(p) for _, p in classes)):
+        top = max(range(n), key=lambda m: (loads[m], -m))
+        best = None
+        for c, ((subscribers, owner), _) in enumerate(classes):
+            if count[c].get(top, 0) == 0:
+                continue
+            costs = owner >= 0 and owner == top  # taking a partition away from its owner is a move
+            if costs and ((budget is not None and budget <= 0) or (per_member is not None and left[top] >= per_member)):
+                continue
+            for m in subscribers:
+                if loads[m] <= loads[top] - 2:
+                    back = owner >= 0 and m == owner  # returning it to its owner undoes a move
+                    key = (costs, not back, loads[m], m)
+                    if best is None or key < best[0]:
+                        best = (key, c, m, costs, back)
+        if best is None:
+            break
+        _, c, m, costs, back = best
+        count[c][top] -= 1
+        count[c][m] += 1
+        loads[top] -= 1
+        loads[m] += 1
+        if costs:
+            left[top] += 1
+            budget = None if budget is None else budget - 1
+        if back:
+            left[m] -= 1
+            budget = None if budget is None else budget + 1
+    return {var: count[c][m] for c, chosen in enumerate(take) for m, var in chosen.items()}
 
 
 def solve(problem: Problem, *, max_moves: int | None = None, max_moves_per_member: int | None = None,
@@ -202,12 +252,29 @@ def solve(problem: Problem, *, max_moves: int | None = None, max_moves_per_membe
 
     if not classes:
         return result({}, OPTIMAL)
-    # Start from keeping everything (always within the limits) with the rest spread: a first hint.
-    state, found = run("largest load", largest, None)
+    # The unlimited optimum (one min-cost flow: most balanced, then fewest moves) answers exactly when
+    # it is within the limits: nothing within them is more balanced, nothing as balanced moves less.
+    from assignment_oracle.optimal import solve as solve_flow
+
+    free = solve_flow(dataclasses.replace(problem, objective=(BALANCE, STICKINESS)))
+    free_moved, free_per_member = moves(problem, free.assignment)
+    if ((max_moves is None or free_moved <= max_moves) and
+            (max_moves_per_member is None or max(free_per_member.values(), default=0) <= max_moves_per_member)):
+        stages.append({"stage": "the unlimited optimum (min-cost flow) is within the limits", "value": free_moved,
+                       "proven": True, "bound": free_moved})
+        counts = {mid: 0 for mid in problem.member_ids}
+        for mid, topics in free.assignment.members.items():
+            counts[mid] = sum(len(ps) for ps in topics.values())
+        return MoveLimitedSolution(problem, OPTIMAL, max_moves, max_moves_per_member, free.assignment, counts,
+                                   free_moved, free_per_member, tuple(stages), time.perf_counter() - started)
+    # Else start from a greedy descent within the limits (every claim kept, then the best single moves).
+    values = _descent(classes, take, n, max_moves, max_moves_per_member)
+    model.add(largest >= max(free.sorted_loads, default=0))  # no limit can do better than none
+    state, found = run("largest load", largest, values)
     if state == "infeasible":
         return result(None, INFEASIBLE, "no assignment within the limits (a bug: keeping every claim always is)")
     if found is None or state != "optimal":
-        return result(found and found[1], FEASIBLE, "the largest load was not proven least in time")
+        return result(found[1] if found else values, FEASIBLE, "the largest load was not proven least in time")
     top, values = found
     model.add(largest <= top)
     # Dec-min on whole-number loads: the fewest members at or above each level, from the top, each
