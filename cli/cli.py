@@ -75,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
                         f"default {WEIGHTED_TIME_LIMIT:g}, weighted dec-min is NP-hard)")
     p.add_argument("--balance", choices=("dec-min", "sum-of-squares", "max-then-squares"), default="dec-min",
                    help="what 'most balanced' means with join_groups (default dec-min; docs/formats.md)")
+    p.add_argument("--topic-spread", action="store_true",
+                   help="a tier after balance: each topic's partitions as evenly spread over its subscribers as "
+                        "possible (KAFKA-16277), then stickiness (docs/formats.md)")
     p.add_argument("--max-moves", type=_moves_limit, metavar="K",
                    help="the most balanced assignment moving at most K previously owned partitions (docs/formats.md)")
     p.add_argument("--max-moves-per-member", type=_moves_limit, metavar="J",
@@ -273,6 +276,18 @@ def _solve(args) -> int:
     if args.time_limit is not None and not args.time_limit > 0:
         raise InputError("--time-limit", "", f"must be a positive number of seconds, got {args.time_limit}")
     problem = _read_problem(args, _objective(args.objective))
+    if args.topic_spread:  # balance, then per-topic spread, then stickiness: one min-cost flow
+        if problem.join_groups or problem.weights or args.max_moves is not None or args.max_moves_per_member is not None:
+            raise InputError("--topic-spread", "", "per-topic spread with join groups, weights or move limits is not "
+                                                   "solved yet")
+        from assignment_oracle.optimal import topic_spread
+
+        try:
+            spread = topic_spread.solve(problem)
+        except ValueError as err:
+            raise InputError(args.scenario, "topics", str(err)) from None
+        _write(args.output, dumps(spread.to_mapping(timing=args.timing)), inputs=(args.scenario,))
+        return 0
     if args.max_moves is not None or args.max_moves_per_member is not None:  # a budget of moves: CP-SAT
         if problem.join_groups or problem.weights:
             raise InputError("--max-moves", "", "move limits on join groups or weights are not solved yet")

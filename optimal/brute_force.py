@@ -261,3 +261,36 @@ def move_limited_optimum(problem: Problem, max_moves: int | None = None, max_mov
         if best is None or key < best:
             best = key
     return best
+
+
+def topic_spread_optimum(problem: Problem, limit: int = 200_000) -> tuple[tuple[int, ...], int, int]:
+    """The (balance, spread, stickiness) optimum by enumeration: ``(sorted counts, sum over topics and
+    members of the topic's partitions held squared, kept)``, dec-min first, then the least sum of
+    squares, then the most kept (claims by :func:`previous_owners`)."""
+    ids = [m.member_id for m in problem.members]
+    owners = previous_owners(problem)
+    choices = []
+    for topic in problem.topics:
+        eligible = [i for i, m in enumerate(problem.members) if topic.name in m.topics]
+        if eligible:
+            choices.extend(((topic.name, p), eligible) for p in range(topic.partitions))
+    size = 1
+    for _, eligible in choices:
+        size *= len(eligible)
+    if size > limit:
+        raise ValueError(f"{size} assignments is too many to enumerate")
+    best = None
+    for pick in itertools.product(*[e for _, e in choices]):
+        loads = [0] * len(ids)
+        held: dict[tuple[str, int], int] = {}
+        kept = 0
+        for ((topic, p), _), m in zip(choices, pick):
+            loads[m] += 1
+            held[(topic, m)] = held.get((topic, m), 0) + 1
+            kept += owners.get((topic, p)) == ids[m]
+        key = (tuple(sorted(loads, reverse=True)), sum(x * x for x in held.values()), -kept)
+        if best is None or key < best:
+            best = key
+    if best is None:
+        return tuple(0 for _ in ids), 0, 0
+    return best[0], best[1], -best[2]
