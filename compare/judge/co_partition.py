@@ -37,11 +37,15 @@ from assignment_oracle.problem.metrics import load_vector, retained, sorted_load
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import violations
 
-__all__ = ["CoPartitionVerdict", "co_partition_problem", "judge", "solve_co_partitioned"]
+__all__ = ["CLAIM_TIME_LIMIT", "JUDGE_TIME_LIMIT", "CoPartitionVerdict", "co_partition_problem", "judge",
+           "solve_co_partitioned"]
 
 #: Seconds the co-partitioned optimum may take when judging (its balance stages are quick; a mixed-size
 #: stickiness stage is what can run long, and then the verdict says stickiness is unknown).
 JUDGE_TIME_LIMIT = 20.0
+#: The same for stream-join-sticky's own claim on a scenario without join groups (every sweep row has
+#: one): shorter, so big sweeps keep moving.
+CLAIM_TIME_LIMIT = 5.0
 
 
 def co_partition_problem(problem: Problem, *, every_topic: bool = False) -> Problem | None:

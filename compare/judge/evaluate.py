@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 
 from assignment_oracle.compare.judge.check import Verdict, check
 from assignment_oracle.compare.judge.co_partition import (
+    CLAIM_TIME_LIMIT,
+    JUDGE_TIME_LIMIT,
     CoPartitionVerdict,
     co_partition_problem,
     solve_co_partitioned,
@@ -216,7 +218,10 @@ def evaluate(
     if grouped is None:
         return evaluation
     if co_optimum is None or evaluation.judged_problem is not None:
-        co_optimum = solve_co_partitioned(grouped)
+        # Stream-join's claim on a scenario without join groups is judged on every sweep row: a shorter
+        # limit keeps big sweeps moving (a stage not proven by then makes that part "unknown").
+        limit = JUDGE_TIME_LIMIT if problem.join_groups else CLAIM_TIME_LIMIT
+        co_optimum = solve_co_partitioned(grouped, time_limit=limit)
     return dataclasses.replace(evaluation, co_partition=judge_co_partition(grouped, evaluation.assignment, co_optimum))
 
 
