@@ -17,14 +17,17 @@ unlisted topics weigh 1 per partition.  A member's *load* is the sum of its
 partitions' weights.  Most balanced is dec-min over loads (the definition
 used everywhere here; with unit weights it is the partition-count optimum of
 :func:`optimal.solve`, a property the tests check), computed level by level
-from the top: at level ``j``, with ``C`` members already fixed at higher
-loads, minimise ``(n + 1) * t + #{m : load_m >= t}`` subject to
-``#{m : load_m > t} <= C``: the next largest load ``t`` and, at it, the
-fewest members; both are pinned (as the two counts at ``t``) and the next
-level starts, until every member is counted.  The sorted vector is
-lexicographically smallest exactly when every level and count is, from the
-top.  Then stickiness, with every level pinned and each load between the
-dec-min vector's least and largest (implied: the vector is unique).
+from the top: with ``C`` members already counted at higher loads, (a) the
+next level ``t``: the least ``t`` with at most ``C`` members above it (for the
+first level, the largest load: proven at once when a greedy assignment meets
+:func:`lower_bound`); (b) the fewest members at ``t`` (at once when the
+incumbent has one); both pinned, then the next level, until every member is
+counted.  The sorted vector is lexicographically smallest exactly when every
+level and count is, from the top.  Then stickiness, with every level pinned
+and each load between the dec-min vector's least and largest (implied: the
+vector is unique).  Under a time limit the proven levels are kept, the first
+unproven one becomes a ceiling (the incumbent's value), and partitions go
+back to their previous owners wherever no pin can notice.
 
 Model: partitions of the same weight and the same subscribers are
 interchangeable for balance, so the balance stages count them per member
