@@ -51,6 +51,7 @@ import numpy as np
 from ortools.graph.python import min_cost_flow
 from ortools.sat.python import cp_model
 
+from assignment_oracle.optimal import mip_hint
 from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.model import Assignment, Problem
@@ -158,13 +159,17 @@ class _Model:
     balance): ``take[c][m]`` units of class ``c`` go to member ``m``, a handful of integer variables
     per member whatever the partition count.
 
-    With ``sticky`` a unit may also go *back*: a boolean ``back[u][m]`` per unit ``u`` and each eligible
-    member ``m`` that owned some of its partitions, and ``take[c][m]`` counts only the other units of the
-    class ("free" units, interchangeable again).  Every assignment is one of these (a unit that goes to
-    a previous owner may use ``back``), and every solution is an assignment (deal each class's free
-    units by the counts; one that lands on a previous owner only keeps more), so the stickiness optimum
-    is the same as over one boolean per unit and member, with far fewer variables: with random owners a
-    unit has at most as many previous owners as partitions, not the whole group.
+    With ``sticky`` a unit may also go *back* to a member that owned some of its partitions.  Units of
+    a class with the same previous owners (the same *signature*: which eligible members owned how many
+    of its partitions) are interchangeable for stickiness too, so they share the variables: ``back[s][m]``
+    units of signature ``s`` go back to ``m``, at most as many as the signature has units in all, and
+    ``take[c][m]`` counts only the other units of the class ("free" units).  Every assignment is one of
+    these (a unit that goes to a previous owner may be counted in ``back``), and every solution is an
+    assignment (deal each signature's units by ``back``, then each class's free units by ``take``; one
+    that lands on a previous owner only keeps more), so the stickiness optimum is the same as over one
+    boolean per unit and member.  Single-partition units (free topics, a group's tail partitions) have
+    one previous owner each, so a class of them needs one integer per owner, not one boolean per unit;
+    multi-partition units with random owners mostly have signatures of their own (a boolean each).
     """
 
     def __init__(self, problem: Problem, classes: list[tuple[int, tuple[int, ...], list[int]]],
@@ -173,7 +178,8 @@ class _Model:
         self.model = cp_model.CpModel()
         members = len(problem.members)
         self.take: list[dict[int, cp_model.IntVar]] = []
-        self.back: dict[int, dict[int, cp_model.IntVar]] = {}
+        # Per class, its signatures: (units of the signature in unit order, {owner: back variable}).
+        self.back: list[list[tuple[list[int], dict[int, cp_model.IntVar]]]] = []
         terms: list[list] = [[] for _ in range(members)]
         capacity = [0] * members
         kept_terms = []
@@ -181,21 +187,32 @@ class _Model:
             count = len(members_units)
             chosen = {m: self.model.new_int_var(0, count, f"take[{c},{m}]") for m in eligible}
             returned = []
+            signatures: list[tuple[list[int], dict[int, cp_model.IntVar]]] = []
             if sticky:
                 allowed = frozenset(eligible)
+                by_signature: dict[tuple[tuple[int, int], ...], list[int]] = {}
                 for u in members_units:
                     owners = sorted({m for m in all_units[u].previous if m in allowed})
-                    if not owners:
-                        continue
-                    back = {m: self.model.new_bool_var(f"back[{u},{m}]") for m in owners}
-                    self.back[u] = back
-                    self.model.add_at_most_one(back.values())
-                    for m, var in back.items():
-                        terms[m].append((size, var))
-                        kept_terms.append((all_units[u].kept_by(m), var))
-                        returned.append(var)
+                    if owners:
+                        key = tuple((m, all_units[u].kept_by(m)) for m in owners)
+                        by_signature.setdefault(key, []).append(u)
+                for s, (key, us) in enumerate(sorted(by_signature.items(), key=lambda item: item[1][0])):
+                    n = len(us)
+                    back = {m: (self.model.new_bool_var(f"back[{c},{s},{m}]") if n == 1 else
+                                self.model.new_int_var(0, n, f"back[{c},{s},{m}]")) for m, _ in key}
+                    if len(back) > 1:
+                        if n == 1:
+                            self.model.add_at_most_one(back.values())
+                        else:
+                            self.model.add(sum(back.values()) <= n)
+                    for m, kept in key:
+                        terms[m].append((size, back[m]))
+                        kept_terms.append((kept, back[m]))
+                        returned.append(back[m])
+                    signatures.append((us, back))
             self.model.add(sum(chosen.values()) + sum(returned) == count)
             self.take.append(chosen)
+            self.back.append(signatures)
             for m, var in chosen.items():
                 terms[m].append((size, var))
                 capacity[m] += size * count
@@ -210,38 +227,37 @@ class _Model:
 
     def variables(self):
         yield from (var for chosen in self.take for var in chosen.values())
-        yield from (var for back in self.back.values() for var in back.values())
+        yield from (var for signatures in self.back for _, back in signatures for var in back.values())
 
     def hint(self, owner: list[int]) -> dict:
         """The variables' values for per-unit owners ``owner``."""
         values = {}
-        for (_, _, us), chosen in zip(self.classes, self.take):
+        for (_, _, us), chosen, signatures in zip(self.classes, self.take, self.back):
             free = {m: 0 for m in chosen}
-            for u in us:
-                back = self.back.get(u, {})
+            for m in (owner[u] for u in us):
+                free[m] += 1
+            for units_of, back in signatures:
                 for m, var in back.items():
-                    values[var] = int(owner[u] == m)
-                if owner[u] not in back:
-                    free[owner[u]] += 1
+                    values[var] = sum(1 for u in units_of if owner[u] == m)
+                    free[m] -= values[var]
             values.update((var, free[m]) for m, var in chosen.items())
         return values
 
     def owners(self, values: Mapping) -> list[int]:
-        """Per-unit owners from a solution's values: units that go back first, then each class's free
-        units dealt in unit order by the counts, members in index order."""
-        owner = {}
-        for (_, _, us), chosen in zip(self.classes, self.take):
-            free = []
-            for u in us:
-                back = [m for m, var in self.back.get(u, {}).items() if values[var]]
-                if back:
-                    owner[u] = back[0]
-                else:
-                    free.append(u)
-            dealt = iter(free)
+        """Per-unit owners from a solution's values: each signature's units dealt in unit order by its
+        ``back`` counts (owners in index order), then each class's other units dealt in unit order by the
+        ``take`` counts, members in index order."""
+        owner: dict[int, int] = {}
+        for (_, _, us), chosen, signatures in zip(self.classes, self.take, self.back):
+            for units_of, back in signatures:
+                dealt = iter(units_of)
+                for m, var in back.items():
+                    for _ in range(int(values[var])):
+                        owner[next(dealt)] = m
+            free = iter([u for u in us if u not in owner])
             for m, var in chosen.items():
                 for _ in range(int(values[var])):
-                    owner[next(dealt)] = m
+                    owner[next(free)] = m
         return [owner[u] for u in range(len(owner))]
 
     def squares(self) -> list:
@@ -439,9 +455,15 @@ def solve(problem: Problem, *, balance: str = DEFAULT_BALANCE, time_limit: float
             fine.model.add_linear_constraint(load, lowest, highest)
     for pin in pins:
         fine.model.add(fine.expression(pin) <= pin[-1])
-    # No hint: the balanced greedy assignment steered the portfolio away (on the 3,000-partition
-    # benchmark, not proven in 120 s with it, proven in under a minute without); it stays the fallback.
-    found, proven = run(fine, "kept partitions", ("kept",), "max", None, portfolio=True)
+    # The hint is the same model solved as a MIP (optimal.mip_hint): CP-SAT's bound meets the optimum
+    # fast, its search does not (on the 3,000-partition benchmark 25-55 s without the hint, under a
+    # second with it).  Not the balanced greedy assignment: that one steered the portfolio away (not
+    # proven in 120 s); it stays the fallback.
+    fine.model.maximize(fine.kept)
+    remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
+    found_by_mip = mip_hint.hint(fine.model, time_limit=remaining)
+    values = None if found_by_mip is None else {var: found_by_mip[var.index] for var in fine.variables()}
+    found, proven = run(fine, "kept partitions", ("kept",), "max", values, portfolio=True)
     if found is None:
         return result(balanced, FEASIBLE, "no stickier assignment found in time; the balanced one is given")
     owner = fine.owners(found)
