@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import numpy as np
 from ortools.sat.python import cp_model
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_array
 
 __all__ = ["NODE_LIMIT", "hint"]
 
@@ -183,6 +181,10 @@ def hint(model: cp_model.CpModel, *, time_limit: float | None = None,
     solution within the limits.  The values are rounded to integers and not checked here: CP-SAT
     checks them when they are its hint (module docstring).
     """
+    # Imported here: scipy.optimize costs a quarter of a second, which every command would pay at start.
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_array
+
     proto = model.proto
     program = _Program(proto)
     try:
