@@ -27,6 +27,11 @@ Model: partitions with the same subscribers and the same previous owner are
 interchangeable for balance and for moves, so the model counts them per
 member (``take[c][m]``): a handful of integer variables per member, exact.
 The limits, the loads and the kept partitions are linear in these counts.
+Each dec-min level is counted by a sum of excesses over the level, linear
+too (the comment at the level loop says why that is exact), and CP-SAT runs
+with its cuts on the load rows; a stage it has not settled after
+``FIRST_EFFORT`` deterministic seconds restarts from a MIP's solution of
+the same model (:mod:`optimal.mip_hint`), which it checks and proves.
 A flow cannot take them: one budget over many kinds of partition is a side
 constraint, and a per-member budget shared by topics with different
 subscribers loses which partition it was.
@@ -41,11 +46,14 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from assignment_oracle.optimal import mip_hint
 from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.model import BALANCE, STICKINESS, Assignment, Problem
 
-__all__ = ["MoveLimitedSolution", "moves", "solve"]
+__all__ = ["FIRST_EFFORT", "MoveLimitedSolution", "moves", "solve"]
+
+FIRST_EFFORT = 10.0  # CP-SAT deterministic seconds for a stage before it is given the MIP's solution
 
 
 def moves(problem: Problem, assignment: Assignment) -> tuple[int, dict[str, int]]:
@@ -205,9 +213,9 @@ def solve(problem: Problem, *, max_moves: int | None = None, max_moves_per_membe
     model.add_max_equality(largest, load or [0])
     stages: list[dict] = []
 
-    def run(name: str, expression, values: Mapping | None):
+    def attempt(values: Mapping | None, effort: float | None):
+        """CP-SAT from hint ``values``, for ``effort`` deterministic seconds (None: until proven or the deadline)."""
         remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
-        model.minimize(expression)
         model.clear_hints()
         for var, value in (values or {}).items():
             model.add_hint(var, value)
@@ -215,18 +223,42 @@ def solve(problem: Problem, *, max_moves: int | None = None, max_moves_per_membe
         solver.parameters.num_workers = workers
         solver.parameters.interleave_search = workers > 1
         solver.parameters.random_seed = 0
+        # Cuts on the load rows: with them the excess sums' relaxation proves each level (module
+        # docstring); without them the budget of 15 moves on the benchmark proved nothing in 60 s.
+        solver.parameters.linearization_level = 2
         if remaining is not None:
             solver.parameters.max_time_in_seconds = remaining
-        code = solver.solve(model)
+        if effort is not None:
+            solver.parameters.max_deterministic_time = effort
+        return solver, solver.solve(model)
+
+    def run(name: str, expression, values: Mapping | None, offset: int = 0):
+        """One stage: CP-SAT from ``values``, its value recorded less ``offset``.
+
+        When CP-SAT does not settle the stage within FIRST_EFFORT, it starts again from the stage's
+        model solved as a MIP (optimal.mip_hint): a better incumbent for the proof to close on.  Both
+        tries are bounded by work, not wall time, so the answer is the same on every machine (unless
+        the caller's own time limit strikes first).
+        """
+        model.minimize(expression)
+        solver, code = attempt(values, FIRST_EFFORT)
+        if code not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+            remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
+            found = mip_hint.hint(model, time_limit=remaining)
+            if found is not None:
+                values = {model.get_int_var_from_proto_index(index): value for index, value in found.items()}
+            elif code == cp_model.FEASIBLE:
+                values = {var: solver.value(var) for chosen in take for var in chosen.values()}
+            solver, code = attempt(values, None)
         if code == cp_model.INFEASIBLE:
             return "infeasible", None
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             stages.append({"stage": name, "status": solver.status_name(code), "proven": False,
-                           "bound": int(-(-solver.best_objective_bound // 1))})
+                           "bound": int(-(-solver.best_objective_bound // 1)) - offset})
             return "unknown", None
         value = round(solver.objective_value)
-        stages.append({"stage": name, "value": value, "proven": code == cp_model.OPTIMAL,
-                       "bound": int(-(-solver.best_objective_bound // 1))})
+        stages.append({"stage": name, "value": value - offset, "proven": code == cp_model.OPTIMAL,
+                       "bound": int(-(-solver.best_objective_bound // 1)) - offset})
         found = {var: solver.value(var) for chosen in take for var in chosen.values()}
         return ("optimal" if code == cp_model.OPTIMAL else "feasible"), (value, found)
 
@@ -280,19 +312,27 @@ def solve(problem: Problem, *, max_moves: int | None = None, max_moves_per_membe
     # Dec-min on whole-number loads: the fewest members at or above each level, from the top, each
     # proven before the next (the counts from the top determine the sorted loads), until every
     # member is counted: below that level every count is all of them.
+    #
+    # Counted without a boolean per member: with excess[m] >= load[m] - (level - 1) and >= 0,
+    #     sum over m of max(0, load[m] - level + 1) = sum over levels l >= level of #(load >= l),
+    # and every higher count is already at its proven least (pinned as a sum too: each is at least
+    # its least in any assignment the higher pins allow, and the pinned sum allows no more), so the
+    # least sum of excesses is the fewest members at or above this level plus a constant.  Minimum and
+    # pins are linear and the LP relaxation is the flow's, where booleans "load >= level" give
+    # CP-SAT a relaxation bound of 0 (the budget of 15 moves on the benchmark: the members at load
+    # 51 or more not proven in 60 s with them).
+    higher = 0  # sum of the counts at the levels above, each proven least
     for level in range(top, 0, -1):
-        flags = []
+        excess = [model.new_int_var(0, top - level + 1, f"excess[{m},{level}]") for m in range(n)]
         for m in range(n):
-            flag = model.new_bool_var(f"load[{m}]>={level}")
-            model.add(load[m] >= level).only_enforce_if(flag)
-            model.add(load[m] <= level - 1).only_enforce_if(~flag)
-            flags.append(flag)
-        state, found = run(f"members with load >= {level}", sum(flags), values)
+            model.add(excess[m] >= load[m] - (level - 1))
+        state, found = run(f"members with load >= {level}", sum(excess), values, offset=higher)
         if found is None or state != "optimal":
             return result(found[1] if found else values, FEASIBLE,
                           f"the members at load >= {level} were not proven fewest in time")
-        count, values = found
-        model.add(sum(flags) <= count)
+        total, values = found
+        model.add(sum(excess) <= total)
+        count, higher = total - higher, total
         if count == n:
             break
     state, found = run("fewest moves", moved, values)
