@@ -27,7 +27,8 @@ counts), so "most balanced" is no longer one thing:
     (decreasingly minimal), the definition used everywhere else here.
     Computed exactly in stages: minimise the largest load ``M``; then, for
     ``L = M, M-1, ...``, minimise the number of members with load ``>= L``
-    given every earlier stage (the sorted vector is lexicographically
+    given every earlier stage (counted by a linear sum of excesses,
+    :meth:`_Model.excess`; the sorted vector is lexicographically
     smallest exactly when these counts are, from the top); stop when the
     counts so far fix the rest.
 ``sum-of-squares``
@@ -273,22 +274,24 @@ class _Model:
                 self._squares.append(square)
         return self._squares
 
-    def at_least(self, level: int) -> list:
-        """Booleans ``load[m] >= level``, one per member."""
-        flags = []
+    def excess(self, level: int):
+        """``sum over members of max(0, load[m] - level + 1)``: with the counts at the levels above
+        pinned at their least, the count of members at or above ``level`` plus a constant (the loop
+        in :func:`solve` says why).  Linear, with a relaxation as strong as the loads', where a
+        boolean ``load[m] >= level`` per member relaxes to nothing."""
+        terms = []
         for m, load in enumerate(self.load):
-            flag = self.model.new_bool_var(f"load[{m}]>={level}")
-            self.model.add(load >= level).only_enforce_if(flag)
-            self.model.add(load <= level - 1).only_enforce_if(~flag)
-            flags.append(flag)
-        return flags
+            over = self.model.new_int_var(0, max(0, self.capacity[m] - level + 1), f"excess[{m},{level}]")
+            self.model.add(over >= load - (level - 1))
+            terms.append(over)
+        return sum(terms)
 
     def expression(self, pin: tuple):
         kind = pin[0]
         if kind == "largest":
             return self.largest
-        if kind == "at_least":
-            return sum(self.at_least(pin[1]))
+        if kind == "excess":
+            return self.excess(pin[1])
         if kind == "squares":
             return sum(self.squares())
         return self.kept
@@ -394,7 +397,7 @@ def solve(problem: Problem, *, balance: str = DEFAULT_BALANCE, time_limit: float
                        "bound": int(-(-bound // 1)) if sense == "min" else int(bound // 1)})
         values = {var: solver.value(var) for var in state.variables()}
         if proven:
-            pinned = (*pin, value) if pin[0] == "at_least" else (pin[0], value)
+            pinned = (*pin, value) if pin[0] == "excess" else (pin[0], value)
             pins.append(pinned)
             state.model.add(expression <= value) if sense == "min" else state.model.add(expression >= value)
         return values, proven
@@ -422,17 +425,25 @@ def solve(problem: Problem, *, balance: str = DEFAULT_BALANCE, time_limit: float
             return result(_greedy(classes, all_units, members, counts_of(coarse, values)), FEASIBLE,
                           "the largest load was not proven minimal in time")
     if balance == "dec-min":
+        # The fewest members at or above each level, from the top.  Stage ``level`` minimises the sum
+        # of excesses over ``level - 1``, which is the sum over l >= level of #(load >= l); every
+        # count above is at its least already (each is at least that in any assignment the pins
+        # allow, and the pinned sum allows no more), so the least sum is the fewest members at or
+        # above ``level`` plus the counts above (``counted``).
         total = sum(unit.size for unit in all_units)
         counted = 0
         top = pins[-1][1] if pins else 0
         for level in range(top, 0, -1):
-            found, proven = run(coarse, f"members with load >= {level}", ("at_least", level), "min", values)
+            found, proven = run(coarse, f"members with load >= {level}", ("excess", level), "min", values)
             values = found or values
+            for key in ("value", "bound"):
+                if isinstance(stages[-1].get(key), int):
+                    stages[-1][key] -= counted
             if not proven:
                 return result(_greedy(classes, all_units, members, counts_of(coarse, values)), FEASIBLE,
                               f"the members at load >= {level} were not proven fewest in time")
-            count = pins[-1][2]
-            counted += count
+            count = pins[-1][2] - counted
+            counted = pins[-1][2]
             if total - counted == (level - 1) * count or count == members:
                 break
     else:
@@ -453,8 +464,7 @@ def solve(problem: Problem, *, balance: str = DEFAULT_BALANCE, time_limit: float
     lowest, highest = min(balanced_loads, default=0), max(balanced_loads, default=0)
     if balance == "dec-min":
         # The dec-min sorted loads are unique, so every member's load lies between their least and
-        # largest: implied by the pins, but linear, where the pins' level counts are not (the
-        # relaxation is what proves this stage).
+        # largest: implied by the pins, and a tighter relaxation than theirs.
         for load in fine.load:
             fine.model.add_linear_constraint(load, lowest, highest)
     for pin in pins:
