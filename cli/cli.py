@@ -9,6 +9,7 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import sys
 from importlib import resources
@@ -233,11 +234,7 @@ def _write(path: str | None, text: str, *, inputs: tuple[str, ...] = ()) -> None
 
 
 def _read_problem(args, objective=None):
-    problem = read_problem(args.scenario, objective=objective, max_partitions=args.max_partitions)
-    if problem.join_groups and problem.weights:
-        raise InputError(args.scenario, "weights", "weights together with join_groups are not solved yet "
-                                                   "(give one or the other)")
-    return problem
+    return read_problem(args.scenario, objective=objective, max_partitions=args.max_partitions)
 
 
 def _explained_problem(args):
@@ -300,7 +297,7 @@ def _solve(args) -> int:
             print(f"{PROG}: {limited.status}: {limited.message or 'not proven optimal'}", file=sys.stderr)
             return 1
         return 0
-    if problem.join_groups:  # co-partitioning: the staged CP-SAT model (a flow cannot express it)
+    if problem.join_groups and not problem.weights:  # co-partitioning: the staged CP-SAT model
         from assignment_oracle.optimal import join_groups
 
         grouped = join_groups.solve(problem, balance=args.balance, time_limit=args.time_limit)
@@ -310,9 +307,10 @@ def _solve(args) -> int:
             return 1
         return 0
     if args.balance != "dec-min":
-        raise InputError("--balance", "", "only scenarios with join_groups take another balance definition "
-                                          "(without them every definition gives the same optimum)")
-    if problem.weights:  # weighted loads: the staged CP-SAT model (optimal.weighted)
+        raise InputError("--balance", "", "only scenarios with join_groups and no weights take another balance "
+                                          "definition (without them every definition gives the same optimum; "
+                                          "weighted loads are balanced dec-min)")
+    if problem.weights:  # weighted loads (co-partitioned with join groups): the staged CP-SAT model
         from assignment_oracle.optimal import weighted
 
         limit = WEIGHTED_TIME_LIMIT if args.time_limit is None else args.time_limit
@@ -338,6 +336,18 @@ def _solve(args) -> int:
 def _check(args) -> int:
     problem = _read_problem(args, _objective(args.objective))
     assignment, document = read_assignment(args.assignment)
+    if problem.join_groups and problem.weights:  # co-partitioned? and weighted loads, co-partitioned
+        from assignment_oracle.compare.judge import co_partition
+        from assignment_oracle.compare.judge import weighted as weighted_judge
+
+        counted = dataclasses.replace(problem, weights=())
+        verdict = co_partition.judge(counted, assignment, co_partition.solve_co_partitioned(counted))
+        heavy = weighted_judge.judge(problem, assignment, weighted_judge.solve_weighted(problem))
+        if args.json:
+            sys.stdout.write(dumps({"co_partition": verdict.to_mapping(), "weighted": heavy.to_mapping()}))
+        else:
+            sys.stdout.write(verdict.text() + heavy.text())
+        return 3 if not (verdict.co_partitioned and heavy.valid) else (0 if heavy.optimal else 1)
     if problem.join_groups:  # against the co-partitioned optimum (compare.judge.co_partition)
         from assignment_oracle.compare.judge import co_partition
 

@@ -152,8 +152,11 @@ def join_group_optimum(problem: Problem, balance: str = "dec-min", limit: int = 
 
     Units, eligibility and the definitions are as in :mod:`optimal.join_groups`' docstring, computed
     here again from the topics, subscriptions and :func:`previous_owners` (not from that module).
+    With ``weights`` a unit weighs its partitions' weights (read off the scenario's lists, 1 per
+    partition of an unlisted topic): the weighted co-partitioned optimum of :mod:`optimal.weighted`.
     """
     ids = [m.member_id for m in problem.members]
+    listed = dict(problem.weights)
     counts = {t.name: t.partitions for t in problem.topics}
     grouped = {t for g in problem.join_groups for t in g}
     owners = previous_owners(problem)
@@ -180,7 +183,7 @@ def join_group_optimum(problem: Problem, balance: str = "dec-min", limit: int = 
         loads = [0] * len(ids)
         kept = 0
         for (unit, _), m in zip(choices, pick):
-            loads[m] += len(unit)
+            loads[m] += sum(listed[t][p] if t in listed else 1 for t, p in unit)
             kept += sum(1 for tp in unit if owners.get(tp) == ids[m])
         ordered = tuple(sorted(loads, reverse=True))
         squares = sum(x * x for x in loads)
@@ -190,13 +193,16 @@ def join_group_optimum(problem: Problem, balance: str = "dec-min", limit: int = 
     return (best_loads if best_key is not None else ()), max(best_kept, 0)
 
 
-def weighted_optimum(problem: Problem, limit: int = 200_000) -> tuple[tuple[int, ...], int]:
+def weighted_optimum(problem: Problem, limit: int = 200_000) -> tuple[tuple[int, ...], int] | None:
     """The weighted optimum by enumeration, read off the scenario directly: ``(sorted weighted loads,
     kept)``, the loads dec-min (sorted largest first, lexicographically smallest), then the most kept.
 
     A partition's weight is its entry in ``problem.weights`` (1 when its topic is not listed), read
-    here from the scenario's lists, not from :attr:`Problem.weight_array`.
+    here from the scenario's lists, not from :attr:`Problem.weight_array`.  With join groups, the
+    co-partitioned one (:func:`join_group_optimum` over weights; ``None`` when infeasible).
     """
+    if problem.join_groups:
+        return join_group_optimum(problem, "dec-min", limit)
     ids = [m.member_id for m in problem.members]
     listed = dict(problem.weights)
     owners = previous_owners(problem)

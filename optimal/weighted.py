@@ -29,11 +29,16 @@ vector is unique).  Under a time limit the proven levels are kept, the first
 unproven one becomes a ceiling (the incumbent's value), and partitions go
 back to their previous owners wherever no pin can notice.
 
-Model: partitions of the same weight and the same subscribers are
+With ``join_groups`` the parts assigned are units (:func:`optimal.join_groups.units`:
+a partition number of a group goes to one member subscribing to all its
+topics), each weighing its partitions together: the co-partitioned weighted
+optimum.  Without them every part is one partition.
+
+Model: parts of the same weight and the same eligible members are
 interchangeable for balance, so the balance stages count them per member
-(``take[c][m]``); the stickiness stage adds one boolean per partition with a
-previous owner who may keep it (it goes back, or is one of its class's
-counted partitions).
+(``take[c][m]``); the stickiness stage adds a boolean per part and previous
+owner who may keep some of it (it goes back to that owner, at most one, or
+is one of its class's counted parts).
 """
 
 from __future__ import annotations
@@ -45,7 +50,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from ortools.sat.python import cp_model
 
-from assignment_oracle.optimal.solution import FEASIBLE, OPTIMAL
+from assignment_oracle.optimal.join_groups import units as join_group_units
+from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.model import Assignment, Problem
 
@@ -70,37 +76,40 @@ def weighted_loads(problem: Problem, assignment: Assignment) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class _Partitions:
-    """The assignable partitions as arrays: topic, number, weight, previous owner (-1: none); and the
-    classes of interchangeable ones (same weight, same subscribers)."""
+    """What is assigned, as arrays: *parts*, each a partition or, with join groups, a unit of
+    co-partitioned partitions (:func:`optimal.join_groups.units`) that goes to one member; per part its
+    partitions, weight (theirs summed), eligible members, the eligible previous owners with how many of
+    its partitions each would keep (``kept``), and the one keeping the most (``previous``, -1: none);
+    the classes of interchangeable parts (same weight, same eligible members); and the parts no single
+    member can take (``stranded``: the problem is infeasible)."""
 
-    topic: list[str]
-    number: list[int]
+    partitions: list[tuple[tuple[str, int], ...]]
     weight: list[int]
     previous: list[int]
+    kept: list[dict[int, int]]
     eligible: list[tuple[int, ...]]
-    classes: list[tuple[int, tuple[int, ...], list[int]]]  # (weight, eligible members, partition ids)
+    classes: list[tuple[int, tuple[int, ...], list[int]]]  # (weight, eligible members, part ids)
+    stranded: tuple[tuple[str, int], ...] = ()
 
 
 def _partitions(problem: Problem) -> _Partitions:
-    previous = resolve_claims(problem).previous_owner
     weights = problem.weight_array
     offsets = problem.partition_offsets
-    topic, number, weight, owner, eligible = [], [], [], [], []
-    for i, t in enumerate(problem.topics):
-        subscribers = problem.subscribers[t.name]
-        if not subscribers:
-            continue
-        for p in range(t.partitions):
-            topic.append(t.name)
-            number.append(p)
-            weight.append(int(weights[offsets[i] + p]))
-            owner.append(int(previous[t.name][p]))
-            eligible.append(subscribers)
+    index = {t: i for i, t in enumerate(problem.topic_names)}
+    units, stranded = join_group_units(problem)  # one unit per partition without join groups
+    partitions, weight, owner, kept, eligible = [], [], [], [], []
+    for unit in units:
+        partitions.append(unit.partitions)
+        weight.append(sum(int(weights[offsets[index[t]] + p]) for t, p in unit.partitions))
+        keeps = {m: unit.kept_by(m) for m in sorted(set(unit.previous)) if m in unit.eligible}
+        kept.append(keeps)
+        owner.append(max(keeps, key=lambda m: (keeps[m], -m)) if keeps else -1)
+        eligible.append(unit.eligible)
     grouped: dict[tuple[int, tuple[int, ...]], list[int]] = {}
-    for k in range(len(topic)):
+    for k in range(len(weight)):
         grouped.setdefault((weight[k], eligible[k]), []).append(k)
     classes = [(w, e, ids) for (w, e), ids in sorted(grouped.items())]
-    return _Partitions(topic, number, weight, owner, eligible, classes)
+    return _Partitions(partitions, weight, owner, kept, eligible, classes, stranded)
 
 
 def lower_bound(problem: Problem) -> int:
@@ -108,7 +117,7 @@ def lower_bound(problem: Problem) -> int:
     members that is some topic's subscribers (or everyone subscribed to anything), the weight of the
     topics only they subscribe to, shared evenly among them (rounded up)."""
     parts = _partitions(problem)
-    if not parts.topic:
+    if not parts.weight:
         return 0
     bound = max(parts.weight)
     topic_weight: dict[tuple[int, ...], int] = {}
@@ -194,27 +203,31 @@ class WeightedSolution:
 
 
 class _Model:
-    """``take[c][m]``: partitions of class ``c`` member ``m`` gets; with ``sticky``, ``back[k]``: partition
-    ``k`` goes back to its previous owner (then it is not among its class's counted ones)."""
+    """``take[c][m]``: parts of class ``c`` member ``m`` gets; with ``sticky``, ``back[k][m]``: part ``k``
+    goes back to ``m``, one of its previous owners (then it is not among its class's counted ones)."""
 
     def __init__(self, members: int, parts: _Partitions, *, sticky: bool) -> None:
         self.parts = parts
         self.model = cp_model.CpModel()
         self.take: list[dict[int, cp_model.IntVar]] = []
-        self.back: dict[int, cp_model.IntVar] = {}
+        self.back: dict[int, dict[int, cp_model.IntVar]] = {}
+        kept_terms = []
         terms: list[list] = [[] for _ in range(members)]
         capacity = [0] * members
         for c, (weight, eligible, ids) in enumerate(parts.classes):
             chosen = {m: self.model.new_int_var(0, len(ids), f"take[{c},{m}]") for m in eligible}
             returned = []
             if sticky:
-                allowed = set(eligible)
                 for k in ids:
-                    if parts.previous[k] in allowed:
-                        var = self.model.new_bool_var(f"back[{k}]")
-                        self.back[k] = var
-                        terms[parts.previous[k]].append((weight, var))
-                        returned.append(var)
+                    if parts.kept[k]:
+                        back = {m: self.model.new_bool_var(f"back[{k},{m}]") for m in parts.kept[k]}
+                        if len(back) > 1:
+                            self.model.add_at_most_one(back.values())
+                        self.back[k] = back
+                        for m, var in back.items():
+                            terms[m].append((weight, var))
+                            kept_terms.append((parts.kept[k][m], var))
+                            returned.append(var)
             self.model.add(sum(chosen.values()) + sum(returned) == len(ids))
             self.take.append(chosen)
             for m, var in chosen.items():
@@ -225,7 +238,7 @@ class _Model:
             self.model.add(self.load[m] == sum(w * var for w, var in terms[m]))
         self.largest = self.model.new_int_var(0, max(capacity, default=0), "largest")
         self.model.add_max_equality(self.largest, self.load or [0])
-        self.kept = sum(self.back.values()) if self.back else 0
+        self.kept = sum(k * var for k, var in kept_terms) if kept_terms else 0
 
     def at_least(self, level: int) -> list:
         flags = []
@@ -243,31 +256,32 @@ class _Model:
 
     def variables(self):
         yield from (var for chosen in self.take for var in chosen.values())
-        yield from self.back.values()
+        yield from (var for back in self.back.values() for var in back.values())
 
     def hint(self, owner: list[int]) -> dict:
         values = {}
         for (_, _, ids), chosen in zip(self.parts.classes, self.take):
             counted = dict.fromkeys(chosen, 0)
             for k in ids:
-                if k in self.back:
-                    values[self.back[k]] = int(owner[k] == self.parts.previous[k])
-                    if owner[k] == self.parts.previous[k]:
-                        continue
-                counted[owner[k]] += 1
+                back = self.back.get(k, {})
+                for m, var in back.items():
+                    values[var] = int(owner[k] == m)
+                if owner[k] not in back:
+                    counted[owner[k]] += 1
             values.update((var, counted[m]) for m, var in chosen.items())
         return values
 
     def owners(self, values: Mapping) -> list[int]:
-        """Per-partition owners: partitions that go back first, then each class's counted ones dealt by
-        the counts, previous owners first (same weight: the loads are the same, more stay)."""
-        owner = [-1] * len(self.parts.topic)
+        """Per-part owners: parts that go back first, then each class's counted ones dealt by the counts,
+        previous owners first (same weight: the loads are the same, more stay)."""
+        owner = [-1] * len(self.parts.weight)
         for (_, _, ids), chosen in zip(self.parts.classes, self.take):
             quota = {m: int(values[var]) for m, var in chosen.items()}
             rest = []
             for k in ids:
-                if k in self.back and values[self.back[k]]:
-                    owner[k] = self.parts.previous[k]
+                back = [m for m, var in self.back.get(k, {}).items() if values[var]]
+                if back:
+                    owner[k] = back[0]
                 elif quota.get(self.parts.previous[k], 0) > 0:
                     owner[k] = self.parts.previous[k]
                     quota[owner[k]] -= 1
@@ -277,6 +291,8 @@ class _Model:
             for m in sorted(quota):
                 for _ in range(quota[m]):
                     owner[next(dealt)] = m
+        if -1 in owner:
+            raise RuntimeError("the model's counts left a part without an owner (a bug)")
         return owner
 
 
@@ -288,8 +304,8 @@ def _greedy(members: int, parts: _Partitions, cap: int | None = None) -> list[in
     (heaviest first), and only the rest is dealt: as light a busiest member, keeping many more.
     """
     loads = [0] * members
-    owner = [-1] * len(parts.topic)
-    order = sorted(range(len(parts.topic)), key=lambda k: (-parts.weight[k], k))
+    owner = [-1] * len(parts.weight)
+    order = sorted(range(len(parts.weight)), key=lambda k: (-parts.weight[k], k))
     if cap is not None:
         for k in order:
             o = parts.previous[k]
@@ -305,7 +321,7 @@ def _greedy(members: int, parts: _Partitions, cap: int | None = None) -> list[in
     held: list[list[int]] = [[] for _ in range(members)]
     for k, m in enumerate(owner):
         held[m].append(k)
-    for _ in range(4 * len(parts.topic)):
+    for _ in range(4 * len(parts.weight)):
         top = max(range(members), key=lambda m: (loads[m], -m))
         best = None
         for k in held[top]:
@@ -340,8 +356,6 @@ def _give_back(owner: list[int], parts: _Partitions, loads: np.ndarray, ceiling:
 
 def solve(problem: Problem, *, time_limit: float | None = None, workers: int = 1) -> WeightedSolution:
     """The dec-min weighted loads, then the most partitions kept (module docstring)."""
-    if problem.join_groups:
-        raise ValueError("weights together with join_groups are not solved yet (one or the other)")
     started = time.perf_counter()
     deadline = None if time_limit is None else started + time_limit
     members = len(problem.members)
@@ -354,12 +368,17 @@ def solve(problem: Problem, *, time_limit: float | None = None, workers: int = 1
         assignment: dict[str, list[tuple[str, int]]] = {mid: [] for mid in problem.member_ids}
         loads = dict.fromkeys(problem.member_ids, 0)
         for k, m in enumerate(owner):
-            assignment[problem.member_ids[m]].append((parts.topic[k], parts.number[k]))
+            assignment[problem.member_ids[m]].extend(parts.partitions[k])
             loads[problem.member_ids[m]] += parts.weight[k]
         return WeightedSolution(problem, status, Assignment.from_partitions(assignment, problem.member_ids), loads,
                                 tuple(stages), bound, time.perf_counter() - started, message, tuple(times))
 
-    if not parts.topic:
+    if parts.stranded:
+        topic, p = parts.stranded[0]
+        return WeightedSolution(problem, INFEASIBLE, None, {}, (), bound, time.perf_counter() - started,
+                                f"no member subscribes to every topic of the unit of {topic}-{p}'s partition number "
+                                f"({len(parts.stranded)} such unit(s))")
+    if not parts.weight:
         return result([], OPTIMAL)
 
     def run(state: _Model, name: str, expression, hint: Mapping | None, sense: str = "min", portfolio: bool = False,
@@ -496,7 +515,7 @@ def solve(problem: Problem, *, time_limit: float | None = None, workers: int = 1
         # answer if the stickiness stage finds nothing in the time left).
         ceiling = min(min(level for level, *_ in pins[:-1]) - 1 if pins[:-1] else pins[-1][0], pins[-1][0])
         balanced = _give_back(owner, parts, loads_of(owner), ceiling)
-    if all(parts.previous[k] < 0 or parts.previous[k] not in parts.eligible[k] for k in range(len(parts.topic))):
+    if not any(parts.kept):
         stages.append({"stage": "kept partitions", "value": 0, "proven": True, "bound": 0})
         times.append(time.perf_counter() - started)
         return result(balanced, FEASIBLE if unproven else OPTIMAL, unproven)
@@ -513,7 +532,7 @@ def solve(problem: Problem, *, time_limit: float | None = None, workers: int = 1
     if found is None:
         return result(balanced, FEASIBLE, unproven or "no stickier assignment found in time; the balanced one is given")
     owner = sticky.owners(found)
-    stages[-1]["value"] = sum(1 for k, m in enumerate(owner) if parts.previous[k] == m)
+    stages[-1]["value"] = sum(parts.kept[k].get(m, 0) for k, m in enumerate(owner))
     if unproven:  # kept as many as it could within what was proven and the incumbent's level
         return result(owner, FEASIBLE, unproven + "; stickiness within the proven levels")
     return result(owner, OPTIMAL if proven else FEASIBLE, "" if proven else "stickiness was not proven maximal in time")

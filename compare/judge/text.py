@@ -113,7 +113,8 @@ def _weighted_text(result: Comparison, rows: list[Evaluation]) -> str:
     heavy = result.weighted_optimum
     status = "-" if heavy is None else heavy.status
     bound = "-" if heavy is None else str(heavy.largest_bound)
-    title = (f"weighted loads against the weighted optimum ({status}; largest load proven >= {bound}); "
+    joined = " co-partitioned," if result.problem.join_groups else ""
+    title = (f"weighted loads against the{joined} weighted optimum ({status}; largest load proven >= {bound}); "
              "the table above counts partitions")
     return title + "\n" + "\n".join(table(header, table_rows)) + "\n"
 

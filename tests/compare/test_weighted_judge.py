@@ -113,5 +113,7 @@ def test_check_and_explain_on_the_command_line(tmp_path, capsys):
     assert len(err.splitlines()) == 1 and "weights" in err
     both = tmp_path / "both.json"
     both.write_text(json.dumps({**LAG, "join_groups": [["lagging", "quiet"]]}))
-    assert main(["solve", str(both)]) == 2
-    assert "weights together with join_groups" in capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["solve", str(both), "--balance", "max-then-squares"]) == 2  # weighted loads are dec-min
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--balance" in err and "Traceback" not in err
