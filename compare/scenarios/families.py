@@ -37,7 +37,10 @@ The families (``describe(name)`` lists each one's parameters and defaults):
     topic's partition count is drawn on its own, so a group's topics may
     differ.  A member subscribes to a whole group, or a free topic, with
     probability ``subscribe``.  The scenario carries ``join_groups``: every
-    assignor is also judged against the co-partitioned optimum.
+    assignor is also judged against the co-partitioned optimum.  With
+    ``weighted``, partitions weigh a consumer lag as in ``weighted`` (units
+    weigh their partitions together): judged on co-partitioned weighted loads
+    too.
 ``weighted``
     ``random-subsets`` with a weight per partition (consumer lag: log-normal,
     median ``lag_median``, shape ``lag_sigma``); the scenario carries
@@ -160,6 +163,10 @@ def _share(value: Any) -> str | None:
     return None
 
 
+def _boolean(value: Any) -> str | None:
+    return None if isinstance(value, bool) else f"must be true or false, got {value!r}"
+
+
 def _non_negative_real(value: Any) -> str | None:
     if not _is_real(value) or value < 0:
         return f"must be a non-negative number, got {value!r}"
@@ -216,6 +223,8 @@ _PARAMETER_LIST = (
     Parameter("pairs", "topic pairs clicks-i/impressions-i with equal partition counts", _at_least(1)),
     Parameter("groups", "join groups of topics to co-partition (Kafka Streams joins)", _at_least(1)),
     Parameter("group_size", "topics per join group", _at_least(2, 26)),
+    Parameter("weighted", "join-groups: partitions weigh a consumer lag (lag_median, lag_sigma) as in weighted",
+              _boolean),
     Parameter("lag_median", "median partition weight (consumer lag) of the weighted family", _at_least(1)),
     Parameter("lag_sigma", "log-normal shape of the partition weights: 0 makes them all `lag_median`",
               _non_negative_real),
@@ -389,13 +398,19 @@ def _join_groups(p: Mapping[str, Any], rng: _Streams) -> Layout:
     draws = rng.subscriptions.random((_rows(p), groups + free))
     chosen = _subscribe_below(draws, np.full(groups + free, float(p["subscribe"])))
     subscribed = np.concatenate([np.repeat(chosen[:, :groups], size, axis=1), chosen[:, groups:]], axis=1)
-    return Layout(names, sizes, subscribed, sizes, subscribed[: p["members"]], tuple(grouped))
+    layout = Layout(names, sizes, subscribed, sizes, subscribed[: p["members"]], tuple(grouped))
+    return _with_lag(layout, p, rng) if p["weighted"] else layout
 
 
 def _weighted(p: Mapping[str, Any], rng: _Streams) -> Layout:
     """``random-subsets`` with a weight per partition: consumer lag, log-normal with median
     ``lag_median`` and shape ``lag_sigma`` (a few hot partitions, many quiet ones), rounded, at least 1."""
-    layout = _random_subsets(p, rng)
+    return _with_lag(_random_subsets(p, rng), p, rng)
+
+
+def _with_lag(layout: Layout, p: Mapping[str, Any], rng: _Streams) -> Layout:
+    """``layout`` with a consumer lag per partition (log-normal, median ``lag_median``, shape ``lag_sigma``),
+    from the weights' own random stream (nothing else drawn changes)."""
     weights = []
     for name, count in zip(layout.topic_names, layout.partitions.tolist()):
         draws = rng.weights.lognormal(math.log(p["lag_median"]), p["lag_sigma"], size=count)
@@ -678,7 +693,8 @@ _FAMILY_LIST = (
            {**_COMMON, "members": 6, "pairs": 3, "partitions": 8, "extra_partitions": 0}),
     Family("join-groups", "join groups of topics to co-partition (sizes drawn per topic) and free topics, "
            "subscribed per group", _join_groups,
-           {**_COMMON, "groups": 2, "group_size": 2, "topics": 2, "partitions": (4, 8), "subscribe": 0.6}),
+           {**_COMMON, "groups": 2, "group_size": 2, "topics": 2, "partitions": (4, 8), "subscribe": 0.6,
+            "weighted": False, "lag_median": 1000, "lag_sigma": 1.5}),
     Family("weighted", "random subsets with a log-normal weight (consumer lag) per partition", _weighted,
            {**_COMMON, "topics": 6, "partitions": (1, 12), "subscribe": 0.5, "lag_median": 1000, "lag_sigma": 1.5}),
     Family("racks", "members spread over racks rack-0 .. rack-(R-1); subscriptions as random-subsets",

@@ -187,6 +187,16 @@ def test_join_groups_are_subscribed_whole_and_survive_the_scenario_format(seed):
     assert Problem.from_mapping(problem.to_mapping()) == problem
 
 
+def test_weighted_join_groups_draw_only_weights_from_their_own_stream():
+    plain = generate("join-groups", 4, members=6, previous="random")
+    heavy = generate("join-groups", 4, members=6, previous="random", weighted=True, lag_sigma=1.0)
+    assert plain.weights == ()
+    assert replace(heavy, weights=()) == plain  # topics, subscriptions, owners: the same draws
+    assert [t for t, _ in heavy.weights] == sorted(plain.topic_names)
+    assert all(len(ws) == plain.partition_counts[t] and min(ws) >= 1 for t, ws in heavy.weights)
+    assert Problem.from_mapping(heavy.to_mapping()) == heavy
+
+
 def test_racks_every_member_has_one():
     problem = generate("racks", 8, members=60, racks=4)
     racks = Counter(m.rack for m in problem.members)
@@ -326,6 +336,7 @@ def test_water_fill_is_the_one_by_one_least_loaded_greedy():
         ("stream-join", {"topics": 4}, "stream-join: unknown parameter 'topics'"),
         ("stream-join", {"extra_partitions": -1}, "stream-join: extra_partitions must be at least 0, got -1"),
         ("racks", {"racks": 0}, "racks: racks must be at least 1, got 0"),
+        ("join-groups", {"weighted": "yes"}, "join-groups: weighted must be true or false, got 'yes'"),
         ("uniform", {"zombies": 1}, "uniform: zombies need a previous generation"),
         ("uniform", {"previous": "random", "churn": 10, "zombies": 3},
          "uniform: zombies must be at most the members that stay (members - churn = 2), got 3"),
