@@ -475,7 +475,8 @@ def solve(problem: Problem, *, balance: str = DEFAULT_BALANCE, time_limit: float
     # proven in 120 s); it stays the fallback.
     fine.model.maximize(fine.kept)
     remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
-    found_by_mip = mip_hint.hint(fine.model, time_limit=remaining)
+    # Half of what is left, at most: CP-SAT keeps the rest to check and prove.
+    found_by_mip = mip_hint.hint(fine.model, time_limit=None if remaining is None else remaining / 2)
     values = None if found_by_mip is None else {var: found_by_mip[var.index] for var in fine.variables()}
     found, proven = run(fine, "kept partitions", ("kept",), "max", values, portfolio=True)
     if found is None:

@@ -244,7 +244,7 @@ def solve(problem: Problem, *, max_moves: int | None = None, max_moves_per_membe
         solver, code = attempt(values, FIRST_EFFORT)
         if code not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
             remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
-            found = mip_hint.hint(model, time_limit=remaining)
+            found = mip_hint.hint(model, time_limit=None if remaining is None else remaining / 2)  # CP-SAT keeps half
             if found is not None:
                 values = {model.get_int_var_from_proto_index(index): value for index, value in found.items()}
             elif code == cp_model.FEASIBLE:
