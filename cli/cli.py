@@ -345,8 +345,8 @@ def _check(args) -> int:
         heavy = weighted_judge.judge(problem, assignment, weighted_judge.solve_weighted(problem))
         if args.json:
             sys.stdout.write(dumps({"co_partition": verdict.to_mapping(), "weighted": heavy.to_mapping()}))
-        else:
-            sys.stdout.write(verdict.text() + heavy.text())
+        else:  # balance is the weighted judge's: the counts' "most balanced" would only mislead here
+            sys.stdout.write(verdict.structure_text() + heavy.text())
         return 3 if not (verdict.co_partitioned and heavy.valid) else (0 if heavy.optimal else 1)
     if problem.join_groups:  # against the co-partitioned optimum (compare.judge.co_partition)
         from assignment_oracle.compare.judge import co_partition

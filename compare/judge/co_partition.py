@@ -128,14 +128,17 @@ class CoPartitionVerdict:
             "optimal": self.optimal,
         }
 
+    def structure_text(self) -> str:
+        """The join groups and whether the assignment co-partitions them (the first break if not)."""
+        groups = "; ".join(", ".join(g) for g in self.join_groups)
+        return (f"join groups: {groups}\nco-partitioned: {'yes' if self.co_partitioned else 'no'}"
+                + ("" if self.co_partitioned else f" ({self.first_break})") + "\n")
+
     def text(self) -> str:
         def yes(flag: bool | None) -> str:
             return {True: "yes", False: "no", None: "unknown (not proven in time)"}[flag]
 
-        groups = "; ".join(", ".join(g) for g in self.join_groups)
-        lines = [f"join groups: {groups}",
-                 f"co-partitioned: {'yes' if self.co_partitioned else 'no'}"
-                 + ("" if self.co_partitioned else f" ({self.first_break})"),
+        lines = [self.structure_text().rstrip("\n"),
                  f"sorted loads: {list(self.sorted_loads)}   co-partitioned optimum: "
                  f"{'-' if self.optimal_sorted_loads is None else list(self.optimal_sorted_loads)}"
                  f" ({self.optimum_status})",

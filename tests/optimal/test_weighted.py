@@ -206,5 +206,9 @@ def test_weights_with_join_groups_on_the_command_line(tmp_path, capsys):
     split = tmp_path / "split.json"  # impressions-0 and clicks-0 on different members: not co-partitioned
     split.write_text(json.dumps({"assignment": {"a": {"impressions": [0, 1, 2], "clicks": [1]},
                                                 "b": {"clicks": [0]}, "c": {"audit": [0, 1]}}}))
+    capsys.readouterr()
     assert main(["check", str(scenario), str(split)]) == 3
+    out = capsys.readouterr().out
+    assert "co-partitioned: no (" in out and "weighted loads, sorted" in out
+    assert "most balanced (dec-min):" not in out  # balance is judged on weights only
     assert main(["solve", str(scenario), "--balance", "sum-of-squares"]) == 2
