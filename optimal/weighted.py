@@ -27,7 +27,7 @@ level and count is, from the top.  Then stickiness, with every level pinned
 and each load between the dec-min vector's least and largest (implied: the
 vector is unique).  Under a time limit the proven levels are kept, the first
 unproven one becomes a ceiling (the incumbent's value), and partitions go
-back to their previous owners wherever no pin can notice.
+back to their previous owners (moves, then swaps) wherever no pin can notice.
 
 With ``join_groups`` the parts assigned are units (:func:`optimal.join_groups.units`:
 a partition number of a group goes to one member subscribing to all its
@@ -353,15 +353,37 @@ def _greedy(members: int, parts: _Partitions, cap: int | None = None) -> list[in
 
 
 def _give_back(owner: list[int], parts: _Partitions, loads: np.ndarray, ceiling: int) -> list[int]:
-    """``owner`` with partitions moved back to their previous owner while its load stays <= ``ceiling``."""
+    """``owner`` with parts moved back to their previous owner while its load stays <= ``ceiling``; then
+    swaps: a part back to its previous owner ``o`` for one of ``o``'s parts that ``o`` keeps less of,
+    both members ending <= ``ceiling`` (every proven level lies above it, so no pin can notice)."""
     owner = list(owner)
     loads = loads.copy()
-    for k in sorted(range(len(owner)), key=lambda k: (-parts.weight[k], k)):
+    order = sorted(range(len(owner)), key=lambda k: (-parts.weight[k], k))
+    for k in order:
         o = parts.previous[k]
-        if o >= 0 and o != owner[k] and o in parts.eligible[k] and loads[o] + parts.weight[k] <= ceiling:
+        if o >= 0 and o != owner[k] and loads[o] + parts.weight[k] <= ceiling:
             loads[owner[k]] -= parts.weight[k]
             loads[o] += parts.weight[k]
             owner[k] = o
+    held: list[set[int]] = [set() for _ in range(len(loads))]
+    for k, m in enumerate(owner):
+        held[m].add(k)
+    for k in order:
+        o, a = parts.previous[k], owner[k]
+        if o < 0 or o == a or loads[a] > ceiling:
+            continue
+        gain = parts.kept[k][o] - parts.kept[k].get(a, 0)
+        for j in sorted(held[o]):
+            if a not in parts.eligible[j]:
+                continue
+            loss = parts.kept[j].get(o, 0) - parts.kept[j].get(a, 0)
+            o_after = loads[o] - parts.weight[j] + parts.weight[k]
+            a_after = loads[a] - parts.weight[k] + parts.weight[j]
+            if loss < gain and o_after <= ceiling and a_after <= ceiling:
+                owner[k], owner[j] = o, a
+                held[a].remove(k), held[o].remove(j), held[o].add(k), held[a].add(j)
+                loads[o], loads[a] = o_after, a_after
+                break
     return owner
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -212,3 +213,32 @@ def test_weights_with_join_groups_on_the_command_line(tmp_path, capsys):
     assert "co-partitioned: no (" in out and "weighted loads, sorted" in out
     assert "most balanced (dec-min):" not in out  # balance is judged on weights only
     assert main(["solve", str(scenario), "--balance", "sum-of-squares"]) == 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(weighted_problems(), weighted_grouped_problems(), weighted_joins()), st.data())
+def test_giving_back_keeps_more_and_never_lifts_a_member_over_the_ceiling(problem, data):
+    """The answer under a time limit (``_give_back``): parts back to previous owners, by moves and swaps,
+    where no proven level can notice: nobody at or under the ceiling ends over it, nobody over it gains."""
+    parts = weighted._partitions(problem)
+    assume(parts.weight and not parts.stranded)
+    owner = [data.draw(st.sampled_from(parts.eligible[k])) for k in range(len(parts.weight))]
+    members = len(problem.members)
+
+    def loads_of(owner):
+        loads = [0] * members
+        for k, m in enumerate(owner):
+            loads[m] += parts.weight[k]
+        return loads
+
+    def kept(owner):
+        return sum(parts.kept[k].get(m, 0) for k, m in enumerate(owner))
+
+    before = loads_of(owner)
+    ceiling = data.draw(st.integers(0, max(before)))
+    after_owner = weighted._give_back(owner, parts, np.array(before, dtype=np.int64), ceiling)
+    after = loads_of(after_owner)
+    assert all(m in parts.eligible[k] for k, m in enumerate(after_owner))
+    assert kept(after_owner) >= kept(owner)
+    for m in range(members):
+        assert after[m] <= ceiling if before[m] <= ceiling else after[m] <= before[m]
