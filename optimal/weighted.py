@@ -547,6 +547,8 @@ def solve(problem: Problem, *, time_limit: float | None = None, workers: int = 1
         # every proven level and at or under the incumbent's unproven one (a stickier start, and the
         # answer if the stickiness stage finds nothing in the time left).
         ceiling = min(min(level for level, *_ in pins[:-1]) - 1 if pins[:-1] else pins[-1][0], pins[-1][0])
+        if unproven.startswith("the members at load"):  # that level is proven: nobody may rise to it
+            ceiling = min(ceiling, pins[-1][0] - 1)
         balanced = _give_back(owner, parts, loads_of(owner), ceiling)
     if not any(parts.kept):
         stages.append({"stage": "kept partitions", "value": 0, "proven": True, "bound": 0})
