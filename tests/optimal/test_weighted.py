@@ -24,10 +24,17 @@ from strategies import problems
 
 
 @st.composite
-def weighted_problems(draw, max_weight: int = 6):
-    base = draw(problems(max_topics=3, max_partitions=3, max_members=4, max_assignments=None))
+def weighted_problems(draw, max_weight: int = 6, grouped: bool = False):
+    """``problems()`` with weights on some topics; ``grouped``: and one join group of two or more of its
+    topics (units of mixed sizes)."""
+    base = draw(problems(max_topics=4 if grouped else 3, max_partitions=3, max_members=4, max_assignments=None))
+    names = [t.name for t in base.topics]
     data = base.to_mapping()
-    listed = draw(st.lists(st.sampled_from([t.name for t in base.topics]), unique=True)) if base.topics else []
+    if grouped:
+        assume(len(names) >= 2)
+        data["join_groups"] = [sorted(draw(st.lists(st.sampled_from(names), min_size=2, max_size=len(names),
+                                                    unique=True)))]
+    listed = draw(st.lists(st.sampled_from(names), unique=True)) if names else []
     data["weights"] = {t: draw(st.lists(st.integers(0, max_weight), min_size=base.partition_counts[t],
                                         max_size=base.partition_counts[t])) for t in listed}
     problem = Problem.from_mapping(data)
@@ -111,29 +118,9 @@ def test_weights_round_trip_and_solve_on_the_command_line(tmp_path, capsys):
 
 
 @st.composite
-def weighted_grouped_problems(draw, max_weight: int = 6):
-    """``weighted_problems()`` with one join group of two or more of its topics (units of mixed sizes)."""
-    base = draw(problems(max_topics=4, max_partitions=3, max_members=4, max_assignments=None))
-    names = [t.name for t in base.topics]
-    assume(len(names) >= 2)
-    group = sorted(draw(st.lists(st.sampled_from(names), min_size=2, max_size=len(names), unique=True)))
-    data = base.to_mapping()
-    data["join_groups"] = [group]
-    listed = draw(st.lists(st.sampled_from(names), unique=True))
-    data["weights"] = {t: draw(st.lists(st.integers(0, max_weight), min_size=base.partition_counts[t],
-                                        max_size=base.partition_counts[t])) for t in listed}
-    problem = Problem.from_mapping(data)
-    try:
-        weighted_optimum(problem, limit=3000)
-    except ValueError:
-        assume(False)
-    return problem
-
-
-@st.composite
 def weighted_joins(draw):
     """A join group whose partition numbers are owned by different members (units with several previous
-    owners, each keeping some of it: rare in ``weighted_grouped_problems()``), a free topic, weights."""
+    owners, each keeping some of it: rare in ``weighted_problems(grouped=True)``), a free topic, weights."""
     counts = {"left": draw(st.integers(1, 3)), "right": draw(st.integers(1, 3)), "free": draw(st.integers(1, 2))}
     members = [f"m{i}" for i in range(draw(st.integers(2, 4)))]
     topics = {m: ["left", "right"] + (["free"] if draw(st.booleans()) else []) for m in members}
@@ -150,7 +137,7 @@ def weighted_joins(draw):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.one_of(weighted_grouped_problems(), weighted_joins()))
+@given(st.one_of(weighted_problems(grouped=True), weighted_joins()))
 def test_the_weighted_co_partitioned_optimum_equals_brute_force(problem):
     expected = weighted_optimum(problem, limit=3000)  # over units: None when one has no eligible member
     solution = weighted.solve(problem)
@@ -173,7 +160,7 @@ def test_the_weighted_co_partitioned_optimum_equals_brute_force(problem):
 
 
 @settings(max_examples=100, deadline=None)
-@given(weighted_grouped_problems(max_weight=1))
+@given(weighted_problems(max_weight=1, grouped=True))
 def test_unit_weights_with_join_groups_give_the_co_partitioned_count_optimum(problem):
     counted = Problem.from_mapping({**problem.to_mapping(), "weights": {}})
     ones = Problem.from_mapping({**problem.to_mapping(),
@@ -216,7 +203,7 @@ def test_weights_with_join_groups_on_the_command_line(tmp_path, capsys):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.one_of(weighted_problems(), weighted_grouped_problems(), weighted_joins()), st.data())
+@given(st.one_of(weighted_problems(), weighted_problems(grouped=True), weighted_joins()), st.data())
 def test_giving_back_keeps_more_and_never_lifts_a_member_over_the_ceiling(problem, data):
     """The answer under a time limit (``_give_back``): parts back to previous owners, by moves and swaps,
     where no proven level can notice: nobody at or under the ceiling ends over it, nobody over it gains."""
