@@ -300,3 +300,95 @@ def topic_spread_optimum(problem: Problem, limit: int = 200_000) -> tuple[tuple[
     if best is None:
         return tuple(0 for _ in ids), 0, 0
     return best[0], best[1], -best[2]
+
+
+def request_optimum(problem: Problem, request, limit: int = 200_000) -> list | None:
+    """The optimum of a :class:`~assignment_oracle.optimal.request.Request` by enumeration: the tier
+    values in the request's order (``balance`` in the request's definition: the sorted loads, the sum
+    of squares, or ``[largest, sum of squares]``; ``rack``: cross-rack partitions; ``spread``: the sum
+    over topics and members of squared counts; ``stickiness``: partitions kept), lexicographically best
+    over every assignment of the units (a join group's partitions numbered ``p`` go to one member
+    subscribing to all of them) within the move limits; ``None`` when no assignment is (a unit no
+    member can take, or limits no assignment keeps).
+
+    Everything is read off the scenario again here (units, previous owners by the rule, locality by
+    :func:`is_local`), not from the models' parts, classes or arrays.
+    """
+    ids = [m.member_id for m in problem.members]
+    tiers = request.tiers(problem)
+    owners = previous_owners(problem)
+    weight = {}
+    for topic, values in problem.weights:
+        for p, w in enumerate(values):
+            weight[(topic, p)] = w
+    subscribed = {t.name: [i for i, m in enumerate(problem.members) if t.name in m.topics] for t in problem.topics}
+    grouped = {t for g in problem.join_groups for t in g}
+    units: list[tuple[list[tuple[str, int]], list[int]]] = []
+    for topic in problem.topics:
+        if topic.name not in grouped and subscribed[topic.name]:
+            units.extend(([(topic.name, p)], subscribed[topic.name]) for p in range(topic.partitions))
+    counts = {t.name: t.partitions for t in problem.topics}
+    for group in problem.join_groups:
+        for p in range(max(counts[t] for t in group)):
+            topics = [t for t in group if p < counts[t]]
+            if not any(subscribed[t] for t in topics):
+                continue
+            eligible = [i for i in range(len(ids)) if all(i in subscribed[t] for t in topics)]
+            if not eligible:
+                return None
+            units.append(([(t, p) for t in topics], eligible))
+    size = 1
+    for _, eligible in units:
+        size *= len(eligible)
+    if size > limit:
+        raise ValueError(f"{size} assignments is too many to enumerate")
+    owned = {ids.index(m): 0 for m in owners.values()}
+    for m in owners.values():
+        owned[ids.index(m)] += 1
+    local = {(tp, i): is_local(problem, tp[0], tp[1], ids[i]) for unit, eligible in units for tp in unit for i in eligible}
+    best_key, best_values = None, None
+    for pick in itertools.product(*[e for _, e in units]):
+        loads = [0] * len(ids)
+        kept_by = [0] * len(ids)
+        held: dict[tuple[str, int], int] = {}
+        cross = 0
+        for (unit, _), m in zip(units, pick):
+            for tp in unit:
+                loads[m] += weight.get(tp, 1)
+                held[(tp[0], m)] = held.get((tp[0], m), 0) + 1
+                cross += not local[(tp, m)]
+                if owners.get(tp) == ids[m]:
+                    kept_by[m] += 1
+        kept = sum(kept_by)
+        moved_from = {o: n - kept_by[o] for o, n in owned.items()}
+        if request.max_moves is not None and sum(moved_from.values()) > request.max_moves:
+            continue
+        if request.max_moves_per_member is not None and max(moved_from.values(), default=0) > request.max_moves_per_member:
+            continue
+        squares = sum(x * x for x in loads)
+        values, key = [], []
+        for tier in tiers:
+            if tier == "balance":
+                if request.balance == "dec-min":
+                    ordered = sorted(loads, reverse=True)
+                    values.append(ordered)
+                    key.append(tuple(ordered))
+                elif request.balance == "sum-of-squares":
+                    values.append(squares)
+                    key.append(squares)
+                else:
+                    values.append([max(loads, default=0), squares])
+                    key.append((max(loads, default=0), squares))
+            elif tier == "rack":
+                values.append(cross)
+                key.append(cross)
+            elif tier == "spread":
+                spread = sum(x * x for x in held.values())
+                values.append(spread)
+                key.append(spread)
+            else:
+                values.append(kept)
+                key.append(-kept)
+        if best_key is None or key < best_key:
+            best_key, best_values = key, values
+    return best_values

@@ -11,49 +11,76 @@ import numpy as np
 from assignment_oracle.optimal.certificate import Certificate, certify
 from assignment_oracle.optimal.levels import ObjectiveWeights, objective_weights
 from assignment_oracle.optimal.network import AggregatedNetwork
+from assignment_oracle.optimal.request import Measures, Request, measure
+from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
 from assignment_oracle.problem.errors import SolverError
 from assignment_oracle.problem.metrics import cross_rack
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import owner_arrays
 
-__all__ = ["OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "Solution", "SolverError", "finish"]
+__all__ = ["OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "Solution", "TierResult", "SolverError", "finish"]
 
 #: Proven optimal (and, for every solution we return with it, certified).
 OPTIMAL = "OPTIMAL"
 #: A valid assignment, not proven optimal (time limit); ``bound`` says how far it can be.
 FEASIBLE = "FEASIBLE"
-#: No valid assignment exists (not possible without side constraints; kept for later ones).
+#: No assignment meets the constraints (join groups no single member can take, a budget of moves).
 INFEASIBLE = "INFEASIBLE"
 #: The time limit struck before any assignment was found; only ``bound`` is known.
 UNKNOWN = "UNKNOWN"
 
 
+@dataclass(frozen=True)
+class TierResult:
+    """One tier of the objective as solved: its value on the answer, the proven bound, and how.
+
+    ``value`` is measured on the answer by :func:`optimal.request.measure` (balance: the sorted loads
+    under ``dec-min``, the sum of squares, or ``[largest, sum of squares]``; ``rack``: cross-rack
+    partitions; ``spread``: the sum of squared per-topic counts; ``stickiness``: partitions kept).
+    ``bound`` is what was proven about the best value (equal to ``value`` when ``proven``; ``None``
+    when nothing was); ``how`` names the proof: ``certificate`` (member prices that
+    :func:`optimal.verify` accepts), ``flow`` (an integral min-cost flow), ``cpsat`` (CP-SAT's
+    status, stage by stage), ``bound`` (the value meets a bound computed without a solver).
+    """
+
+    tier: str
+    value: object
+    bound: object
+    proven: bool
+    how: str
+
+    def to_mapping(self) -> dict:
+        return {"tier": self.tier, "value": self.value, "bound": self.bound, "proven": self.proven, "how": self.how}
+
+
 @dataclass(frozen=True, eq=False)
 class Solution:
-    """The result of :func:`optimal.solve`.
+    """What :func:`optimal.solve` returns, whatever the engine.
 
     Attributes
     ----------
     status:
-        ``OPTIMAL``, ``FEASIBLE`` (time limit; see ``bound``), ``INFEASIBLE``
-        or ``UNKNOWN`` (no assignment found in time).
+        ``OPTIMAL`` (every tier proven, in order), ``FEASIBLE`` (a valid answer, some tier not proven
+        in time: see ``tiers``), ``INFEASIBLE`` (no assignment meets the constraints: ``message``
+        says which) or ``UNKNOWN`` (the time limit struck before any assignment).
     method:
-        ``flow``, ``networkx`` or ``cpsat``.
+        The engine: ``flow``, ``networkx``, ``cpsat`` (the aggregated network's models, with a
+        certificate), ``flow-spread`` (the per-topic spread flow) or ``cpsat-staged`` (the composed
+        model, :mod:`optimal.staged`).
     assignment:
         The assignment (``None`` when ``UNKNOWN`` or ``INFEASIBLE``).
-    objective, bound:
-        The value of ``W * sum(x**2) - r * kept + q * cross`` (see
-        :mod:`optimal.levels`) for the assignment, and a proven lower bound on
-        the optimum; equal when ``OPTIMAL``.
-    certificate:
-        Member prices that :func:`optimal.certificate.verify` accepts
-        (``OPTIMAL`` only).
-    retained:
-        Partitions that stay with their resolved previous owner.
-    cross_rack:
-        Partitions given to a member outside their replicas' racks
-        (:func:`~assignment_oracle.problem.metrics.cross_rack`; 0 without
-        rack information).
+    request:
+        What was asked (:class:`optimal.request.Request`); ``objective_order`` is its tiers.
+    tiers:
+        One :class:`TierResult` per tier of ``objective_order``, in order.
+    stages:
+        The staged model's stages (name, value, bound, proven), for the record.
+    network, objective, bound, certificate, weights:
+        The aggregated network's engines only: the network, the value of ``W * sum(x**2) - r * kept +
+        q * cross`` (:mod:`optimal.levels`) and a proven lower bound on it, the member prices
+        (``OPTIMAL`` only), the weights ``W, r, q``.
+    retained, cross_rack:
+        Partitions kept by their resolved previous owner; partitions outside their replicas' racks.
     wall_time:
         Seconds spent in :func:`optimal.solve`, model building included.
     stats:
@@ -61,21 +88,46 @@ class Solution:
     """
 
     problem: Problem
-    network: AggregatedNetwork
     status: str
     method: str
     assignment: Assignment | None
-    objective: int | None
-    bound: int | None
-    certificate: Certificate | None
-    weights: ObjectiveWeights
-    wall_time: float
+    network: AggregatedNetwork | None = None
+    objective: int | None = None
+    bound: int | None = None
+    certificate: Certificate | None = None
+    weights: ObjectiveWeights | None = None
+    wall_time: float = 0.0
     retained: int | None = None
     cross_rack: int | None = None
     stats: Mapping[str, int] = field(default_factory=dict)
+    request: Request = field(default_factory=Request)
+    tiers: tuple[TierResult, ...] = ()
+    stages: tuple[Mapping[str, object], ...] = ()
+    message: str = ""
+    claims: ResolvedClaims | None = None
+
+    @property
+    def objective_order(self) -> tuple[str, ...]:
+        return self.request.tiers(self.problem)
+
+    @cached_property
+    def measures(self) -> Measures | None:
+        """Every tier's number on the answer (:func:`optimal.request.measure`), computed once."""
+        if self.assignment is None:
+            return None
+        return measure(self.problem, self.assignment, self.resolved_claims)
+
+    @property
+    def resolved_claims(self) -> ResolvedClaims:
+        if self.network is not None:
+            return self.network.claims
+        if self.claims is not None:
+            return self.claims
+        return resolve_claims(self.problem)
 
     @cached_property
     def load_array(self) -> np.ndarray:
+        """Partitions per member, in ``problem.members`` order."""
         ids = self.problem.member_ids
         return np.array([self.assignment.load(m) for m in ids], dtype=np.int64)
 
@@ -90,21 +142,30 @@ class Solution:
         return tuple(int(x) for x in sorted(self.load_array.tolist(), reverse=True))
 
     @property
+    def weighted_loads(self) -> dict[str, int]:
+        """Member id -> the sum of its partitions' weights (the partition count without weights)."""
+        return {m: int(x) for m, x in zip(self.problem.member_ids, self.measures.loads)}
+
+    @property
     def sum_of_squares(self) -> int:
         return int(sum(int(x) ** 2 for x in self.load_array))
 
     @property
     def owned(self) -> int:
         """Partitions that had a resolved previous owner."""
-        return int((self.network.previous_owner >= 0).sum())
+        return self.resolved_claims.owned_count
 
     @property
     def moved(self) -> int | None:
         """Partitions whose (still eligible) previous owner lost them."""
         return None if self.retained is None else self.owned - self.retained
 
+    def tier(self, name: str) -> TierResult | None:
+        return next((t for t in self.tiers if t.tier == name), None)
+
     def to_mapping(self, *, timing: bool = False, plain: bool = True) -> dict:
-        """The JSON document ``assignment-oracle solve`` writes.
+        """The JSON document ``assignment-oracle solve`` writes (docs/formats.md, "solve output"):
+        the same keys for every engine.
 
         Wall time is left out unless ``timing`` is set, so that the same input
         gives the same bytes.  With ``plain=False`` the assignment stays an
@@ -112,29 +173,42 @@ class Solution:
         :func:`~assignment_oracle.problem.scenario_json.dumps` writes straight
         from its rows.
         """
-        problem, claims = self.problem, self.network.claims
+        problem, claims = self.problem, self.resolved_claims
         out: dict = {
             "status": self.status,
             "method": self.method,
-            "objective_order": list(problem.objective),
+            "objective_order": list(self.objective_order),
+            "balance_definition": self.request.balance,
+            "max_moves": self.request.max_moves,
+            "max_moves_per_member": self.request.max_moves_per_member,
+            "join_groups": [list(g) for g in problem.join_groups],
+            "tiers": [t.to_mapping() for t in self.tiers],
+            "stages": [dict(s) for s in self.stages],
+            "message": self.message,
             "objective": self.objective,
             "bound": self.bound,
             "unsubscribed_topics": list(problem.unsubscribed_topics),
             "missing_topics": {m: list(ts) for m, ts in problem.missing_topics.items()},
             "dropped_claims": [d.to_mapping() for d in claims.dropped],
+            "owned": self.owned,
         }
         if self.assignment is not None:
+            measures = self.measures
             out.update(
                 assignment=(self.assignment.to_mapping(problem.member_ids) if plain
                             else self.assignment.including(problem.member_ids)),
                 loads=self.loads,
                 sorted_loads=list(self.sorted_loads),
                 sum_of_squares=self.sum_of_squares,
-                retained=self.retained,
-                moved=self.moved,
-                owned=self.owned,
-                cross_rack=self.cross_rack,
+                retained=measures.kept,
+                moved=measures.moved,
+                moved_per_member={m: int(n) for m, n in zip(problem.member_ids, measures.moved_from) if n},
+                cross_rack=measures.cross_rack,
+                topic_squares=measures.topic_squares,
             )
+            if problem.weights:
+                out["weighted_loads"] = self.weighted_loads
+                out["weighted_sorted_loads"] = list(measures.sorted_loads)
         out["certificate"] = None if self.certificate is None else self.certificate.to_mapping()
         if timing:
             out["wall_time_s"] = round(self.wall_time, 6)

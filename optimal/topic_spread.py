@@ -35,18 +35,17 @@ the spread's range: the tiers never trade.  Racks are not a tier here yet.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
-from assignment_oracle.optimal.solution import OPTIMAL
-from assignment_oracle.problem.claims import resolve_claims
-from assignment_oracle.problem.metrics import per_topic_spread, retained
+from assignment_oracle.optimal.solution import OPTIMAL, Solution
+from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
+from assignment_oracle.problem.metrics import retained
+from assignment_oracle.problem.errors import SolverError
 from assignment_oracle.problem.model import Assignment, Problem
 
-__all__ = ["TopicSpreadSolution", "solve", "topic_squares"]
+__all__ = ["solve", "topic_squares"]
 
 #: Costs stay below this (int64, with room for the solver's sums).
 _COST_LIMIT = 2**62
@@ -58,47 +57,15 @@ def topic_squares(problem: Problem, assignment: Assignment) -> int:
                if t in problem.partition_counts)
 
 
-@dataclass(frozen=True)
-class TopicSpreadSolution:
-    """What :func:`solve` returns."""
-
-    problem: Problem
-    status: str
-    assignment: Assignment
-    loads: Mapping[str, int] = field(default_factory=dict)
-    squares: int = 0
-    retained: int = 0
-    wall_time: float = 0.0
-
-    @property
-    def sorted_loads(self) -> tuple[int, ...]:
-        return tuple(sorted(self.loads.values(), reverse=True))
-
-    def to_mapping(self, *, timing: bool = False) -> dict:
-        out = {
-            "status": self.status,
-            "method": "flow",
-            "objective": ["balance", "spread", "stickiness"],
-            "assignment": self.assignment.to_mapping(self.problem.member_ids),
-            "loads": dict(self.loads),
-            "sorted_loads": list(self.sorted_loads),
-            "topic_squares": self.squares,
-            "per_topic_spread": per_topic_spread(self.problem, self.assignment),
-            "retained": self.retained,
-            "owned": resolve_claims(self.problem).owned_count,
-            "certificate": None,
-        }
-        if timing:
-            out["wall_time_s"] = round(self.wall_time, 6)
-        return out
-
-
-def solve(problem: Problem) -> TopicSpreadSolution:
-    """Most balanced, then most evenly spread per topic, then stickiest (module docstring)."""
+def solve(problem: Problem, *, claims: ResolvedClaims | None = None) -> Solution:
+    """Most balanced, then most evenly spread per topic, then stickiest (module docstring); the
+    front door (:func:`optimal.solve`) adds the per-tier records.  :class:`ValueError` when the
+    tiers' weights do not fit 64-bit costs (the front door then takes the staged model)."""
     if problem.join_groups or problem.weights:
-        raise ValueError("per-topic spread with join groups or weights is not solved yet")
+        raise ValueError("per-topic spread with join groups or weights is not a flow")
     started = time.perf_counter()
-    previous = resolve_claims(problem).previous_owner
+    claims = resolve_claims(problem) if claims is None else claims
+    previous = claims.previous_owner
     n = len(problem.members)
     topics = problem.assignable_topics
     total = problem.total_partitions
@@ -159,7 +126,7 @@ def solve(problem: Problem) -> TopicSpreadSolution:
     for v, s in supplies.items():
         flow.set_node_supply(v, s)
     if tails and flow.solve() != flow.OPTIMAL:
-        raise RuntimeError("min-cost flow failed on a feasible problem (a bug)")
+        raise SolverError("flow-spread: min-cost flow failed on a feasible problem (a bug)")
     placed: dict[str, list[tuple[str, int]]] = {mid: [] for mid in problem.member_ids}
     kept_set = set()
     for a, t, p, m in keep_arcs:
@@ -174,6 +141,6 @@ def solve(problem: Problem) -> TopicSpreadSolution:
             for _ in range(held - already):
                 placed[problem.member_ids[m]].append((topic.name, next(rest)))
     assignment = Assignment.from_partitions(placed, problem.member_ids)
-    return TopicSpreadSolution(problem, OPTIMAL, assignment, {mid: len(ps) for mid, ps in placed.items()},
-                               topic_squares(problem, assignment), retained(problem, assignment),
-                               time.perf_counter() - started)
+    return Solution(problem=problem, status=OPTIMAL, method="flow-spread", assignment=assignment,
+                    wall_time=time.perf_counter() - started, retained=retained(problem, assignment, claims),
+                    cross_rack=0, claims=claims, stats={"arcs": len(tails), "nodes": nodes})

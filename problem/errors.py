@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Iterable
 
 __all__ = ["OracleError", "InputError", "MissingExtra", "SolverError", "AssignorError", "UnknownAssignor",
-           "AssignorDidNotFinish", "AssignorFailed"]
+           "AssignorDidNotFinish", "AssignorFailed", "UnsupportedRequest"]
 
 
 class OracleError(Exception):
@@ -54,6 +54,13 @@ class MissingExtra(OracleError, ImportError):
         self.extra, self.needed_by, self.module = extra, needed_by, module
         super().__init__(f"{needed_by} needs the '{extra}' extra ({module} is not installed): "
                          f"pip install 'assignment-oracle[{extra}]'")
+
+
+class UnsupportedRequest(OracleError, ValueError):
+    """A request (objective tiers, balance definition, constraints, method) that cannot be answered
+    exactly as asked: refused in one line naming the combination, never answered for another objective."""
+
+    exit_code = 2
 
 
 class SolverError(OracleError, RuntimeError):

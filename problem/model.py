@@ -33,6 +33,7 @@ import numpy as np
 __all__ = [
     "BALANCE",
     "RACK",
+    "SPREAD",
     "STICKINESS",
     "TIERS",
     "BALANCE_FIRST",
@@ -47,10 +48,12 @@ __all__ = [
 
 BALANCE = "balance"
 RACK = "rack"
+SPREAD = "spread"
 STICKINESS = "stickiness"
-#: The objective's tiers.  An objective names ``balance`` and ``stickiness`` once each and ``rack`` at
-#: most once (left out: rack locality plays no part), in priority order.
-TIERS: tuple[str, ...] = (BALANCE, RACK, STICKINESS)
+#: The objective's tiers.  An objective names ``balance`` and ``stickiness`` once each, ``rack`` and
+#: ``spread`` (per-topic spread, KAFKA-16277) at most once each (left out: they play no part), in
+#: priority order (docs/formats.md, "Objective").
+TIERS: tuple[str, ...] = (BALANCE, RACK, SPREAD, STICKINESS)
 #: The default order: most balanced, then fewest cross-rack partitions (KIP-881), then stickiest.
 #: KIP-54's "fair yet sticky" with rack locality between the two, as Kafka's rack-aware sticky
 #: assignors rank them (see docs/formats.md, "Objective").  Without rack information every

@@ -363,8 +363,8 @@ def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool
 def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[str, ...]:
     """Tiers in priority order: ``["balance", "rack", "stickiness"]`` or ``"balance,rack,stickiness"``.
 
-    ``balance`` and ``stickiness`` once each, ``rack`` at most once (left
-    out: rack locality plays no part), in any order.
+    ``balance`` and ``stickiness`` once each, ``rack`` and ``spread`` at most
+    once each (left out: they play no part), in any order.
     """
     if isinstance(value, str):
         parts = [p.strip() for p in value.split(",")]
@@ -375,7 +375,8 @@ def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[s
     unknown = [p for p in parts if p not in TIERS]
     if unknown or len(set(parts)) != len(parts) or BALANCE not in parts or STICKINESS not in parts:
         raise InputError(
-            source, path, "must name balance and stickiness once each and rack at most once, in priority order; "
+            source, path, "must name balance and stickiness once each and rack and spread at most once each, in "
+            "priority order; "
             f"got {json.dumps(parts)}"
         )
     return tuple(parts)

@@ -1,0 +1,692 @@
+"""The composed exact model: every tier and constraint at once, each tier proven by CP-SAT in the asked order.
+
+Guarantee: with no time limit the answer is optimal for the request
+(:mod:`optimal.request`) exactly as asked: its tiers are optimised in the
+request's order, each stage proven optimal by CP-SAT and pinned before the next
+starts, under every constraint of the problem and request at once: join groups
+(KIP-315's co-partitioning: a unit goes to one member), weights (lag-weighted
+loads), rack locality (KIP-881), per-topic spread (KAFKA-16277), and a budget of
+moves in all and per member (KIP-429's revocations).  With a time limit, a stage
+that is not proven is pinned at its incumbent's value (a ceiling every later
+stage keeps), the answer is ``FEASIBLE``, and every tier reports what was proven
+about it: never a claim the solver did not prove.
+
+This is the engine for whatever the aggregated min-cost flow cannot express
+(:data:`optimal.engines.ENGINES`); on what the flow can express the two must
+agree, and the tests hold both and a brute force to that.
+
+Parts and classes
+-----------------
+What is assigned are *parts*: a partition, or with join groups a *unit* (the
+partitions numbered ``p`` of a group's topics), which goes to one member that
+subscribes to all its topics.  A part's balance weight is its partitions'
+weights summed (partition counts without weights).  Parts with the same
+balance weight, the same eligible members, the same cross-rack count per
+member (only when ``rack`` is a tier and racks are known) and the same topics
+(only when ``spread`` is a tier) are interchangeable for every tier but
+stickiness, so they form a *class*, and the model counts them: ``take[c][m]``
+parts of class ``c`` go to member ``m``, a handful of integers per member
+whatever the partition count.  Within a class, parts with the same previous
+owners (the *signature*: which eligible members owned how many of its
+partitions) are interchangeable for stickiness too: ``back[c][s][o]`` parts of
+signature ``s`` go back to owner ``o`` (at most as many as it has), and
+``take`` counts the others.  Every assignment is one of these, and every
+solution is an assignment (each signature's parts dealt by ``back``, each
+class's other parts by ``take``; a part dealt onto a previous owner only keeps
+more), so the optimum is the one over a boolean per part and member.
+
+Loads, kept partitions, moves per previous owner, cross-rack partitions and
+per-topic counts are all linear in these counts.
+
+Stages
+------
+``balance``, ``dec-min``: the sorted loads, largest first, lexicographically
+least, found from the top.  With the ``C`` largest values known (their sum
+``S``): (a) the next value is the least possible ``(C+1)``-th largest load,
+``min (C+1) * t + sum_m max(0, load_m - t)`` (the sum of the ``C+1`` largest
+loads, linear with one integer ``t``) minus ``S``; (b) the fewest members at
+that value ``v``: ``E(v-1)``, with ``E(l) = sum_m max(0, load_m - l)``, is the
+count at ``v`` plus a constant once the values above are pinned.  Each value is
+pinned by ``E(l) <= E*(l)`` at ``l = v`` and ``v - 1``, where ``E*`` is the same
+sum over the known values: ``E`` is convex in ``l`` and ``E*`` linear between
+consecutive known values, so these pins hold for every ``l`` above the last
+known value minus one, which by LP duality (the sum of the ``k`` largest loads
+is ``min_t k*t + E(t)``) makes every prefix sum of the sorted loads at most the
+known one, and as the known values are lexicographically least, equal to it.
+No boolean per member and level: the pins' relaxation is as strong as the
+loads'.  Shortcuts, each a proof: the largest load meets ``max(ceil(total /
+members), heaviest part)``; one member at the level; the members not yet
+counted share the rest within one of each other (the total is fixed, so that
+split is the least of all).
+``sum-of-squares``: the least sum of squared loads; ``max-then-squares``: the
+least largest load, then that.
+``rack``: the fewest cross-rack partitions; ``spread``: the least sum of
+squared per-topic counts; ``stickiness``: the most partitions kept (the fewest
+moves).
+
+Every stage hints CP-SAT with the incumbent, complete (every auxiliary
+variable's value derived from it), so it is the first solution before presolve.
+A stage not settled after :data:`FIRST_EFFORT` deterministic seconds restarts
+from the same model solved as a MIP by HiGHS (:mod:`optimal.mip_hint`), which
+CP-SAT checks and proves.  The solver parameters are in :func:`parameters`,
+the one place.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from assignment_oracle.optimal import mip_hint
+from assignment_oracle.optimal.request import Request
+from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, TierResult
+from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
+from assignment_oracle.problem.errors import SolverError
+from assignment_oracle.problem.model import BALANCE, RACK, SPREAD, STICKINESS, Assignment, Problem
+
+__all__ = ["FIRST_EFFORT", "Parts", "parts_of", "parameters", "solve"]
+
+#: CP-SAT deterministic seconds for a stage before it is given the MIP's solution as its hint.
+FIRST_EFFORT = 10.0
+
+
+def parameters(solver: cp_model.CpSolver, *, time_limit: float | None = None, effort: float | None = None) -> None:
+    """The one place CP-SAT's parameters are set: an interleaved portfolio of two workers
+    (deterministic whatever the load: its strategies run in fixed batches), seed 0, cuts on the load
+    rows (``linearization_level`` 2: the relaxation meets the optimum where the plain LP does not),
+    and the limits."""
+    solver.parameters.num_workers = 2
+    solver.parameters.interleave_search = True
+    solver.parameters.random_seed = 0
+    solver.parameters.linearization_level = 2
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(0.0, time_limit)
+    if effort is not None:
+        solver.parameters.max_deterministic_time = effort
+
+
+@dataclass(frozen=True)
+class _Class:
+    load: int  # balance weight of each of its parts
+    eligible: tuple[int, ...]
+    cross: tuple[int, ...]  # cross-rack partitions of one part, per eligible member (aligned)
+    topics: tuple[tuple[int, int], ...]  # (topic index, partitions of it) in one part
+    parts: tuple[int, ...]
+    signatures: tuple[tuple[tuple[tuple[int, int], ...], tuple[int, ...]], ...]  # ((owner, kept)...), parts
+
+
+@dataclass(frozen=True, eq=False)
+class Parts:
+    """What is assigned, as dense arrays (module docstring): per part its global partition numbers,
+    balance weight and best kept count; the classes; per member the partitions it owned before;
+    the units no single member can take (``stranded``: the problem is infeasible)."""
+
+    partitions: tuple[np.ndarray, ...]
+    load: np.ndarray
+    most_kept: np.ndarray
+    least_cross: np.ndarray
+    classes: tuple[_Class, ...]
+    owned_by: np.ndarray
+    stranded: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def total(self) -> int:
+        return int(self.load.sum())
+
+
+def parts_of(problem: Problem, tiers: tuple[str, ...], claims: ResolvedClaims) -> Parts:
+    """The problem's parts and classes for these tiers (module docstring)."""
+    n = len(problem.members)
+    offsets = problem.partition_offsets
+    topic_index = {t: i for i, t in enumerate(problem.topic_names)}
+    previous = claims.previous_owner_array
+    weights = problem.weight_array if problem.weights else None
+    locality = problem.rack_locality
+    racks = RACK in tiers and locality.active
+    spread = SPREAD in tiers
+    subscribed = {t: frozenset(ms) for t, ms in problem.subscribers.items()}
+    everyone = frozenset(range(n))
+    grouped = {t for g in problem.join_groups for t in g}
+    units: list[np.ndarray] = []
+    stranded: list[tuple[str, int]] = []
+    unit_eligible: list[tuple[int, ...]] = []
+
+    for topic in problem.topics:
+        if topic.name not in grouped and subscribed[topic.name]:
+            eligible = tuple(sorted(subscribed[topic.name]))
+            start = int(offsets[topic_index[topic.name]])
+            for p in range(topic.partitions):
+                units.append(np.array([start + p], dtype=np.int64))
+                unit_eligible.append(eligible)
+    for group in problem.join_groups:
+        counts = {t: problem.partition_counts[t] for t in group}
+        for p in range(max(counts.values())):
+            topics = [t for t in group if p < counts[t]]
+            if not any(subscribed[t] for t in topics):
+                continue  # nobody subscribes to any of it: left out, like an unsubscribed topic
+            eligible_set = everyone.intersection(*(subscribed[t] for t in topics))
+            if not eligible_set:
+                stranded.append((topics[0], p))
+                continue
+            units.append(np.array([int(offsets[topic_index[t]]) + p for t in topics], dtype=np.int64))
+            unit_eligible.append(tuple(sorted(eligible_set)))
+    topic_of = np.searchsorted(offsets, np.arange(int(offsets[-1])), side="right") - 1 if units else np.zeros(0)
+    load = np.array([int(weights[u].sum()) if weights is not None else u.size for u in units], dtype=np.int64)
+    owned_by = np.bincount(previous[previous >= 0], minlength=n).astype(np.int64)
+    most_kept = np.zeros(len(units), dtype=np.int64)
+    least_cross = np.zeros(len(units), dtype=np.int64)
+    keyed: dict[tuple, dict[tuple, list[int]]] = {}
+    cross_cache: dict[tuple, tuple[int, ...]] = {}
+    for k, unit in enumerate(units):
+        eligible = unit_eligible[k]
+        owners: dict[int, int] = {}
+        for g in unit:
+            o = int(previous[g])
+            if o >= 0:
+                owners[o] = owners.get(o, 0) + 1
+        allowed = set(eligible)
+        signature = tuple(sorted((o, c) for o, c in owners.items() if o in allowed))
+        most_kept[k] = max((c for _, c in signature), default=0)
+        cross: tuple[int, ...] = ()
+        if racks:
+            key = (eligible, tuple(int(locality.partition_rackset[g]) for g in unit))
+            cross = cross_cache.get(key)  # type: ignore[assignment]
+            if cross is None:
+                rows, cols = np.broadcast_arrays(unit[:, None], np.array(eligible, dtype=np.int64)[None, :])
+                local = locality.is_local(rows, cols)
+                cross = cross_cache[key] = tuple(int(x) for x in (~local).sum(axis=0))
+            least_cross[k] = min(cross)
+        topics: tuple[tuple[int, int], ...] = ()
+        if spread:
+            seen: dict[int, int] = {}
+            for g in unit:
+                t = int(topic_of[g])
+                seen[t] = seen.get(t, 0) + 1
+            topics = tuple(sorted(seen.items()))
+        keyed.setdefault((int(load[k]), eligible, cross, topics), {}).setdefault(signature, []).append(k)
+    classes = []
+    for (weight, eligible, cross, topics), signatures in sorted(keyed.items(), key=lambda item: item[0]):
+        members_parts = tuple(sorted(k for ks in signatures.values() for k in ks))
+        sigs = tuple(sorted(((s, tuple(ks)) for s, ks in signatures.items() if s), key=lambda item: item[1][0]))
+        classes.append(_Class(weight, eligible, cross, topics, members_parts, sigs))
+    return Parts(tuple(units), load, most_kept, least_cross, tuple(classes), owned_by, tuple(stranded))
+
+
+@dataclass
+class _Incumbent:
+    """The best assignment so far, as the counts' values, and what is measured on it."""
+
+    values: dict[int, int]  # primary variable index -> value
+    loads: np.ndarray
+    kept: int
+    kept_of: np.ndarray  # per member: its previously owned partitions it keeps
+    cross: int
+    held: dict[tuple[int, int], int]  # (topic, member) -> partitions
+
+
+class _Model:
+    """The CP-SAT model over classes (module docstring), with every tier's expression and a
+    registry of auxiliary variables and how each follows from an assignment (complete hints)."""
+
+    def __init__(self, problem: Problem, parts: Parts, request: Request, tiers: tuple[str, ...]) -> None:
+        self.parts = parts
+        self.n = n = len(problem.members)
+        self.model = cp_model.CpModel()
+        m_ = self.model
+        self.take: list[dict[int, cp_model.IntVar]] = []
+        self.back: list[list[tuple[tuple[int, ...], dict[int, cp_model.IntVar], dict[int, int]]]] = []
+        self.primary: list[cp_model.IntVar] = []
+        self.derived: list[tuple[cp_model.IntVar, Callable[[_Incumbent], int]]] = []
+        load_terms: list[list] = [[] for _ in range(n)]
+        kept_terms: list[list] = [[] for _ in range(n)]
+        cross_terms: list = []
+        held_terms: dict[tuple[int, int], list] = {}
+        capacity = [0] * n
+        for c, cls in enumerate(parts.classes):
+            count = len(cls.parts)
+            take = {m: m_.new_int_var(0, count, f"take[{c},{m}]") for m in cls.eligible}
+            self.primary.extend(take.values())
+            assigned: dict[int, list] = {m: [take[m]] for m in cls.eligible}
+            signatures = []
+            for s, (signature, ks) in enumerate(cls.signatures):
+                size = len(ks)
+                back = {o: (m_.new_bool_var(f"back[{c},{s},{o}]") if size == 1 else
+                            m_.new_int_var(0, size, f"back[{c},{s},{o}]")) for o, _ in signature}
+                self.primary.extend(back.values())
+                if len(back) > 1:
+                    if size == 1:
+                        m_.add_at_most_one(back.values())
+                    else:
+                        m_.add(sum(back.values()) <= size)
+                for o, kept in signature:
+                    assigned[o].append(back[o])
+                    kept_terms[o].append((kept, back[o]))
+                signatures.append((ks, back, dict(signature)))
+            m_.add(sum(v for vs in assigned.values() for v in vs) == count)
+            self.take.append(take)
+            self.back.append(signatures)
+            for i, m in enumerate(cls.eligible):
+                total = sum(assigned[m])
+                load_terms[m].append((cls.load, total))
+                capacity[m] += cls.load * count
+                if cls.cross and cls.cross[i]:
+                    cross_terms.append(cls.cross[i] * total)
+                for t, k in cls.topics:
+                    held_terms.setdefault((t, m), []).append(k * total)
+        self.capacity = capacity
+        self.load = [m_.new_int_var(0, capacity[m], f"load[{m}]") for m in range(n)]
+        for m in range(n):
+            m_.add(self.load[m] == sum(w * v for w, v in load_terms[m]))
+            self.derived.append((self.load[m], lambda inc, m=m: int(inc.loads[m])))
+        self.kept_of = [sum(k * v for k, v in kept_terms[m]) for m in range(n)]
+        self.kept = sum(k * v for terms in kept_terms for k, v in terms)
+        self.cross = sum(cross_terms)
+        self.held = {key: sum(terms) for key, terms in sorted(held_terms.items())}
+        self._largest = None
+        self._excess: dict[int, list] = {}
+        self._squares = None
+        if request.max_moves is not None:
+            m_.add(self.kept >= int(parts.owned_by.sum()) - request.max_moves)
+        if request.max_moves_per_member is not None:
+            for m in range(n):
+                m_.add(self.kept_of[m] >= int(parts.owned_by[m]) - request.max_moves_per_member)
+
+    # -- expressions, created when a stage asks for them --------------------------------------
+
+    def largest(self):
+        if self._largest is None:
+            self._largest = self.model.new_int_var(0, max(self.capacity, default=0), "largest")
+            self.model.add_max_equality(self._largest, self.load or [0])
+            self.derived.append((self._largest, lambda inc: int(inc.loads.max()) if inc.loads.size else 0))
+        return self._largest
+
+    def excess(self, level: int):
+        """``E(level) = sum over members of max(0, load - level)``, linear (module docstring)."""
+        if level not in self._excess:
+            terms = []
+            for m, load in enumerate(self.load):
+                over = self.model.new_int_var(0, max(0, self.capacity[m] - level), f"excess[{m},{level}]")
+                self.model.add(over >= load - level)
+                self.derived.append((over, lambda inc, m=m, level=level: max(0, int(inc.loads[m]) - level)))
+                terms.append(over)
+            self._excess[level] = terms
+        return sum(self._excess[level])
+
+    def top_sum(self, k: int):
+        """The sum of the ``k`` largest loads: ``min_t k*t + E(t)``, one integer ``t`` and an excess per member."""
+        top = max(self.capacity, default=0)
+        t = self.model.new_int_var(0, top, f"t[{k}]")
+        self.derived.append((t, lambda inc: int(np.sort(inc.loads)[::-1][k - 1])))
+        terms = []
+        for m, load in enumerate(self.load):
+            over = self.model.new_int_var(0, self.capacity[m], f"over[{k},{m}]")
+            self.model.add(over >= load - t)
+            self.derived.append((over, lambda inc, m=m: max(0, int(inc.loads[m]) - int(np.sort(inc.loads)[::-1][k - 1]))))
+            terms.append(over)
+        return k * t + sum(terms)
+
+    def squares(self):
+        if self._squares is None:
+            self._squares = []
+            for m, load in enumerate(self.load):
+                square = self.model.new_int_var(0, self.capacity[m] ** 2, f"square[{m}]")
+                self.model.add_multiplication_equality(square, [load, load])
+                self.derived.append((square, lambda inc, m=m: int(inc.loads[m]) ** 2))
+                self._squares.append(square)
+        return sum(self._squares)
+
+    def topic_squares(self):
+        terms = []
+        for (t, m), expression in self.held.items():
+            top = sum(len(cls.parts) * k for cls in self.parts.classes if m in cls.eligible for tt, k in cls.topics if tt == t)
+            count = self.model.new_int_var(0, top, f"held[{t},{m}]")
+            self.model.add(count == expression)
+            square = self.model.new_int_var(0, top * top, f"held_sq[{t},{m}]")
+            self.model.add_multiplication_equality(square, [count, count])
+            self.derived.append((count, lambda inc, key=(t, m): inc.held.get(key, 0)))
+            self.derived.append((square, lambda inc, key=(t, m): inc.held.get(key, 0) ** 2))
+            terms.append(square)
+        return sum(terms)
+
+    # -- assignments in and out ---------------------------------------------------------------
+
+    def incumbent(self, values: Mapping[int, int]) -> _Incumbent:
+        """Measure the counts ``values`` (primary variable index -> value)."""
+        loads = np.zeros(self.n, dtype=np.int64)
+        kept_of = np.zeros(self.n, dtype=np.int64)
+        held: dict[tuple[int, int], int] = {}
+        kept = cross = 0
+        for cls, take, signatures in zip(self.parts.classes, self.take, self.back):
+            per = {m: values[v.index] for m, v in take.items()}
+            for _, back, kept_by in signatures:
+                for o, v in back.items():
+                    x = values[v.index]
+                    per[o] += x
+                    kept += kept_by[o] * x
+                    kept_of[o] += kept_by[o] * x
+            for i, m in enumerate(cls.eligible):
+                x = per[m]
+                if x:
+                    loads[m] += cls.load * x
+                    if cls.cross:
+                        cross += cls.cross[i] * x
+                    for t, k in cls.topics:
+                        held[(t, m)] = held.get((t, m), 0) + k * x
+        primary = {v.index: int(values[v.index]) for v in self.primary}
+        return _Incumbent(primary, loads, kept, kept_of, cross, held)
+
+    def values_of(self, owner: np.ndarray) -> dict[int, int]:
+        """The counts of per-part owners ``owner``."""
+        values: dict[int, int] = {}
+        for cls, take, signatures in zip(self.parts.classes, self.take, self.back):
+            free = dict.fromkeys(take, 0)
+            returned: set[int] = set()
+            for ks, back, _ in signatures:
+                for o, v in back.items():
+                    x = sum(1 for k in ks if owner[k] == o)
+                    values[v.index] = x
+                    returned.update(k for k in ks if owner[k] == o)
+            for k in cls.parts:
+                if k not in returned:
+                    free[int(owner[k])] += 1
+            values.update((v.index, free[m]) for m, v in take.items())
+        return values
+
+    def owners(self, values: Mapping[int, int]) -> np.ndarray:
+        """Per-part owners: each signature's parts dealt by its ``back`` counts, then each class's
+        other parts by ``take`` (members in index order, parts in order)."""
+        owner = np.full(len(self.parts.partitions), -1, dtype=np.int64)
+        for cls, take, signatures in zip(self.parts.classes, self.take, self.back):
+            for ks, back, _ in signatures:
+                dealt = iter(ks)
+                for o, v in back.items():
+                    for _ in range(int(values[v.index])):
+                        owner[next(dealt)] = o
+            rest = iter([k for k in cls.parts if owner[k] < 0])
+            for m, v in take.items():
+                for _ in range(int(values[v.index])):
+                    owner[next(rest)] = m
+        if (owner < 0).any():
+            raise SolverError("cpsat-staged: the counts left a part without an owner (a bug)")
+        return owner
+
+    def hint(self, incumbent: _Incumbent) -> None:
+        self.model.clear_hints()
+        for var in self.primary:
+            self.model.add_hint(var, incumbent.values[var.index])
+        for var, value in self.derived:
+            self.model.add_hint(var, value(incumbent))
+
+
+def _greedy(parts: Parts, n: int, keep_first: bool) -> np.ndarray:
+    """A first assignment: heaviest parts first, each to its best previous owner (always when
+    ``keep_first``, else while that owner is within a part of the least loaded), else to the least
+    loaded eligible member."""
+    loads = np.zeros(n, dtype=np.int64)
+    owner = np.full(len(parts.partitions), -1, dtype=np.int64)
+    best: dict[int, int] = {}
+    eligible: dict[int, tuple[int, ...]] = {}
+    for cls in parts.classes:
+        for k in cls.parts:
+            eligible[k] = cls.eligible
+        for signature, ks in cls.signatures:
+            o = max(signature, key=lambda item: (item[1], -item[0]))[0]
+            for k in ks:
+                best[k] = o
+    for k in sorted(range(len(owner)), key=lambda k: (-int(parts.load[k]), k)):
+        members = eligible[k]
+        least = min(members, key=lambda m: (loads[m], m))
+        o = best.get(k, -1)
+        m = o if o >= 0 and (keep_first or loads[o] <= loads[least] + parts.load[k]) else least
+        owner[k] = m
+        loads[m] += parts.load[k]
+    return owner
+
+
+def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None = None,
+          time_limit: float | None = None) -> Solution:
+    """The optimum of ``request`` on ``problem`` (module docstring)."""
+    started = time.perf_counter()
+    deadline = None if time_limit is None else started + time_limit
+    claims = resolve_claims(problem) if claims is None else claims
+    tiers = request.tiers(problem)
+    parts = parts_of(problem, tiers, claims)
+    n = len(problem.members)
+    stages: list[dict] = []
+
+    def answer(status: str, owner: np.ndarray | None, records: list[TierResult], message: str = "") -> Solution:
+        assignment = None
+        if owner is not None:  # the one place the answer is built: from the owner array
+            global_owner = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int64)
+            if parts.partitions:
+                global_owner[np.concatenate(parts.partitions)] = np.repeat(owner, [u.size for u in parts.partitions])
+            assignment = Assignment.from_owners(problem, global_owner)
+        solution = Solution(problem=problem, status=status, method="cpsat-staged", assignment=assignment,
+                            wall_time=time.perf_counter() - started, request=request, tiers=tuple(records),
+                            stages=tuple(stages), message=message, claims=claims,
+                            stats={"parts": len(parts.partitions), "classes": len(parts.classes)})
+        if assignment is None:
+            return solution
+        measures = solution.measures
+        # Every tier's value is measured on the answer; the record keeps what the stages proved.
+        final = []
+        for record in records:
+            value = measures.value(record.tier, request.balance)
+            bound = value if record.proven else record.bound
+            final.append(TierResult(record.tier, value, bound, record.proven, record.how))
+        object.__setattr__(solution, "tiers", tuple(final))
+        object.__setattr__(solution, "retained", measures.kept)
+        object.__setattr__(solution, "cross_rack", measures.cross_rack)
+        return solution
+
+    if parts.stranded:
+        topic, p = parts.stranded[0]
+        return answer(INFEASIBLE, None, [], f"no member subscribes to every topic of the unit of {topic}-{p}'s "
+                                            f"partition number ({len(parts.stranded)} such unit(s))")
+    if not parts.partitions:  # nothing to assign: every tier is at its only value
+        return answer(OPTIMAL, np.zeros(0, dtype=np.int64),
+                      [TierResult(t, None, None, True, "bound") for t in tiers], "")
+    state = _Model(problem, parts, request, tiers)
+    keep_first = request.limited or tiers.index(STICKINESS) < tiers.index(BALANCE)
+    incumbent = state.incumbent(state.values_of(_greedy(parts, n, keep_first)))
+    moves = parts.owned_by - incumbent.kept_of
+    # Shortcuts read the incumbent, so it must meet every constraint: the greedy one may break a budget.
+    trusted = ((request.max_moves is None or int(moves.sum()) <= request.max_moves) and
+               (request.max_moves_per_member is None or int(moves.max(initial=0)) <= request.max_moves_per_member))
+    found_any = False
+    unproven: list[str] = []
+
+    def run(name: str, expression, sense: str, last: bool) -> tuple[str, int | None, float | None]:
+        """One stage: optimise from the incumbent.  Returns (status, value, bound); on a solution the
+        incumbent is replaced."""
+        nonlocal incumbent, found_any, trusted
+        (state.model.minimize if sense == "min" else state.model.maximize)(expression)
+        outcome = None
+        for attempt in (0, 1):
+            remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
+            if remaining is not None and not last:
+                remaining /= 2  # later stages keep the other half
+            hinted = incumbent
+            if attempt == 1:  # not settled after the first effort: a MIP's solution as the hint, if it has one
+                found = mip_hint.hint(state.model, time_limit=None if remaining is None else remaining / 2)
+                if found is not None:
+                    hinted = state.incumbent({v.index: found[v.index] for v in state.primary})
+                remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
+                if remaining is not None and not last:
+                    remaining /= 2
+            state.hint(hinted)
+            solver = cp_model.CpSolver()
+            parameters(solver, time_limit=remaining, effort=FIRST_EFFORT if attempt == 0 else None)
+            code = solver.solve(state.model)
+            if code == cp_model.INFEASIBLE:
+                if found_any:
+                    raise SolverError(f"cpsat-staged: stage {name!r} is infeasible after earlier stages were "
+                                      "solved (a bug)")
+                return INFEASIBLE, None, None
+            if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                found_any = trusted = True
+                incumbent = state.incumbent({v.index: solver.value(v) for v in state.primary})
+                outcome = (OPTIMAL if code == cp_model.OPTIMAL else FEASIBLE, round(solver.objective_value),
+                           solver.best_objective_bound)
+                if code == cp_model.OPTIMAL:
+                    break
+            else:
+                outcome = outcome or (UNKNOWN, None, solver.best_objective_bound)
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        status, value, bound = outcome if outcome is not None else (UNKNOWN, None, None)
+        record = {"stage": name, "value": value, "proven": status == OPTIMAL,
+                  "bound": None if bound is None else (math.ceil(bound - 1e-6) if sense == "min"
+                                                       else math.floor(bound + 1e-6))}
+        stages.append(record)
+        return status, value, record["bound"]
+
+    def settled(name: str, value: int, proof: str) -> None:
+        stages.append({"stage": name, "value": value, "proven": True, "bound": value, "proof": proof})
+
+    def pin_levels(known: list[int], levels) -> None:
+        """``E(l) <= E*(l)`` for each level, ``E*`` over the known largest loads (module docstring)."""
+        for level in sorted(set(levels)):
+            state.model.add(state.excess(level) <= sum(max(0, v - level) for v in known))
+
+    records: list[TierResult] = []
+    for position, tier in enumerate(tiers):
+        last = position == len(tiers) - 1
+        proven = True
+        bound = None
+        first = len(stages)
+        if tier == BALANCE:
+            definition = request.balance
+            lower = max(-(-parts.total // max(n, 1)), int(parts.load.max()) if parts.load.size else 0)
+            if definition == "dec-min":
+                known: list[int] = []
+                while len(known) < n:
+                    c = len(known)
+                    ordered = sorted((int(x) for x in incumbent.loads), reverse=True)
+                    if not proven:  # a ceiling: the incumbent's whole vector, majorising every later answer
+                        pin_levels(ordered, [*ordered, ordered[-1] - 1])
+                        break
+                    if trusted and ordered[c] - ordered[-1] <= 1:
+                        # The members not yet counted share a fixed total within one of each other: no
+                        # split of that total is more balanced.
+                        rest = ordered[c:]
+                        known.extend(rest)
+                        pin_levels(known, [*rest, rest[-1] - 1])
+                        settled("the other loads" if c else "every load", len(rest),
+                                "split within one of each other: the least split of a fixed total")
+                        break
+                    top = state.largest() if c == 0 else state.top_sum(c + 1)
+                    name = "largest load" if c == 0 else f"load value {c + 1}"
+                    prefix = sum(known)
+                    if c == 0 and trusted and ordered[0] == lower:
+                        settled(name, lower, "meets the bound max(ceil(total / members), heaviest part)")
+                    else:
+                        status, value, bound = run(name, top, "min", False)
+                        if status in (INFEASIBLE, UNKNOWN):
+                            return answer(status, None, records, _failure(status, name))
+                        ordered = sorted((int(x) for x in incumbent.loads), reverse=True)
+                        if status != OPTIMAL:
+                            proven = False
+                            unproven.append(name)
+                            continue
+                    v = ordered[c]
+                    state.model.add(top <= prefix + v)
+                    if v == 0:
+                        at = n - c
+                        settled(f"members at load {v}", at, "no load is below 0")
+                    elif trusted and sum(1 for x in ordered if x >= v) == c + 1:
+                        at = 1
+                        settled(f"members at load {v}", 1, "one member is at the value found")
+                    else:
+                        base = sum(x - v + 1 for x in known)
+                        status, value, bound = run(f"members at load {v}", state.excess(v - 1), "min", False)
+                        if status in (INFEASIBLE, UNKNOWN):
+                            return answer(status, None, records, _failure(status, f"members at load {v}"))
+                        if status != OPTIMAL:
+                            proven = False
+                            unproven.append(f"members at load {v}")
+                            continue
+                        at = int(value) - base
+                        stages[-1].update(value=at, bound=at)
+                    known.extend([v] * at)
+                    pin_levels(known, [v, v - 1])
+                records.append(TierResult(BALANCE, None, bound, proven, "cpsat"))
+            else:
+                if definition == "max-then-squares":
+                    if trusted and int(incumbent.loads.max(initial=0)) == lower:
+                        settled("largest load", lower, "meets the bound max(ceil(total / members), heaviest part)")
+                    else:
+                        status, value, bound = run("largest load", state.largest(), "min", False)
+                        if status in (INFEASIBLE, UNKNOWN):
+                            return answer(status, None, records, _failure(status, "largest load"))
+                        if status != OPTIMAL:
+                            proven = False
+                            unproven.append("largest load")
+                    state.model.add(state.largest() <= int(incumbent.loads.max(initial=0)))
+                status, value, bound = run("sum of squares", state.squares(), "min", last)
+                if status in (INFEASIBLE, UNKNOWN):
+                    return answer(status, None, records, _failure(status, "sum of squares"))
+                if status != OPTIMAL:
+                    proven = False
+                    unproven.append("sum of squares")
+                    bound = None
+                state.model.add(state.squares() <= int(sum(int(x) ** 2 for x in incumbent.loads)))
+                records.append(TierResult(BALANCE, None, None if proven else bound, proven, "cpsat"))
+        elif tier == RACK:
+            least = int(parts.least_cross.sum())
+            if isinstance(state.cross, int) or (trusted and incumbent.cross == least):
+                settled("cross-rack partitions", least, "every part is on its least cross-rack member")
+                records.append(TierResult(RACK, None, least, True, "bound"))
+            else:
+                status, value, bound = run("cross-rack partitions", state.cross, "min", last)
+                if status in (INFEASIBLE, UNKNOWN):
+                    return answer(status, None, records, _failure(status, "cross-rack partitions"))
+                if status != OPTIMAL:
+                    unproven.append("cross-rack partitions")
+                records.append(TierResult(RACK, None, bound, status == OPTIMAL, "cpsat"))
+            if not isinstance(state.cross, int):
+                state.model.add(state.cross <= incumbent.cross)
+        elif tier == SPREAD:
+            expression = state.topic_squares()
+            status, value, bound = run("per-topic squares", expression, "min", last)
+            if status in (INFEASIBLE, UNKNOWN):
+                return answer(status, None, records, _failure(status, "per-topic squares"))
+            if status != OPTIMAL:
+                unproven.append("per-topic squares")
+            records.append(TierResult(SPREAD, None, bound, status == OPTIMAL, "cpsat"))
+            state.model.add(expression <= sum(x * x for x in incumbent.held.values()))
+        else:
+            most = int(parts.most_kept.sum())
+            if isinstance(state.kept, int) or (trusted and incumbent.kept == most):
+                settled("kept partitions", most, "every part is with the previous owner keeping most of it")
+                records.append(TierResult(STICKINESS, None, most, True, "bound"))
+            else:
+                status, value, bound = run("kept partitions", state.kept, "max", last)
+                if status in (INFEASIBLE, UNKNOWN):
+                    return answer(status, None, records, _failure(status, "kept partitions"))
+                if status != OPTIMAL:
+                    unproven.append("kept partitions")
+                records.append(TierResult(STICKINESS, None, bound, status == OPTIMAL, "cpsat"))
+            if not isinstance(state.kept, int):
+                state.model.add(state.kept >= incumbent.kept)
+        # The tier's record: proven when every one of its stages is; else what each unproven one proved.
+        mine = stages[first:]
+        done = all(s["proven"] for s in mine)
+        how = "cpsat" if any("proof" not in s for s in mine) else "bound"
+        records[-1] = TierResult(tier, None, None if done else [{"stage": s["stage"], "bound": s["bound"]}
+                                                                 for s in mine if not s["proven"]], done, how)
+    owner = state.owners(incumbent.values)
+    if unproven:
+        return answer(FEASIBLE, owner, records, "not proven in time: " + ", ".join(unproven))
+    return answer(OPTIMAL, owner, records)
+
+
+def _failure(status: str, stage: str) -> str:
+    if status == INFEASIBLE:
+        return "no assignment meets the constraints (the move limits cannot be kept)"
+    return f"no assignment found in time (stage: {stage})"
