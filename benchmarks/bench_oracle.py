@@ -90,13 +90,13 @@ def _with_random_owners(rng, topics, subscriptions) -> tuple[Member, ...]:
 
 def timed(problem: Problem, method: str, **kwargs):
     started = time.perf_counter()
-    solution = solve(problem, method, **kwargs)
+    solution = solve(problem, method=method, **kwargs)
     return solution, time.perf_counter() - started
 
 
 def traced_peak(problem: Problem, method: str) -> int:
     tracemalloc.start()
-    solve(problem, method)
+    solve(problem, method=method)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return peak

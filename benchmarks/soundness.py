@@ -8,6 +8,11 @@ and records, as one canonical JSON line:
 * the brute-force optimum (enumeration), the flow's and CP-SAT's solutions
   (status, sorted loads, retained, the assignment) and whether each
   certificate verifies, plus whether all of them agree;
+* the composed model on the same instance dressed up (issue 24): racks, maybe weights and a join
+  group, and a random request (any order of balance, rack, spread and stickiness, any balance
+  definition, maybe a budget of moves), from its own random stream (the base draw is unchanged):
+  ``optimal.solve`` with ``method="cpsat-staged"`` against ``brute_force.request_optimum``, a
+  disagreement when they differ;
 * for every registered assignor, its whole judged row
   (``compare.judge.evaluate``: validity and violations, loads, gaps,
   guarantee kept or broken, rounds).
@@ -35,8 +40,8 @@ import time
 
 from assignment_oracle.compare.judge.evaluate import evaluate
 from assignment_oracle.heuristics.registry import ASSIGNORS
-from assignment_oracle.optimal import solve
-from assignment_oracle.optimal.brute_force import optimum
+from assignment_oracle.optimal import INFEASIBLE, OPTIMAL, Request, solve
+from assignment_oracle.optimal.brute_force import optimum, request_optimum
 from assignment_oracle.optimal.certificate import verify
 from assignment_oracle.problem.model import Problem
 
@@ -76,6 +81,35 @@ def _draw(rng: random.Random) -> Problem:
     return Problem.from_mapping({"topics": topics, "members": members, "objective": objective})
 
 
+ORDERS = [["balance", "stickiness"], ["stickiness", "balance"], ["balance", "rack", "stickiness"],
+          ["rack", "balance", "stickiness"], ["balance", "stickiness", "rack"], ["balance", "spread", "stickiness"],
+          ["spread", "balance", "rack", "stickiness"], ["stickiness", "spread", "balance"],
+          ["balance", "rack", "spread", "stickiness"], ["rack", "stickiness", "spread", "balance"]]
+
+
+def dressed(problem: Problem, seed: int) -> tuple[Problem, Request]:
+    """The instance with racks, maybe weights and a join group, and a random request (own stream)."""
+    rng = random.Random(f"composed-{seed}")
+    data = problem.to_mapping()
+    racks = ["a", "b", "c"]
+    for member in data["members"].values():
+        if rng.random() < 0.8:
+            member["rack"] = rng.choice(racks)
+    names = [t.name for t in problem.topics]
+    data["topics"] = {t.name: {"partitions": t.partitions,
+                               "racks": [rng.sample(racks, rng.randint(0, 2)) for _ in range(t.partitions)]}
+                      for t in problem.topics}
+    if len(names) >= 2 and rng.random() < 0.4:
+        data["join_groups"] = [sorted(rng.sample(names, rng.randint(2, len(names))))]
+    if rng.random() < 0.4:
+        data["weights"] = {t.name: [rng.randint(0, 5) for _ in range(t.partitions)] for t in problem.topics}
+    composed = Problem.from_mapping(data)
+    request = Request(objective=tuple(rng.choice(ORDERS)),
+                      balance=rng.choice(["dec-min", "sum-of-squares", "max-then-squares"]),
+                      max_moves=rng.choice([None, None, 0, 1, 3]), max_moves_per_member=rng.choice([None, None, 0, 1]))
+    return composed, request
+
+
 def record(seed: int) -> tuple[str, bool]:
     """The canonical line of one instance, and whether the exact models disagreed."""
     problem = draw(seed)
@@ -90,6 +124,14 @@ def record(seed: int) -> tuple[str, bool]:
         answers.append(answer[:3])
         line[method] = answer + [solution.assignment.to_mapping()]
     disagree = any(a != ["OPTIMAL", list(brute.sorted_loads), brute.retained] for a in answers)
+    composed, request = dressed(problem, seed)
+    expected = request_optimum(composed, request, limit=ENUMERATION_LIMIT * 4)
+    staged = solve(composed, request, method="cpsat-staged")
+    got = None if staged.status == INFEASIBLE else [t.value for t in staged.tiers]
+    composed_ok = (got == expected) and (staged.status == (INFEASIBLE if expected is None else OPTIMAL))
+    line["composed"] = {"scenario": composed.to_mapping(), "request": request.to_mapping(composed),
+                        "brute": expected, "staged": got, "status": staged.status}
+    disagree = disagree or not composed_ok
     line["disagree"] = disagree
     optimum_solution = solve(problem)
     line["assignors"] = [evaluate(problem, name, optimum=optimum_solution).to_mapping(timing=False)

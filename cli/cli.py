@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gc
+import json
 import sys
 from importlib import resources
 from pathlib import Path
@@ -30,13 +31,15 @@ from assignment_oracle.problem.extras import require
 from assignment_oracle.heuristics import ASSIGNORS
 from assignment_oracle.heuristics import run as run_assignor
 from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS, get_assignor, resolve_names
-from assignment_oracle.optimal import METHODS, OPTIMAL, Solution, certificate_from_mapping, solve
+from assignment_oracle.optimal import (BALANCE_DEFINITIONS, DEFAULT_BALANCE, INFEASIBLE, METHODS, OPTIMAL, Request,
+                                       Solution, certificate_from_mapping, choose, solve)
 from assignment_oracle.problem.errors import (
     AssignorDidNotFinish,
     AssignorFailed,
     OracleError,
     SolverError,
 )
+from assignment_oracle.problem.model import BALANCE, SPREAD
 from assignment_oracle.problem.scenario_json import (
     MAX_PARTITIONS,
     InputError,
@@ -50,6 +53,8 @@ from assignment_oracle.problem.scenario_json import (
 PROG = "assignment-oracle"
 #: argparse's own usage errors; every other status is the error's ``exit_code`` (problem.errors).
 EXIT_BAD_INPUT = InputError.exit_code
+#: ``solve``: no assignment meets the constraints (join groups no member can take, a budget no answer keeps).
+EXIT_INFEASIBLE = 3
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,32 +62,40 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
-#: ``solve``'s default time limit on a weighted scenario (weighted dec-min is NP-hard: never unbounded).
-WEIGHTED_TIME_LIMIT = 60.0
+#: ``solve``'s and ``check``'s default time limit for the staged CP-SAT model (weighted dec-min is NP-hard:
+#: never unbounded by default; ``--time-limit`` sets another).
+STAGED_TIME_LIMIT = 60.0
+
+
+def _request_arguments(p: argparse.ArgumentParser) -> None:
+    """The request's flags (docs/formats.md, "Objective"), the same for ``solve`` and ``check``."""
+    p.add_argument("--objective", help="tiers in priority order, balance and stickiness once each, rack and spread "
+                   "optional: balance,rack,stickiness (default), stickiness,balance,rack, balance,spread,stickiness, ...")
+    p.add_argument("--balance", choices=BALANCE_DEFINITIONS, default=DEFAULT_BALANCE,
+                   help="what 'most balanced' means (default dec-min; the definitions differ only with weights, "
+                        "join groups or move limits)")
+    p.add_argument("--topic-spread", action="store_true",
+                   help="add the spread tier right after balance (KAFKA-16277): each topic's partitions spread as "
+                        "evenly as possible; same as naming spread in --objective")
+    p.add_argument("--max-moves", type=_moves_limit, metavar="K",
+                   help="move at most K previously owned partitions (a constraint; docs/formats.md)")
+    p.add_argument("--max-moves-per-member", type=_moves_limit, metavar="J",
+                   help="take at most J of each member's previously owned partitions away from it")
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Provably optimal Kafka consumer partition assignment.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    p = sub.add_parser("solve", help="the most balanced, then stickiest, assignment, with a certificate")
+    p = sub.add_parser("solve", help="the best assignment under the objective asked for, with its proof")
     p.add_argument("scenario", help="scenario JSON file")
     p.add_argument("--max-partitions", type=_max_partitions, default=MAX_PARTITIONS, metavar="N",
                    help="refuse scenarios with more partitions (default %(default)s)")
-    p.add_argument("--method", choices=METHODS, default="flow", help="exact model (default: flow)")
-    p.add_argument("--objective", help="priority order of balance, rack and stickiness (rack optional): "
-                   "balance,rack,stickiness (default), stickiness,balance,rack, balance,stickiness, ...")
+    p.add_argument("--method", choices=METHODS, default="auto",
+                   help="exact engine (default auto: chosen from what the request needs; docs/formats.md)")
+    _request_arguments(p)
     p.add_argument("--time-limit", type=float, metavar="S",
-                   help="seconds, for cpsat, join groups and weights (flow is exact and needs none; weights: "
-                        f"default {WEIGHTED_TIME_LIMIT:g}, weighted dec-min is NP-hard)")
-    p.add_argument("--balance", choices=("dec-min", "sum-of-squares", "max-then-squares"), default="dec-min",
-                   help="what 'most balanced' means with join_groups (default dec-min; docs/formats.md)")
-    p.add_argument("--topic-spread", action="store_true",
-                   help="a tier after balance: each topic's partitions as evenly spread over its subscribers as "
-                        "possible (KAFKA-16277), then stickiness (docs/formats.md)")
-    p.add_argument("--max-moves", type=_moves_limit, metavar="K",
-                   help="the most balanced assignment moving at most K previously owned partitions (docs/formats.md)")
-    p.add_argument("--max-moves-per-member", type=_moves_limit, metavar="J",
-                   help="... and taking at most J of each member's partitions away from it")
+                   help="seconds for the CP-SAT engines (the flows are exact and need none; default "
+                        f"{STAGED_TIME_LIMIT:g} for the staged model: weighted dec-min is NP-hard)")
     p.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
     p.add_argument("--timing", action="store_true", help="include wall time and model sizes (output is then not byte-stable)")
 
@@ -92,8 +105,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="refuse scenarios with more partitions (default %(default)s)")
     c.add_argument("assignment", help='JSON with an "assignment" key (and optionally a "certificate")')
     c.add_argument("--json", action="store_true", help="print the verdict as JSON")
-    c.add_argument("--method", choices=METHODS, default="flow", help="exact model for the optimum (default: flow)")
-    c.add_argument("--objective", help="override the scenario's objective order")
+    c.add_argument("--method", choices=METHODS, default="auto", help="exact engine for the optimum (default auto)")
+    _request_arguments(c)
+    c.add_argument("--time-limit", type=float, metavar="S",
+                   help=f"seconds for the optimum's CP-SAT engines (default {STAGED_TIME_LIMIT:g} for the staged model)")
 
     a = sub.add_parser("assign", help="run a heuristic assignor (see `assignors`)")
     a.add_argument("scenario", help="scenario JSON file")
@@ -269,105 +284,64 @@ def _max_partitions(text: str) -> int:
     return value
 
 
+def _request(args, problem) -> Request:
+    """The request the flags ask for: ``--objective`` (else the scenario's), ``--topic-spread`` (spread
+    right after balance), ``--balance``, the budget of moves."""
+    order = _objective(args.objective) or problem.objective
+    if args.topic_spread and SPREAD not in order:
+        at = order.index(BALANCE) + 1
+        order = (*order[:at], SPREAD, *order[at:])
+    return Request(objective=order, balance=args.balance, max_moves=args.max_moves,
+                   max_moves_per_member=args.max_moves_per_member)
+
+
+def _time_limit(args, problem, request) -> float | None:
+    if args.time_limit is not None and not (0 < args.time_limit <= MAX_TIME_LIMIT):
+        raise InputError("--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, "
+                                             f"got {args.time_limit}")
+    if args.time_limit is None and choose(problem, request, args.method).name == "cpsat-staged":
+        return STAGED_TIME_LIMIT
+    return args.time_limit
+
+
 def _solve(args) -> int:
-    if args.time_limit is not None and not args.time_limit > 0:
-        raise InputError("--time-limit", "", f"must be a positive number of seconds, got {args.time_limit}")
-    problem = _read_problem(args, _objective(args.objective))
-    if args.topic_spread:  # balance, then per-topic spread, then stickiness: one min-cost flow
-        if problem.join_groups or problem.weights or args.max_moves is not None or args.max_moves_per_member is not None:
-            raise InputError("--topic-spread", "", "per-topic spread with join groups, weights or move limits is not "
-                                                   "solved yet")
-        from assignment_oracle.optimal import topic_spread
-
-        try:
-            spread = topic_spread.solve(problem)
-        except ValueError as err:
-            raise InputError(args.scenario, "topics", str(err)) from None
-        _write(args.output, dumps(spread.to_mapping(timing=args.timing)), inputs=(args.scenario,))
-        return 0
-    if args.max_moves is not None or args.max_moves_per_member is not None:  # a budget of moves: CP-SAT
-        if problem.join_groups or problem.weights:
-            raise InputError("--max-moves", "", "move limits on join groups or weights are not solved yet")
-        from assignment_oracle.optimal import move_limits
-
-        limited = move_limits.solve(problem, max_moves=args.max_moves, max_moves_per_member=args.max_moves_per_member,
-                                    time_limit=args.time_limit)
-        _write(args.output, dumps(limited.to_mapping(timing=args.timing)), inputs=(args.scenario,))
-        if limited.status != OPTIMAL:
-            print(f"{PROG}: {limited.status}: {limited.message or 'not proven optimal'}", file=sys.stderr)
-            return 1
-        return 0
-    if problem.join_groups and not problem.weights:  # co-partitioning: the staged CP-SAT model
-        from assignment_oracle.optimal import join_groups
-
-        grouped = join_groups.solve(problem, balance=args.balance, time_limit=args.time_limit)
-        _write(args.output, dumps(grouped.to_mapping(timing=args.timing)), inputs=(args.scenario,))
-        if grouped.status != OPTIMAL:
-            print(f"{PROG}: {grouped.status}: {grouped.message or 'not proven optimal'}", file=sys.stderr)
-            return 1
-        return 0
-    if args.balance != "dec-min":
-        raise InputError("--balance", "", "only scenarios with join_groups and no weights take another balance "
-                                          "definition (without them every definition gives the same optimum; "
-                                          "weighted loads are balanced dec-min)")
-    if problem.weights:  # weighted loads (co-partitioned with join groups): the staged CP-SAT model
-        from assignment_oracle.optimal import weighted
-
-        limit = WEIGHTED_TIME_LIMIT if args.time_limit is None else args.time_limit
-        heavy = weighted.solve(problem, time_limit=limit)
-        _write(args.output, dumps(heavy.to_mapping(timing=args.timing)), inputs=(args.scenario,))
-        if heavy.status != OPTIMAL:
-            print(f"{PROG}: {heavy.status}: {heavy.message or 'not proven optimal'}; largest load "
-                  f"{heavy.largest}, proven lower bound {heavy.largest_bound}", file=sys.stderr)
-            return 1
-        return 0
-    solution = solve(problem, args.method, time_limit=args.time_limit)
+    problem = _read_problem(args)
+    request = _request(args, problem)
+    solution = solve(problem, request, method=args.method, time_limit=_time_limit(args, problem, request))
     _write(args.output, dumps(solution.to_mapping(timing=args.timing, plain=False)), inputs=(args.scenario,))
-    if solution.status != OPTIMAL:
-        print(
-            f"{PROG}: time limit reached: {solution.status}, objective {solution.objective}, "
-            f"proven lower bound {solution.bound}",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+    if solution.status == OPTIMAL:
+        return 0
+    if solution.status == INFEASIBLE:
+        print(f"{PROG}: INFEASIBLE: {solution.message}", file=sys.stderr)
+        return EXIT_INFEASIBLE
+    unproven = "; ".join(f"{t.tier}: bound {json.dumps(t.bound)}" for t in solution.tiers if not t.proven)
+    detail = solution.message or "not proven optimal"
+    if solution.objective is not None:  # the network's CP-SAT model: its weighted objective and bound
+        detail += f"; objective {solution.objective}, proven lower bound {solution.bound}"
+    print(f"{PROG}: {solution.status}: {detail}" + (f" ({unproven})" if unproven else ""), file=sys.stderr)
+    return 1
 
 
 def _check(args) -> int:
-    problem = _read_problem(args, _objective(args.objective))
+    problem = _read_problem(args)
+    request = _request(args, problem)
     assignment, document = read_assignment(args.assignment)
-    if problem.join_groups and problem.weights:  # co-partitioned? and weighted loads, co-partitioned
-        from assignment_oracle.compare.judge import co_partition
-        from assignment_oracle.compare.judge import weighted as weighted_judge
+    engine = choose(problem, request, args.method)
+    if engine.proof == "certificate":  # the network's optimum: the full verdict, certificates verified
+        certificate = None
+        if document.get("certificate") is not None:
+            certificate = certificate_from_mapping(document["certificate"], source=args.assignment)
+        problem = problem if request.tiers(problem) == problem.objective else \
+            dataclasses.replace(problem, objective=request.tiers(problem))
+        verdict = check(problem, assignment, certificate, method=engine.name)
+        sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict_text(verdict))
+        return verdict.exit_code()
+    # Every other request: against the optimum of the same request, tier by tier (compare.judge.tiers).
+    from assignment_oracle.compare.judge import tiers
 
-        counted = dataclasses.replace(problem, weights=())
-        verdict = co_partition.judge(counted, assignment, co_partition.solve_co_partitioned(counted))
-        heavy = weighted_judge.judge(problem, assignment, weighted_judge.solve_weighted(problem))
-        if args.json:
-            sys.stdout.write(dumps({"co_partition": verdict.to_mapping(), "weighted": heavy.to_mapping()}))
-        else:  # balance is the weighted judge's: the counts' "most balanced" would only mislead here
-            sys.stdout.write(verdict.structure_text() + heavy.text())
-        return 3 if not (verdict.co_partitioned and heavy.valid) else (0 if heavy.optimal else 1)
-    if problem.join_groups:  # against the co-partitioned optimum (compare.judge.co_partition)
-        from assignment_oracle.compare.judge import co_partition
-
-        verdict = co_partition.judge(problem, assignment, co_partition.solve_co_partitioned(problem))
-        sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.text())
-        return 3 if not verdict.co_partitioned else (0 if verdict.optimal else 1)
-    if problem.weights:  # against the weighted optimum (compare.judge.weighted)
-        from assignment_oracle.compare.judge import weighted as weighted_judge
-
-        heavy = weighted_judge.judge(problem, assignment, weighted_judge.solve_weighted(problem))
-        sys.stdout.write(dumps(heavy.to_mapping()) if args.json else heavy.text())
-        return 3 if not heavy.valid else (0 if heavy.optimal else 1)
-    certificate = None
-    if document.get("certificate") is not None:
-        certificate = certificate_from_mapping(document["certificate"], source=args.assignment)
-    verdict = check(problem, assignment, certificate, method=args.method)
-    if args.json:
-        sys.stdout.write(dumps(verdict.to_mapping()))
-    else:
-        sys.stdout.write(verdict_text(verdict))
+    verdict = tiers.judge(problem, assignment, request, method=args.method,
+                          time_limit=_time_limit(args, problem, request))
+    sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.text())
     return verdict.exit_code()
 
 

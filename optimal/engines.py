@@ -109,13 +109,13 @@ def choose(problem: Problem, request: Request, method: str = DEFAULT_METHOD) -> 
             if engine.auto and engine.can(need):
                 return engine
         raise UnsupportedRequest(f"no exact engine solves {need.describe()} yet")
-    engine = next((e for e in ENGINES if e.name == method), None)
-    if engine is None:
+    named = next((e for e in ENGINES if e.name == method), None)
+    if named is None:
         raise UnsupportedRequest(f"method: unknown {method!r} (known: {', '.join(METHODS)})")
-    if not engine.can(need):
+    if not named.can(need):
         raise UnsupportedRequest(f"method {method} cannot express {need.describe()} "
                                  f"(method auto chooses an engine that can)")
-    return engine
+    return named
 
 
 def solve(problem: Problem, request: Request | None = None, *, method: str = DEFAULT_METHOD,

@@ -125,11 +125,22 @@ class Solution:
             return self.claims
         return resolve_claims(self.problem)
 
+    def _answer(self) -> Assignment:
+        if self.assignment is None:
+            raise ValueError(f"a {self.status} solution has no assignment")
+        return self.assignment
+
+    def _measured(self) -> Measures:
+        measures = self.measures
+        if measures is None:
+            raise ValueError(f"a {self.status} solution has no assignment")
+        return measures
+
     @cached_property
     def load_array(self) -> np.ndarray:
         """Partitions per member, in ``problem.members`` order."""
-        ids = self.problem.member_ids
-        return np.array([self.assignment.load(m) for m in ids], dtype=np.int64)
+        answer = self._answer()
+        return np.array([answer.load(m) for m in self.problem.member_ids], dtype=np.int64)
 
     @property
     def loads(self) -> dict[str, int]:
@@ -144,7 +155,7 @@ class Solution:
     @property
     def weighted_loads(self) -> dict[str, int]:
         """Member id -> the sum of its partitions' weights (the partition count without weights)."""
-        return {m: int(x) for m, x in zip(self.problem.member_ids, self.measures.loads)}
+        return {m: int(x) for m, x in zip(self.problem.member_ids, self._measured().loads)}
 
     @property
     def sum_of_squares(self) -> int:
@@ -193,7 +204,7 @@ class Solution:
             "owned": self.owned,
         }
         if self.assignment is not None:
-            measures = self.measures
+            measures = self._measured()
             out.update(
                 assignment=(self.assignment.to_mapping(problem.member_ids) if plain
                             else self.assignment.including(problem.member_ids)),

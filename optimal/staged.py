@@ -92,7 +92,7 @@ from assignment_oracle.problem.model import BALANCE, RACK, SPREAD, STICKINESS, A
 __all__ = ["FIRST_EFFORT", "Parts", "parts_of", "parameters", "solve"]
 
 #: CP-SAT deterministic seconds for a stage before it is given the MIP's solution as its hint.
-FIRST_EFFORT = 10.0
+FIRST_EFFORT = 2.0
 
 
 def parameters(solver: cp_model.CpSolver, *, time_limit: float | None = None, effort: float | None = None) -> None:
@@ -166,14 +166,14 @@ def parts_of(problem: Problem, tiers: tuple[str, ...], claims: ResolvedClaims) -
     for group in problem.join_groups:
         counts = {t: problem.partition_counts[t] for t in group}
         for p in range(max(counts.values())):
-            topics = [t for t in group if p < counts[t]]
-            if not any(subscribed[t] for t in topics):
+            members_of = [t for t in group if p < counts[t]]
+            if not any(subscribed[t] for t in members_of):
                 continue  # nobody subscribes to any of it: left out, like an unsubscribed topic
-            eligible_set = everyone.intersection(*(subscribed[t] for t in topics))
+            eligible_set = everyone.intersection(*(subscribed[t] for t in members_of))
             if not eligible_set:
-                stranded.append((topics[0], p))
+                stranded.append((members_of[0], p))
                 continue
-            units.append(np.array([int(offsets[topic_index[t]]) + p for t in topics], dtype=np.int64))
+            units.append(np.array([int(offsets[topic_index[t]]) + p for t in members_of], dtype=np.int64))
             unit_eligible.append(tuple(sorted(eligible_set)))
     topic_of = np.searchsorted(offsets, np.arange(int(offsets[-1])), side="right") - 1 if units else np.zeros(0)
     load = np.array([int(weights[u].sum()) if weights is not None else u.size for u in units], dtype=np.int64)
@@ -241,7 +241,7 @@ class _Model:
         self.take: list[dict[int, cp_model.IntVar]] = []
         self.back: list[list[tuple[tuple[int, ...], dict[int, cp_model.IntVar], dict[int, int]]]] = []
         self.primary: list[cp_model.IntVar] = []
-        self.derived: list[tuple[cp_model.IntVar, Callable[[_Incumbent], int]]] = []
+        self.derived: list[tuple[cp_model.IntVar, Callable[..., int]]] = []
         load_terms: list[list] = [[] for _ in range(n)]
         kept_terms: list[list] = [[] for _ in range(n)]
         cross_terms: list = []
@@ -506,7 +506,7 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
         incumbent is replaced."""
         nonlocal incumbent, found_any, trusted
         (state.model.minimize if sense == "min" else state.model.maximize)(expression)
-        outcome = None
+        outcome: tuple[str, int | None, float | None] | None = None
         for attempt in (0, 1):
             remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
             if remaining is not None and not last:
@@ -596,6 +596,8 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
                             continue
                     v = ordered[c]
                     state.model.add(top <= prefix + v)
+                    if trusted and v - ordered[-1] <= 1:
+                        continue  # the rest is within one of the value found: settled at the top of the loop
                     if v == 0:
                         at = n - c
                         settled(f"members at load {v}", at, "no load is below 0")
@@ -611,7 +613,7 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
                             proven = False
                             unproven.append(f"members at load {v}")
                             continue
-                        at = int(value) - base
+                        at = int(value or 0) - base
                         stages[-1].update(value=at, bound=at)
                     known.extend([v] * at)
                     pin_levels(known, [v, v - 1])

@@ -84,7 +84,10 @@ def solve(problem: Problem, *, claims: ResolvedClaims | None = None) -> Solution
         return nodes - 1
 
     def arc(tail: int, head: int, cap: int, cost: int) -> int:
-        tails.append(tail), heads.append(head), caps.append(cap), costs.append(cost)
+        tails.append(tail)
+        heads.append(head)
+        caps.append(cap)
+        costs.append(cost)
         return len(tails) - 1
 
     member_node = [node() for _ in range(n)]

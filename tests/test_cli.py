@@ -254,7 +254,7 @@ def test_compare_on_a_rack_aware_scenario_shows_cross_rack_gaps(capsys):
             assert row["cross_rack"] >= optimum["cross_rack"]
     # Brute force is out of reach here; the oracle's own certificate and the other model judge it.
     problem = read_problem(racks)
-    assert solve(problem, "cpsat").objective == solve(problem).objective
+    assert solve(problem, method="cpsat").objective == solve(problem).objective
     assert solve(problem).cross_rack == optimum["cross_rack"]
     code, out, _ = run(capsys, "compare", racks)
     assert code == 0 and "cross-rack/opt" in out.splitlines()[1]

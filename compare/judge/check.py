@@ -152,8 +152,8 @@ def check(
     candidates on one problem solves it once).
     """
     if optimum is None:
-        optimum = solve(problem, method)
-    balance_optimum = optimum if problem.balance_first else solve(problem.balance_first_order(), method)
+        optimum = solve(problem, method=method)
+    balance_optimum = optimum if problem.balance_first else solve(problem.balance_first_order(), method=method)
     oracle_ok = optimum.certificate is not None and not verify(
         problem, optimum.assignment, optimum.certificate, optimum.network
     )

@@ -262,7 +262,7 @@ def _cross_check(base: dict, problem: Problem, optimum, round_: int, checks: Che
         agreed.append("brute-force")
     if _sampled(base["scenario_id"], round_, checks.cpsat_sample):
         start = time.perf_counter()
-        cpsat = solve(problem, "cpsat", time_limit=checks.cpsat_time_limit)
+        cpsat = solve(problem, method="cpsat", time_limit=checks.cpsat_time_limit)
         elapsed = time.perf_counter() - start
         cpsat_row = _row(base, round=round_, assignor="optimum-cpsat", status="ok" if cpsat.status == OPTIMAL else "timeout",
                          message=f"{cpsat.status}, objective {cpsat.objective}, bound {cpsat.bound}",

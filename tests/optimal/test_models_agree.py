@@ -14,7 +14,7 @@ from strategies import problems
 @given(problems())
 def test_flow_equals_brute_force(problem):
     expected = brute_force.optimum(problem)
-    solution = solve(problem, "flow")
+    solution = solve(problem, method="flow")
     assert solution.status == OPTIMAL
     assert solution.sorted_loads == expected.sorted_loads
     assert solution.retained == expected.retained
@@ -26,7 +26,7 @@ def test_flow_equals_brute_force(problem):
 def test_cpsat_and_networkx_equal_brute_force(problem):
     expected = brute_force.optimum(problem)
     for method in ("cpsat", "networkx"):
-        solution = solve(problem, method)
+        solution = solve(problem, method=method)
         assert solution.status == OPTIMAL, method
         assert (solution.sorted_loads, solution.retained) == (expected.sorted_loads, expected.retained), method
         assert not verify(problem, solution.assignment, solution.certificate)
@@ -40,7 +40,7 @@ def test_every_model_equals_brute_force_with_racks(problem):
     expected = brute_force.optimum(problem)
     objectives = set()
     for method in ("flow", "cpsat", "networkx"):
-        solution = solve(problem, method)
+        solution = solve(problem, method=method)
         assert solution.status == OPTIMAL, method
         assert (solution.sorted_loads, solution.retained) == (expected.sorted_loads, expected.retained), method
         if "rack" in problem.objective:  # else any number of cross-rack partitions is as good
@@ -66,7 +66,7 @@ def test_weights_capped_at_twice_the_members_still_rank_tiers(problem):
 @settings(max_examples=60)
 @given(problems(max_topics=8, max_partitions=12, max_members=10, max_assignments=None))
 def test_flow_equals_cpsat_on_medium_instances(problem):
-    flow, cpsat = solve(problem, "flow"), solve(problem, "cpsat")
+    flow, cpsat = solve(problem, method="flow"), solve(problem, method="cpsat")
     assert cpsat.status == flow.status == OPTIMAL
     assert cpsat.objective == flow.objective
     assert (cpsat.sorted_loads, cpsat.retained) == (flow.sorted_loads, flow.retained)
@@ -76,7 +76,7 @@ def test_flow_equals_cpsat_on_medium_instances(problem):
 @given(problems(max_topics=5, max_partitions=6, max_members=6, max_assignments=None), st.randoms(use_true_random=False))
 def test_a_hint_changes_nothing_but_speed(problem, rnd):
     # Any valid assignment may warm-start CP-SAT; the optimum it proves is the same.
-    flow = solve(problem, "flow")
+    flow = solve(problem, method="flow")
     members = {}
     for topic in problem.assignable_topics:
         for p in range(topic.partitions):
@@ -84,7 +84,7 @@ def test_a_hint_changes_nothing_but_speed(problem, rnd):
             members.setdefault(member, {}).setdefault(topic.name, []).append(p)
     arbitrary = Assignment({m: {t: tuple(ps) for t, ps in ts.items()} for m, ts in members.items()})
     for hint in (flow.assignment, arbitrary):
-        hinted = solve(problem, "cpsat", hint=hint)
+        hinted = solve(problem, method="cpsat", hint=hint)
         assert hinted.status == OPTIMAL
         assert hinted.objective == flow.objective
 
@@ -94,10 +94,10 @@ def test_cpsat_time_limit_never_claims_optimality():
     topics = {f"t{i}": 40 for i in range(30)}
     members = {f"m{j:02d}": {"topics": [f"t{i}" for i in range(30) if (i * 7 + j) % 3]} for j in range(40)}
     problem = Problem.from_mapping({"topics": topics, "members": members})
-    solution = solve(problem, "cpsat", time_limit=0.001)
+    solution = solve(problem, method="cpsat", time_limit=0.001)
     assert solution.status in ("FEASIBLE", "UNKNOWN")
     assert solution.certificate is None
-    exact = solve(problem, "flow")
+    exact = solve(problem, method="flow")
     if solution.bound is not None:
         assert solution.bound <= exact.objective
     if solution.assignment is not None:
@@ -118,11 +118,11 @@ def test_cpsat_cut_short_reports_feasible_with_a_valid_bound():
     for topic in problem.assignable_topics:
         first = problem.member_ids[problem.subscribers[topic.name][0]]
         poor.setdefault(first, {})[topic.name] = tuple(range(topic.partitions))
-    exact = solve(problem, "flow")
+    exact = solve(problem, method="flow")
     # Whatever the machine's speed, each status must tell the truth: UNKNOWN
     # has no assignment, FEASIBLE a valid bound and no certificate, OPTIMAL the optimum.
     for limit in (0.5, 1.0, 2.0, 4.0):
-        cut = solve(problem, "cpsat", time_limit=limit, hint=Assignment(poor))
+        cut = solve(problem, method="cpsat", time_limit=limit, hint=Assignment(poor))
         if cut.status == "UNKNOWN":
             assert cut.assignment is None and cut.certificate is None
             continue
@@ -148,5 +148,5 @@ def test_same_input_same_output():
         }
     )
     for method in ("flow", "cpsat"):
-        first = solve(problem, method).to_mapping()
-        assert all(solve(problem, method).to_mapping() == first for _ in range(3))
+        first = solve(problem, method=method).to_mapping()
+        assert all(solve(problem, method=method).to_mapping() == first for _ in range(3))
