@@ -20,7 +20,6 @@ import tracemalloc
 
 import numpy as np
 
-
 from assignment_oracle.optimal import solve
 from assignment_oracle.problem.model import Member, Problem, Topic
 

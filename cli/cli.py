@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Sequence
 
 from assignment_oracle.compare.judge.check import check
-from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.compare.judge.evaluate import compare as compare_assignors
 from assignment_oracle.compare.judge.evaluate import evaluate
 from assignment_oracle.compare.judge.explain import explain
@@ -27,18 +26,29 @@ from assignment_oracle.compare.scenarios.bugs import BUGS
 from assignment_oracle.compare.scenarios.bugs import find as find_bugs
 from assignment_oracle.compare.scenarios.bugs import replay as replay_bug
 from assignment_oracle.compare.scenarios.churn import random_history, read_history, simulate, simulation_text
-from assignment_oracle.problem.extras import require
 from assignment_oracle.heuristics import ASSIGNORS
 from assignment_oracle.heuristics import run as run_assignor
 from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS, get_assignor, resolve_names
-from assignment_oracle.optimal import (BALANCE_DEFINITIONS, DEFAULT_BALANCE, INFEASIBLE, METHODS, OPTIMAL, Request,
-                                       Solution, certificate_from_mapping, choose, solve)
+from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
+from assignment_oracle.optimal import (
+    BALANCE_DEFINITIONS,
+    DEFAULT_BALANCE,
+    INFEASIBLE,
+    METHODS,
+    OPTIMAL,
+    Request,
+    Solution,
+    certificate_from_mapping,
+    choose,
+    solve,
+)
 from assignment_oracle.problem.errors import (
     AssignorDidNotFinish,
     AssignorFailed,
     OracleError,
     SolverError,
 )
+from assignment_oracle.problem.extras import require
 from assignment_oracle.problem.model import BALANCE, SPREAD
 from assignment_oracle.problem.scenario_json import (
     MAX_PARTITIONS,

@@ -17,8 +17,7 @@ from assignment_oracle.optimal.certificate import Certificate, certificate_from_
 from assignment_oracle.optimal.engines import DEFAULT_METHOD, ENGINES, METHODS, choose, solve
 from assignment_oracle.optimal.network import AggregatedNetwork, build_network
 from assignment_oracle.optimal.request import BALANCE_DEFINITIONS, DEFAULT_BALANCE, Request, measure
-from assignment_oracle.optimal.solution import (FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, SolverError,
-                                                TierResult)
+from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, SolverError, TierResult
 from assignment_oracle.problem.errors import UnsupportedRequest
 
 __all__ = [

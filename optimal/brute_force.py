@@ -138,7 +138,7 @@ def all_assignments(problem: Problem, limit: int = 512):
         yield Assignment({m: {t: tuple(ps) for t, ps in ts.items()} for m, ts in members.items()}), loads, kept, cross
 
 
-def is_optimal(problem: Problem, loads, kept: int, best: "BruteOptimum", cross: int | None = None) -> bool:
+def is_optimal(problem: Problem, loads, kept: int, best: BruteOptimum, cross: int | None = None) -> bool:
     """Whether an assignment with these loads, kept count (and cross-rack count, when the
     objective has the rack tier) is optimal for the objective order."""
     on_loads = tuple(sorted(loads, reverse=True)) == best.sorted_loads
@@ -240,7 +240,7 @@ def move_limited_optimum(problem: Problem, max_moves: int | None = None, max_mov
     elsewhere), the counts dec-min first; ``None`` if no assignment is within the limits."""
     ids = [m.member_id for m in problem.members]
     owners = previous_owners(problem)
-    choices = []
+    choices: list[tuple[tuple[str, int], list[int]]] = []
     for topic in problem.topics:
         eligible = [i for i, m in enumerate(problem.members) if topic.name in m.topics]
         if eligible:
@@ -275,7 +275,7 @@ def topic_spread_optimum(problem: Problem, limit: int = 200_000) -> tuple[tuple[
     squares, then the most kept (claims by :func:`previous_owners`)."""
     ids = [m.member_id for m in problem.members]
     owners = previous_owners(problem)
-    choices = []
+    choices: list[tuple[tuple[str, int], list[int]]] = []
     for topic in problem.topics:
         eligible = [i for i, m in enumerate(problem.members) if topic.name in m.topics]
         if eligible:
@@ -318,8 +318,8 @@ def request_optimum(problem: Problem, request, limit: int = 200_000) -> list | N
     tiers = request.tiers(problem)
     owners = previous_owners(problem)
     weight = {}
-    for topic, values in problem.weights:
-        for p, w in enumerate(values):
+    for topic, topic_weights in problem.weights:
+        for p, w in enumerate(topic_weights):
             weight[(topic, p)] = w
     subscribed = {t.name: [i for i, m in enumerate(problem.members) if t.name in m.topics] for t in problem.topics}
     grouped = {t for g in problem.join_groups for t in g}
@@ -343,8 +343,8 @@ def request_optimum(problem: Problem, request, limit: int = 200_000) -> list | N
     if size > limit:
         raise ValueError(f"{size} assignments is too many to enumerate")
     owned = {ids.index(m): 0 for m in owners.values()}
-    for m in owners.values():
-        owned[ids.index(m)] += 1
+    for member_id in owners.values():
+        owned[ids.index(member_id)] += 1
     local = {(tp, i): is_local(problem, tp[0], tp[1], ids[i]) for unit, eligible in units for tp in unit for i in eligible}
     best_key, best_values = None, None
     for pick in itertools.product(*[e for _, e in units]):
@@ -366,7 +366,8 @@ def request_optimum(problem: Problem, request, limit: int = 200_000) -> list | N
         if request.max_moves_per_member is not None and max(moved_from.values(), default=0) > request.max_moves_per_member:
             continue
         squares = sum(x * x for x in loads)
-        values, key = [], []
+        values: list = []
+        key: list = []
         for tier in tiers:
             if tier == "balance":
                 if request.balance == "dec-min":

@@ -226,7 +226,8 @@ class _Model:
         for m in range(members):
             self.model.add(self.load[m] == sum(size * var for size, var in terms[m]))
         self.largest = self.model.new_int_var(0, max(capacity, default=0), "largest")
-        self.model.add_max_equality(self.largest, self.load or [0])
+        largest_of: list[cp_model.LinearExprT] = list(self.load) if self.load else [0]
+        self.model.add_max_equality(self.largest, largest_of)
         self.kept = sum(k * var for k, var in kept_terms) if kept_terms else 0
         self._squares: list | None = None
 
@@ -477,8 +478,8 @@ def solve(problem: Problem, *, balance: str = DEFAULT_BALANCE, time_limit: float
     remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
     # Half of what is left, at most: CP-SAT keeps the rest to check and prove.
     found_by_mip = mip_hint.hint(fine.model, time_limit=None if remaining is None else remaining / 2)
-    values = None if found_by_mip is None else {var: found_by_mip[var.index] for var in fine.variables()}
-    found, proven = run(fine, "kept partitions", ("kept",), "max", values, portfolio=True)
+    fine_hint = None if found_by_mip is None else {var: found_by_mip[var.index] for var in fine.variables()}
+    found, proven = run(fine, "kept partitions", ("kept",), "max", fine_hint, portfolio=True)
     if found is None:
         return result(balanced, FEASIBLE, "no stickier assignment found in time; the balanced one is given")
     owner = fine.owners(found)
@@ -518,19 +519,31 @@ def _solve_equal_units(problem: Problem, all_units: tuple[Unit, ...], balance: s
     sink = member0 + members
     tails, heads, caps, costs = [], [], [], []
     for u, unit in enumerate(all_units):
-        tails.append(u), heads.append(hub0 + unit_hub[u]), caps.append(1), costs.append(0)
+        tails.append(u)
+        heads.append(hub0 + unit_hub[u])
+        caps.append(1)
+        costs.append(0)
     direct = len(tails)
     owners = [(u, m, k) for u, ks in enumerate(kept) for m, k in sorted(ks.items()) if k > 0]
     for u, m, k in owners:
-        tails.append(u), heads.append(member0 + m), caps.append(1), costs.append(-k)
+        tails.append(u)
+        heads.append(member0 + m)
+        caps.append(1)
+        costs.append(-k)
     hub_arcs = len(tails)
     hub_members = [(h, m) for eligible, h in hubs.items() for m in eligible]
     hub_units = np.bincount(unit_hub, minlength=n_hubs) if all_units else np.zeros(0, int)
     for h, m in hub_members:
-        tails.append(hub0 + h), heads.append(member0 + m), caps.append(int(hub_units[h])), costs.append(0)
+        tails.append(hub0 + h)
+        heads.append(member0 + m)
+        caps.append(int(hub_units[h]))
+        costs.append(0)
     for m in range(members):
         for level in range(1, capacity[m] + 1):
-            tails.append(member0 + m), heads.append(sink), caps.append(1), costs.append(weight * (2 * level - 1))
+            tails.append(member0 + m)
+            heads.append(sink)
+            caps.append(1)
+            costs.append(weight * (2 * level - 1))
     solver = min_cost_flow.SimpleMinCostFlow()
     arcs = solver.add_arcs_with_capacity_and_unit_cost(np.array(tails, dtype=np.int64), np.array(heads, dtype=np.int64),
                                                       np.array(caps, dtype=np.int64), np.array(costs, dtype=np.int64))

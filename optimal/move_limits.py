@@ -190,7 +190,7 @@ def solve(problem: Problem, *, max_moves: int | None = None, max_moves_per_membe
     take: list[dict[int, cp_model.IntVar]] = []
     terms: list[list] = [[] for _ in range(n)]
     leaving: list[list] = [[] for _ in range(n)]
-    kept = []
+    kept: list[cp_model.IntVar] = []
     for c, ((subscribers, owner), partitions) in enumerate(classes):
         chosen = {m: model.new_int_var(0, len(partitions), f"take[{c},{m}]") for m in subscribers}
         model.add(sum(chosen.values()) == len(partitions))
@@ -210,7 +210,8 @@ def solve(problem: Problem, *, max_moves: int | None = None, max_moves_per_membe
             if leaving[m]:
                 model.add(sum(leaving[m]) <= max_moves_per_member)
     largest = model.new_int_var(0, problem.total_partitions, "largest")
-    model.add_max_equality(largest, load or [0])
+    largest_of: list[cp_model.LinearExprT] = list(load) if load else [0]
+    model.add_max_equality(largest, largest_of)
     stages: list[dict] = []
 
     def attempt(values: Mapping | None, effort: float | None):

@@ -193,7 +193,7 @@ class AggregatedNetwork:
         ) if free.size else (np.zeros((2, 0), np.int64), np.zeros(0, np.int64))
         for (h, m), n in zip(pairs.T.tolist(), counts.tolist()):
             got[(h, m)] = n
-        for c in np.flatnonzero(class_kept):
+        for c in np.flatnonzero(class_kept).tolist():
             key = (int(self.class_hub[c]), int(self.class_owner[c]))
             got[key] = got.get(key, 0) - int(class_kept[c])
         arc_flow = np.array(

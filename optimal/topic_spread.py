@@ -41,8 +41,8 @@ from ortools.graph.python import min_cost_flow
 
 from assignment_oracle.optimal.solution import OPTIMAL, Solution
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
-from assignment_oracle.problem.metrics import retained
 from assignment_oracle.problem.errors import SolverError
+from assignment_oracle.problem.metrics import retained
 from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = ["solve", "topic_squares"]

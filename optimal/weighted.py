@@ -158,8 +158,9 @@ class WeightedSolution:
         """The proven lower bound on the largest load: the largest load itself once its stage is proven,
         else the better of :func:`lower_bound` and CP-SAT's bound when it stopped."""
         first = self.stages[0] if self.stages else {}
-        if first.get("proven") and isinstance(first.get("value"), int):
-            return int(first["value"])
+        value = first.get("value")
+        if first.get("proven") and isinstance(value, int):
+            return int(value)
         cpsat = first.get("bound")
         return max(self.lower_bound, int(cpsat)) if isinstance(cpsat, (int, float)) else self.lower_bound
 
@@ -237,7 +238,8 @@ class _Model:
         for m in range(members):
             self.model.add(self.load[m] == sum(w * var for w, var in terms[m]))
         self.largest = self.model.new_int_var(0, max(capacity, default=0), "largest")
-        self.model.add_max_equality(self.largest, self.load or [0])
+        largest_of: list[cp_model.LinearExprT] = list(self.load) if self.load else [0]
+        self.model.add_max_equality(self.largest, largest_of)
         self.kept = sum(k * var for k, var in kept_terms) if kept_terms else 0
         self.flags: list[tuple[cp_model.IntVar, int, int]] = []  # (load[m] >= level, m, level), by at_least
 
@@ -381,7 +383,10 @@ def _give_back(owner: list[int], parts: _Partitions, loads: np.ndarray, ceiling:
             a_after = loads[a] - parts.weight[k] + parts.weight[j]
             if loss < gain and o_after <= ceiling and a_after <= ceiling:
                 owner[k], owner[j] = o, a
-                held[a].remove(k), held[o].remove(j), held[o].add(k), held[a].add(j)
+                held[a].remove(k)
+                held[o].remove(j)
+                held[o].add(k)
+                held[a].add(j)
                 loads[o], loads[a] = o_after, a_after
                 break
     return owner
@@ -555,8 +560,8 @@ def solve(problem: Problem, *, time_limit: float | None = None, workers: int = 1
         times.append(time.perf_counter() - started)
         return result(balanced, FEASIBLE if unproven else OPTIMAL, unproven)
     sticky = _Model(members, parts, sticky=True)
-    for level, above, at_or_above in pins:
-        sticky.pin(level, above, at_or_above)
+    for level, above_level, at_or_above in pins:
+        sticky.pin(level, above_level, at_or_above)
     if not unproven:
         # The dec-min vector is unique: every load lies between its least and largest (linear, where the
         # level pins are not; the relaxation is what proves this stage).

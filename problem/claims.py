@@ -28,8 +28,8 @@ dropped claim is reported with its reason (:class:`DroppedClaim`).
 from __future__ import annotations
 
 import itertools
-from operator import itemgetter
 from dataclasses import dataclass
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Mapping
 

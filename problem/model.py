@@ -148,7 +148,7 @@ class Problem:
     weights: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     @classmethod
-    def from_mapping(cls, data: Mapping, *, source: str = "scenario") -> "Problem":
+    def from_mapping(cls, data: Mapping, *, source: str = "scenario") -> Problem:
         """Build a validated problem from the scenario format (see README)."""
         from assignment_oracle.problem.scenario_json import problem_from_mapping
 
@@ -274,7 +274,7 @@ class Problem:
         return order.get(first, len(order)) < order.get(second, len(order))
 
     @cached_property
-    def rack_locality(self) -> "RackLocality":
+    def rack_locality(self) -> RackLocality:
         """Which member is local to which partition (KIP-881 rack matching); see :class:`RackLocality`."""
         return RackLocality.of(self)
 
@@ -311,7 +311,7 @@ class RackLocality:
     table: np.ndarray
 
     @classmethod
-    def of(cls, problem: "Problem") -> "RackLocality":
+    def of(cls, problem: Problem) -> RackLocality:
         racks = tuple(sorted({m.rack for m in problem.members if m.rack is not None}))
         rack_index = {r: i for i, r in enumerate(racks)}
         member_rack = np.array([rack_index.get(m.rack, -1) if m.rack is not None else -1 for m in problem.members],
@@ -384,6 +384,7 @@ class Assignment:
     member: np.ndarray  #: int32, per row
     topic: np.ndarray  #: int32, per row
     partition: np.ndarray  #: int64, per row (whatever was given, negative or beyond the topic included)
+    _located: dict[str, Any]  # set by _store; what problem.ownership computed (see ownership.place)
 
     def __init__(self, members: Mapping[str, Mapping[str, Iterable[int]]] | None = None) -> None:
         by_member = list((members or {}).items())
@@ -391,7 +392,7 @@ class Assignment:
         by_topic = [topics for _, topics in by_member]
         chunk_member = np.array([i for i, topics in enumerate(by_topic) for _ in topics], dtype=np.int64)
         chunk_topic = [topic for topics in by_topic for topic in topics]
-        chunks = [partitions for topics in by_topic for partitions in topics.values()]
+        chunks: list[Any] = [partitions for topics in by_topic for partitions in topics.values()]
         if not set(map(type, chunks)) <= {list, tuple}:
             chunks = [c if type(c) is list or type(c) is tuple else tuple(c) for c in chunks]
         lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
@@ -412,7 +413,7 @@ class Assignment:
 
     @classmethod
     def from_entries(cls, member_names: Iterable[str], topic_names: Iterable[str], member, topic, partition,
-                     *, presorted: bool = False) -> "Assignment":
+                     *, presorted: bool = False) -> Assignment:
         """An assignment from entry arrays whose indices refer to ``member_names`` and
         ``topic_names`` (both sorted and distinct); ``presorted`` when the rows already are."""
         self = cls.__new__(cls)
@@ -421,7 +422,7 @@ class Assignment:
         return self
 
     @classmethod
-    def from_owners(cls, problem: "Problem", owner: np.ndarray) -> "Assignment":
+    def from_owners(cls, problem: Problem, owner: np.ndarray) -> Assignment:
         """An assignment from one owner per partition (-1: nobody), in ``problem.topics``
         order and partition order (the layout of
         :attr:`Problem.partition_offsets`).  Every group member is listed."""
@@ -438,7 +439,7 @@ class Assignment:
     @classmethod
     def from_partitions(
         cls, members: Mapping[str, Iterable[TopicPartition]], member_ids: Iterable[str] = ()
-    ) -> "Assignment":
+    ) -> Assignment:
         """Build an assignment from member id -> topic partitions (any order).
 
         Repeats are kept (an assignor that gives a partition twice is reported,
@@ -506,7 +507,7 @@ class Assignment:
             return 0
         return int(member_start[i + 1] - member_start[i])
 
-    def including(self, member_ids: Iterable[str]) -> "Assignment":
+    def including(self, member_ids: Iterable[str]) -> Assignment:
         """The same rows with ``member_ids`` listed too (members that got nothing)."""
         extra = set(member_ids) - set(self.member_names)
         if not extra:

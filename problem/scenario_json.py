@@ -25,6 +25,7 @@ Assignment::
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
 import os
@@ -136,7 +137,9 @@ def _key_count(document: Any) -> int | None:
     """
     if type(document) not in (dict, list):
         return None if type(document) is float else 0
-    count, dicts, lists = 0, [], []
+    count = 0
+    dicts: list[dict] = []
+    lists: list[list] = []
     (dicts if type(document) is dict else lists).append(document)
     while dicts or lists:
         count += sum(map(len, dicts))
@@ -338,7 +341,7 @@ def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool
             if not topic:
                 expect_name(topic, source, field_path(f"{path}.owned", topic))
             owned.append((topic, tuple(parts) if checked else
-                           _partition_list(parts, source, lambda t=topic: field_path(f"{path}.owned", t))))
+                           _partition_list(parts, source, functools.partial(field_path, f"{path}.owned", topic))))
     generation = None
     if obj.get("generation") is not None:
         generation = expect_integer(obj["generation"], source, f"{path}.generation", minimum=-1)
@@ -560,7 +563,7 @@ def assignment_from_mapping(data: Any, *, source: str = "assignment") -> Assignm
         for topic, parts in topics_obj.items():
             if not topic:
                 expect_name(topic, source, field_path(path, topic))
-            members[member_id][topic] = _partition_list(parts, source, lambda p=path, t=topic: field_path(p, t))
+            members[member_id][topic] = _partition_list(parts, source, functools.partial(field_path, path, topic))
     return Assignment(members)
 
 

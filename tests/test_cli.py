@@ -232,7 +232,7 @@ def test_assign_unknown_assignor_is_one_line_exit_2(capsys):
 def test_compare_table_and_json(capsys):
     code, out, _ = run(capsys, "compare", CHAIN, "--assignors", "sticky,fair")
     lines = out.splitlines()
-    assert code == 0 and lines[1].startswith("assignor") and [l.split()[0] for l in lines[3:]] == ["optimum", "sticky", "fair"]
+    assert code == 0 and lines[1].startswith("assignor") and [row.split()[0] for row in lines[3:]] == ["optimum", "sticky", "fair"]
     code, out, _ = run(capsys, "compare", CHAIN, "--json")
     document = json.loads(out)
     assert [r["assignor"] for r in document["rows"]][:2] == ["optimum", "range"]

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 import brute_force
-from assignment_oracle.problem import Problem
+import pytest
 from regressions_findings import FINDINGS, measure
+
+from assignment_oracle.problem import Problem
 
 CASES = sorted((Path(__file__).parent / "regressions").glob("*.json"))
 

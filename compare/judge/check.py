@@ -16,18 +16,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from assignment_oracle.compare.judge.balance import Move, improving_chain, kafka_balance_violations
+from assignment_oracle.optimal import Certificate, Solution, solve, verify
 from assignment_oracle.problem.metrics import (
     cross_rack,
     kip54_balance_score,
     load_vector,
+    per_topic_spread,
     retained,
     sorted_load_distance,
     sorted_loads,
     spread,
     sum_of_squares,
-    per_topic_spread,
 )
-from assignment_oracle.optimal import Certificate, Solution, solve, verify
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import Violation, violations
 

@@ -41,14 +41,14 @@ from assignment_oracle.compare.judge.co_partition import (
     solve_co_partitioned,
 )
 from assignment_oracle.compare.judge.co_partition import judge as judge_co_partition
+from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
 from assignment_oracle.compare.judge.moves import MovesVerdict
 from assignment_oracle.compare.judge.moves import judge as judge_moves
 from assignment_oracle.compare.judge.weighted import WeightedVerdict, solve_weighted
 from assignment_oracle.compare.judge.weighted import judge as judge_weighted
-from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
 from assignment_oracle.heuristics import ASSIGNORS, Assignor, get_assignor, run
-from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.heuristics.cooperative_sticky import Phase
+from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.optimal import Solution, solve
 from assignment_oracle.optimal.join_groups import JoinGroupSolution
 from assignment_oracle.optimal.weighted import WeightedSolution
@@ -283,7 +283,7 @@ def _evaluate(problem: Problem, assignor: Assignor, optimum: Solution | None, ti
 
 def compare(
     problem: Problem,
-    names: "list[str | Assignor] | tuple[str | Assignor, ...] | None" = None,
+    names: list[str | Assignor] | tuple[str | Assignor, ...] | None = None,
     *,
     time_limit: float | None = None,
 ) -> Comparison:

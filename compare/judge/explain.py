@@ -46,9 +46,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from assignment_oracle.compare.judge.balance import Move, improving_chain
-from assignment_oracle.problem.metrics import cross_rack, load_vector, retained, sorted_loads
 from assignment_oracle.optimal import Solution, solve
 from assignment_oracle.problem.claims import resolve_claims
+from assignment_oracle.problem.metrics import cross_rack, load_vector, retained, sorted_loads
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 from assignment_oracle.problem.ownership import Violation, owner_arrays
 

@@ -45,9 +45,9 @@ from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
 
 from assignment_oracle.compare.judge.balance import satisfies_kafka_balance_condition
-from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads
-from assignment_oracle.optimal import solve
 from assignment_oracle.heuristics import AssignorRun
+from assignment_oracle.optimal import solve
+from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import cooperative_handoffs, violations
 

@@ -392,8 +392,8 @@ def kip341(rows: pd.DataFrame) -> pd.DataFrame:
 def _command_line_names(out: str | Path):
     """``name -> what --assignor(s) takes`` for this sweep: an assignor the spec defines as a table
     (``{name, command, ...}``) is given to the command line as its ``external:`` command."""
-    from assignment_oracle.heuristics.external import ExternalCommand
     from assignment_oracle.compare.sweep.spec import spec_from_mapping
+    from assignment_oracle.heuristics.external import ExternalCommand
 
     marker = Path(out) / "spec.json"
     definitions = {}

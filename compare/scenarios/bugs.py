@@ -30,10 +30,17 @@ from typing import Callable, Mapping
 from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
 from assignment_oracle.compare.judge.explain import Explanation, apply_moves, explain
 from assignment_oracle.compare.judge.text import yes
-from assignment_oracle.problem.metrics import load_vector, sorted_loads
-from assignment_oracle.heuristics import Assignor, constrained_sticky, cooperative_sticky, kafka4_sticky, sticky, uniform
+from assignment_oracle.heuristics import (
+    Assignor,
+    constrained_sticky,
+    cooperative_sticky,
+    kafka4_sticky,
+    sticky,
+    uniform,
+)
 from assignment_oracle.heuristics import range as range_assignor
 from assignment_oracle.optimal import solve
+from assignment_oracle.problem.metrics import load_vector, sorted_loads
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions, violations
 
@@ -152,7 +159,7 @@ class Bug:
     shown_by: tuple[str | Assignor, ...]
     fixed_by: tuple[str | Assignor, ...]
     expectation: str
-    finding: Callable[["BugReplay"], tuple[bool, bool, str]] = field(repr=False)
+    finding: Callable[[BugReplay], tuple[bool, bool, str]] = field(repr=False)
     reproduces: bool = True
     #: The finding is about finishing at all: timeouts are judged by it, not refused.
     judges_unfinished: bool = False

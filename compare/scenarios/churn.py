@@ -111,26 +111,27 @@ import random
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Iterator, Mapping, Sequence, Union
+from typing import Any, ClassVar, Iterator, Mapping, Sequence
 
 from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
 from assignment_oracle.compare.judge.text import cell, short_list, table, yes
-from assignment_oracle.problem.metrics import spread
 from assignment_oracle.heuristics import Assignor, get_assignor
 from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.optimal import Solution, solve, verify
+from assignment_oracle.problem.metrics import spread
 from assignment_oracle.problem.model import Assignment, Member, Problem, Topic
+
 # The scenario format's own field checks, so that both formats word their errors alike.
 from assignment_oracle.problem.scenario_json import (
     INT32_MAX,
     InputError,
     expect_integer,
+    expect_name,
+    expect_object,
     field_path,
     json_kind,
-    expect_name,
-    reject_unknown_keys,
-    expect_object,
     read_json_file,
+    reject_unknown_keys,
     topic_from_value,
 )
 
@@ -290,7 +291,7 @@ class StaticBounce:
         return f"bounce {self.member_id}"
 
 
-Event = Union[Join, Leave, SubscriptionChange, CreatePartitions, CreateTopic, DeleteTopic, ZombieRejoin, StaticBounce]
+Event = Join | Leave | SubscriptionChange | CreatePartitions | CreateTopic | DeleteTopic | ZombieRejoin | StaticBounce
 
 #: JSON kind key -> event class.  Each event object has exactly one of these keys.
 EVENT_KINDS: Mapping[str, type] = MappingProxyType(
@@ -333,7 +334,7 @@ class History:
         object.__setattr__(self, "rounds", tuple(tuple(events) for events in self.rounds))
 
     @classmethod
-    def from_mapping(cls, data: Any, *, source: str = "history") -> "History":
+    def from_mapping(cls, data: Any, *, source: str = "history") -> History:
         """See :func:`history_from_mapping`."""
         return history_from_mapping(data, source=source)
 
@@ -514,7 +515,7 @@ class _Group:
     past: tuple[Mapping[str, _Seat], ...] = ()
 
     @classmethod
-    def initial(cls, history: History, source: str) -> "_Group":
+    def initial(cls, history: History, source: str) -> _Group:
         topics: dict[str, int] = {}
         for t in history.topics:
             if t.name in topics:
@@ -529,12 +530,12 @@ class _Group:
             seats[m.member_id] = _Seat(m.topics, m.rack, None)
         return cls(0, MappingProxyType(topics), MappingProxyType(seats))
 
-    def advance(self) -> "_Group":
+    def advance(self) -> _Group:
         """The next round: everyone present claims what it gets in this one."""
         seats = {m: replace(s, claims_from=self.round) for m, s in self.seats.items()}
         return _Group(self.round + 1, self.topics, MappingProxyType(seats), self.past + (self.seats,))
 
-    def _with(self, *, topics: Mapping[str, int] | None = None, seats: Mapping[str, _Seat] | None = None) -> "_Group":
+    def _with(self, *, topics: Mapping[str, int] | None = None, seats: Mapping[str, _Seat] | None = None) -> _Group:
         return _Group(
             self.round,
             self.topics if topics is None else MappingProxyType(dict(topics)),
@@ -542,7 +543,7 @@ class _Group:
             self.past,
         )
 
-    def apply(self, event: Event, source: str, path: str) -> "_Group":
+    def apply(self, event: Event, source: str, path: str) -> _Group:
         """The group after ``event``; an event that makes no sense here is an :class:`InputError`.
 
         ``path`` is the event's position (``rounds[i][j]``); the error names
@@ -797,7 +798,7 @@ class Simulation:
     def completed(self) -> bool:
         return self.stopped is None and len(self.rounds) == len(self.history.rounds) + 1
 
-    def next_round(self, events: Sequence[Event]) -> "Simulation":
+    def next_round(self, events: Sequence[Event]) -> Simulation:
         """A new simulation: this one with one more round (``events``, then a rebalance).
 
         For driving a simulation step by step (tests, notebooks).  Raises

@@ -35,7 +35,6 @@ oracle's optimum.
 from __future__ import annotations
 
 import itertools
-
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 

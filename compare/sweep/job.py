@@ -43,10 +43,10 @@ from pathlib import Path
 from typing import Iterator
 
 from assignment_oracle.compare.judge.text import table
-from assignment_oracle.problem.extras import require
-from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS
 from assignment_oracle.compare.sweep.rows import ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
 from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
+from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS
+from assignment_oracle.problem.extras import require
 from assignment_oracle.problem.scenario_json import InputError, dumps
 
 __all__ = ["SweepResult", "counterexample_path", "run_sweep", "spark_session", "summarize", "read_rows", "TIMING_COLUMNS"]

@@ -40,12 +40,12 @@ import traceback
 from importlib import metadata
 from typing import Any, Iterable
 
-from assignment_oracle.compare.scenarios.churn import random_history, simulate
 from assignment_oracle.compare.judge.co_partition import judge as judge_co_partition
 from assignment_oracle.compare.judge.co_partition import solve_co_partitioned
 from assignment_oracle.compare.judge.evaluate import CO_PARTITIONED_OPTIMUM, WEIGHTED_OPTIMUM, Evaluation, evaluate
 from assignment_oracle.compare.judge.weighted import judge as judge_weighted
 from assignment_oracle.compare.judge.weighted import solve_weighted
+from assignment_oracle.compare.scenarios.churn import random_history, simulate
 from assignment_oracle.compare.scenarios.families import generate
 from assignment_oracle.compare.sweep.spec import CHURN, Checks, GridPoint
 from assignment_oracle.optimal import OPTIMAL, join_groups, solve

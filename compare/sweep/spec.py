@@ -47,7 +47,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from assignment_oracle.compare.scenarios.families import FAMILIES, get_family
-from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.heuristics.registry import (
     ASSIGNORS,
     LIVE_PEERS,
@@ -56,6 +55,7 @@ from assignment_oracle.heuristics.registry import (
     external_assignor,
     resolve_names,
 )
+from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.problem.scenario_json import InputError
 
 __all__ = ["CHURN", "SweepSpec", "GridPoint", "Checks", "read_spec", "spec_from_mapping", "bundled_specs", "scenario_id"]

@@ -1,14 +1,14 @@
 """Balance notions against brute force: the equivalences the oracle relies on."""
 
+import brute_force
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import brute_force
-from assignment_oracle.compare.judge.balance import improving_chain, is_most_balanced, satisfies_kafka_balance_condition
-from assignment_oracle.problem.metrics import kip54_balance_score, sorted_load_distance, spread, sum_of_squares
-from assignment_oracle.problem import BALANCE_FIRST, Assignment, Problem
 from strategies import problems
+
+from assignment_oracle.compare.judge.balance import improving_chain, is_most_balanced, satisfies_kafka_balance_condition
+from assignment_oracle.problem import BALANCE_FIRST, Assignment, Problem
+from assignment_oracle.problem.metrics import kip54_balance_score, sorted_load_distance, spread, sum_of_squares
 
 
 @settings(max_examples=400)

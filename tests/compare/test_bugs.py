@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+
 from assignment_oracle.compare.judge.guarantees import check_guarantee
 from assignment_oracle.compare.scenarios.bugs import BUGS, find, replay
 from assignment_oracle.compare.scenarios.strategies import problems, rebalances
 from assignment_oracle.heuristics import uniform
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.ownership import violations
-from hypothesis import given, settings
 
 REQUIRED = {"kafka-7026", "local-condition-chain", "kafka-12984-equal-generation", "kafka-12984-claim-order",
             "kafka-15106-loop-shape", "kafka-16277-per-topic-skew", "kafka-18688-balanced-stays",

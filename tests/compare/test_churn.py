@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 import assignment_oracle.compare.scenarios.churn as churn
-from assignment_oracle.heuristics import runner
+from assignment_oracle.compare.judge.evaluate import ERROR, INVALID, OK, TIMEOUT, Evaluation
 from assignment_oracle.compare.scenarios.churn import (
     CreatePartitions,
     CreateTopic,
@@ -41,8 +41,7 @@ from assignment_oracle.compare.scenarios.churn import (
     read_history,
     simulate,
 )
-from assignment_oracle.compare.judge.evaluate import ERROR, INVALID, OK, TIMEOUT, Evaluation
-from assignment_oracle.heuristics import UnknownAssignor
+from assignment_oracle.heuristics import UnknownAssignor, runner
 from assignment_oracle.optimal import verify
 from assignment_oracle.problem import InputError, Member, Topic
 from assignment_oracle.problem.claims import resolve_claims

@@ -11,6 +11,7 @@ import json
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from strategies import problems
 
 from assignment_oracle.cli import main
 from assignment_oracle.compare.judge import co_partition
@@ -20,7 +21,6 @@ from assignment_oracle.compare.sweep.spec import Checks, GridPoint
 from assignment_oracle.optimal.brute_force import join_group_optimum
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.model import Assignment
-from strategies import problems
 
 
 @st.composite
@@ -166,13 +166,14 @@ def test_check_on_the_command_line_exits_by_the_co_partitioned_verdict(tmp_path,
     solved = tmp_path / "solved.json"
     assert main(["solve", str(scenario), "-o", str(solved)]) == 0
     assert main(["check", str(scenario), str(solved), "--json"]) == 0
-    verdict = json.loads(capsys.readouterr().out)
-    assert verdict["co_partitioned"] and tuple(verdict["optimal_sorted_loads"]) == best_loads
-    assert verdict["optimal_retained"] == best_kept
+    verdict = json.loads(capsys.readouterr().out)  # tier by tier against the same request
+    tiers = {t["tier"]: t for t in verdict["tiers"]}
+    assert verdict["valid"] and verdict["verdict"] == "optimal"
+    assert tuple(tiers["balance"]["optimum"]) == best_loads and tiers["stickiness"]["optimum"] == best_kept
     split = tmp_path / "split.json"  # impressions-0 and clicks-0 apart
     split.write_text(json.dumps({"assignment": {"a": {"impressions": [0, 1, 2, 3], "audit": [0, 1, 2]}, "b": {"clicks": [0, 1, 2]},
                                                 "c": {}}}))
     assert main(["check", str(scenario), str(split)]) == 3
-    assert "co-partitioned: no" in capsys.readouterr().out
+    assert "join group clicks+impressions partition 0 split between a, b" in capsys.readouterr().out
     assert main(["compare", str(scenario), "--assignors", "range"]) == 0
     assert "against the co-partitioned optimum" in capsys.readouterr().out

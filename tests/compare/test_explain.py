@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from hypothesis import given, settings
+from strategies import rebalances
 
 from assignment_oracle.compare.judge.explain import apply_moves, explain
-from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads, sum_of_squares
 from assignment_oracle.heuristics import ASSIGNORS
 from assignment_oracle.optimal import solve
 from assignment_oracle.problem import Problem
+from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads, sum_of_squares
 from assignment_oracle.problem.model import Assignment
 from assignment_oracle.problem.ownership import violations
-from strategies import rebalances
 
 
 def test_invalid_names_the_violations():

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from hypothesis import given, settings
+from strategies import problems
 
 from assignment_oracle.compare.judge.guarantees import GUARANTEES, check_guarantee
 from assignment_oracle.heuristics.registry import GUARANTEE_NAMES
 from assignment_oracle.optimal import solve
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.model import Assignment
-from strategies import problems
 
 
 def problem_of(topics, subscriptions, owned=None):

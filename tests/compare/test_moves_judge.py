@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from hypothesis import assume, given, settings
+from strategies import problems
 
 from assignment_oracle.compare.judge.evaluate import evaluate
 from assignment_oracle.compare.judge.moves import judge
 from assignment_oracle.optimal.brute_force import move_limited_optimum, previous_owners
-from strategies import problems
 
 
 @settings(max_examples=120, deadline=None)

@@ -14,7 +14,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from assignment_oracle.compare.scenarios.families import FAMILIES, PARAMETERS, UnknownFamily, _water_fill, describe, generate
+from assignment_oracle.compare.scenarios.families import (
+    FAMILIES,
+    PARAMETERS,
+    UnknownFamily,
+    _water_fill,
+    describe,
+    generate,
+)
 from assignment_oracle.heuristics.fair import assign as fair_assign
 from assignment_oracle.problem import Problem, resolve_claims
 from assignment_oracle.problem.scenario_json import dumps

@@ -9,10 +9,10 @@ fails if the two drift apart.
 from hypothesis import given
 
 from assignment_oracle.compare.judge.balance import satisfies_kafka_balance_condition
-from assignment_oracle.problem.metrics import load_vector, sorted_loads
 from assignment_oracle.compare.scenarios.strategies import scenarios
 from assignment_oracle.heuristics import ASSIGNORS
 from assignment_oracle.optimal import solve
+from assignment_oracle.problem.metrics import load_vector, sorted_loads
 from assignment_oracle.problem.ownership import violations
 
 my_assign = ASSIGNORS["sticky"].assign  # your assignor: assign(problem) -> Assignment
@@ -35,12 +35,12 @@ import re
 from pathlib import Path
 
 import pytest
+import strategies as test_strategies
 from hypothesis import find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from assignment_oracle.compare.scenarios import strategies as public_strategies
-import strategies as test_strategies
 from assignment_oracle.compare.scenarios.families import FAMILIES, UnknownFamily, generate
 from assignment_oracle.compare.scenarios.strategies import _FAMILY_DRAWS
 from assignment_oracle.problem import Problem, resolve_claims

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from local_spark import KEY, expected_rows, normalized
 
 from assignment_oracle.compare.sweep.job import counterexample_path, read_rows, run_sweep
 from assignment_oracle.compare.sweep.rows import COLUMNS, ROW_SCHEMA
@@ -15,8 +16,6 @@ from assignment_oracle.compare.sweep.spec import spec_from_mapping
 from assignment_oracle.problem.errors import MissingExtra
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import InputError
-
-from local_spark import KEY, expected_rows, normalized
 
 SPEC = {
     "name": "test",

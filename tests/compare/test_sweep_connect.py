@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from local_spark import expected_rows, free_port, kill_session, normalized, tail, wait_for
 
 from assignment_oracle.compare.sweep.job import read_rows
 from assignment_oracle.compare.sweep.spec import spec_from_mapping
-from local_spark import expected_rows, free_port, kill_session, normalized, tail, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 120

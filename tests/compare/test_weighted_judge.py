@@ -10,6 +10,7 @@ import json
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from strategies import problems
 
 from assignment_oracle.cli import main
 from assignment_oracle.compare.judge import weighted as weighted_judge
@@ -17,10 +18,10 @@ from assignment_oracle.compare.judge.evaluate import WEIGHTED_OPTIMUM, compare
 from assignment_oracle.compare.scenarios.families import generate
 from assignment_oracle.compare.sweep.rows import scenario_rows
 from assignment_oracle.compare.sweep.spec import Checks, GridPoint
-from assignment_oracle.optimal.brute_force import weighted_optimum
+from assignment_oracle.optimal import Request
+from assignment_oracle.optimal.brute_force import request_optimum, weighted_optimum
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.model import Assignment
-from strategies import problems
 
 
 @st.composite
@@ -101,19 +102,24 @@ def test_check_and_explain_on_the_command_line(tmp_path, capsys):
     solved = tmp_path / "solved.json"
     assert main(["solve", str(scenario), "-o", str(solved)]) == 0
     assert main(["check", str(scenario), str(solved), "--json"]) == 0
-    verdict = json.loads(capsys.readouterr().out)
+    verdict = json.loads(capsys.readouterr().out)  # tier by tier against the same request
     best_loads, best_kept = weighted_optimum(Problem.from_mapping(LAG))
-    assert tuple(verdict["sorted_loads"]) == best_loads and verdict["retained"] == best_kept
+    tiers = {t["tier"]: t for t in verdict["tiers"]}
+    assert tuple(tiers["balance"]["value"]) == best_loads and tiers["stickiness"]["value"] == best_kept
     ranged = tmp_path / "range.json"
     assert main(["assign", str(scenario), "--assignor", "range", "-o", str(ranged)]) == 0
     assert main(["check", str(scenario), str(ranged)]) == 1
-    assert "most balanced (dec-min over weighted loads): no" in capsys.readouterr().out
+    assert "verdict: a gap at the balance tier" in capsys.readouterr().out
     assert main(["explain", str(scenario), "--assignor", "range"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "weights" in err
     both = tmp_path / "both.json"
     both.write_text(json.dumps({**LAG, "join_groups": [["lagging", "quiet"]]}))
     capsys.readouterr()
-    assert main(["solve", str(both), "--balance", "max-then-squares"]) == 2  # weighted loads are dec-min
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "--balance" in err and "Traceback" not in err
+    # Every balance definition composes with weights and join groups now (it used to be refused).
+    out = tmp_path / "squares.json"
+    assert main(["solve", str(both), "--balance", "max-then-squares", "-o", str(out)]) == 0
+    document = json.loads(out.read_text())
+    expected = request_optimum(Problem.from_mapping(json.loads(both.read_text())),
+                               Request(balance="max-then-squares"))
+    assert [t["value"] for t in document["tiers"]] == expected

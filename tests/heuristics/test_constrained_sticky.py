@@ -7,13 +7,13 @@ quota, fill, steal, distribute), in the module docstring's reconstruction.
 from __future__ import annotations
 
 from hypothesis import given, settings
+from strategies import rebalances
 
-from assignment_oracle.problem.metrics import retained
 from assignment_oracle.heuristics import constrained_sticky, sticky
 from assignment_oracle.optimal import solve
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.claims import resolve_claims
-from strategies import rebalances
+from assignment_oracle.problem.metrics import retained
 
 
 def solve_table(topics, members):

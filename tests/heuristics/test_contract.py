@@ -15,15 +15,15 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle_profile import scaled
+from strategies import problems, rebalances
 
 from assignment_oracle.compare.judge.guarantees import check_run
 from assignment_oracle.heuristics import ASSIGNORS, UnknownAssignor, get_assignor, run
 from assignment_oracle.heuristics.stream_join_sticky import assignable_numbers
 from assignment_oracle.problem import Problem
-from assignment_oracle.problem.scenario_json import dumps
 from assignment_oracle.problem.ownership import violations
-from oracle_profile import scaled
-from strategies import problems, rebalances
+from assignment_oracle.problem.scenario_json import dumps
 
 NAMES = list(ASSIGNORS)
 

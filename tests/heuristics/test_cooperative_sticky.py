@@ -13,13 +13,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from oracle_profile import scaled
+from strategies import problems, rebalances
 
 from assignment_oracle.compare.judge.guarantees import check_guarantee
 from assignment_oracle.heuristics import cooperative_sticky, sticky
-from oracle_profile import scaled
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.ownership import violations
-from strategies import problems, rebalances
 
 CONFLICTS = ("tied", "stale", "unsubscribed", "departed")
 

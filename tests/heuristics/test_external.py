@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from assignment_oracle.cli import main
-from assignment_oracle.compare.scenarios.churn import history_from_mapping, simulate
 from assignment_oracle.compare.judge.evaluate import evaluate
+from assignment_oracle.compare.scenarios.churn import history_from_mapping, simulate
 from assignment_oracle.compare.scenarios.families import generate
 from assignment_oracle.compare.sweep.rows import scenario_rows
 from assignment_oracle.compare.sweep.spec import spec_from_mapping

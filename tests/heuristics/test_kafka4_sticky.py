@@ -24,13 +24,14 @@ asserts Kafka's properties instead and says so (``HASH_ORDER``).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from strategies import problems
+
 from assignment_oracle.heuristics import kafka4_sticky
 from assignment_oracle.optimal import solve
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.metrics import load_vector, sorted_loads
 from assignment_oracle.problem.ownership import violations
-from hypothesis import given, settings
-from strategies import problems
 
 ALL_RACKS = ("a", "b", "c", "d", "e", "f")
 CONFIGS = ("NO_BROKER_RACK", "NO_CONSUMER_RACK", "BROKER_AND_CONSUMER_RACK")

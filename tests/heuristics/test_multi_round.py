@@ -12,13 +12,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle_profile import scaled
 
 from assignment_oracle.compare.judge.guarantees import check_run
-from assignment_oracle.problem.metrics import retained
 from assignment_oracle.heuristics import ASSIGNORS, run
 from assignment_oracle.optimal import solve
 from assignment_oracle.problem import Problem
-from oracle_profile import scaled
+from assignment_oracle.problem.metrics import retained
 
 STICKY = ["sticky", "cooperative-sticky", "constrained-sticky"]
 

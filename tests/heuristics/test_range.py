@@ -20,12 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from assignment_oracle.compare.judge.guarantees import check_guarantee
 from assignment_oracle.heuristics import range as range_assignor
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.ownership import violations
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 ALL_RACKS = ("a", "b", "c", "d", "e", "f")  # AbstractPartitionAssignorTest.ALL_RACKS
 NO_BROKER_RACK, NO_CONSUMER_RACK, BROKER_AND_CONSUMER_RACK = "NO_BROKER_RACK", "NO_CONSUMER_RACK", "BROKER_AND_CONSUMER_RACK"

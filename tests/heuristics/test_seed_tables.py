@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from assignment_oracle.problem.metrics import load_vector, retained
 from assignment_oracle.heuristics import ASSIGNORS
 from assignment_oracle.problem import Problem
+from assignment_oracle.problem.metrics import load_vector, retained
 from assignment_oracle.problem.ownership import violations
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracle_profile import scaled
+from strategies import problems, rebalances
 
 from assignment_oracle.heuristics import sticky
 from assignment_oracle.heuristics.sticky import _Rebalance
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.ownership import violations
-from oracle_profile import scaled
-from strategies import problems, rebalances
 
 
 def literal_is_balanced(run: _Rebalance) -> bool:

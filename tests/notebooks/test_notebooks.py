@@ -10,8 +10,8 @@ import pytest
 
 from assignment_oracle.cli import main
 from assignment_oracle.compare.report import figures
-from assignment_oracle.compare.scenarios.bugs import BUGS
 from assignment_oracle.compare.report.notebooks import NOTEBOOKS, execute, notebook_path
+from assignment_oracle.compare.scenarios.bugs import BUGS
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -2,13 +2,13 @@
 
 from dataclasses import replace
 
+import brute_force
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import problems
 
-import brute_force
 from assignment_oracle.optimal import Certificate, certify, solve, verify
 from assignment_oracle.problem import Assignment, Problem
-from strategies import problems
 
 
 @settings(max_examples=300)

@@ -11,13 +11,13 @@ import json
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from strategies import problems
 
 from assignment_oracle.cli import main
 from assignment_oracle.optimal import join_groups
 from assignment_oracle.optimal.brute_force import join_group_optimum
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.scenario_json import InputError
-from strategies import problems
 
 
 @st.composite

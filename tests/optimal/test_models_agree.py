@@ -1,13 +1,13 @@
 """Brute force = flow = CP-SAT (= networkx) on small instances; flow = CP-SAT on medium ones."""
 
+import brute_force
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import problems
 
-import brute_force
 from assignment_oracle.optimal import OPTIMAL, solve, verify
 from assignment_oracle.problem import Assignment, Problem
-from strategies import problems
 
 
 @settings(max_examples=1500)

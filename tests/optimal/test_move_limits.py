@@ -11,13 +11,13 @@ import json
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from strategies import problems
 
 from assignment_oracle.cli import main
 from assignment_oracle.optimal import move_limits
 from assignment_oracle.optimal import solve as solve_counts
 from assignment_oracle.optimal.brute_force import move_limited_optimum, previous_owners
 from assignment_oracle.problem import Problem
-from strategies import problems
 
 limits = st.one_of(st.none(), st.integers(0, 4))
 

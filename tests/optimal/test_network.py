@@ -1,11 +1,11 @@
 """The aggregated network: its size follows classes, not partitions x members."""
 
 from hypothesis import given, settings
+from strategies import problems
 
 from assignment_oracle.optimal import build_network, solve
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.ownership import owner_arrays
-from strategies import problems
 
 
 @settings(max_examples=300)

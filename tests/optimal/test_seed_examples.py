@@ -27,7 +27,7 @@ def test_kip54_example_1(method):
         {"topics": {t: 2 for t in ALL_FOUR}, "members": {c: {"topics": ALL_FOUR} for c in ["C0", "C1", "C2"]}}
     )
     assert solve(fresh, method=method).sorted_loads == (3, 3, 2)
-    after = solve(kip54_example_1_rebalance(), method)
+    after = solve(kip54_example_1_rebalance(), method=method)
     # "preserving 5 of the previous assignments"; 4 partitions each.
     assert after.sorted_loads == (4, 4)
     assert after.retained == 5

@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from strategies import problems
 
-from assignment_oracle.optimal import (INFEASIBLE, OPTIMAL, Request, UnsupportedRequest, choose, measure, solve)
+from assignment_oracle.optimal import INFEASIBLE, OPTIMAL, Request, UnsupportedRequest, choose, measure, solve
 from assignment_oracle.optimal.brute_force import request_optimum
 from assignment_oracle.optimal.request import BALANCE_DEFINITIONS
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.ownership import violations
-from strategies import problems
 
 #: Every objective order the scenario format accepts: balance and stickiness, rack and spread optional.
 ORDERS = tuple(order for extra in ((), ("rack",), ("spread",), ("rack", "spread"))

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from strategies import problems
 
 from assignment_oracle.cli import main
-from assignment_oracle.optimal import solve as solve_counts
 from assignment_oracle.optimal import join_groups, weighted
+from assignment_oracle.optimal import solve as solve_counts
 from assignment_oracle.optimal.brute_force import weighted_optimum
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.scenario_json import InputError
-from strategies import problems
 
 
 @st.composite
@@ -113,7 +113,7 @@ def test_weights_round_trip_and_solve_on_the_command_line(tmp_path, capsys):
     assert main(["solve", str(scenario), "-o", str(out)]) == 0
     document = json.loads(out.read_text())
     loads, kept = weighted_optimum(problem)
-    assert document["status"] == "OPTIMAL" and tuple(document["sorted_loads"]) == loads
+    assert document["status"] == "OPTIMAL" and tuple(document["weighted_sorted_loads"]) == loads
     assert document["retained"] == kept
 
 
@@ -186,7 +186,8 @@ def test_weights_with_join_groups_on_the_command_line(tmp_path, capsys):
     assert main(["solve", str(scenario), "-o", str(out)]) == 0
     document = json.loads(out.read_text())
     loads, kept = weighted_optimum(problem)
-    assert document["status"] == "OPTIMAL" and tuple(document["sorted_loads"]) == loads and document["retained"] == kept
+    assert document["status"] == "OPTIMAL" and tuple(document["weighted_sorted_loads"]) == loads
+    assert document["retained"] == kept
     optimum = tmp_path / "optimum.json"
     optimum.write_text(json.dumps({"assignment": document["assignment"]}))
     capsys.readouterr()
@@ -197,9 +198,12 @@ def test_weights_with_join_groups_on_the_command_line(tmp_path, capsys):
     capsys.readouterr()
     assert main(["check", str(scenario), str(split)]) == 3
     out = capsys.readouterr().out
-    assert "co-partitioned: no (" in out and "weighted loads, sorted" in out
+    assert "valid under the constraints: no: join group clicks+impressions partition 0 split" in out
     assert "most balanced (dec-min):" not in out  # balance is judged on weights only
-    assert main(["solve", str(scenario), "--balance", "sum-of-squares"]) == 2
+    capsys.readouterr()
+    assert main(["solve", str(scenario), "--balance", "sum-of-squares"]) == 0  # composes now (was refused)
+    document = json.loads(capsys.readouterr().out)
+    assert document["tiers"][0]["value"] == sum(x * x for x in document["weighted_loads"].values())
 
 
 @settings(max_examples=200, deadline=None)

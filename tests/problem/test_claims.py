@@ -1,11 +1,11 @@
 """Claim resolution: KIP-341 (stale claims lose) and KAFKA-14639 (equal top generations cancel)."""
 
+import brute_force
 from hypothesis import given
 from hypothesis import strategies as st
-
-import brute_force
-from assignment_oracle.problem import Problem, resolve_claims
 from strategies import problems
+
+from assignment_oracle.problem import Problem, resolve_claims
 
 
 def owners(problem):

@@ -22,7 +22,6 @@ sys.path.insert(0, str(HERE.parent))  # the tests folder: its strategies and fin
 
 from hypothesis import HealthCheck, find, settings
 from hypothesis import strategies as st
-
 from regressions_findings import FINDINGS, measure
 from strategies import problems, rebalances
 
