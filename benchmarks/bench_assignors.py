@@ -69,10 +69,9 @@ from typing import Callable
 
 import numpy as np
 
-
 import assignment_oracle.heuristics.kafka_python as peer
-from assignment_oracle.problem.metrics import kip54_balance_score, load_vector, retained, spread
 from assignment_oracle.heuristics import ASSIGNORS
+from assignment_oracle.problem.metrics import kip54_balance_score, load_vector, retained, spread
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import violations
 

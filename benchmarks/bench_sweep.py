@@ -73,7 +73,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-
 from assignment_oracle.compare.sweep.rows import scenario_rows, versions
 from assignment_oracle.compare.sweep.spec import SweepSpec, read_spec, scenario_id, spec_from_mapping
 

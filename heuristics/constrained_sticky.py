@@ -79,9 +79,9 @@ from __future__ import annotations
 
 from collections import deque
 
-from assignment_oracle.heuristics import sticky
 import numpy as np
 
+from assignment_oracle.heuristics import sticky
 from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = ["assign", "subscriptions_identical"]

@@ -49,9 +49,8 @@ group settles on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
 from collections import Counter
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
 from assignment_oracle.heuristics import sticky

@@ -95,11 +95,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from sortedcontainers import SortedList
+
 from assignment_oracle.heuristics import cooperative_sticky
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 from assignment_oracle.problem.ownership import held_partitions
-from sortedcontainers import SortedList
 
 __all__ = [
     "DEFAULT_GENERATION",

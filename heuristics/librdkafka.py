@@ -133,7 +133,7 @@ class PeerNotInstalled(MissingExtra):
 class _Library:
     """confluent-kafka and, through ``ctypes``, the librdkafka it bundles (loaded once)."""
 
-    _instance: "_Library | None" = None
+    _instance: _Library | None = None
     _lock = threading.Lock()
 
     def __init__(self) -> None:
@@ -170,7 +170,7 @@ class _Library:
         self.version = confluent_kafka.libversion()[0]
 
     @classmethod
-    def get(cls) -> "_Library":
+    def get(cls) -> _Library:
         with cls._lock:
             if cls._instance is None:
                 cls._instance = cls()
@@ -505,7 +505,7 @@ def _assignment(holdings: Mapping[str, frozenset | set]) -> Assignment:
     return Assignment(members)
 
 
-_OPEN: "weakref.WeakSet[LiveGroup]" = weakref.WeakSet()
+_OPEN: weakref.WeakSet[LiveGroup] = weakref.WeakSet()
 
 
 def close_all() -> None:
@@ -530,7 +530,7 @@ def _claims(member: Member) -> frozenset:
     return frozenset((t, p) for t, ps in member.owned for p in ps)
 
 
-_PEERS: "weakref.WeakSet[LivePeer]" = weakref.WeakSet()
+_PEERS: weakref.WeakSet[LivePeer] = weakref.WeakSet()
 
 
 class LivePeer:

@@ -76,6 +76,7 @@ Departures (hash orders; none changes an answer of the fixed version):
 from __future__ import annotations
 
 import numpy as np
+
 from assignment_oracle.heuristics.member_info import member_order
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 

@@ -27,8 +27,8 @@ from assignment_oracle.heuristics import (
     runner,
     server_range,
     sticky,
-    uniform,
     stream_join_sticky,
+    uniform,
 )
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.errors import UnknownAssignor

@@ -95,9 +95,9 @@ from typing import Iterable
 import numpy as np
 from sortedcontainers import SortedList
 
-from assignment_oracle.problem.metrics import kip54_balance_score
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.errors import AssignorDidNotFinish
+from assignment_oracle.problem.metrics import kip54_balance_score
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = ["assign", "assign_kip54", "AssignorDidNotFinish", "DEFAULT_MAX_PASSES"]

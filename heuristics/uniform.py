@@ -284,7 +284,7 @@ class _Heterogeneous:
                 if moved > 0 or last_rebalanced == -1:
                     last_rebalanced = index
 
-    def balance_topic(self, topic: str, balancer: "_Balancer") -> int:
+    def balance_topic(self, topic: str, balancer: _Balancer) -> int:
         moved = 0
         owners = self.owners[topic]
         imbalance = balancer.initialize(self.subscribers[topic])
