@@ -554,11 +554,27 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
         for level in sorted(set(levels)):
             state.model.add(state.excess(level) <= sum(max(0, v - level) for v in known))
 
+    def one_stage(name: str, expression, sense: str, last: bool, bound: int | None, proof: str,
+                  current: Callable[[], int]) -> str | None:
+        """A stage of one expression: settled without a solver when the incumbent meets ``bound`` (or
+        the expression is a constant), else solved; then pinned at the incumbent's value (its optimum,
+        or under a time limit a ceiling).  Returns ``INFEASIBLE``/``UNKNOWN`` when there is no answer."""
+        if isinstance(expression, int) or (bound is not None and trusted and current() == bound):
+            settled(name, current(), proof if not isinstance(expression, int) else "the same for every assignment")
+        else:
+            status, _, _ = run(name, expression, sense, last)
+            if status in (INFEASIBLE, UNKNOWN):
+                return status
+            if status != OPTIMAL:
+                unproven.append(name)
+        if not isinstance(expression, int):
+            state.model.add(expression <= current() if sense == "min" else expression >= current())
+        return None
+
     records: list[TierResult] = []
     for position, tier in enumerate(tiers):
         last = position == len(tiers) - 1
         proven = True
-        bound = None
         first = len(stages)
         if tier == BALANCE:
             definition = request.balance
@@ -617,71 +633,35 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
                         stages[-1].update(value=at, bound=at)
                     known.extend([v] * at)
                     pin_levels(known, [v, v - 1])
-                records.append(TierResult(BALANCE, None, bound, proven, "cpsat"))
             else:
                 if definition == "max-then-squares":
-                    if trusted and int(incumbent.loads.max(initial=0)) == lower:
-                        settled("largest load", lower, "meets the bound max(ceil(total / members), heaviest part)")
-                    else:
-                        status, value, bound = run("largest load", state.largest(), "min", False)
-                        if status in (INFEASIBLE, UNKNOWN):
-                            return answer(status, None, records, _failure(status, "largest load"))
-                        if status != OPTIMAL:
-                            proven = False
-                            unproven.append("largest load")
-                    state.model.add(state.largest() <= int(incumbent.loads.max(initial=0)))
-                status, value, bound = run("sum of squares", state.squares(), "min", last)
-                if status in (INFEASIBLE, UNKNOWN):
-                    return answer(status, None, records, _failure(status, "sum of squares"))
-                if status != OPTIMAL:
-                    proven = False
-                    unproven.append("sum of squares")
-                    bound = None
-                state.model.add(state.squares() <= int(sum(int(x) ** 2 for x in incumbent.loads)))
-                records.append(TierResult(BALANCE, None, None if proven else bound, proven, "cpsat"))
-        elif tier == RACK:
-            least = int(parts.least_cross.sum())
-            if isinstance(state.cross, int) or (trusted and incumbent.cross == least):
-                settled("cross-rack partitions", least, "every part is on its least cross-rack member")
-                records.append(TierResult(RACK, None, least, True, "bound"))
-            else:
-                status, value, bound = run("cross-rack partitions", state.cross, "min", last)
-                if status in (INFEASIBLE, UNKNOWN):
-                    return answer(status, None, records, _failure(status, "cross-rack partitions"))
-                if status != OPTIMAL:
-                    unproven.append("cross-rack partitions")
-                records.append(TierResult(RACK, None, bound, status == OPTIMAL, "cpsat"))
-            if not isinstance(state.cross, int):
-                state.model.add(state.cross <= incumbent.cross)
-        elif tier == SPREAD:
-            expression = state.topic_squares()
-            status, value, bound = run("per-topic squares", expression, "min", last)
-            if status in (INFEASIBLE, UNKNOWN):
-                return answer(status, None, records, _failure(status, "per-topic squares"))
-            if status != OPTIMAL:
-                unproven.append("per-topic squares")
-            records.append(TierResult(SPREAD, None, bound, status == OPTIMAL, "cpsat"))
-            state.model.add(expression <= sum(x * x for x in incumbent.held.values()))
+                    failed = one_stage("largest load", state.largest(), "min", False, lower,
+                                       "meets the bound max(ceil(total / members), heaviest part)",
+                                       lambda: int(incumbent.loads.max(initial=0)))
+                    if failed:
+                        return answer(failed, None, records, _failure(failed, "largest load"))
+                failed = one_stage("sum of squares", state.squares(), "min", last, None, "",
+                                   lambda: int(sum(int(x) ** 2 for x in incumbent.loads)))
+                if failed:
+                    return answer(failed, None, records, _failure(failed, "sum of squares"))
         else:
-            most = int(parts.most_kept.sum())
-            if isinstance(state.kept, int) or (trusted and incumbent.kept == most):
-                settled("kept partitions", most, "every part is with the previous owner keeping most of it")
-                records.append(TierResult(STICKINESS, None, most, True, "bound"))
-            else:
-                status, value, bound = run("kept partitions", state.kept, "max", last)
-                if status in (INFEASIBLE, UNKNOWN):
-                    return answer(status, None, records, _failure(status, "kept partitions"))
-                if status != OPTIMAL:
-                    unproven.append("kept partitions")
-                records.append(TierResult(STICKINESS, None, bound, status == OPTIMAL, "cpsat"))
-            if not isinstance(state.kept, int):
-                state.model.add(state.kept >= incumbent.kept)
+            name, expression, sense, bound, proof, current = {
+                RACK: ("cross-rack partitions", state.cross, "min", int(parts.least_cross.sum()),
+                       "every part is on its least cross-rack member", lambda: incumbent.cross),
+                SPREAD: ("per-topic squares", state.topic_squares(), "min", None, "",
+                         lambda: sum(x * x for x in incumbent.held.values())),
+                STICKINESS: ("kept partitions", state.kept, "max", int(parts.most_kept.sum()),
+                             "every part is with the previous owner keeping most of it", lambda: incumbent.kept),
+            }[tier]
+            failed = one_stage(name, expression, sense, last, bound, proof, current)
+            if failed:
+                return answer(failed, None, records, _failure(failed, name))
         # The tier's record: proven when every one of its stages is; else what each unproven one proved.
         mine = stages[first:]
         done = all(s["proven"] for s in mine)
         how = "cpsat" if any("proof" not in s for s in mine) else "bound"
-        records[-1] = TierResult(tier, None, None if done else [{"stage": s["stage"], "bound": s["bound"]}
-                                                                 for s in mine if not s["proven"]], done, how)
+        records.append(TierResult(tier, None, None if done else [{"stage": s["stage"], "bound": s["bound"]}
+                                                                  for s in mine if not s["proven"]], done, how))
     owner = state.owners(incumbent.values)
     if unproven:
         return answer(FEASIBLE, owner, records, "not proven in time: " + ", ".join(unproven))
