@@ -33,6 +33,11 @@ unless the wall-clock limit (the caller's own time limit) cuts it first.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+import threading
+
 import numpy as np
 from ortools.sat.python import cp_model
 
@@ -204,8 +209,37 @@ def hint(model: cp_model.CpModel, *, time_limit: float | None = None,
     if time_limit is not None:
         options["time_limit"] = max(0.01, time_limit)
     constraints = [LinearConstraint(matrix, program.row_lower, program.row_upper)] if program.row_lower else []
-    result = milp(cost, integrality=np.ones(n), bounds=Bounds(program.lower, program.upper),
-                  constraints=constraints, options=options)
+    found: dict = {}
+    done = threading.Event()
+
+    def search() -> None:
+        try:
+            with _quiet_stdout():  # HiGHS prints debugging lines to file descriptor 1, where an answer may go
+                found["result"] = milp(cost, integrality=np.ones(n), bounds=Bounds(program.lower, program.upper),
+                                       constraints=constraints, options=options)
+        finally:
+            done.set()
+
+    # In a worker thread, so that Ctrl-C reaches the caller at once (HiGHS cannot be stopped from here: the
+    # abandoned search ends with the process).
+    threading.Thread(target=search, daemon=True).start()
+    while not done.wait(0.05):
+        pass
+    result = found["result"]
     if result.x is None:
         return None
     return {col: int(round(value)) for col, value in enumerate(result.x[:program.variables])}
+
+
+@contextlib.contextmanager
+def _quiet_stdout():
+    """File descriptor 1 sent to /dev/null for the duration (C code writes there, not to ``sys.stdout``)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)

@@ -75,9 +75,11 @@ the one place.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -104,6 +106,7 @@ def parameters(solver: cp_model.CpSolver, *, time_limit: float | None = None, ef
     solver.parameters.interleave_search = True
     solver.parameters.random_seed = 0
     solver.parameters.linearization_level = 2
+    solver.parameters.catch_sigint_signal = False  # Ctrl-C is Python's (_solve)
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.0, time_limit)
     if effort is not None:
@@ -522,7 +525,7 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
             state.hint(hinted)
             solver = cp_model.CpSolver()
             parameters(solver, time_limit=remaining, effort=FIRST_EFFORT if attempt == 0 else None)
-            code = solver.solve(state.model)
+            code = _solve(solver, state.model)
             if code == cp_model.INFEASIBLE:
                 if found_any:
                     raise SolverError(f"cpsat-staged: stage {name!r} is infeasible after earlier stages were "
@@ -666,6 +669,31 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
     if unproven:
         return answer(FEASIBLE, owner, records, "not proven in time: " + ", ".join(unproven))
     return answer(OPTIMAL, owner, records)
+
+
+def _solve(solver: cp_model.CpSolver, model: cp_model.CpModel) -> Any:
+    """``solver.solve(model)`` in a worker thread (CP-SAT releases the GIL), so that Ctrl-C reaches
+    Python at once: the search is stopped and ``KeyboardInterrupt`` goes on to the caller, which
+    writes nothing (CP-SAT's own SIGINT catching is off, :func:`parameters`, or it would swallow it
+    and the solve would go on to later stages and write an answer)."""
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def search() -> None:
+        try:
+            outcome["code"] = solver.solve(model)
+        finally:
+            done.set()
+
+    threading.Thread(target=search, daemon=True).start()
+    try:
+        while not done.wait(0.05):  # an Event, not Thread.join: an interrupted join can lose track of the thread
+            pass
+    except KeyboardInterrupt:
+        solver.stop_search()
+        done.wait()
+        raise
+    return outcome["code"]
 
 
 def _failure(status: str, stage: str) -> str:

@@ -390,3 +390,31 @@ def test_the_collector_paused_for_a_one_shot_command_is_running_again_after_it(c
     assert run(capsys, "solve", CHAIN)[0] == 0
     assert run(capsys, "solve", str(CHAIN) + ".missing")[0] == 2  # also after an error
     assert gc.isenabled()
+
+
+def test_ctrl_c_during_a_staged_solve_stops_it_and_writes_nothing(tmp_path):
+    """CP-SAT would catch SIGINT itself and the solve would go on and overwrite the output; Ctrl-C stops
+    the search, exits 130 with nothing on stderr, and the existing output file is left as it was."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rng = __import__("numpy").random.default_rng(7)
+    weights = [int(x) for x in rng.integers(10**6, 10**7, size=200)]
+    scenario = tmp_path / "hard.json"
+    scenario.write_text(json.dumps({"topics": {"t": 200}, "weights": {"t": weights},
+                                    "members": {f"m{i}": {"topics": ["t"]} for i in range(13)}}))
+    out = tmp_path / "out.json"
+    out.write_text('{"assignment": {}}\n')
+    code = "import sys; from assignment_oracle.cli import main; sys.exit(main(sys.argv[1:]))"
+    child = subprocess.Popen([sys.executable, "-c", code, "solve", str(scenario), "-o", str(out)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)  # past start-up: in the staged model's first stage
+    assert child.poll() is None, "the weighted solve was expected to run longer than 4 s"
+    child.send_signal(signal.SIGINT)
+    started = time.perf_counter()
+    _, err = child.communicate(timeout=30)
+    assert child.returncode == 130 and err == ""
+    assert time.perf_counter() - started < 10  # stopped, not run to the time limit (60 s)
+    assert out.read_text() == '{"assignment": {}}\n'
