@@ -116,14 +116,17 @@ def load_json(text: str | bytes, *, source: str) -> Any:
     """
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     try:
-        document = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        pass
-    else:
-        keys = _key_count(document)
-        if keys is not None and keys == data.count(b":"):
-            return document
-    return _load_strict(text, source=source)
+        try:
+            document = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            keys = _key_count(document)
+            if keys is not None and keys == data.count(b":"):
+                return document
+        return _load_strict(text, source=source)
+    except RecursionError:
+        raise InputError(source, "", "is nested too deeply to be a scenario or an assignment") from None
 
 
 def _key_count(document: Any) -> int | None:
@@ -586,6 +589,11 @@ def write_output(path: str | Path, text: str, *, inputs: tuple[str | Path, ...] 
     for given in inputs:
         if _same_file(target, Path(given)):
             raise InputError(str(path), "", f"is also an input of this command ({given}): choose another output file")
+    if target.is_symlink() or (target.exists() and not target.is_file()):
+        # os.replace would put a regular file in place of the link, device, fifo or folder (as root, over
+        # /dev/null itself): only what the shell's `>` would leave a regular file is written.
+        raise InputError(str(path), "", "cannot write file (it exists and is not a regular file: "
+                                        "a link, device, fifo or folder; choose a regular file)")
     directory = target.parent if str(target.parent) else Path(".")
     try:
         handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, prefix=f".{target.name}.",

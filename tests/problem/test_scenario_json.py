@@ -1,6 +1,8 @@
 """The scenario and assignment formats: strict where a typo hides, tolerant where Kafka is."""
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -213,3 +215,28 @@ def test_bad_instance_ids_are_named(members, field, words):
     with pytest.raises(InputError) as err:
         Problem.from_mapping({"topics": {"t": 1}, "members": members}, source="s.json")
     assert f"s.json: {field}: " in str(err.value) and words in str(err.value)
+
+
+def test_output_onto_a_link_a_device_or_a_folder_is_refused_and_left_alone(tmp_path):
+    from assignment_oracle.problem.scenario_json import write_output
+
+    kept = tmp_path / "kept.json"
+    kept.write_text("{}\n")
+    link = tmp_path / "link.json"
+    link.symlink_to(kept)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for target in (link, folder, fifo, Path(os.devnull)):
+        with pytest.raises(InputError, match="cannot write file .it exists and is not a regular file"):
+            write_output(target, "answer\n")
+    assert link.is_symlink() and kept.read_text() == "{}\n" and folder.is_dir()
+    assert Path(os.devnull).is_char_device()
+    write_output(tmp_path / "new.json", "answer\n")  # a plain new file is written
+    assert (tmp_path / "new.json").read_text() == "answer\n"
+
+
+def test_deeply_nested_json_is_one_line_of_bad_input():
+    with pytest.raises(InputError, match="nested too deeply"):
+        load_json("[" * 100_000 + "]" * 100_000, source="deep.json")
