@@ -181,4 +181,6 @@ def _with_tiers(solution: Solution, problem: Problem, request: Request, engine: 
             records.append(TierResult(tier, value, value, True, "bound"))  # no rack information: all local
         else:
             records.append(TierResult(tier, value, value if proven else None, proven, engine.proof))
-    return dataclasses.replace(solution, request=request, tiers=tuple(records), wall_time=elapsed)
+    answered = dataclasses.replace(solution, request=request, tiers=tuple(records), wall_time=elapsed)
+    answered.__dict__["measures"] = measures  # measured once (a cached_property the copy would recompute)
+    return answered
