@@ -30,12 +30,15 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
+
 from assignment_oracle.optimal import join_groups
 from assignment_oracle.optimal.join_groups import JoinGroupSolution
 from assignment_oracle.optimal.solution import OPTIMAL
+from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads
 from assignment_oracle.problem.model import Assignment, Problem
-from assignment_oracle.problem.ownership import violations
+from assignment_oracle.problem.ownership import owner_array
 
 __all__ = ["CLAIM_TIME_LIMIT", "JUDGE_TIME_LIMIT", "CoPartitionVerdict", "co_partition_problem", "judge",
            "solve_co_partitioned"]
@@ -160,8 +163,52 @@ def _summary(v: CoPartitionVerdict) -> str:
     return "co-partitioned, with a gap"
 
 
-def judge(problem: Problem, assignment: Assignment, optimum: JoinGroupSolution) -> CoPartitionVerdict:
-    """``assignment`` against ``optimum``, the co-partitioned optimum of ``problem`` (module docstring)."""
+def judge(problem: Problem, assignment: Assignment, optimum: JoinGroupSolution | None = None, *,
+          time_limit: float | None = JUDGE_TIME_LIMIT) -> CoPartitionVerdict:
+    """``assignment`` against ``optimum``, the co-partitioned optimum of ``problem`` (module docstring).
+
+    Without ``optimum`` it is solved here (within ``time_limit``), unless the assignment itself is proven
+    to be it (:func:`_proven_optimal`): then nothing is solved, and the verdict is the one the solved
+    optimum would give.
+    """
+    owner, broken = owner_array(problem, assignment)
+    structure = _Structure.of(problem, owner) if not broken else None
+    if structure is not None:
+        split, unassigned, first = structure.split, 0, structure.first_break
+    else:  # an invalid assignment: unit by unit (the holder of a partition given twice is its first)
+        split, unassigned, first = _breaks(problem, assignment)
+    if broken and not first:
+        first = str(broken[0])
+    loads = sorted_loads(load_vector(problem, assignment))
+    kept = retained(problem, assignment)
+    if optimum is None:
+        if structure is not None and not split and _proven_optimal(problem, structure, loads, kept):
+            return CoPartitionVerdict(join_groups=problem.join_groups, valid=True, split_units=0, unassigned=0,
+                                      first_break="", sorted_loads=loads, optimal_sorted_loads=loads,
+                                      retained=kept, optimal_retained=kept, optimum_status=OPTIMAL,
+                                      balance_proven=True, stickiness_proven=True)
+        optimum = solve_co_partitioned(problem, time_limit=time_limit)
+    balance_stages = [s for s in optimum.stages if s.get("stage") != "kept partitions"]
+    balance_proven = optimum.assignment is not None and all(bool(s.get("proven")) for s in balance_stages)
+    return CoPartitionVerdict(
+        join_groups=problem.join_groups,
+        valid=not broken,
+        split_units=split,
+        unassigned=unassigned,
+        first_break=first,
+        sorted_loads=loads,
+        optimal_sorted_loads=optimum.sorted_loads if optimum.assignment is not None else None,
+        retained=kept,
+        optimal_retained=optimum.retained,
+        optimum_status=optimum.status,
+        balance_proven=balance_proven,
+        stickiness_proven=optimum.status == OPTIMAL,
+    )
+
+
+def _breaks(problem: Problem, assignment: Assignment) -> tuple[int, int, str]:
+    """Split units, partitions of units assigned to nobody, and the first break, unit by unit
+    (:func:`optimal.join_groups.units`), for any assignment."""
     owner: dict[tuple[str, int], str] = {}
     for member, topics in assignment.members.items():
         for topic, partitions in topics.items():
@@ -169,8 +216,8 @@ def judge(problem: Problem, assignment: Assignment, optimum: JoinGroupSolution) 
                 owner.setdefault((topic, p), member)
     split = unassigned = 0
     first = ""
-    units, _ = join_groups.units(problem)
-    for unit in units:
+    all_units, _ = join_groups.units(problem)
+    for unit in all_units:
         holders = {owner.get(tp) for tp in unit.partitions}
         missing = [tp for tp in unit.partitions if tp not in owner]
         if missing:
@@ -183,22 +230,130 @@ def judge(problem: Problem, assignment: Assignment, optimum: JoinGroupSolution) 
                 placed = [(f"{t}-{p}", owner[(t, p)]) for t, p in unit.partitions if (t, p) in owner]
                 (a, on_a), (b, on_b) = placed[0], next(x for x in placed if x[1] != placed[0][1])
                 first = f"{a} on {on_a}, {b} on {on_b}"
-    broken = violations(problem, assignment)
-    if broken and not first:
-        first = str(broken[0])
-    balance_stages = [s for s in optimum.stages if s.get("stage") != "kept partitions"]
-    balance_proven = optimum.assignment is not None and all(bool(s.get("proven")) for s in balance_stages)
-    return CoPartitionVerdict(
-        join_groups=problem.join_groups,
-        valid=not broken,
-        split_units=split,
-        unassigned=unassigned,
-        first_break=first,
-        sorted_loads=sorted_loads(load_vector(problem, assignment)),
-        optimal_sorted_loads=optimum.sorted_loads if optimum.assignment is not None else None,
-        retained=retained(problem, assignment),
-        optimal_retained=optimum.retained,
-        optimum_status=optimum.status,
-        balance_proven=balance_proven,
-        stickiness_proven=optimum.status == OPTIMAL,
-    )
+    return split, unassigned, first
+
+
+@dataclass(frozen=True)
+class _Structure:
+    """The units of :func:`optimal.join_groups.units` in blocks, for a valid assignment (one owner per
+    partition of a subscribed topic, none elsewhere), without a Python object per partition.
+
+    A block is partition numbers ``lo .. hi - 1`` of some topics (one topic outside every group, or the
+    group's topics having those numbers): each number one unit of ``len(topics)`` partitions.  Units
+    whose topics nobody subscribes to are left out, as there; ``stranded`` counts units subscribed but
+    takeable by no single member.  A valid assignment leaves no partition of a kept unit unassigned
+    (its topics are all subscribed), so only splits can break it.
+    """
+
+    blocks: tuple[tuple[tuple[int, ...], int, int, tuple[int, ...]], ...]  # (topic indices, lo, hi, eligible)
+    stranded: int
+    split: int
+    first_break: str
+
+    @staticmethod
+    def of(problem: Problem, owner: np.ndarray) -> _Structure:
+        offsets = problem.partition_offsets
+        names = problem.topic_names
+        index = {t: i for i, t in enumerate(names)}
+        counts = problem.partition_counts
+        subscribed = {t: frozenset(ms) for t, ms in problem.subscribers.items()}
+        grouped = {t for group in problem.join_groups for t in group}
+        ids = problem.member_ids
+        blocks: list[tuple[tuple[int, ...], int, int, tuple[int, ...]]] = []
+        stranded = split = 0
+        first = ""
+        for topic in problem.topics:
+            if topic.name not in grouped and subscribed[topic.name] and topic.partitions:
+                blocks.append(((index[topic.name],), 0, topic.partitions, tuple(sorted(subscribed[topic.name]))))
+        for group in problem.join_groups:
+            edges = sorted({0, *(counts[t] for t in group)})
+            for lo, hi in zip(edges, edges[1:]):
+                topics = [t for t in group if counts[t] > lo]  # the group's topics with numbers lo .. hi - 1
+                if not any(subscribed[t] for t in topics):
+                    continue
+                eligible = frozenset.intersection(*{subscribed[t] for t in topics})
+                if not eligible:
+                    stranded += hi - lo
+                    continue
+                rows = np.stack([owner[offsets[index[t]] + lo:offsets[index[t]] + hi] for t in topics])
+                broken = np.flatnonzero((rows != rows[0]).any(axis=0))
+                if broken.size:
+                    split += int(broken.size)
+                    if not first:
+                        column = int(broken[0])
+                        other = int(np.flatnonzero(rows[:, column] != rows[0, column])[0])
+                        p = lo + column
+                        first = (f"{topics[0]}-{p} on {ids[rows[0, column]]}, "
+                                 f"{topics[other]}-{p} on {ids[rows[other, column]]}")
+                blocks.append((tuple(index[t] for t in topics), lo, hi, tuple(sorted(eligible))))
+        return _Structure(tuple(blocks), stranded, split, first)
+
+
+def _proven_optimal(problem: Problem, structure: _Structure, loads: tuple[int, ...], kept: int) -> bool:
+    """Whether a valid, co-partitioned assignment (its sorted ``loads``, ``kept`` partitions) is itself the
+    co-partitioned optimum, proven without solving the co-partitioned model.
+
+    Only with units of one size ``s`` (the usual stream join, and KIP-315's claim on topics of one
+    partition count), where loads are ``s`` times unit counts and the co-partitioned optimum is exact
+    by one min-cost flow (:func:`optimal.join_groups.solve`, which answers ``OPTIMAL`` there): then
+
+    * balance: the most balanced unit counts are those of the partition problem with one partition per
+      unit, subscribed by the unit's eligible members, solved by the flow (proven); when every unit has
+      the same eligible members they are the even split, no solve needed;
+    * stickiness: no assignment keeps more than the sum over units of the most any eligible member
+      would keep of it.
+
+    An assignment as balanced as the first and keeping the second is the optimum, and the optimum's
+    values are these: the verdict is the one the solved optimum gives.  Otherwise False (the caller
+    solves), also when some unit no single member can take (the optimum is INFEASIBLE).
+    """
+    if structure.stranded or not structure.blocks:
+        return False
+    sizes = {len(topics) for topics, _, _, _ in structure.blocks}
+    if len(sizes) != 1:
+        return False
+    (size,) = sizes
+    previous = resolve_claims(problem).previous_owner_array
+    offsets = problem.partition_offsets
+    members = len(problem.members)
+    bound = 0
+    for topics, lo, hi, eligible in structure.blocks:
+        rows = np.stack([previous[offsets[t] + lo:offsets[t] + hi] for t in topics]).astype(np.int64)
+        allowed = np.zeros(members + 1, dtype=bool)
+        allowed[list(eligible)] = True
+        rows = np.where(allowed[rows], rows, -1)  # -1 indexes the last entry: False, stays -1
+        if len(topics) == 1:
+            bound += int((rows >= 0).sum())
+            continue
+        same = (rows == rows[0]).all(axis=0)
+        bound += int(((rows[0] >= 0) & same).sum()) * len(topics)
+        for column in np.flatnonzero(~same).tolist():
+            values = rows[:, column]
+            values = values[values >= 0]
+            if values.size:
+                bound += int(np.bincount(values).max())
+    if kept != bound:
+        return False
+    by_eligible: dict[tuple[int, ...], int] = {}
+    for _, lo, hi, eligible in structure.blocks:
+        by_eligible[eligible] = by_eligible.get(eligible, 0) + hi - lo
+    if len(by_eligible) == 1:
+        ((eligible, count),) = by_eligible.items()
+        q, r = divmod(count, len(eligible))
+        counts = [q + 1] * r + [q] * (len(eligible) - r) + [0] * (members - len(eligible))
+    else:
+        from assignment_oracle.optimal import solve
+
+        ids = problem.member_ids
+        topics = {f"units-{i}": count for i, count in enumerate(by_eligible.values())}
+        subscribes: dict[int, list[str]] = {m: [] for m in range(members)}
+        for i, eligible in enumerate(by_eligible):
+            for m in eligible:
+                subscribes[m].append(f"units-{i}")
+        virtual = Problem.from_mapping({"topics": topics, "members": {ids[m]: {"topics": subscribes[m]}
+                                                                      for m in range(members)}})
+        best = solve(virtual)
+        if best.status != OPTIMAL or best.assignment is None:
+            return False
+        counts = list(best.sorted_loads)
+    return loads == tuple(sorted((size * c for c in counts), reverse=True))

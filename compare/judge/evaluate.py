@@ -42,7 +42,7 @@ from assignment_oracle.compare.judge.co_partition import (
 )
 from assignment_oracle.compare.judge.co_partition import judge as judge_co_partition
 from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
-from assignment_oracle.compare.judge.moves import MovesVerdict
+from assignment_oracle.compare.judge.moves import MovesVerdict, Unlimited, unlimited
 from assignment_oracle.compare.judge.moves import judge as judge_moves
 from assignment_oracle.compare.judge.weighted import WeightedVerdict, solve_weighted
 from assignment_oracle.compare.judge.weighted import judge as judge_weighted
@@ -174,6 +174,7 @@ def evaluate(
     keep_live: bool = False,
     co_optimum: JoinGroupSolution | None = None,
     weighted_optimum: WeightedSolution | None = None,
+    unlimited_moves: Unlimited | None = None,
 ) -> Evaluation:
     """Run assignor ``name`` on ``problem`` and judge it (see the module docstring).
 
@@ -190,22 +191,35 @@ def evaluate(
     against the weighted optimum (``weighted_optimum``, solved here if not given).  A cooperative
     assignor's settled result gets ``moves``: against the most balanced assignment within the moves it
     made (:mod:`compare.judge.moves`).
+
+    Every optimum is solved at most once here, and not at all when given: ``optimum`` (the flow's, on
+    the problem without join groups and weights) also answers the moves judge whenever it can
+    (``unlimited_moves``, its moves, is computed once by :func:`compare` for every cooperative row), and
+    stream-join's co-partitioning claim is solved only when the assignment is not itself proven to be
+    the co-partitioned optimum (:func:`compare.judge.co_partition.judge`).
     """
     if isinstance(assignor, str):
         assignor = get_assignor(assignor)
     if is_live(assignor) and not keep_live:
         try:
             return evaluate(problem, assignor, optimum=optimum, time_limit=time_limit, isolation=isolation,
-                            keep_live=True, co_optimum=co_optimum, weighted_optimum=weighted_optimum)
+                            keep_live=True, co_optimum=co_optimum, weighted_optimum=weighted_optimum,
+                            unlimited_moves=unlimited_moves)
         finally:
             assignor.assign.close()  # nothing keeps running once the row is judged
+    if optimum is None:
+        optimum = solve(_without_join_groups(_balance_first(problem)))
     evaluation = _evaluate(_balance_first(problem), assignor, optimum, time_limit, isolation)
     if evaluation.assignment is None:
         return evaluation
     if assignor.protocol == "cooperative" and evaluation.verdict.valid and evaluation.verdict.owned:
         # What its moves bought against what they could have (compare.judge.moves), on counts.
         plain = evaluation.judged_problem or _without_join_groups(_balance_first(problem))
-        evaluation = dataclasses.replace(evaluation, moves=judge_moves(plain, evaluation.assignment))
+        if evaluation.judged_problem is not None:
+            free = evaluation.judged_optimum
+        else:
+            free = unlimited_moves if unlimited_moves is not None else optimum
+        evaluation = dataclasses.replace(evaluation, moves=judge_moves(plain, evaluation.assignment, optimum=free))
     judged = evaluation.judged_problem  # a live group's own previous generation: the same join groups
     base = _balance_first(problem) if judged is None else dataclasses.replace(
         judged, join_groups=problem.join_groups, weights=problem.weights)
@@ -219,10 +233,13 @@ def evaluate(
         return evaluation
     if co_optimum is None or evaluation.judged_problem is not None:
         # Stream-join's claim on a scenario without join groups is judged on every sweep row: a shorter
-        # limit keeps big sweeps moving (a stage not proven by then makes that part "unknown").
+        # limit keeps big sweeps moving (a stage not proven by then makes that part "unknown").  Solved
+        # only if the assignment is not proven the co-partitioned optimum by itself (co_partition.judge).
         limit = JUDGE_TIME_LIMIT if problem.join_groups else CLAIM_TIME_LIMIT
-        co_optimum = solve_co_partitioned(grouped, time_limit=limit)
-    return dataclasses.replace(evaluation, co_partition=judge_co_partition(grouped, evaluation.assignment, co_optimum))
+        verdict = judge_co_partition(grouped, evaluation.assignment, time_limit=limit)
+    else:
+        verdict = judge_co_partition(grouped, evaluation.assignment, co_optimum)
+    return dataclasses.replace(evaluation, co_partition=verdict)
 
 
 def _evaluate(problem: Problem, assignor: Assignor, optimum: Solution | None, time_limit: float | None,
@@ -336,8 +353,10 @@ def compare(
             rebalances=1,
             weighted=judge_weighted(problem, heavy.assignment, heavy),
         ))
+    # The optimum's own moves, once for every cooperative row's moves judge (compare.judge.moves).
+    free = unlimited(plain, optimum) if any(a.protocol == "cooperative" for a in names) else None
     rows += [evaluate(problem, name, optimum=optimum, time_limit=time_limit, co_optimum=co_optimum,
-                      weighted_optimum=heavy) for name in names]
+                      weighted_optimum=heavy, unlimited_moves=free) for name in names]
     return Comparison(problem, optimum, tuple(rows), co_optimum, heavy)
 
 

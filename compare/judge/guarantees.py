@@ -40,16 +40,20 @@ reason when it does not.  A guarantee that does not apply is kept vacuously.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
+
+import numpy as np
 
 from assignment_oracle.compare.judge.balance import satisfies_kafka_balance_condition
 from assignment_oracle.heuristics import AssignorRun
 from assignment_oracle.optimal import solve
 from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads
 from assignment_oracle.problem.model import Assignment, Problem
-from assignment_oracle.problem.ownership import cooperative_handoffs, violations
+from assignment_oracle.problem.ownership import cooperative_handoffs, owner_array, place, violations
 
 __all__ = ["GuaranteeCheck", "GUARANTEES", "check_guarantee", "check_run", "stream_join_numbers_problem"]
 
@@ -68,7 +72,10 @@ class GuaranteeCheck:
 
 
 def _invalid(problem: Problem, assignment: Assignment) -> str:
-    found = violations(problem, assignment)
+    return _reason(violations(problem, assignment))
+
+
+def _reason(found) -> str:
     return f"not valid: {found[0]}" + (f" (+{len(found) - 1} more)" if len(found) > 1 else "") if found else ""
 
 
@@ -85,29 +92,32 @@ def _most_balanced(problem: Problem, assignment: Assignment, best: tuple[int, ..
 
 def _per_topic_balance(problem: Problem, assignment: Assignment, best=None, rounds=None) -> GuaranteeCheck:
     key = "per-topic-balance"
-    if reason := _invalid(problem, assignment):
-        return GuaranteeCheck(key, True, False, reason)
-    owner_of: dict[str, dict[int, str]] = {}
-    for member, topics in assignment.members.items():
-        for topic, partitions in topics.items():
-            for p in partitions:
-                owner_of.setdefault(topic, {})[p] = member
-    ids = problem.member_ids
+    owner, found = owner_array(problem, assignment)  # valid: one owner per partition, a subscriber
+    if found:
+        return GuaranteeCheck(key, True, False, _reason(found))
+    offsets = problem.partition_offsets
+    index = {name: i for i, name in enumerate(problem.topic_names)}
+    members = len(problem.members)
+
+    def owners(topic) -> np.ndarray:
+        start = int(offsets[index[topic.name]])
+        return owner[start:start + topic.partitions]
+
     for topic in problem.assignable_topics:
-        shares = [0] * len(problem.subscribers[topic.name])
-        position = {ids[m]: i for i, m in enumerate(problem.subscribers[topic.name])}
-        for member in owner_of.get(topic.name, {}).values():
-            shares[position[member]] += 1
+        shares = np.bincount(owners(topic), minlength=members)[list(problem.subscribers[topic.name])].tolist()
         if max(shares) - min(shares) > 1:
             return GuaranteeCheck(key, True, False, f"topic {topic.name}: subscriber shares {shares} differ by more than one")
-    groups: dict[tuple, list[str]] = {}
+    groups: dict[tuple, list] = {}
     for topic in problem.assignable_topics:
-        groups.setdefault((problem.subscribers[topic.name], topic.partitions), []).append(topic.name)
-    for (_, count), names in groups.items():
-        for p in range(count):
-            holders = {owner_of[name][p] for name in names}
-            if len(holders) > 1:
-                return GuaranteeCheck(key, True, False, f"topics {', '.join(names)} not co-partitioned at partition {p}")
+        groups.setdefault((problem.subscribers[topic.name], topic.partitions), []).append(topic)
+    for (_, count), topics in groups.items():
+        if len(topics) > 1 and count:
+            rows = np.stack([owners(t) for t in topics])
+            split = np.flatnonzero((rows != rows[0]).any(axis=0))
+            if split.size:
+                names = [t.name for t in topics]
+                return GuaranteeCheck(key, True, False,
+                                      f"topics {', '.join(names)} not co-partitioned at partition {int(split[0])}")
     return GuaranteeCheck(key, True, True)
 
 
@@ -128,9 +138,57 @@ def _kafka_balance(problem: Problem, assignment: Assignment, best=None, rounds=N
     return GuaranteeCheck(key, True, True)
 
 
+def _claimed(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Every claim on an existing partition as (member index, global partition) rows."""
+    members = problem.members
+    pairs = list(itertools.chain.from_iterable(m.owned for m in members))
+    if not pairs:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    topic_index = {t: i for i, t in enumerate(problem.topic_names)}
+    chunks = list(map(itemgetter(1), pairs))
+    lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+    numbers = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=int(lengths.sum()))
+    topic = np.repeat(np.fromiter(map(topic_index.get, map(itemgetter(0), pairs), itertools.repeat(-1)),
+                                  dtype=np.int64, count=len(pairs)), lengths)
+    member = np.repeat(np.repeat(np.arange(len(members), dtype=np.int64), [len(m.owned) for m in members]), lengths)
+    offsets = problem.partition_offsets
+    sizes = np.diff(offsets)
+    exists = (topic >= 0) & (numbers >= 0)
+    exists[exists] = numbers[exists] < sizes[topic[exists]]
+    return member[exists], offsets[topic[exists]] + numbers[exists]
+
+
+def _surely_no_handoff(problem: Problem, rounds: Sequence[Assignment]) -> bool:
+    """True when no rebalance of ``rounds`` hands a partition to a member that did not hold it while
+    another did (:func:`problem.ownership.cooperative_handoffs`, vectorised); False when one may (then
+    that function finds and names them), also whenever a row names no member or partition of the problem."""
+    total = int(problem.partition_offsets[-1])
+    held_member, held_partition = _claimed(problem)
+    for assignment in rounds:
+        placement = place(problem, assignment)
+        if not placement.placed.all():
+            return False
+        member = placement.member.astype(np.int64)
+        partition = placement.partition.astype(np.int64)
+        held = np.zeros(total, dtype=bool)
+        held[held_partition] = True
+        new = held[partition]  # given partitions someone held: a handoff unless the member held it
+        if new.any():
+            if np.bincount(held_partition, minlength=total).max() <= 1:  # one holder each: compare owners
+                holder = np.full(total, -1, dtype=np.int64)
+                holder[held_partition] = held_member
+                if (holder[partition[new]] != member[new]).any():
+                    return False
+            elif not np.isin(member[new] * total + partition[new], held_member * total + held_partition).all():
+                return False
+        held_member, held_partition = member, partition  # every member now holds what this round gave it
+    return True
+
+
 def _cooperative_kafka_balance(problem: Problem, assignment: Assignment, best=None, rounds=None) -> GuaranteeCheck:
     key = "cooperative-kafka-balance"
-    handoffs = cooperative_handoffs(problem, (assignment,) if rounds is None else rounds)
+    rounds = (assignment,) if rounds is None else rounds
+    handoffs = () if _surely_no_handoff(problem, rounds) else cooperative_handoffs(problem, rounds)
     if handoffs:
         more = f" (+{len(handoffs) - 1} more)" if len(handoffs) > 1 else ""
         return GuaranteeCheck(key, True, False, f"{handoffs[0]}{more}")

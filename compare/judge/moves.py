@@ -11,18 +11,30 @@ balanced assignment within those same limits.  The assignor is *dominated*
 when that assignment is strictly more balanced (dec-min counts), or as
 balanced with fewer moves: its moves bought less than they could.  Unknown
 (``None``) when the move-limited optimum was not proven in the time given.
+
+The unlimited optimum (most balanced, then fewest moves: the min-cost flow ``compare`` solves anyway)
+answers without a CP-SAT model whenever it is within the assignor's own limits -- nothing within them is
+more balanced, nothing as balanced moves less (the same test :func:`optimal.move_limits.solve` makes first)
+-- and whenever the assignor itself is as balanced as it with as few moves: the assignor is then the
+move-limited optimum.  Pass it (``optimum``: the flow's :class:`~optimal.Solution` of the same problem, or
+:func:`unlimited` of it, computed once for several assignors) and neither case solves anything.
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
+
+import numpy as np
 
 from assignment_oracle.optimal import move_limits
 from assignment_oracle.optimal.solution import OPTIMAL
+from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.metrics import load_vector, sorted_loads
-from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.model import BALANCE, RACK, STICKINESS, Assignment, Problem
+from assignment_oracle.problem.ownership import place
 
-__all__ = ["JUDGE_TIME_LIMIT", "MovesVerdict", "judge"]
+__all__ = ["JUDGE_TIME_LIMIT", "MovesVerdict", "Unlimited", "judge", "unlimited"]
 
 #: Seconds the move-limited optimum may take when judging.
 JUDGE_TIME_LIMIT = 10.0
@@ -59,15 +71,88 @@ class MovesVerdict:
         }
 
 
-def judge(problem: Problem, assignment: Assignment, *, time_limit: float | None = JUDGE_TIME_LIMIT) -> MovesVerdict:
-    """``assignment`` against the most balanced assignment within its own move counts (module docstring)."""
-    moved, per_member = move_limits.moves(problem, assignment)
+@dataclass(frozen=True)
+class Unlimited:
+    """The unlimited optimum's sorted loads and moves (most balanced, then fewest moves; proven)."""
+
+    sorted_loads: tuple[int, ...]
+    moved: int
+    most_from_one_member: int
+
+
+def unlimited(problem: Problem, optimum) -> Unlimited | None:
+    """``optimum`` (an :func:`optimal.solve` answer on ``problem``) as :class:`Unlimited`, or None when it is
+    not proven most balanced then stickiest on partition counts (another tier between them, another
+    balance definition, a budget, join groups or weights: then the move-limited model decides)."""
+    if optimum is None or optimum.status != OPTIMAL or optimum.assignment is None:
+        return None
+    if problem.join_groups or problem.weights:
+        return None
+    request = getattr(optimum, "request", None)
+    if request is not None and (request.balance != "dec-min" or request.max_moves is not None
+                                or request.max_moves_per_member is not None):
+        return None
+    solved = getattr(optimum, "problem", None) or problem
+    order = request.tiers(solved) if request is not None else solved.objective
+    racks = problem.rack_locality.active  # without rack information the rack tier is the same for all
+    if tuple(t for t in order if t != RACK or racks) != (BALANCE, STICKINESS):
+        return None
+    moved, per_member = _moves(problem, optimum.assignment)
+    return Unlimited(tuple(optimum.sorted_loads), moved, max(per_member.values(), default=0))
+
+
+_last_resolved: list = [None, None]  # (weak reference to a problem, its previous owners): one compare's problem
+
+
+def _previous_owners(problem: Problem) -> np.ndarray:
+    """Each partition's resolved previous owner (:func:`problem.claims.resolve_claims`), resolved once for
+    the several assignors (and the optimum) judged on one problem."""
+    ref, previous = _last_resolved
+    if ref is None or ref() is not problem:
+        previous = resolve_claims(problem).previous_owner_array
+        _last_resolved[:] = [weakref.ref(problem), previous]
+    return previous
+
+
+def _moves(problem: Problem, assignment: Assignment) -> tuple[int, dict[str, int]]:
+    """:func:`optimal.move_limits.moves`, vectorised when every row names a member and an existing partition,
+    each partition once (a valid assignment); otherwise that function itself."""
+    placement = place(problem, assignment)
+    previous = _previous_owners(problem)
+    if not placement.placed.all() or (placement.partition.size and
+                                      np.bincount(placement.partition, minlength=previous.size).max() > 1):
+        return move_limits.moves(problem, assignment)
+    owner = np.full(previous.size, -1, dtype=np.int64)
+    owner[placement.partition] = placement.member
+    left = (previous >= 0) & (owner != previous)
+    counts = np.bincount(previous[left], minlength=len(problem.members)).tolist()
+    per_member = dict(zip(problem.member_ids, counts))
+    return sum(counts), per_member
+
+
+def judge(problem: Problem, assignment: Assignment, *, time_limit: float | None = JUDGE_TIME_LIMIT,
+          optimum=None) -> MovesVerdict:
+    """``assignment`` against the most balanced assignment within its own move counts (module docstring).
+
+    ``optimum``, if given, is the unlimited optimum of ``problem`` (an :func:`optimal.solve` answer, or
+    :func:`unlimited` of one): when it settles the question nothing is solved here.
+    """
+    moved, per_member = _moves(problem, assignment)
     most = max(per_member.values(), default=0)
+    loads = sorted_loads(load_vector(problem, assignment))
+    free = optimum if isinstance(optimum, Unlimited) or optimum is None else unlimited(problem, optimum)
+    if free is not None and ((free.moved <= moved and free.most_from_one_member <= most)
+                             or (tuple(loads) == free.sorted_loads and moved == free.moved)):
+        # Within the limits: nothing there is more balanced or as balanced with fewer moves.  Or the
+        # assignor is as balanced as the unlimited optimum with as few moves: nothing within its limits
+        # is better, and it is within them.  Either way the move-limited optimum is (these loads, moves).
+        return MovesVerdict(moved=moved, most_from_one_member=most, sorted_loads=loads,
+                            best_sorted_loads=free.sorted_loads, best_moved=free.moved, proven=True)
     best = move_limits.solve(problem, max_moves=moved, max_moves_per_member=most, time_limit=time_limit)
     return MovesVerdict(
         moved=moved,
         most_from_one_member=most,
-        sorted_loads=sorted_loads(load_vector(problem, assignment)),
+        sorted_loads=loads,
         best_sorted_loads=best.sorted_loads if best.assignment is not None else None,
         best_moved=best.moved if best.assignment is not None else None,
         proven=best.status == OPTIMAL,
