@@ -49,13 +49,14 @@ group settles on.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
+import numpy as np
+
 from assignment_oracle.heuristics import sticky
 from assignment_oracle.problem.errors import AssignorDidNotFinish
-from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
+from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions
 
 __all__ = ["assign", "rebalance", "CooperativeRebalance", "Phase", "MAX_REBALANCES"]
@@ -109,7 +110,7 @@ def rebalance(
     *,
     max_rebalances: int = MAX_REBALANCES,
     target: Callable[[Problem], Assignment] = sticky.assign,
-    holdings: Callable[[Problem], Mapping[str, frozenset[TopicPartition]]] = held_partitions,
+    holdings: Callable[[Problem], Mapping[str, frozenset[tuple[str, int]]]] = held_partitions,
 ) -> CooperativeRebalance:
     """Run the cooperative protocol to the end; every phase is returned.
 
@@ -153,27 +154,141 @@ def assign(problem: Problem) -> Assignment:
 
 
 def _one_rebalance(problem: Problem, target_of, holdings) -> Phase:
+    """One rebalance: the target, less what another member is believed to hold (withheld until the
+    follow-up), and what each member must revoke (what it holds and is no longer given).
+
+    Written over integer rows: every (topic, partition) named by the target, the holdings or the
+    beliefs -- including claims on partitions that do not exist, which are held but never handed
+    out -- gets a dense number, and the set differences are sorted-array lookups.
+    """
     target = target_of(problem)
-    held = held_partitions(problem)  # what members really hold: each revokes what it is not given
-    believed = held if holdings is held_partitions else holdings(problem)  # what the assignor counts
-    holders = Counter(tp for partitions in believed.values() for tp in partitions)
     ids = problem.member_ids
-    given: dict[str, list[TopicPartition]] = {}
-    withheld: dict[str, list[TopicPartition]] = {}
-    for member_id in ids:
-        mine = believed[member_id]
-        for tp in target.partitions_of(member_id):
-            # Kafka's partitionsTransferringOwnership: added here, held (so revoked) elsewhere.
-            if tp not in mine and holders[tp]:
-                withheld.setdefault(member_id, []).append(tp)
-            else:
-                given.setdefault(member_id, []).append(tp)
-    revoked = {m: sorted(held[m] - set(given.get(m, ()))) for m in ids}
+    held = _rows(held_partitions_rows(problem), ids)  # what members really hold: each revokes what it is not given
+    if holdings is held_partitions:
+        believed = held  # what the assignor counts
+    else:
+        beliefs = holdings(problem)
+        keys = tuple(ids) + tuple(sorted(set(beliefs) - set(ids)))  # SEVERAL_OWNERS and the like
+        believed = _rows(((k, beliefs.get(k, ())) for k in keys), keys)
+    rank = {m: i for i, m in enumerate(ids)}
+    target_member = np.array([rank.get(m, -1) for m in target.member_names], dtype=np.int64)[target.member]
+    rows = target_member >= 0  # Kafka reads the target for group members only
+    target_topic = np.asarray(target.topic_names, dtype=object)[target.topic[rows]]
+    topics = sorted(set(held.topics) | set(believed.topics) | set(target.topic_names))
+    code = {t: i for i, t in enumerate(topics)}
+    pairs = _Pairs([held.topic_codes(code), believed.topic_codes(code),
+                    np.fromiter((code[t] for t in target_topic), dtype=np.int64, count=target_topic.size)],
+                   [held.partition, believed.partition, target.partition[rows]])
+    held_pair, believed_pair, target_pair = pairs.ids
+    holders = np.bincount(believed_pair, minlength=pairs.count)  # Kafka's partitionsTransferringOwnership
+    member = target_member[rows]
+    mine = _contains(member, target_pair, believed.member, believed_pair, pairs.count)
+    withheld = ~mine & (holders[target_pair] > 0)
+    given = ~withheld
+    revoked = ~_contains(held.member, held_pair, member[given], target_pair[given], pairs.count)
     return Phase(
-        Assignment.from_partitions(given, ids),
-        Assignment.from_partitions({m: ps for m, ps in revoked.items() if ps}),
-        Assignment.from_partitions(withheld),
+        _assignment(ids, member[given], pairs.topic[target_pair[given]], pairs.partition[target_pair[given]],
+                    topics, every_member=True),
+        _assignment(ids, held.member[revoked], pairs.topic[held_pair[revoked]], pairs.partition[held_pair[revoked]],
+                    topics),
+        _assignment(ids, member[withheld], pairs.topic[target_pair[withheld]],
+                    pairs.partition[target_pair[withheld]], topics),
     )
+
+
+@dataclass(frozen=True)
+class _Holdings:
+    """Who holds what, as rows: member index, topic name (per row) and partition."""
+
+    member: np.ndarray
+    topic: list[str]
+    partition: np.ndarray
+
+    @property
+    def topics(self) -> set[str]:
+        return set(self.topic)
+
+    def topic_codes(self, code: Mapping[str, int]) -> np.ndarray:
+        return np.fromiter((code[t] for t in self.topic), dtype=np.int64, count=len(self.topic))
+
+
+def _used(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The indices (below ``size``) that occur, ascending, and each row's rank among them."""
+    present = np.bincount(index, minlength=size) > 0
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present), rank[index] if index.size else index
+
+
+def held_partitions_rows(problem: Problem):
+    """(member id, (topic, partition) pairs) per member: every claim, as :func:`held_partitions` counts it."""
+    return ((m.member_id, ((t, p) for t, partitions in m.owned for p in partitions)) for m in problem.members)
+
+
+def _rows(holdings, keys) -> _Holdings:
+    """Rows of ``holdings`` (key, pairs) with ``keys`` numbered in order; a pair held twice by one key counts once."""
+    index = {k: i for i, k in enumerate(keys)}
+    numbers: list[int] = []
+    counts: list[int] = []
+    topic: list[str] = []
+    partition: list[int] = []
+    for key, pairs in holdings:
+        distinct = dict.fromkeys(pairs)
+        if distinct:
+            topics, partitions = zip(*distinct)
+            topic.extend(topics)
+            partition.extend(partitions)
+            numbers.append(index[key])
+            counts.append(len(distinct))
+    member = np.repeat(np.asarray(numbers, dtype=np.int64), counts)
+    return _Holdings(member, topic, np.asarray(partition, dtype=np.int64))
+
+
+class _Pairs:
+    """Dense numbers for the distinct (topic code, partition) pairs of several row sets."""
+
+    def __init__(self, topics: list[np.ndarray], partitions: list[np.ndarray]) -> None:
+        topic = np.concatenate(topics) if topics else np.zeros(0, np.int64)
+        partition = np.concatenate(partitions).astype(np.int64)
+        order = np.lexsort((partition, topic))
+        new = np.r_[True, (topic[order][1:] != topic[order][:-1]) | (partition[order][1:] != partition[order][:-1])] \
+            if order.size else np.zeros(0, bool)
+        number = np.empty(order.size, dtype=np.int64)
+        number[order] = np.cumsum(new) - 1
+        self.count = int(new.sum())
+        self.topic, self.partition = topic[order][new], partition[order][new]
+        bounds = np.cumsum([0] + [a.size for a in topics])
+        self.ids = [number[bounds[i]:bounds[i + 1]] for i in range(len(topics))]
+
+
+def _contains(query_member: np.ndarray, query_pair: np.ndarray, member: np.ndarray, pair: np.ndarray,
+              pairs: int) -> np.ndarray:
+    """Whether each (query_member, query_pair) row is among the (member, pair) rows.
+
+    A pair in one row (the usual case: one holder) is a table lookup; only pairs in several rows
+    go through a sorted search.
+    """
+    count = np.bincount(pair, minlength=pairs)
+    only = np.full(pairs, -1, dtype=np.int64)
+    single = count[pair] == 1
+    only[pair[single]] = member[single]
+    found = only[query_pair] == query_member
+    several = count[query_pair] > 1
+    if several.any():
+        shared = count[pair] > 1
+        found[several] = np.isin(query_member[several] * pairs + query_pair[several],
+                                 member[shared] * pairs + pair[shared])
+    return found
+
+
+def _assignment(member_ids, member, topic, partition, topics, *, every_member: bool = False) -> Assignment:
+    """An assignment from rows over ``member_ids`` and ``topics`` (both sorted): names kept only where
+    used, except every member when ``every_member`` (what ``Assignment.from_partitions`` lists)."""
+    used_topics, topic_rank = _used(topic, len(topics))
+    names = member_ids
+    if not every_member:
+        used, member = _used(member, len(member_ids))
+        names = [member_ids[i] for i in used.tolist()]
+    return Assignment.from_entries(names, [topics[i] for i in used_topics.tolist()], member, topic_rank, partition)
 
 
 def _rejoin(problem: Problem, assignment: Assignment) -> Problem:

@@ -98,7 +98,7 @@ from sortedcontainers import SortedList
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.errors import AssignorDidNotFinish
 from assignment_oracle.problem.metrics import kip54_balance_score
-from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
+from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = ["assign", "assign_kip54", "AssignorDidNotFinish", "DEFAULT_MAX_PASSES"]
 
@@ -320,19 +320,18 @@ class _Rebalance:
         ]
         if reassignable and self.active:
             self._balance(reassignable, initializing)  # steps 4-5
-        # Step 6: fixed members never left self.held.
-        given = {
-            self.ids[m]: [
-                TopicPartition(self.topic_names[self.topic_of[p]], p - self.offset[self.topic_of[p]])
-                for p, copies in held.items()
-                for _ in range(copies)
-            ]
-            for m, held in enumerate(self.held)
-        }
-        return Assignment.from_partitions(given, self.ids)
+        # Step 6: fixed members never left self.held.  Members and topics are the problem's (both
+        # sorted), partitions dense by (topic, number): the rows go straight into the entry arrays.
+        copies = [c for held in self.held for c in held.values()]
+        gids = np.fromiter((p for held in self.held for p in held), dtype=np.int64, count=len(copies))
+        member = np.repeat(np.arange(len(self.ids), dtype=np.int32), [len(held) for held in self.held])
+        if any(c != 1 for c in copies):
+            gids, member = np.repeat(gids, copies), np.repeat(member, copies)
+        offset = np.asarray(self.offset, dtype=np.int64)
+        topic = np.searchsorted(offset, gids, side="right") - 1
+        return Assignment.from_entries(self.ids, self.topic_names, member, topic, gids - offset[topic])
 
     def _sorted_partitions(self) -> list[int]:
-        everything = range(self.offset[-1])
         identical = len({tuple(ts) for ts in self.member_topics}) <= 1 and all(
             len(s) == len(self.ids) for s in self.topic_subscribers
         )
@@ -341,27 +340,27 @@ class _Rebalance:
             # partitions of a topic share the first key, so sort topics only.
             topics = sorted(range(len(self.topic_names)), key=lambda t: (len(self.topic_subscribers[t]), t))
             return [p for t in topics for p in range(self.offset[t], self.offset[t + 1])]
-        # Round robin over the current holders, most loaded first; a partition
-        # that had another previous owner is offered first.
-        remaining = [list(h) for h in self.held]
-        moved_here = [sorted(p for p in h if p in self.previous) for h in self.held]
-        queue = SortedList((len(r), m) for m, r in enumerate(remaining))
-        listed: list[int] = []
-        taken: set[int] = set()
-        while queue:
-            size, m = queue.pop()
-            if moved_here[m]:
-                p = moved_here[m].pop(0)
-                remaining[m].remove(p)
-            elif remaining[m]:
-                p = remaining[m].pop(0)
-            else:
-                continue
-            listed.append(p)
-            taken.add(p)
-            queue.add((len(remaining[m]), m))
-        listed.extend(p for p in everything if p not in taken)
-        return listed
+        # Round robin over the current holders, most loaded first (Kafka: a TreeSet of members by
+        # remaining count, then id, the last taken each turn); a partition that had another previous
+        # owner is offered first.  The k-th item of a member holding s is taken when s - k remain, and
+        # every turn takes the largest (remaining, member) pair, which then drops by one: so the
+        # listing is every item sorted by (s - k, member), both descending, then the unheld partitions.
+        sizes = [len(h) for h in self.held]
+        items = np.fromiter((p for h in self.held for p in h), dtype=np.int64, count=sum(sizes))
+        member = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+        moved = np.zeros(self.offset[-1], dtype=bool)
+        moved[list(self.previous)] = True
+        position = np.arange(items.size, dtype=np.int64)
+        first = moved[items]
+        # Within a member: its moved-here partitions by number first, the rest as they came.
+        order = np.lexsort((np.where(first, items, position), ~first, member))
+        items, member = items[order], member[order]
+        start = np.repeat(np.cumsum([0] + sizes[:-1]), sizes).astype(np.int64)
+        level = np.repeat(np.asarray(sizes, dtype=np.int64), sizes) - (position - start)
+        listed = items[np.lexsort((-member, -level))]
+        unheld = np.ones(self.offset[-1], dtype=bool)
+        unheld[listed] = False
+        return listed.tolist() + np.flatnonzero(unheld).tolist()
 
     def _assign_unassigned(self, unassigned: list[int]) -> None:
         """Step 2: each partition to the least-loaded member that can take it.

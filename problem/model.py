@@ -447,17 +447,22 @@ class Assignment:
         """
         names = sorted(set(members) | set(member_ids))
         rank = {n: i for i, n in enumerate(names)}
-        member_rows: list[int] = []
+        numbers: list[int] = []
+        counts: list[int] = []
         topic_rows: list[str] = []
         partition_rows: list[int] = []
         for member_id, partitions in members.items():
-            for topic, partition in partitions:
-                member_rows.append(rank[member_id])
-                topic_rows.append(topic)
-                partition_rows.append(partition)
+            rows = tuple(partitions)
+            if rows:
+                topics, numbered = zip(*rows)
+                topic_rows.extend(topics)
+                partition_rows.extend(numbered)
+                numbers.append(rank[member_id])
+                counts.append(len(rows))
         topic_names = sorted(set(topic_rows))
         topic_rank = {t: i for i, t in enumerate(topic_names)}
-        return cls.from_entries(names, topic_names, member_rows, [topic_rank[t] for t in topic_rows], partition_rows)
+        return cls.from_entries(names, topic_names, np.repeat(np.asarray(numbers, dtype=np.int32), counts),
+                                [topic_rank[t] for t in topic_rows], partition_rows)
 
     # -- the entries, read ----------------------------------------------------
 
