@@ -148,6 +148,10 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("assignment", nargs="?", help='JSON with an "assignment" key (what solve, assign and check use)')
     e.add_argument("--assignor", metavar="NAME", help="explain this assignor's result on the scenario instead")
     e.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    e.add_argument("--method", choices=METHODS, default="auto", help="exact engine for the optimum (default auto)")
+    _request_arguments(e)
+    e.add_argument("--time-limit", type=float, metavar="S",
+                   help=f"seconds for the optimum's CP-SAT engines (default {STAGED_TIME_LIMIT:g} for the staged model)")
 
     s = sub.add_parser("simulate", help="churn: rebalance round after round, each against its optimum")
     s.add_argument("history", nargs="?", help="history JSON file, or a bundled one by name (see docs/churn.md)")
@@ -262,18 +266,6 @@ def _read_problem(args, objective=None):
     return read_problem(args.scenario, objective=objective, max_partitions=args.max_partitions)
 
 
-def _explained_problem(args):
-    """A scenario to explain: explanations (improving chains, moves) are for partition counts only."""
-    problem = _read_problem(args)
-    if problem.join_groups:
-        raise InputError(args.scenario, "join_groups", "`explain` has no improving chains under co-partitioning; "
-                         "`check` and `compare` judge against the co-partitioned optimum")
-    if problem.weights:
-        raise InputError(args.scenario, "weights", "`explain` has no improving chains over weighted loads; "
-                         "`check` and `compare` judge against the weighted optimum")
-    return problem
-
-
 def _moves_limit(text: str) -> int:
     try:
         value = int(text)
@@ -294,10 +286,10 @@ def _max_partitions(text: str) -> int:
     return value
 
 
-def _request(args, problem) -> Request:
-    """The request the flags ask for: ``--objective`` (else the scenario's), ``--topic-spread`` (spread
-    right after balance), ``--balance``, the budget of moves."""
-    order = _objective(args.objective) or problem.objective
+def _request(args, problem, default_order: tuple[str, ...] | None = None) -> Request:
+    """The request the flags ask for: ``--objective`` (else ``default_order``, else the scenario's),
+    ``--topic-spread`` (spread right after balance), ``--balance``, the budget of moves."""
+    order = _objective(args.objective) or default_order or problem.objective
     if args.topic_spread and SPREAD not in order:
         at = order.index(BALANCE) + 1
         order = (*order[:at], SPREAD, *order[at:])
@@ -418,8 +410,10 @@ def _compare(args) -> int:
 
 
 def _explain(args) -> int:
-    problem = _explained_problem(args)
-    if not problem.balance_first:
+    problem = _read_problem(args)
+    # Balance first unless --objective says otherwise: the order assignors aim for.
+    request = _request(args, problem, default_order=problem.balance_first_order().objective)
+    if args.objective is None and not problem.balance_first:
         print(f"{PROG}: note: explained balance first, the order assignors aim for; "
               f"`check` judges the scenario's order ({', '.join(problem.objective)})", file=sys.stderr)
     if (args.assignment is None) == (args.assignor is None):
@@ -428,9 +422,10 @@ def _explain(args) -> int:
         assignment = _run_named(args.assignor, problem).assignment
     else:
         assignment, _ = read_assignment(args.assignment)
-    explanation = explain(problem, assignment)
+    explanation = explain(problem, assignment, request=request, method=args.method,
+                          time_limit=_time_limit(args, problem, request))
     sys.stdout.write(dumps(explanation.to_mapping()) if args.json else explanation.text())
-    return {"invalid": 3, "balance": 1, "rack": 1, "stickiness": 1, "optimal": 0}[explanation.kind]
+    return explanation.exit_code
 
 
 def _names(text: str | None, option: str) -> list[str] | None:

@@ -5,6 +5,6 @@ their own assignors with them); draws and defaults are unchanged, so every
 test keeps its examples.
 """
 
-from assignment_oracle.compare.scenarios.strategies import problems, rebalances, scenarios
+from assignment_oracle.compare.scenarios.strategies import problems, rebalances, requests, scenarios
 
-__all__ = ["problems", "rebalances", "scenarios"]
+__all__ = ["problems", "rebalances", "requests", "scenarios"]

@@ -35,18 +35,31 @@ Assignments are judged balance first (the order every assignor aims for),
 whatever objective order the scenario states; ``check`` follows the
 scenario's order.
 
+Any other request -- join groups (KIP-315's co-partitioning), partition weights, a budget of moves,
+the per-topic ``spread`` tier, a balance definition other than dec-min, or an order that does not
+put balance first -- is explained through the same door as ``check``
+(:func:`compare.judge.tiers.judge`): the constraints the assignment breaks (``invalid``), else the
+first tier where it is worse than the optimum of that very request (``balance``, ``rack``,
+``spread`` or ``stickiness``), with every tier's value beside the optimum's and the moves that turn
+the assignment into the optimum's answer (cycles and paths as above).  That answer is the proof: it
+is valid under the request, equal on every earlier tier and better on this one.  Where the optimum
+was not proven in time and the assignment is equal so far, the kind is ``unknown``.  Under join
+groups the moves are listed partition by partition; the partitions of one unit move together.
+
 Everything is available as text (:meth:`Explanation.text`) and JSON
 (:meth:`Explanation.to_mapping`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
+from assignment_oracle.compare.judge import tiers
 from assignment_oracle.compare.judge.balance import Move, improving_chain
-from assignment_oracle.optimal import Solution, solve
+from assignment_oracle.optimal import Request, Solution, solve
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.metrics import cross_rack, load_vector, retained, sorted_loads
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
@@ -54,7 +67,8 @@ from assignment_oracle.problem.ownership import Violation, owner_arrays
 
 __all__ = ["CrossRack", "Explanation", "StayedAway", "apply_moves", "explain"]
 
-INVALID, BALANCE, RACK, STICKINESS, OPTIMAL = "invalid", "balance", "rack", "stickiness", "optimal"
+INVALID, BALANCE, RACK, SPREAD, STICKINESS, OPTIMAL, UNKNOWN = (
+    "invalid", "balance", "rack", "spread", "stickiness", "optimal", "unknown")
 
 
 @dataclass(frozen=True)
@@ -106,10 +120,20 @@ class Explanation:
     could_be_local: tuple[CrossRack, ...] = ()
     cross_rack: int = 0
     optimal_cross_rack: int = 0
+    #: The general path (a request other than balance-first counts, module docstring): every tier
+    #: judged, the constraints broken, and the request.
+    verdict: tiers.TierVerdict | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """0 optimal, 3 not valid (under the request's constraints), 1 otherwise (a gap, or unknown)."""
+        return {INVALID: 3, OPTIMAL: 0}.get(self.kind, 1)
 
     def text(self, *, limit: int = 20) -> str:
         """Human-readable lines (at most ``limit`` items per list)."""
         lines: list[str] = []
+        if self.verdict is not None:
+            return self._request_text(limit)
         if self.kind == INVALID:
             lines.append(f"not valid: {len(self.violations)} violation(s)")
             lines += [f"  {v}" for v in self.violations[:limit]]
@@ -149,11 +173,38 @@ class Explanation:
             lines.append("optimal: most balanced, and as sticky as the oracle")
         return "\n".join(lines) + "\n"
 
+    def _request_text(self, limit: int) -> str:
+        verdict = self.verdict
+        assert verdict is not None
+        lines = verdict.text().splitlines()[:-1]  # the tier lines; the verdict line is said below
+        if self.kind == INVALID:
+            lines.append(f"not valid under the request: {len(verdict.breaks)} break(s)")
+            lines += [f"  {b}" for b in verdict.breaks[:limit]]
+        elif self.kind == OPTIMAL:
+            lines.append("optimal on every tier")
+        elif self.kind == UNKNOWN:
+            lines.append("unknown: equal to the optimum's answer so far, but the optimum was not proven in time")
+        else:
+            lines.append(f"first shortfall: the {self.kind} tier")
+            if self.could_have_stayed:
+                lines.append(f"could have stayed ({len(self.could_have_stayed)}):")
+                lines += [f"  {s}" for s in self.could_have_stayed[:limit]]
+            if self.could_be_local:
+                lines.append(f"could be local ({len(self.could_be_local)}):")
+                lines += [f"  {c}" for c in self.could_be_local[:limit]]
+            lines.append(f"moves to the optimum's answer (valid, equal before the {self.kind} tier, better on it): "
+                         f"{len(self.paths)} path(s), {len(self.cycles)} cycle(s)")
+            for group in (self.paths + self.cycles)[:limit]:
+                lines.append("  " + ", then ".join(str(m) for m in group))
+        return "\n".join(lines) + "\n"
+
     def to_mapping(self) -> dict:
         def groups(gs):
             return [[m.to_mapping() for m in g] for g in gs]
 
+        judged = {} if self.verdict is None else {"judged": self.verdict.to_mapping()}
         return {
+            **judged,
             "kind": self.kind,
             "violations": [v.to_mapping() for v in self.violations],
             "improving_chain": [m.to_mapping() for m in self.chain],
@@ -170,18 +221,30 @@ class Explanation:
         }
 
 
-def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | None = None) -> Explanation:
-    """Explain how ``assignment`` falls short of the (balance first) optimum of ``problem``.
+def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | None = None,
+            request: Request | None = None, method: str = "auto", time_limit: float | None = None) -> Explanation:
+    """Explain how ``assignment`` falls short of the optimum of ``request`` on ``problem``.
 
-    ``optimum``, if given, must be ``solve`` of ``problem`` with balance first.
+    ``request`` defaults to balance first, then the scenario's other tiers (the order assignors aim
+    for).  ``optimum``, if given, must be ``solve(problem, request)`` (with balance first when no
+    request is given).  ``time_limit`` bounds the CP-SAT engines (the general path only; a stage not
+    proven in time makes an equal tier ``unknown``, never a gap it did not find), ``method`` picks its
+    engine (:func:`optimal.solve`).
     """
-    if not problem.balance_first:
-        problem = problem.balance_first_order()
+    if request is None:
+        request = Request(objective=problem.balance_first_order().objective if not problem.balance_first
+                          else problem.objective)
+    order = request.tiers(problem)
+    if (problem.join_groups or problem.weights or request.limited or SPREAD in order
+            or order[0] != BALANCE or request.balance != Request().balance):
+        return _explain_request(problem, assignment, request, optimum, method, time_limit)
+    if order != problem.objective:
+        problem = dataclasses.replace(problem, objective=order)
     owners, found = owner_arrays(problem, assignment)
     if found:
         return Explanation(INVALID, violations=found)
     if optimum is None:
-        optimum = solve(problem)
+        optimum = solve(problem, request, method=method)
     loads = sorted_loads(load_vector(problem, assignment))
     best = tuple(optimum.sorted_loads)
     if loads != best:
@@ -199,16 +262,11 @@ def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | Non
         return Explanation(OPTIMAL, retained=kept, optimal_retained=optimum.retained,
                            sorted_loads=loads, optimal_sorted_loads=best)
     target, _ = owner_arrays(problem, optimum.assignment)
-    ids = problem.member_ids
-    stayed_away = []
-    for topic in problem.assignable_topics:
-        before, now, then = claims.previous_owner[topic.name], owners[topic.name], target[topic.name]
-        for p in np.flatnonzero((before >= 0) & (then == before) & (now != before)).tolist():
-            stayed_away.append(StayedAway(TopicPartition(topic.name, p), ids[before[p]], ids[now[p]]))
+    stayed_away = _stayed_away(problem, owners, target)
     cycles, paths = _decompose(_moves(problem, owners, target))
     return Explanation(
         STICKINESS,
-        could_have_stayed=tuple(stayed_away),
+        could_have_stayed=stayed_away,
         cycles=cycles,
         paths=paths,
         retained=kept,
@@ -218,9 +276,39 @@ def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | Non
     )
 
 
-def _rack_shortfall(problem: Problem, owners, optimum: Solution, loads, best, cross: int) -> Explanation:
-    """The partitions the oracle keeps local and the moves to its assignment (balance is equal)."""
+def _explain_request(problem: Problem, assignment: Assignment, request: Request,
+                     optimum: Solution | None, method: str, time_limit: float | None) -> Explanation:
+    """Any request, judged tier by tier against its own optimum (module docstring)."""
+    if optimum is None:
+        optimum = solve(problem, request, method=method, time_limit=time_limit)
+    verdict = tiers.judge(problem, assignment, request, optimum=optimum)
+    owners, found = owner_arrays(problem, assignment)
+    if not verdict.valid:
+        return Explanation(INVALID, violations=found, verdict=verdict)
+    if verdict.verdict != "gap":
+        return Explanation(OPTIMAL if verdict.optimal else UNKNOWN, verdict=verdict)
     target, _ = owner_arrays(problem, optimum.assignment)
+    stayed = _stayed_away(problem, owners, target) if verdict.gap_tier == STICKINESS else ()
+    local = _could_be_local(problem, owners, target) if verdict.gap_tier == RACK else ()
+    cycles, paths = _decompose(_moves(problem, owners, target))
+    return Explanation(verdict.gap_tier or BALANCE, could_have_stayed=stayed, could_be_local=local,
+                       cycles=cycles, paths=paths, verdict=verdict)
+
+
+def _stayed_away(problem: Problem, owners, target) -> tuple[StayedAway, ...]:
+    """Partitions ``target`` keeps with their previous owner that ``owners`` gave away."""
+    claims = resolve_claims(problem)
+    ids = problem.member_ids
+    stayed_away = []
+    for topic in problem.assignable_topics:
+        before, now, then = claims.previous_owner[topic.name], owners[topic.name], target[topic.name]
+        for p in np.flatnonzero((before >= 0) & (then == before) & (now != before)).tolist():
+            stayed_away.append(StayedAway(TopicPartition(topic.name, p), ids[before[p]], ids[now[p]]))
+    return tuple(stayed_away)
+
+
+def _could_be_local(problem: Problem, owners, target) -> tuple[CrossRack, ...]:
+    """Partitions ``target`` places in their replicas' racks that ``owners`` does not."""
     ids = problem.member_ids
     locality = problem.rack_locality
     offsets = problem.partition_offsets
@@ -233,8 +321,15 @@ def _rack_shortfall(problem: Problem, owners, optimum: Solution, loads, best, cr
         local_then = locality.is_local(global_numbers, then)
         for p in np.flatnonzero(~local_now & local_then).tolist():
             could_be_local.append(CrossRack(TopicPartition(topic.name, p), ids[now[p]], ids[then[p]]))
+    return tuple(could_be_local)
+
+
+def _rack_shortfall(problem: Problem, owners, optimum: Solution, loads, best, cross: int) -> Explanation:
+    """The partitions the oracle keeps local and the moves to its assignment (balance is equal)."""
+    target, _ = owner_arrays(problem, optimum.assignment)
+    could_be_local = _could_be_local(problem, owners, target)
     cycles, paths = _decompose(_moves(problem, owners, target))
-    return Explanation(RACK, could_be_local=tuple(could_be_local), cycles=cycles, paths=paths,
+    return Explanation(RACK, could_be_local=could_be_local, cycles=cycles, paths=paths,
                        cross_rack=cross, optimal_cross_rack=int(optimum.cross_rack),
                        sorted_loads=loads, optimal_sorted_loads=best)
 

@@ -43,9 +43,10 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from assignment_oracle.compare.scenarios.families import FAMILIES, generate, get_family
+from assignment_oracle.optimal.request import BALANCE_DEFINITIONS, Request
 from assignment_oracle.problem.model import BALANCE, BALANCE_FIRST, RACK, STICKINESS, STICKINESS_FIRST, Problem
 
-__all__ = ["problems", "rebalances", "scenarios"]
+__all__ = ["problems", "rebalances", "requests", "scenarios"]
 
 
 # -- scenario families -----------------------------------------------------------
@@ -371,3 +372,35 @@ def rebalances(
                 claims.setdefault(t, []).append(p)
             members[zombie]["generation"] = generation - draw(st.integers(0, 1))  # stale (g-1) or tied (g)
     return Problem.from_mapping({"topics": topics, "members": members})
+
+
+#: Every order of the tiers: balance and stickiness, with rack, spread, both or neither.
+ORDERS = tuple(order for extra in ((), ("rack",), ("spread",), ("rack", "spread"))
+               for order in itertools.permutations(("balance", "stickiness", *extra)))
+
+
+@st.composite
+def requests(draw, max_assignments: int = 3000):
+    """``(problem, request)``: a tiny group with racks, maybe weights, maybe a join group, and a
+    :class:`~assignment_oracle.optimal.Request` -- any order of the tiers (``ORDERS``), any balance
+    definition, maybe a budget of moves in all and per member.  At most ``max_assignments`` ways to
+    give out the partitions, so a brute force can check every answer."""
+    base = draw(problems(max_topics=3, max_partitions=3, max_members=3, max_assignments=None, racks=True))
+    data = base.to_mapping()
+    names = [t.name for t in base.topics]
+    if len(names) >= 2 and draw(st.booleans()):
+        data["join_groups"] = [sorted(draw(st.lists(st.sampled_from(names), min_size=2, max_size=len(names),
+                                                    unique=True)))]
+    if draw(st.booleans()):
+        listed = draw(st.lists(st.sampled_from(names), unique=True))
+        data["weights"] = {t: draw(st.lists(st.integers(0, 4), min_size=base.partition_counts[t],
+                                            max_size=base.partition_counts[t])) for t in listed}
+    problem = Problem.from_mapping(data)
+    size = 1
+    for t in problem.topics:
+        size *= max(1, len(problem.subscribers[t.name])) ** t.partitions
+    assume(size <= max_assignments)
+    request = Request(objective=draw(st.sampled_from(ORDERS)), balance=draw(st.sampled_from(BALANCE_DEFINITIONS)),
+                      max_moves=draw(st.one_of(st.none(), st.integers(0, 3))),
+                      max_moves_per_member=draw(st.one_of(st.none(), st.integers(0, 2))))
+    return problem, request

@@ -7,13 +7,11 @@ assignment of the scenario's units and reads owners, locality and weights off th
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from strategies import problems
+from strategies import problems, requests
 
 from assignment_oracle.optimal import INFEASIBLE, OPTIMAL, Request, UnsupportedRequest, choose, measure, solve
 from assignment_oracle.optimal.brute_force import request_optimum
@@ -21,36 +19,8 @@ from assignment_oracle.optimal.request import BALANCE_DEFINITIONS
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.ownership import violations
 
+
 #: Every objective order the scenario format accepts: balance and stickiness, rack and spread optional.
-ORDERS = tuple(order for extra in ((), ("rack",), ("spread",), ("rack", "spread"))
-               for order in itertools.permutations(("balance", "stickiness", *extra)))
-
-
-@st.composite
-def composed(draw, max_assignments: int = 3000):
-    """A tiny group with racks, maybe weights, maybe a join group, and a request: any order, any balance
-    definition, maybe a budget of moves in all and per member."""
-    base = draw(problems(max_topics=3, max_partitions=3, max_members=3, max_assignments=None, racks=True))
-    data = base.to_mapping()
-    names = [t.name for t in base.topics]
-    if len(names) >= 2 and draw(st.booleans()):
-        data["join_groups"] = [sorted(draw(st.lists(st.sampled_from(names), min_size=2, max_size=len(names),
-                                                    unique=True)))]
-    if draw(st.booleans()):
-        listed = draw(st.lists(st.sampled_from(names), unique=True))
-        data["weights"] = {t: draw(st.lists(st.integers(0, 4), min_size=base.partition_counts[t],
-                                            max_size=base.partition_counts[t])) for t in listed}
-    problem = Problem.from_mapping(data)
-    size = 1
-    for t in problem.topics:
-        size *= max(1, len(problem.subscribers[t.name])) ** t.partitions
-    assume(size <= max_assignments)
-    request = Request(objective=draw(st.sampled_from(ORDERS)), balance=draw(st.sampled_from(BALANCE_DEFINITIONS)),
-                      max_moves=draw(st.one_of(st.none(), st.integers(0, 3))),
-                      max_moves_per_member=draw(st.one_of(st.none(), st.integers(0, 2))))
-    return problem, request
-
-
 def _assert_answers(problem: Problem, request: Request, solution) -> None:
     expected = request_optimum(problem, request, limit=100_000)
     if expected is None:
@@ -76,14 +46,14 @@ def _assert_answers(problem: Problem, request: Request, solution) -> None:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(composed())
+@given(requests())
 def test_every_combination_equals_brute_force(case):
     problem, request = case
     _assert_answers(problem, request, solve(problem, request, method="cpsat-staged"))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(composed())
+@given(requests())
 def test_the_front_door_answers_every_combination_as_asked(case):
     """``method="auto"``: whichever engine the table picks, the answer is the brute force's."""
     problem, request = case
