@@ -427,27 +427,96 @@ class _Model:
 
 
 def _greedy(parts: Parts, n: int, keep_first: bool) -> np.ndarray:
-    """A first assignment: heaviest parts first, each to its best previous owner (always when
-    ``keep_first``, else while that owner is within a part of the least loaded), else to the least
-    loaded eligible member."""
+    """A first assignment: heaviest parts first, each to a previous owner keeping most of it (the
+    least loaded of those, then the first), always when ``keep_first``, else while that owner is
+    within a part of the least loaded; otherwise to the least loaded eligible member."""
     loads = np.zeros(n, dtype=np.int64)
     owner = np.full(len(parts.partitions), -1, dtype=np.int64)
-    best: dict[int, int] = {}
+    owners: dict[int, tuple[int, ...]] = {}
     eligible: dict[int, tuple[int, ...]] = {}
     for cls in parts.classes:
         for k in cls.parts:
             eligible[k] = cls.eligible
         for signature, ks in cls.signatures:
-            o = max(signature, key=lambda item: (item[1], -item[0]))[0]
+            most = max(kept for _, kept in signature)
+            keepers = tuple(o for o, kept in signature if kept == most)
             for k in ks:
-                best[k] = o
+                owners[k] = keepers
     for k in sorted(range(len(owner)), key=lambda k: (-int(parts.load[k]), k)):
         members = eligible[k]
         least = min(members, key=lambda m: (loads[m], m))
-        o = best.get(k, -1)
+        best = owners.get(k, ())
+        o = min(best, key=lambda m: (loads[m], m)) if best else -1
         m = o if o >= 0 and (keep_first or loads[o] <= loads[least] + parts.load[k]) else least
         owner[k] = m
         loads[m] += parts.load[k]
+    return owner
+
+
+def _descent(parts: Parts, n: int, owner: np.ndarray, request: Request) -> np.ndarray:
+    """Lower the loads from the top by single-part moves that keep within the budget of moves: from
+    the most loaded member that has one, a move of a part to the least loaded member that can take
+    it leaving the target below the source's load (so the sorted loads improve lexicographically:
+    dec-min), the cheapest in moves first, then the one leaving the pair's larger load smallest,
+    until no such move exists.  A start for the budgeted stages: the greedy keeps every previous owner (within
+    any budget) and is far from balanced; CP-SAT alone is slow to find its way down from there."""
+    owner = owner.copy()
+    eligible: dict[int, tuple[int, ...]] = {}
+    kept_at: dict[int, dict[int, int]] = {}
+    for cls in parts.classes:
+        for k in cls.parts:
+            eligible[k] = cls.eligible
+        for signature, ks in cls.signatures:
+            mine = dict(signature)
+            for k in ks:
+                kept_at[k] = mine
+    weight = [int(x) for x in parts.load]
+    load = [0] * n
+    on: list[set[int]] = [set() for _ in range(n)]
+    moved_from = [int(x) for x in parts.owned_by]
+    for k, m in enumerate(owner.tolist()):
+        load[m] += weight[k]
+        on[m].add(k)
+        for o, kept in kept_at.get(k, {}).items():
+            if o == m:
+                moved_from[o] -= kept
+    moves = sum(moved_from)
+    budget, per_member = request.max_moves, request.max_moves_per_member
+    for _ in range(4 * len(weight) + n):
+        best = None
+        for m in sorted(range(n), key=lambda x: (-load[x], x)):  # the most loaded member that can shed
+            least: dict[tuple[int, ...], int] = {}
+            for k in on[m]:
+                w = weight[k]
+                members = eligible[k]
+                if w == 0 or len(members) < 2:
+                    continue
+                t = least.get(members)
+                if t is None:
+                    t = least[members] = min((x for x in members if x != m), key=lambda x: (load[x], x))
+                if load[t] + w >= load[m]:
+                    continue
+                gone, back = kept_at.get(k, {}).get(m, 0), kept_at.get(k, {}).get(t, 0)
+                if budget is not None and gone > back and moves + gone - back > budget:
+                    continue
+                if per_member is not None and gone and moved_from[m] + gone > per_member:
+                    continue
+                key = (gone - back, max(load[m] - w, load[t] + w), k)
+                if best is None or key < best[0]:
+                    best = (key, k, t, gone, back, m)
+            if best is not None:
+                break
+        if best is None:
+            break
+        _, k, t, gone, back, m = best
+        load[m] -= weight[k]
+        load[t] += weight[k]
+        on[m].remove(k)
+        on[t].add(k)
+        owner[k] = t
+        moved_from[m] += gone
+        moved_from[t] -= back
+        moves += gone - back
     return owner
 
 
@@ -496,7 +565,10 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
                       [TierResult(t, None, None, True, "bound") for t in tiers], "")
     state = _Model(problem, parts, request, tiers)
     keep_first = request.limited or tiers.index(STICKINESS) < tiers.index(BALANCE)
-    incumbent = state.incumbent(state.values_of(_greedy(parts, n, keep_first)))
+    start = _greedy(parts, n, keep_first)
+    if request.limited and tiers.index(BALANCE) < tiers.index(STICKINESS):
+        start = _descent(parts, n, start, request)
+    incumbent = state.incumbent(state.values_of(start))
     moves = parts.owned_by - incumbent.kept_of
     # Shortcuts read the incumbent, so it must meet every constraint: the greedy one may break a budget.
     trusted = ((request.max_moves is None or int(moves.sum()) <= request.max_moves) and
@@ -504,9 +576,15 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
     found_any = False
     unproven: list[str] = []
 
-    def run(name: str, expression, sense: str, last: bool) -> tuple[str, int | None, float | None]:
+    def run(name: str, expression, sense: str, last: bool, current: Callable[[], int],
+            known_bound: int | None = None) -> tuple[str, int | None, float | None]:
         """One stage: optimise from the incumbent.  Returns (status, value, bound); on a solution the
-        incumbent is replaced."""
+        incumbent is replaced.  When CP-SAT finds nothing in time but the incumbent meets every
+        constraint and pin (``trusted``), the stage keeps it: ``FEASIBLE`` at ``current()``, the
+        incumbent's value.  The bound reported is the better of CP-SAT's (only when it found a
+        solution: without one its bound is not reported reliably) and ``known_bound``, a bound
+        from the arguments (the average, the least cross-rack, the most kept), and never beyond
+        the value."""
         nonlocal incumbent, found_any, trusted
         (state.model.minimize if sense == "min" else state.model.maximize)(expression)
         outcome: tuple[str, int | None, float | None] | None = None
@@ -543,9 +621,17 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         status, value, bound = outcome if outcome is not None else (UNKNOWN, None, None)
-        record = {"stage": name, "value": value, "proven": status == OPTIMAL,
-                  "bound": None if bound is None else (math.ceil(bound - 1e-6) if sense == "min"
-                                                       else math.floor(bound + 1e-6))}
+        if status == UNKNOWN:
+            bound = None  # nothing found: CP-SAT's bound is not to be trusted
+            if trusted:
+                status, value = FEASIBLE, current()
+        if bound is not None:
+            bound = math.ceil(bound - 1e-6) if sense == "min" else math.floor(bound + 1e-6)
+        if known_bound is not None:
+            bound = known_bound if bound is None else (max if sense == "min" else min)(bound, known_bound)
+        if bound is not None and value is not None:
+            bound = (min if sense == "min" else max)(bound, value)
+        record = {"stage": name, "value": value, "proven": status == OPTIMAL, "bound": bound}
         stages.append(record)
         return status, value, record["bound"]
 
@@ -565,7 +651,7 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
         if isinstance(expression, int) or (bound is not None and trusted and current() == bound):
             settled(name, current(), proof if not isinstance(expression, int) else "the same for every assignment")
         else:
-            status, _, _ = run(name, expression, sense, last)
+            status, _, _ = run(name, expression, sense, last, current, bound)
             if status in (INFEASIBLE, UNKNOWN):
                 return status
             if status != OPTIMAL:
@@ -583,6 +669,7 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
             definition = request.balance
             lower = max(-(-parts.total // max(n, 1)), int(parts.load.max()) if parts.load.size else 0)
             if definition == "dec-min":
+                heaviest = np.sort(parts.load)[::-1]
                 known: list[int] = []
                 while len(known) < n:
                     c = len(known)
@@ -602,10 +689,17 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
                     top = state.largest() if c == 0 else state.top_sum(c + 1)
                     name = "largest load" if c == 0 else f"load value {c + 1}"
                     prefix = sum(known)
-                    if c == 0 and trusted and ordered[0] == lower:
-                        settled(name, lower, "meets the bound max(ceil(total / members), heaviest part)")
+                    # The c+1 largest loads hold at least the c+1 heaviest parts, and the (c+1)-th is at
+                    # least the average of what the members not yet counted share (c = 0: ``lower``).
+                    floor = max(prefix + -(-(parts.total - prefix) // (n - c)), int(heaviest[:c + 1].sum()))
+                    if trusted and sum(ordered[:c + 1]) == floor:
+                        settled(name, floor if c == 0 else ordered[c],
+                                "meets the bound max(ceil(total / members), heaviest part)" if c == 0 else
+                                "meets the bound: the heaviest parts, or the rest's average")
                     else:
-                        status, value, bound = run(name, top, "min", False)
+                        status, value, bound = run(name, top, "min", False,
+                                                   lambda: sum(sorted(map(int, incumbent.loads))[::-1][:c + 1]),
+                                                   floor)
                         if status in (INFEASIBLE, UNKNOWN):
                             return answer(status, None, records, _failure(status, name))
                         ordered = sorted((int(x) for x in incumbent.loads), reverse=True)
@@ -625,7 +719,8 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
                         settled(f"members at load {v}", 1, "one member is at the value found")
                     else:
                         base = sum(x - v + 1 for x in known)
-                        status, value, bound = run(f"members at load {v}", state.excess(v - 1), "min", False)
+                        status, value, bound = run(f"members at load {v}", state.excess(v - 1), "min", False,
+                                                   lambda: sum(max(0, int(x) - v + 1) for x in incumbent.loads))
                         if status in (INFEASIBLE, UNKNOWN):
                             return answer(status, None, records, _failure(status, f"members at load {v}"))
                         if status != OPTIMAL:
