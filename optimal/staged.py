@@ -70,6 +70,16 @@ A stage not settled after :data:`FIRST_EFFORT` deterministic seconds restarts
 from the same model solved as a MIP by HiGHS (:mod:`optimal.mip_hint`), which
 CP-SAT checks and proves.  The solver parameters are in :func:`parameters`,
 the one place.
+
+The first incumbent (:func:`_greedy`, then under a budget :func:`_descent`)
+meets every constraint whenever it can, and many stages need no search: a
+dec-min level whose incumbent meets its bound (the ``c`` largest loads hold at
+least the ``c`` heaviest parts, and the ``c``-th is at least the average of
+what the members not yet counted share), a rack or stickiness tier at its
+bound, members within one of each other.  A stage CP-SAT cannot finish in
+time keeps a valid incumbent (``FEASIBLE``); its bound is CP-SAT's when it
+found a solution (without one the reported bound is not reliable), else the
+argument's, and never past the value.
 """
 
 from __future__ import annotations
