@@ -6,8 +6,8 @@ Cases (deterministic from a seed):
   300 partitions, two join groups of two topics, three racks, replicas on two racks, claims from a
   previous generation of 64 members): target proven ``OPTIMAL`` in <= 10 s.
 * ``weights``: weights + racks + a budget of moves, 100 members x 2,000 partitions (lag weights
-  from a heavy-tailed distribution): target the largest load proven in <= 30 s, the rest within 1%
-  of its bound.
+  from a heavy-tailed distribution), solved with ``--time-limit 30``: target the largest load
+  proven, the rest within 1% of its bound (each unproven stage's distance from its bound is printed).
 
 Each runs ``assignment-oracle solve FILE --max-moves K`` as a subprocess; the in-process baseline of
 the same run is reading the scenario file and writing a JSON document of the answer's size (the
@@ -89,7 +89,13 @@ def run(name: str, scenario: dict, budget: int, time_limit: float | None) -> dic
         shown = value if not isinstance(value, list) else f"largest {value[0]}, least {value[-1]}"
         print(f"  {tier}: {shown}  proven: {record['proven']}  bound: "
               f"{record['bound'] if not isinstance(record['bound'], list) or len(record['bound']) < 5 else '...'}")
-    print(f"  stages: {[(s['stage'], s['proven']) for s in answer['stages']]}")
+    proven = sum(1 for s in answer["stages"] if s["proven"])
+    print(f"  stages: {proven} of {len(answer['stages'])} proven")
+    for stage in answer["stages"]:
+        if not stage["proven"] and stage["value"] is not None and stage["bound"] is not None:
+            gap = abs(stage["value"] - stage["bound"]) / max(abs(stage["bound"]), 1)
+            print(f"  unproven {stage['stage']}: value {stage['value']}, bound {stage['bound']} "
+                  f"({100 * gap:.2f}% from it)")
     return answer
 
 
@@ -103,9 +109,10 @@ def main() -> int:
         run("joins", scenario, budget, args.time_limit)
     if args.case in ("weights", "all"):
         scenario, budget = weights_scenario()
-        answer = run("weights", scenario, budget, args.time_limit)
-        largest = answer["weighted_sorted_loads"][0]
-        print(f"  weighted largest load {largest}")
+        # The target: the largest load proven within 30 s, so the solve gets 30 s unless told otherwise.
+        answer = run("weights", scenario, budget, 30.0 if args.time_limit is None else args.time_limit)
+        largest = next(s for s in answer["stages"] if s["stage"] == "largest load")
+        print(f"  weighted largest load {largest['value']}, proven: {largest['proven']}")
     return 0
 
 
