@@ -7,17 +7,23 @@ join needs partition ``p`` of every topic of a *join group* on one member
 * whether it is **co-partitioned**: no unit (partition number ``p`` of a
   group) split between members, none left out, and the assignment valid
   (every partition of a subscribed topic to exactly one subscriber);
-* its sorted loads against the co-partitioned optimum's (the most balanced
-  by decreasing-minimal order, :mod:`optimal.join_groups`), and whether they
-  are equal (``most_balanced``; unknown, ``None``, when the optimum's balance
-  was not proven);
+* its sorted loads (partition counts) against the co-partitioned optimum's,
+  and whether they are equal (``most_balanced``; unknown, ``None``, when the
+  optimum's balance tier was not proven);
 * the partitions it keeps with their previous owner against the optimum's
   (``stickiest``; unknown when the optimum's stickiness was not proven).
+
+The co-partitioned optimum is the front door's (:func:`optimal.solve`) on the
+problem with its join groups and without weights, asked for exactly what the
+verdict judges: :data:`REQUEST`, the most balanced loads by decreasing-minimal
+order, then the most partitions kept (the staged model, :mod:`optimal.staged`).
 
 It is ``optimal`` when co-partitioned, most balanced and stickiest.  An
 assignment that breaks co-partitioning may look *more* balanced than the
 co-partitioned optimum: it solved an easier problem, and is judged not
-co-partitioned first.
+co-partitioned first.  A unit no single member can take (its topics are
+subscribed, but by no one member all) is a break in every assignment: it is
+counted with the split units, and the optimum is ``INFEASIBLE``.
 
 :func:`co_partition_problem` is the problem an assignor's co-partitioning
 claim is judged on: the scenario's own ``join_groups`` if it has any, else,
@@ -32,16 +38,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assignment_oracle.optimal import join_groups
-from assignment_oracle.optimal.join_groups import JoinGroupSolution
-from assignment_oracle.optimal.solution import OPTIMAL
+from assignment_oracle.optimal import OPTIMAL, Request, Solution, solve
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads
-from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.model import BALANCE, STICKINESS, Assignment, Problem
 from assignment_oracle.problem.ownership import owner_array
 
-__all__ = ["CLAIM_TIME_LIMIT", "JUDGE_TIME_LIMIT", "CoPartitionVerdict", "co_partition_problem", "judge",
+__all__ = ["CLAIM_TIME_LIMIT", "JUDGE_TIME_LIMIT", "REQUEST", "CoPartitionVerdict", "co_partition_problem", "judge",
            "solve_co_partitioned"]
+
+#: What the co-partitioned optimum is asked for: the tiers the verdict judges, dec-min loads then the most
+#: partitions kept (not the scenario's rack or spread tiers, which the verdict does not measure).
+REQUEST = Request(objective=(BALANCE, STICKINESS))
 
 #: Seconds the co-partitioned optimum may take when judging (its balance stages are quick; a mixed-size
 #: stickiness stage is what can run long, and then the verdict says stickiness is unknown).
@@ -67,9 +75,13 @@ def co_partition_problem(problem: Problem, *, every_topic: bool = False) -> Prob
     return dataclasses.replace(problem, join_groups=(topics,))
 
 
-def solve_co_partitioned(problem: Problem, *, time_limit: float | None = JUDGE_TIME_LIMIT) -> JoinGroupSolution:
-    """The co-partitioned optimum (dec-min, then stickiest), proven or with the solver's bound."""
-    return join_groups.solve(problem, time_limit=time_limit)
+def solve_co_partitioned(problem: Problem, *, time_limit: float | None = JUDGE_TIME_LIMIT) -> Solution:
+    """The co-partitioned optimum on partition counts (dec-min, then stickiest): :func:`optimal.solve` of
+    :data:`REQUEST` on ``problem`` with its join groups and its weights set aside (the weighted judge
+    has those), proven tier by tier or with what was proven in ``time_limit``; ``INFEASIBLE`` when some
+    unit no single member can take."""
+    counts = dataclasses.replace(problem, weights=()) if problem.weights else problem
+    return solve(counts, REQUEST, time_limit=time_limit)
 
 
 @dataclass(frozen=True)
@@ -163,7 +175,7 @@ def _summary(v: CoPartitionVerdict) -> str:
     return "co-partitioned, with a gap"
 
 
-def judge(problem: Problem, assignment: Assignment, optimum: JoinGroupSolution | None = None, *,
+def judge(problem: Problem, assignment: Assignment, optimum: Solution | None = None, *,
           time_limit: float | None = JUDGE_TIME_LIMIT) -> CoPartitionVerdict:
     """``assignment`` against ``optimum``, the co-partitioned optimum of ``problem`` (module docstring).
 
@@ -188,8 +200,8 @@ def judge(problem: Problem, assignment: Assignment, optimum: JoinGroupSolution |
                                       retained=kept, optimal_retained=kept, optimum_status=OPTIMAL,
                                       balance_proven=True, stickiness_proven=True)
         optimum = solve_co_partitioned(problem, time_limit=time_limit)
-    balance_stages = [s for s in optimum.stages if s.get("stage") != "kept partitions"]
-    balance_proven = optimum.assignment is not None and all(bool(s.get("proven")) for s in balance_stages)
+    answered = optimum.assignment is not None
+    balance = optimum.tier(BALANCE)
     return CoPartitionVerdict(
         join_groups=problem.join_groups,
         valid=not broken,
@@ -197,18 +209,18 @@ def judge(problem: Problem, assignment: Assignment, optimum: JoinGroupSolution |
         unassigned=unassigned,
         first_break=first,
         sorted_loads=loads,
-        optimal_sorted_loads=optimum.sorted_loads if optimum.assignment is not None else None,
+        optimal_sorted_loads=optimum.sorted_loads if answered else None,
         retained=kept,
-        optimal_retained=optimum.retained,
+        optimal_retained=optimum.retained if answered else None,
         optimum_status=optimum.status,
-        balance_proven=balance_proven,
-        stickiness_proven=optimum.status == OPTIMAL,
+        balance_proven=answered and balance is not None and balance.proven,
+        stickiness_proven=answered and optimum.status == OPTIMAL,
     )
 
 
 def _breaks(problem: Problem, assignment: Assignment) -> tuple[int, int, str]:
     """Split units, partitions of units assigned to nobody, and the first break, unit by unit
-    (:func:`optimal.join_groups.units`), for any assignment."""
+    (:func:`_units`), for any assignment."""
     owner: dict[tuple[str, int], str] = {}
     for member, topics in assignment.members.items():
         for topic, partitions in topics.items():
@@ -216,10 +228,13 @@ def _breaks(problem: Problem, assignment: Assignment) -> tuple[int, int, str]:
                 owner.setdefault((topic, p), member)
     split = unassigned = 0
     first = ""
-    all_units, _ = join_groups.units(problem)
-    for unit in all_units:
-        holders = {owner.get(tp) for tp in unit.partitions}
-        missing = [tp for tp in unit.partitions if tp not in owner]
+    for unit, takeable in _units(problem):
+        if not takeable:
+            split += 1
+            first = first or _stranded(unit)
+            continue
+        holders = {owner.get(tp) for tp in unit}
+        missing = [tp for tp in unit if tp not in owner]
         if missing:
             unassigned += len(missing)
             first = first or f"{missing[0][0]}-{missing[0][1]} assigned to nobody"
@@ -227,22 +242,47 @@ def _breaks(problem: Problem, assignment: Assignment) -> tuple[int, int, str]:
         if len(holders) > 1:
             split += 1
             if not first:
-                placed = [(f"{t}-{p}", owner[(t, p)]) for t, p in unit.partitions if (t, p) in owner]
+                placed = [(f"{t}-{p}", owner[(t, p)]) for t, p in unit if (t, p) in owner]
                 (a, on_a), (b, on_b) = placed[0], next(x for x in placed if x[1] != placed[0][1])
                 first = f"{a} on {on_a}, {b} on {on_b}"
     return split, unassigned, first
 
 
+def _units(problem: Problem):
+    """Each unit (docs/formats.md, "Join groups") whose topics someone subscribes to, as ``(partitions,
+    takeable)``: a partition of a topic outside every group, or a group's partitions numbered ``p``;
+    ``takeable`` when some member subscribes to every topic of it."""
+    counts = problem.partition_counts
+    subscribed = {t: frozenset(ms) for t, ms in problem.subscribers.items()}
+    grouped = {t for group in problem.join_groups for t in group}
+    for topic in problem.topics:
+        if topic.name not in grouped and subscribed[topic.name]:
+            for p in range(topic.partitions):
+                yield [(topic.name, p)], True
+    for group in problem.join_groups:
+        for p in range(max(counts[t] for t in group)):
+            topics = [t for t in group if p < counts[t]]
+            if any(subscribed[t] for t in topics):
+                yield [(t, p) for t in topics], bool(frozenset.intersection(*(subscribed[t] for t in topics)))
+
+
+def _stranded(unit) -> str:
+    topic, p = unit[0]
+    return (f"no member subscribes to every topic of the unit of {topic}-{p}'s partition number "
+            f"({', '.join(t for t, _ in unit)})")
+
+
 @dataclass(frozen=True)
 class _Structure:
-    """The units of :func:`optimal.join_groups.units` in blocks, for a valid assignment (one owner per
-    partition of a subscribed topic, none elsewhere), without a Python object per partition.
+    """The units of :func:`_units` in blocks, for a valid assignment (one owner per partition of a
+    subscribed topic, none elsewhere), without a Python object per partition.
 
     A block is partition numbers ``lo .. hi - 1`` of some topics (one topic outside every group, or the
     group's topics having those numbers): each number one unit of ``len(topics)`` partitions.  Units
     whose topics nobody subscribes to are left out, as there; ``stranded`` counts units subscribed but
-    takeable by no single member.  A valid assignment leaves no partition of a kept unit unassigned
-    (its topics are all subscribed), so only splits can break it.
+    takeable by no single member (each one a break, counted in ``split``: no assignment keeps it on
+    one member).  A valid assignment leaves no partition of a takeable unit unassigned (its topics are
+    all subscribed), so only splits can break it.
     """
 
     blocks: tuple[tuple[tuple[int, ...], int, int, tuple[int, ...]], ...]  # (topic indices, lo, hi, eligible)
@@ -274,6 +314,8 @@ class _Structure:
                 eligible = frozenset.intersection(*{subscribed[t] for t in topics})
                 if not eligible:
                     stranded += hi - lo
+                    split += hi - lo
+                    first = first or _stranded([(t, lo) for t in topics])
                     continue
                 rows = np.stack([owner[offsets[index[t]] + lo:offsets[index[t]] + hi] for t in topics])
                 broken = np.flatnonzero((rows != rows[0]).any(axis=0))
@@ -294,8 +336,8 @@ def _proven_optimal(problem: Problem, structure: _Structure, loads: tuple[int, .
     co-partitioned optimum, proven without solving the co-partitioned model.
 
     Only with units of one size ``s`` (the usual stream join, and KIP-315's claim on topics of one
-    partition count), where loads are ``s`` times unit counts and the co-partitioned optimum is exact
-    by one min-cost flow (:func:`optimal.join_groups.solve`, which answers ``OPTIMAL`` there): then
+    partition count), where loads are ``s`` times unit counts, so the most balanced unit counts are a
+    partition-count optimum (the achievable count vectors are M-convex): then
 
     * balance: the most balanced unit counts are those of the partition problem with one partition per
       unit, subscribed by the unit's eligible members, solved by the flow (proven); when every unit has
@@ -342,15 +384,13 @@ def _proven_optimal(problem: Problem, structure: _Structure, loads: tuple[int, .
         q, r = divmod(count, len(eligible))
         counts = [q + 1] * r + [q] * (len(eligible) - r) + [0] * (members - len(eligible))
     else:
-        from assignment_oracle.optimal import solve
-
         ids = problem.member_ids
-        topics = {f"units-{i}": count for i, count in enumerate(by_eligible.values())}
+        unit_topics = {f"units-{i}": count for i, count in enumerate(by_eligible.values())}
         subscribes: dict[int, list[str]] = {m: [] for m in range(members)}
         for i, eligible in enumerate(by_eligible):
             for m in eligible:
                 subscribes[m].append(f"units-{i}")
-        virtual = Problem.from_mapping({"topics": topics, "members": {ids[m]: {"topics": subscribes[m]}
+        virtual = Problem.from_mapping({"topics": unit_topics, "members": {ids[m]: {"topics": subscribes[m]}
                                                                       for m in range(members)}})
         best = solve(virtual)
         if best.status != OPTIMAL or best.assignment is None:

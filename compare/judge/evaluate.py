@@ -42,7 +42,7 @@ from assignment_oracle.compare.judge.co_partition import (
 )
 from assignment_oracle.compare.judge.co_partition import judge as judge_co_partition
 from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
-from assignment_oracle.compare.judge.moves import MovesVerdict, Unlimited, unlimited
+from assignment_oracle.compare.judge.moves import MovesVerdict, Unlimited, unlimited, unlimited_of
 from assignment_oracle.compare.judge.moves import judge as judge_moves
 from assignment_oracle.compare.judge.weighted import WeightedVerdict, solve_weighted
 from assignment_oracle.compare.judge.weighted import judge as judge_weighted
@@ -50,8 +50,6 @@ from assignment_oracle.heuristics import ASSIGNORS, Assignor, get_assignor, run
 from assignment_oracle.heuristics.cooperative_sticky import Phase
 from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.optimal import Solution, solve
-from assignment_oracle.optimal.join_groups import JoinGroupSolution
-from assignment_oracle.optimal.weighted import WeightedSolution
 from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed, MissingExtra
 from assignment_oracle.problem.model import Assignment, Problem
 
@@ -151,10 +149,10 @@ class Comparison:
     problem: Problem
     optimum: Solution
     rows: tuple[Evaluation, ...]
-    #: The co-partitioned optimum, when the scenario has join groups.
-    co_optimum: JoinGroupSolution | None = None
-    #: The weighted optimum, when the scenario has partition weights.
-    weighted_optimum: WeightedSolution | None = None
+    #: The co-partitioned optimum, when the scenario has join groups (:func:`compare.judge.co_partition.solve_co_partitioned`).
+    co_optimum: Solution | None = None
+    #: The weighted optimum, when the scenario has partition weights (:func:`compare.judge.weighted.solve_weighted`).
+    weighted_optimum: Solution | None = None
 
     def to_mapping(self, *, timing: bool = True) -> dict:
         return {
@@ -172,8 +170,8 @@ def evaluate(
     time_limit: float | None = None,
     isolation: str = "auto",
     keep_live: bool = False,
-    co_optimum: JoinGroupSolution | None = None,
-    weighted_optimum: WeightedSolution | None = None,
+    co_optimum: Solution | None = None,
+    weighted_optimum: Solution | None = None,
     unlimited_moves: Unlimited | None = None,
 ) -> Evaluation:
     """Run assignor ``name`` on ``problem`` and judge it (see the module docstring).
@@ -343,18 +341,22 @@ def compare(
     if problem.weights:
         heavy = solve_weighted(problem)
         rows[0] = dataclasses.replace(rows[0], weighted=judge_weighted(problem, optimum.assignment, heavy))
-        rows.append(Evaluation(
-            assignor=WEIGHTED_OPTIMUM,
-            status=OK,
-            message=heavy.status + (f": {heavy.message}" if heavy.message else ""),
-            wall_time=heavy.wall_time,
-            assignment=heavy.assignment,
-            verdict=check(plain, heavy.assignment, optimum=optimum),
-            rebalances=1,
-            weighted=judge_weighted(problem, heavy.assignment, heavy),
-        ))
-    # The optimum's own moves, once for every cooperative row's moves judge (compare.judge.moves).
-    free = unlimited(plain, optimum) if any(a.protocol == "cooperative" for a in names) else None
+        if heavy.assignment is not None:
+            rows.append(Evaluation(
+                assignor=WEIGHTED_OPTIMUM,
+                status=OK,
+                message=heavy.status + (f": {heavy.message}" if heavy.message else ""),
+                wall_time=heavy.wall_time,
+                assignment=heavy.assignment,
+                verdict=check(plain, heavy.assignment, optimum=optimum),
+                rebalances=1,
+                weighted=judge_weighted(problem, heavy.assignment, heavy),
+            ))
+    # The unlimited optimum's moves, once for every cooperative row's moves judge (compare.judge.moves): the
+    # optimum's own when it is most balanced then stickiest, else that flow solved once here.
+    free = None
+    if any(a.protocol == "cooperative" for a in names):
+        free = unlimited(plain, optimum) or unlimited_of(plain)
     rows += [evaluate(problem, name, optimum=optimum, time_limit=time_limit, co_optimum=co_optimum,
                       weighted_optimum=heavy, unlimited_moves=free) for name in names]
     return Comparison(problem, optimum, tuple(rows), co_optimum, heavy)

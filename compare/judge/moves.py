@@ -6,38 +6,43 @@ its consumption, so the cooperative assignors (``cooperative-sticky``,
 ``kafka4-cooperative-sticky``) aim to move few.  Moving few is no excuse for
 balancing badly with the moves made: :func:`judge` takes the assignor's
 settled assignment, counts its moves (``k`` in all, at most ``j`` away from
-any one member), and computes with :mod:`optimal.move_limits` the most
-balanced assignment within those same limits.  The assignor is *dominated*
-when that assignment is strictly more balanced (dec-min counts), or as
-balanced with fewer moves: its moves bought less than they could.  Unknown
-(``None``) when the move-limited optimum was not proven in the time given.
+any one member), and asks the front door (:func:`optimal.solve`) for the most
+balanced assignment within those same limits: ``Request(objective=("balance",
+"stickiness"), max_moves=k, max_moves_per_member=j)`` on partition counts
+(the staged model, :mod:`optimal.staged`).  The assignor is *dominated* when
+that assignment is strictly more balanced (dec-min counts), or as balanced
+with fewer moves: its moves bought less than they could.  Unknown (``None``)
+when the move-limited optimum was not proven in the time given.
 
 The unlimited optimum (most balanced, then fewest moves: the min-cost flow ``compare`` solves anyway)
 answers without a CP-SAT model whenever it is within the assignor's own limits -- nothing within them is
-more balanced, nothing as balanced moves less (the same test :func:`optimal.move_limits.solve` makes first)
--- and whenever the assignor itself is as balanced as it with as few moves: the assignor is then the
-move-limited optimum.  Pass it (``optimum``: the flow's :class:`~optimal.Solution` of the same problem, or
-:func:`unlimited` of it, computed once for several assignors) and neither case solves anything.
+more balanced, nothing as balanced moves less -- and whenever the assignor itself is as balanced as it with
+as few moves: the assignor is then the move-limited optimum.  Pass it (``optimum``: the flow's
+:class:`~optimal.Solution` of the same problem, or :func:`unlimited` of it, computed once for several
+assignors) and neither case solves anything; without it (or when it answers another objective: racks
+between balance and stickiness, say) that flow is solved here first (:func:`unlimited_of`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
-from assignment_oracle.optimal import move_limits
-from assignment_oracle.optimal.solution import OPTIMAL
+from assignment_oracle.optimal import OPTIMAL, Request, measure, solve
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.metrics import load_vector, sorted_loads
 from assignment_oracle.problem.model import BALANCE, RACK, STICKINESS, Assignment, Problem
 from assignment_oracle.problem.ownership import place
 
-__all__ = ["JUDGE_TIME_LIMIT", "MovesVerdict", "Unlimited", "judge", "unlimited"]
+__all__ = ["JUDGE_TIME_LIMIT", "TIERS", "MovesVerdict", "Unlimited", "judge", "unlimited", "unlimited_of"]
 
 #: Seconds the move-limited optimum may take when judging.
 JUDGE_TIME_LIMIT = 10.0
+#: What the verdict compares: the most balanced partition counts (dec-min), then the fewest moves.
+TIERS = (BALANCE, STICKINESS)
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,20 @@ def unlimited(problem: Problem, optimum) -> Unlimited | None:
     return Unlimited(tuple(optimum.sorted_loads), moved, max(per_member.values(), default=0))
 
 
+def unlimited_of(problem: Problem) -> Unlimited | None:
+    """The unlimited optimum of ``problem`` on partition counts, most balanced then fewest moves: one
+    min-cost flow (:func:`optimal.solve` of ``Request(objective=TIERS)``), as :class:`Unlimited`."""
+    problem = _on_counts(problem)
+    return unlimited(problem, solve(problem, Request(objective=TIERS)))
+
+
+def _on_counts(problem: Problem) -> Problem:
+    """The problem the verdict is about: partition counts, no co-partitioning (judged elsewhere)."""
+    if problem.join_groups or problem.weights:
+        return dataclasses.replace(problem, join_groups=(), weights=())
+    return problem
+
+
 _last_resolved: list = [None, None]  # (weak reference to a problem, its previous owners): one compare's problem
 
 
@@ -115,13 +134,16 @@ def _previous_owners(problem: Problem) -> np.ndarray:
 
 
 def _moves(problem: Problem, assignment: Assignment) -> tuple[int, dict[str, int]]:
-    """:func:`optimal.move_limits.moves`, vectorised when every row names a member and an existing partition,
-    each partition once (a valid assignment); otherwise that function itself."""
+    """Partitions ``assignment`` moves (resolved previous owner, another member now), in all and per
+    previous owner (its partitions that leave it): vectorised when every row names a member and an
+    existing partition, each partition once (a valid assignment); otherwise :func:`optimal.measure`'s
+    ``moved_from``, the one definition."""
     placement = place(problem, assignment)
     previous = _previous_owners(problem)
     if not placement.placed.all() or (placement.partition.size and
                                       np.bincount(placement.partition, minlength=previous.size).max() > 1):
-        return move_limits.moves(problem, assignment)
+        counted = measure(problem, assignment).moved_from.tolist()
+        return sum(counted), dict(zip(problem.member_ids, counted))
     owner = np.full(previous.size, -1, dtype=np.int64)
     owner[placement.partition] = placement.member
     left = (previous >= 0) & (owner != previous)
@@ -135,12 +157,16 @@ def judge(problem: Problem, assignment: Assignment, *, time_limit: float | None 
     """``assignment`` against the most balanced assignment within its own move counts (module docstring).
 
     ``optimum``, if given, is the unlimited optimum of ``problem`` (an :func:`optimal.solve` answer, or
-    :func:`unlimited` of one): when it settles the question nothing is solved here.
+    :func:`unlimited` of one): when it settles the question nothing is solved here.  Join groups and
+    weights are set aside: the verdict is about partition counts.
     """
+    problem = _on_counts(problem)
     moved, per_member = _moves(problem, assignment)
     most = max(per_member.values(), default=0)
     loads = sorted_loads(load_vector(problem, assignment))
     free = optimum if isinstance(optimum, Unlimited) or optimum is None else unlimited(problem, optimum)
+    if free is None:  # none given, or one of another objective: the flow, before any CP-SAT model
+        free = unlimited_of(problem)
     if free is not None and ((free.moved <= moved and free.most_from_one_member <= most)
                              or (tuple(loads) == free.sorted_loads and moved == free.moved)):
         # Within the limits: nothing there is more balanced or as balanced with fewer moves.  Or the
@@ -148,12 +174,13 @@ def judge(problem: Problem, assignment: Assignment, *, time_limit: float | None 
         # is better, and it is within them.  Either way the move-limited optimum is (these loads, moves).
         return MovesVerdict(moved=moved, most_from_one_member=most, sorted_loads=loads,
                             best_sorted_loads=free.sorted_loads, best_moved=free.moved, proven=True)
-    best = move_limits.solve(problem, max_moves=moved, max_moves_per_member=most, time_limit=time_limit)
+    best = solve(problem, Request(objective=TIERS, max_moves=moved, max_moves_per_member=most), time_limit=time_limit)
+    answered = best.assignment is not None
     return MovesVerdict(
         moved=moved,
         most_from_one_member=most,
         sorted_loads=loads,
-        best_sorted_loads=best.sorted_loads if best.assignment is not None else None,
-        best_moved=best.moved if best.assignment is not None else None,
-        proven=best.status == OPTIMAL,
+        best_sorted_loads=best.sorted_loads if answered else None,
+        best_moved=best.moved if answered else None,
+        proven=answered and best.status == OPTIMAL,
     )

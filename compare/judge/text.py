@@ -13,6 +13,8 @@ from typing import Iterable, Sequence
 
 from assignment_oracle.compare.judge.check import Verdict
 from assignment_oracle.compare.judge.evaluate import Comparison, Evaluation
+from assignment_oracle.compare.judge.weighted import largest_lower_bound
+from assignment_oracle.optimal import INFEASIBLE
 
 __all__ = ["table", "yes", "cell", "short_list", "verdict_text", "comparison_text", "evaluation_line"]
 
@@ -99,7 +101,7 @@ def _moves_text(rows: list[Evaluation]) -> str:
     table_rows = [(e.assignor, str(v.moved), str(v.most_from_one_member), short_list(v.sorted_loads),
                    "-" if v.best_sorted_loads is None else short_list(v.best_sorted_loads), cell(v.best_moved),
                    unknown[v.dominated]) for e in rows for v in (e.moves,)]
-    title = "cooperative rebalances against the most balanced assignment within the same moves (optimal.move_limits)"
+    title = "cooperative rebalances against the most balanced assignment within the same moves"
     return title + "\n" + "\n".join(table(header, table_rows)) + "\n"
 
 
@@ -111,11 +113,14 @@ def _weighted_text(result: Comparison, rows: list[Evaluation]) -> str:
                    short_list(w.sorted_loads, 6), unknown[w.most_balanced], f"{w.retained}/{cell(w.optimal_retained)}",
                    unknown[w.optimal]) for e in rows for w in (e.weighted,)]
     heavy = result.weighted_optimum
-    status = "-" if heavy is None else heavy.status
-    bound = "-" if heavy is None else str(heavy.largest_bound)
+    if heavy is None:
+        state = "-"
+    elif heavy.status == INFEASIBLE:
+        state = f"INFEASIBLE: {heavy.message}"
+    else:
+        state = f"{heavy.status}; largest load proven >= {largest_lower_bound(result.problem, heavy)}"
     joined = " co-partitioned," if result.problem.join_groups else ""
-    title = (f"weighted loads against the{joined} weighted optimum ({status}; largest load proven >= {bound}); "
-             "the table above counts partitions")
+    title = f"weighted loads against the{joined} weighted optimum ({state}); the table above counts partitions"
     return title + "\n" + "\n".join(table(header, table_rows)) + "\n"
 
 
@@ -130,7 +135,8 @@ def _co_partition_text(result: Comparison, joined: list[Evaluation]) -> str:
             for e in joined for c in (e.co_partition,)]
     if result.problem.join_groups:
         groups = "; ".join(", ".join(g) for g in result.problem.join_groups)
-        status = result.co_optimum.status if result.co_optimum is not None else "-"
+        co = result.co_optimum
+        status = "-" if co is None else co.status + (f": {co.message}" if co.status == INFEASIBLE else "")
         title = f"against the co-partitioned optimum ({status}; join groups: {groups}); the table above ignores them"
     else:
         title = "against the optimum co-partitioning every topic (KIP-315's stream-join claim)"

@@ -179,8 +179,8 @@ def scenarios(
     family:
         A family name, several, or None for every family in
         :data:`compare.scenarios.families.FAMILIES` but ``join-groups`` and ``weighted``
-        (their problems carry ``join_groups`` / ``weights``, which ``optimal.solve`` leaves to
-        :mod:`optimal.join_groups` / :mod:`optimal.weighted`: name them to draw them).
+        (their problems carry ``join_groups`` / ``weights``, which take ``optimal.solve`` to the
+        staged CP-SAT model, slower than the flow: name them to draw them).
     max_members, max_topics, max_partitions:
         Upper bounds on the group size, the number of topics (stream-join:
         half as many pairs; kip49-rolling: base and new topics each) and the

@@ -15,18 +15,23 @@ Rows (the schema is :data:`ROW_SCHEMA`, documented in ``docs/sweeps.md``):
 * one per (scenario, round) with assignor ``"optimum-cpsat"`` when the
   scenario is in the CP-SAT sample;
 * for a scenario with join groups, one per (scenario, round) with assignor
-  ``"optimum-co-partitioned"`` (:mod:`optimal.join_groups`); the ``co_*``
+  ``"optimum-co-partitioned"`` (:func:`compare.judge.co_partition.solve_co_partitioned`:
+  :func:`optimal.solve` with the join groups, dec-min then stickiest); the ``co_*``
   columns judge every row against it (and stream-join-sticky's rows on every
   scenario, against the optimum co-partitioning every topic);
 * for a scenario with partition weights, one per (scenario, round) with
-  assignor ``"optimum-weighted"`` (:mod:`optimal.weighted`); the
-  ``weighted_*`` columns judge every row's weighted loads against it.
+  assignor ``"optimum-weighted"`` (:func:`compare.judge.weighted.solve_weighted`:
+  :func:`optimal.solve` on weighted loads); the ``weighted_*`` columns judge
+  every row's weighted loads against it.
 
 Cross-checks land in ``oracle_check`` on every row of the scenario:
 ``flow`` (flow only), ``flow=cpsat`` / ``flow=brute-force`` (they agree on
 the objective), ``cpsat-feasible`` (CP-SAT hit its time limit; its bound is
-consistent with the flow's optimum), or ``DISAGREE: ...``, a bug in the
-oracle, counted in the summary.
+consistent with the flow's optimum), ``co-partitioned optimal=brute-force`` /
+``weighted optimal=brute-force`` (those optima's tier values are the brute
+force's, :func:`optimal.brute_force.request_optimum`, on small scenarios; else
+their status alone), or ``DISAGREE: ...``, a bug in the oracle, counted in the
+summary.
 """
 
 from __future__ import annotations
@@ -43,14 +48,16 @@ from typing import Any, Iterable
 from assignment_oracle.compare.judge.co_partition import judge as judge_co_partition
 from assignment_oracle.compare.judge.co_partition import solve_co_partitioned
 from assignment_oracle.compare.judge.evaluate import CO_PARTITIONED_OPTIMUM, WEIGHTED_OPTIMUM, Evaluation, evaluate
+from assignment_oracle.compare.judge.moves import unlimited, unlimited_of
 from assignment_oracle.compare.judge.weighted import judge as judge_weighted
 from assignment_oracle.compare.judge.weighted import solve_weighted
 from assignment_oracle.compare.scenarios.churn import random_history, simulate
 from assignment_oracle.compare.scenarios.families import generate
 from assignment_oracle.compare.sweep.spec import CHURN, Checks, GridPoint
-from assignment_oracle.optimal import OPTIMAL, join_groups, solve
-from assignment_oracle.optimal.brute_force import join_group_optimum, weighted_optimum
+from assignment_oracle.heuristics import get_assignor
+from assignment_oracle.optimal import INFEASIBLE, OPTIMAL, Solution, solve
 from assignment_oracle.optimal.brute_force import optimum as brute_optimum
+from assignment_oracle.optimal.brute_force import request_optimum
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import dumps
 
@@ -167,7 +174,7 @@ def _rebalance_rows(base: dict, problem: Problem, round_: int, assignors: tuple[
     co_optimum, co_rows = None, []
     if grouped.join_groups:
         co_optimum = solve_co_partitioned(grouped)
-        co_check = _co_partition_check(grouped, co_optimum, checks)
+        co_check = _brute_force_check("co-partitioned", co_optimum, checks)
         check = f"{co_check}; {check}" if co_check.startswith("DISAGREE") else f"{check}; {co_check}"
         if co_optimum.assignment is not None:
             e = dataclasses.replace(evaluate_optimum(problem, optimum, co_optimum.assignment),
@@ -179,13 +186,14 @@ def _rebalance_rows(base: dict, problem: Problem, round_: int, assignors: tuple[
     heavy = None
     if grouped.weights:
         heavy = solve_weighted(grouped)
-        weighted_check = _weighted_check(grouped, heavy, checks)
+        weighted_check = _brute_force_check("weighted", heavy, checks)
         check = f"{weighted_check}; {check}" if weighted_check.startswith("DISAGREE") else f"{check}; {weighted_check}"
-        e = dataclasses.replace(evaluate_optimum(problem, optimum, heavy.assignment), assignor=WEIGHTED_OPTIMUM,
-                                wall_time=heavy.wall_time, weighted=judge_weighted(grouped, heavy.assignment, heavy))
-        co_rows.append(_row(base, round=round_, assignor=WEIGHTED_OPTIMUM, status="ok", message=heavy.status, **shape,
-                            **_metrics(e), wall_time_s=heavy.wall_time, oracle_wall_time_s=oracle_time,
-                            oracle_check=check))
+        if heavy.assignment is not None:
+            e = dataclasses.replace(evaluate_optimum(problem, optimum, heavy.assignment), assignor=WEIGHTED_OPTIMUM,
+                                    wall_time=heavy.wall_time, weighted=judge_weighted(grouped, heavy.assignment, heavy))
+            co_rows.append(_row(base, round=round_, assignor=WEIGHTED_OPTIMUM, status="ok", message=heavy.status,
+                                **shape, **_metrics(e), wall_time_s=heavy.wall_time, oracle_wall_time_s=oracle_time,
+                                oracle_check=check))
     best = evaluate_optimum(problem, optimum)
     if co_optimum is not None:  # is the optimum without co-partitioning co-partitioned anyway?
         best = dataclasses.replace(best, co_partition=judge_co_partition(grouped, optimum.assignment, co_optimum))
@@ -196,9 +204,12 @@ def _rebalance_rows(base: dict, problem: Problem, round_: int, assignors: tuple[
                  oracle_wall_time_s=oracle_time, oracle_check=check)] + co_rows
     if cpsat_row is not None:
         rows.append({**cpsat_row, **shape, "oracle_check": check})
+    free = None  # the unlimited optimum's moves, once for every cooperative row's moves judge
+    if any((get_assignor(a) if isinstance(a, str) else a).protocol == "cooperative" for a in assignors):
+        free = unlimited(problem, optimum) or unlimited_of(problem)
     for assignor in assignors:
         e = evaluate(grouped, assignor, optimum=optimum, time_limit=time_limit, co_optimum=co_optimum,
-                     weighted_optimum=heavy)
+                     weighted_optimum=heavy, unlimited_moves=free)
         rows.append(_row(base, round=round_, assignor=e.assignor, status=e.status, message=e.message, **shape,
                          **_metrics(e), wall_time_s=e.wall_time, oracle_wall_time_s=oracle_time,
                          oracle_check=check, counterexample=_counterexample(problem, e)))
@@ -215,32 +226,18 @@ def evaluate_optimum(problem: Problem, optimum, assignment=None) -> Evaluation:
                       verdict=check(problem, assignment, optimum=optimum), rebalances=1)
 
 
-def _weighted_check(problem: Problem, heavy, checks: Checks) -> str:
-    """The weighted optimum against brute force when the problem is small enough (else its status)."""
-    size = 1
-    for topic in problem.assignable_topics:
-        size *= len(problem.subscribers[topic.name]) ** topic.partitions
-        if size > checks.brute_force_limit:
-            return f"weighted {heavy.status.lower()}"
-    best = weighted_optimum(problem, limit=checks.brute_force_limit)
-    found = None if heavy.assignment is None else (heavy.sorted_loads, heavy.retained)
-    if best != found and heavy.status != "FEASIBLE":
-        return f"DISAGREE: weighted brute force {best}, staged model {found}"
-    return f"weighted {heavy.status.lower()}=brute-force"
-
-
-def _co_partition_check(problem: Problem, co_optimum, checks: Checks) -> str:
-    """The co-partitioned optimum against brute force when the problem is small enough (else its status)."""
-    size = 1
-    for unit in join_groups.units(problem)[0]:
-        size *= len(unit.eligible)
-        if size > checks.brute_force_limit:
-            return f"co-partitioned {co_optimum.status.lower()}"
-    best = join_group_optimum(problem, limit=checks.brute_force_limit)
-    found = None if co_optimum.assignment is None else (co_optimum.sorted_loads, co_optimum.retained)
-    if best != found and co_optimum.status != "FEASIBLE":
-        return f"DISAGREE: co-partitioned brute force {best}, staged model {found}"
-    return f"co-partitioned {co_optimum.status.lower()}=brute-force"
+def _brute_force_check(name: str, solution: Solution, checks: Checks) -> str:
+    """An optimum of the front door (the co-partitioned or the weighted one) against brute force over the
+    same request (:func:`optimal.brute_force.request_optimum`: units, weights and claims read off the
+    scenario again) when the problem is small enough, else its status alone."""
+    try:
+        best = request_optimum(solution.problem, solution.request, limit=checks.brute_force_limit)
+    except ValueError:  # too many assignments to enumerate
+        return f"{name} {solution.status.lower()}"
+    found = None if solution.assignment is None else [t.value for t in solution.tiers]
+    if best != found and solution.status in (OPTIMAL, INFEASIBLE):  # a claim of proof: FEASIBLE, UNKNOWN are none
+        return f"DISAGREE: {name} brute force {best}, {solution.method} {found}"
+    return f"{name} {solution.status.lower()}=brute-force"
 
 
 def _cross_check(base: dict, problem: Problem, optimum, round_: int, checks: Checks):

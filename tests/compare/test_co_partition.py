@@ -2,7 +2,7 @@
 
 Every expectation comes from ``optimal.brute_force.join_group_optimum`` (units and the dec-min order
 computed again from the scenario) or from the assignment itself (which partitions went where), never
-from :mod:`optimal.join_groups`' answer.
+from the co-partitioned optimum's answer (``optimal.solve``, which the judge asks).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def grouped(draw):
 
 def _random_co_partitioned(problem: Problem, draw) -> Assignment:
     """Each unit (partition p of a group's topics that have it; a free partition) to a random member
-    subscribing to all of its topics: built from the scenario here, not from optimal.join_groups."""
+    subscribing to all of its topics: built from the scenario here, not from the judge or the model."""
     counts = problem.partition_counts
     grouped_topics = {t for g in problem.join_groups for t in g}
     units = [[(t.name, p)] for t in problem.topics if t.name not in grouped_topics for p in range(t.partitions)]
@@ -177,3 +177,41 @@ def test_check_on_the_command_line_exits_by_the_co_partitioned_verdict(tmp_path,
     assert "join group clicks+impressions partition 0 split between a, b" in capsys.readouterr().out
     assert main(["compare", str(scenario), "--assignors", "range"]) == 0
     assert "against the co-partitioned optimum" in capsys.readouterr().out
+
+
+def test_a_unit_no_member_can_take_is_a_break_in_every_assignment():
+    """Co-partitioning nobody can take (clicks and views read by different members): the co-partitioned
+    optimum is INFEASIBLE, no assignment is co-partitioned (valid or not), as ``check`` says (exit 3)."""
+    data = {"topics": {"clicks": 2, "views": 2, "free": 1}, "join_groups": [["clicks", "views"]],
+            "members": {"a": {"topics": ["clicks", "free"]}, "b": {"topics": ["views"]}}}
+    problem = Problem.from_mapping(data)
+    assert join_group_optimum(problem) is None  # brute force: no assignment co-partitions it
+    optimum = co_partition.solve_co_partitioned(problem)
+    assert optimum.status == "INFEASIBLE" and optimum.assignment is None
+    valid = Assignment.from_partitions({"a": [("clicks", 0), ("clicks", 1), ("free", 0)],
+                                        "b": [("views", 0), ("views", 1)]}, problem.member_ids)
+    invalid = Assignment.from_partitions({"a": [("clicks", 0), ("clicks", 1), ("views", 0), ("views", 1)],
+                                          "b": [("free", 0)]}, problem.member_ids)
+    for assignment, is_valid in ((valid, True), (invalid, False)):
+        for verdict in (co_partition.judge(problem, assignment, optimum), co_partition.judge(problem, assignment)):
+            assert verdict.valid == is_valid and verdict.optimum_status == "INFEASIBLE"
+            assert not verdict.co_partitioned and verdict.split_units == 2
+            assert verdict.most_balanced is False and verdict.optimal is False
+            assert "no member subscribes to every topic of the unit of clicks-0" in verdict.first_break
+            assert verdict.optimal_sorted_loads is None and verdict.optimal_retained is None
+    result = compare(problem, ["range"])
+    assert [row.assignor for row in result.rows] == ["optimum", "range"]  # no co-partitioned row to show
+    assert all(row.co_partition.co_partitioned is False for row in result.rows)
+
+
+def test_the_co_partitioned_optimum_sets_weights_aside():
+    """The co-partition verdict counts partitions (the weighted judge has the weights): its optimum is the
+    brute force's on counts, whatever the partitions weigh."""
+    data = {**JOIN, "weights": {"audit": [50, 1, 1]}}
+    problem = Problem.from_mapping(data)
+    counted = Problem.from_mapping(JOIN)
+    best_loads, best_kept = join_group_optimum(counted)
+    optimum = co_partition.solve_co_partitioned(problem, time_limit=None)
+    assert (optimum.sorted_loads, optimum.retained) == (best_loads, best_kept)
+    verdict = co_partition.judge(problem, optimum.assignment, optimum)
+    assert verdict.optimal and verdict.optimal_sorted_loads == best_loads

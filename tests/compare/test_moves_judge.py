@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from strategies import problems
 
 from assignment_oracle.compare.judge.evaluate import evaluate
 from assignment_oracle.compare.judge.moves import judge
+from assignment_oracle.optimal import solve
 from assignment_oracle.optimal.brute_force import move_limited_optimum, previous_owners
+from assignment_oracle.problem.model import Assignment
 
 
 @settings(max_examples=120, deadline=None)
@@ -45,3 +48,27 @@ def test_only_cooperative_assignors_are_judged_on_their_moves():
     row = evaluate(problem, "cooperative-sticky")
     assert row.moves is not None and row.moves.moved == 4  # (2, 2, 2) needs four of m1's six to move
     assert judge(problem, row.assignment).best_sorted_loads == (2, 2, 2)
+
+
+@settings(max_examples=120, deadline=None)
+@given(problems(max_topics=3, max_partitions=3, max_members=4, max_assignments=None, racks=True), st.data())
+def test_any_valid_assignment_against_brute_force_within_its_own_moves(problem, data):
+    """A random valid assignment (mostly not within the unlimited optimum's moves, so the move-limited
+    optimum is solved), with or without the optimum given (racks and any objective order: the verdict
+    is about partition counts and moves alone)."""
+    owned: dict[str, list] = {m: [] for m in problem.member_ids}
+    for topic in problem.topics:
+        subscribers = [problem.member_ids[i] for i in problem.subscribers[topic.name]]
+        for p in range(topic.partitions):
+            if subscribers:
+                owned[data.draw(st.sampled_from(subscribers))].append((topic.name, p))
+    assignment = Assignment.from_partitions(owned, problem.member_ids)
+    optimum = data.draw(st.sampled_from([None, solve(problem.balance_first_order())]))
+    verdict = judge(problem, assignment, optimum=optimum)
+    try:
+        best = move_limited_optimum(problem, verdict.moved, verdict.most_from_one_member, limit=5000)
+    except ValueError:
+        assume(False)
+    assert verdict.proven and (verdict.best_sorted_loads, verdict.best_moved) == best
+    loads = tuple(sorted((len(ps) for ps in owned.values()), reverse=True))
+    assert verdict.sorted_loads == loads and verdict.dominated == (best < (loads, verdict.moved))

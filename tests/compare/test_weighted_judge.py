@@ -1,7 +1,8 @@
 """Judging on weighted loads: brute force decides what the weighted optimum is.
 
 Expectations come from ``optimal.brute_force.weighted_optimum`` (every assignment enumerated, weights
-read off the scenario) or from the assignment itself, never from :mod:`optimal.weighted`'s answer.
+read off the scenario) or from the assignment itself, never from the weighted optimum's answer
+(``optimal.solve``, which the judge asks).
 """
 
 from __future__ import annotations
@@ -110,9 +111,9 @@ def test_check_and_explain_on_the_command_line(tmp_path, capsys):
     assert main(["assign", str(scenario), "--assignor", "range", "-o", str(ranged)]) == 0
     assert main(["check", str(scenario), str(ranged)]) == 1
     assert "verdict: a gap at the balance tier" in capsys.readouterr().out
-    assert main(["explain", str(scenario), "--assignor", "range"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "weights" in err
+    # explain goes through the same request's optimum: the first tier short of it, and the moves to it.
+    assert main(["explain", str(scenario), "--assignor", "range"]) == 1
+    assert "first shortfall: the balance tier" in capsys.readouterr().out
     both = tmp_path / "both.json"
     both.write_text(json.dumps({**LAG, "join_groups": [["lagging", "quiet"]]}))
     capsys.readouterr()
@@ -123,3 +124,39 @@ def test_check_and_explain_on_the_command_line(tmp_path, capsys):
     expected = request_optimum(Problem.from_mapping(json.loads(both.read_text())),
                                Request(balance="max-then-squares"))
     assert [t["value"] for t in document["tiers"]] == expected
+
+
+def test_the_lower_bound_is_a_bound_and_an_unproven_optimum_claims_nothing():
+    """Under a time limit too short to prove anything, the verdict's largest-load bound stays at or below
+    the brute force's optimum, and nothing unproven is called most balanced or optimal."""
+    problem = Problem.from_mapping(LAG)
+    best_loads, _ = weighted_optimum(problem)
+    for limit in (0.0, None):
+        optimum = weighted_judge.solve_weighted(problem, time_limit=limit)
+        nothing = Assignment.from_partitions({}, problem.member_ids)
+        verdict = weighted_judge.judge(problem, nothing if optimum.assignment is None else optimum.assignment, optimum)
+        assert verdict.lower_bound <= best_loads[0]
+        if optimum.status == "OPTIMAL":
+            assert verdict.lower_bound == best_loads[0] == verdict.optimal_largest
+        if not verdict.balance_proven:
+            assert verdict.most_balanced is not True and verdict.optimal is not True
+        if not verdict.largest_proven:
+            assert verdict.optimal_largest is None and verdict.largest_ratio is None
+
+
+def test_weights_on_join_groups_no_member_can_take_leave_nothing_most_balanced():
+    data = {"topics": {"clicks": 2, "views": 2}, "join_groups": [["clicks", "views"]],
+            "weights": {"clicks": [5, 1]},
+            "members": {"a": {"topics": ["clicks"]}, "b": {"topics": ["views"]}}}
+    problem = Problem.from_mapping(data)
+    assert weighted_optimum(problem) is None  # brute force over units: none can be placed
+    optimum = weighted_judge.solve_weighted(problem)
+    assert optimum.status == "INFEASIBLE"
+    assignment = Assignment.from_partitions({"a": [("clicks", 0), ("clicks", 1)], "b": [("views", 0), ("views", 1)]},
+                                            problem.member_ids)
+    verdict = weighted_judge.judge(problem, assignment, optimum)
+    assert verdict.valid and verdict.sorted_loads == (6, 2)
+    assert verdict.most_balanced is False and verdict.optimal is False
+    assert "INFEASIBLE" in verdict.text()
+    result = compare(problem, ["range"])
+    assert [row.assignor for row in result.rows] == ["optimum", "range"]  # no weighted optimum's row
