@@ -24,8 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from assignment_oracle.optimal import join_groups
-from assignment_oracle.optimal import solve as solve_plain
+from assignment_oracle.optimal import Request, solve
 from assignment_oracle.problem import Problem
 
 
@@ -74,15 +73,15 @@ def main() -> None:
                                 ("2 groups + 2 free topics, 3,000 partitions", mixed, 30.0)):
         problem = build()
         started = time.perf_counter()
-        solution = join_groups.solve(problem, time_limit=args.time_limit)
+        solution = solve(problem, Request(), time_limit=args.time_limit)
         seconds = time.perf_counter() - started
         print(f"{name}: {solution.status} in {seconds:.2f} s (target {target:g} s, ratio {seconds / target:.3f}); "
-              f"largest load {max(solution.loads.values(), default=0)}, kept {solution.retained}")
+              f"largest load {int(solution.measures.loads.max(initial=0))}, kept {solution.measures.kept}")
         for stage in solution.stages:
             print(f"    {stage['stage']}: {stage.get('value') if not isinstance(stage.get('value'), dict) else 'see above'}"
                   f" proven={stage.get('proven')}")
         started = time.perf_counter()
-        solve_plain(dataclasses.replace(problem, join_groups=()))
+        solve(dataclasses.replace(problem, join_groups=()))
         plain = time.perf_counter() - started
         print(f"    baseline, the optimum without co-partitioning (one flow): {plain:.2f} s; "
               f"co-partitioned / baseline {seconds / plain:.1f}x")

@@ -1,4 +1,4 @@
-"""Move limits (optimal.move_limits) on a sizeable rebalance, against the unlimited flow optimum.
+"""Move limits (``optimal.solve`` with ``Request(max_moves=K)``) on a sizeable rebalance, against the unlimited flow optimum.
 
     python benchmarks/bench_move_limits.py [--members N] [--partitions P] [--time-limit S]
 
@@ -21,8 +21,7 @@ import time
 from pathlib import Path
 
 from assignment_oracle.compare.scenarios.families import generate
-from assignment_oracle.optimal import move_limits
-from assignment_oracle.optimal import solve as solve_counts
+from assignment_oracle.optimal import Request, solve
 
 
 def main() -> None:
@@ -34,19 +33,19 @@ def main() -> None:
     problem = generate("random-subsets", 5, members=args.members, topics=20, partitions=args.partitions,
                        subscribe=0.5, previous="balanced", churn=max(1, args.members // 10))
     started = time.perf_counter()
-    flow = solve_counts(problem)
+    flow = solve(problem)
     baseline = time.perf_counter() - started
     unlimited = flow.owned - flow.retained
     print(f"{len(problem.members)} members, {problem.total_partitions} partitions; the flow optimum: "
           f"{baseline:.3f} s, spread {max(flow.sorted_loads) - min(flow.sorted_loads)}, {unlimited} moves")
     for budget in sorted({0, unlimited // 4, unlimited // 2, unlimited}):
         started = time.perf_counter()
-        solution = move_limits.solve(problem, max_moves=budget, time_limit=args.time_limit)
+        solution = solve(problem, Request(max_moves=budget), time_limit=args.time_limit)
         seconds = time.perf_counter() - started
         loads = solution.sorted_loads
         print(f"  at most {budget} moves: {solution.status} in {seconds:.2f} s ({seconds / baseline:.0f}x the flow), "
               f"spread {loads[0] - loads[-1] if loads else 0}, largest {loads[0] if loads else 0}, "
-              f"{solution.moved} moves, {len(solution.stages)} stages")
+              f"{int(solution.measures.moved_from.sum())} moves, {len(solution.stages)} stages")
     with tempfile.TemporaryDirectory() as folder:
         scenario = Path(folder) / "scenario.json"
         scenario.write_text(json.dumps(problem.to_mapping()))

@@ -150,10 +150,10 @@ def join_group_optimum(problem: Problem, balance: str = "dec-min", limit: int = 
     """The co-partitioned optimum by enumeration, read off the scenario directly: ``(sorted loads, kept)``
     for the balance definition, or ``None`` if some unit has no member subscribing to all its topics.
 
-    Units, eligibility and the definitions are as in :mod:`optimal.join_groups`' docstring, computed
-    here again from the topics, subscriptions and :func:`previous_owners` (not from that module).
-    With ``weights`` a unit weighs its partitions' weights (read off the scenario's lists, 1 per
-    partition of an unlisted topic): the weighted co-partitioned optimum of :mod:`optimal.weighted`.
+    Units, eligibility and the definitions are as in docs/formats.md ("Join groups"), computed here
+    again from the topics, subscriptions and :func:`previous_owners` (not from the staged model's
+    parts).  With ``weights`` a unit weighs its partitions' weights (read off the scenario's lists,
+    1 per partition of an unlisted topic): the weighted co-partitioned optimum.
     """
     ids = [m.member_id for m in problem.members]
     listed = dict(problem.weights)

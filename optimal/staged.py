@@ -576,9 +576,16 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
     state = _Model(problem, parts, request, tiers)
     keep_first = request.limited or tiers.index(STICKINESS) < tiers.index(BALANCE)
     start = _greedy(parts, n, keep_first)
-    if request.limited and tiers.index(BALANCE) < tiers.index(STICKINESS):
-        start = _descent(parts, n, start, request)
-    incumbent = state.incumbent(state.values_of(start))
+    if tiers.index(BALANCE) < tiers.index(STICKINESS):
+        # From everyone keeping what it can, dec-min moves (within any budget, cheapest first): most
+        # of what the balance stages need, with what was kept on the way.  Without a budget the
+        # greedy's own balanced start competes, and the better (sorted loads, then kept) is taken.
+        kept_first = _descent(parts, n, _greedy(parts, n, True) if not keep_first else start, request)
+        candidates = [state.incumbent(state.values_of(o)) for o in (kept_first, start)]
+        incumbent = min(candidates[:1] if request.limited else candidates,
+                        key=lambda c: (sorted(map(int, c.loads), reverse=True), -c.kept))
+    else:
+        incumbent = state.incumbent(state.values_of(start))
     moves = parts.owned_by - incumbent.kept_of
     # Shortcuts read the incumbent, so it must meet every constraint: the greedy one may break a budget.
     trusted = ((request.max_moves is None or int(moves.sum()) <= request.max_moves) and

@@ -144,7 +144,7 @@ class Problem:
     #: goes to one member (:mod:`optimal.join_groups`).  Each group is sorted; groups are sorted.
     join_groups: tuple[tuple[str, ...], ...] = ()
     #: Partition weights (lag, bytes/s) per topic, sorted by topic: ``(topic, (w0, w1, ...))``; a topic
-    #: not listed weighs 1 per partition (:mod:`optimal.weighted`; docs/formats.md, "Weighted partitions").
+    #: not listed weighs 1 per partition (docs/formats.md, "Weighted partitions").
     weights: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     @classmethod
