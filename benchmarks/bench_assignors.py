@@ -92,10 +92,12 @@ def uniform(scale: float) -> Problem:
     """1,000 members x 10 topics x 1,000 partitions, all subscribed (scaled)."""
     members, partitions = _scaled(1000, scale, 3), _scaled(1000, scale)
     topics = [f"topic-{t:02d}" for t in range(10)]
-    return Problem.from_mapping({
-        "topics": {t: partitions for t in topics},
-        "members": {f"member-{m:04d}": {"topics": topics} for m in range(members)},
-    })
+    return Problem.from_mapping(
+        {
+            "topics": {t: partitions for t in topics},
+            "members": {f"member-{m:04d}": {"topics": topics} for m in range(members)},
+        }
+    )
 
 
 def differing(scale: float, seed: int = 2024) -> Problem:
@@ -165,14 +167,27 @@ class Case:
 CASES = {
     c.name: c
     for c in (
-        Case("uniform-fresh", "1,000 members x 10 topics x 1,000 partitions, all subscribed, fresh",
-             _uniform_fresh, True),
-        Case("uniform-leave", "the same after the middle member leaves (claims: our roundrobin, generation 1)",
-             _uniform_leave, True),
-        Case("differing-fresh", "1,000 members x 200 topics x 50 partitions, random subscriptions (p=0.5), fresh",
-             _differing_fresh, True),
-        Case("differing-leave", "the same after the middle member leaves (claims: our sticky, generation 1)",
-             _differing_leave, False),
+        Case(
+            "uniform-fresh", "1,000 members x 10 topics x 1,000 partitions, all subscribed, fresh", _uniform_fresh, True
+        ),
+        Case(
+            "uniform-leave",
+            "the same after the middle member leaves (claims: our roundrobin, generation 1)",
+            _uniform_leave,
+            True,
+        ),
+        Case(
+            "differing-fresh",
+            "1,000 members x 200 topics x 50 partitions, random subscriptions (p=0.5), fresh",
+            _differing_fresh,
+            True,
+        ),
+        Case(
+            "differing-leave",
+            "the same after the middle member leaves (claims: our sticky, generation 1)",
+            _differing_leave,
+            False,
+        ),
     )
 }
 
@@ -307,10 +322,14 @@ def run_case(case: Case, scale: float, repeat: int, timeout: float, cache: dict,
     owned = sum(len(ps) for m in problem.members for _, ps in m.owned)
     subs = sum(len(m.topics) for m in problem.members)
     print(f"{case.name}: {case.title}")
-    print(f"  {len(problem.members)} members, {len(problem.topics)} topics, {problem.total_partitions} partitions, "
-          f"{subs} subscriptions" + (f", {owned} claimed partitions" if leave else ""))
-    header = (f"  {'assignor':10s} {'ours s':>9s} {'peer s':>9s} {'peer/ours':>10s}  {'spread ours/peer':>16s}  "
-              f"{'KIP-54 ours/peer':>20s}  {'retained ours/peer':>19s}  {'same':>4s}  validity ours/peer")
+    print(
+        f"  {len(problem.members)} members, {len(problem.topics)} topics, {problem.total_partitions} partitions, "
+        f"{subs} subscriptions" + (f", {owned} claimed partitions" if leave else "")
+    )
+    header = (
+        f"  {'assignor':10s} {'ours s':>9s} {'peer s':>9s} {'peer/ours':>10s}  {'spread ours/peer':>16s}  "
+        f"{'KIP-54 ours/peer':>20s}  {'retained ours/peer':>19s}  {'same':>4s}  validity ours/peer"
+    )
     print(header)
     for name in SHARED:
         ours = time_ours(name, problem, repeat)
@@ -350,13 +369,16 @@ def sticky_verdict(case: Case, ours: Run, theirs: Run, speedup, q_ours: Quality,
         bound = ">=" if theirs.seconds is None else ""
         fast = speedup >= SPEED_TARGET
         speed = f"{bound}{speedup:.1f}x ({'met' if fast else 'MISSED'}" + (
-            ", a lower bound: the peer was stopped)" if theirs.seconds is None else ")")
+            ", a lower bound: the peer was stopped)" if theirs.seconds is None else ")"
+        )
     if q_peer is None:
         balanced, balance = None, "unknown (the peer gave no assignment)"
     else:
         balanced = q_ours.score <= q_peer.score and q_ours.valid == "valid"
-        balance = (f"KIP-54 {q_ours.score} {'<=' if q_ours.score <= q_peer.score else '>'} {q_peer.score}"
-                   f"{'' if q_ours.valid == 'valid' else ', ours INVALID'} ({'met' if balanced else 'MISSED'})")
+        balance = (
+            f"KIP-54 {q_ours.score} {'<=' if q_ours.score <= q_peer.score else '>'} {q_peer.score}"
+            f"{'' if q_ours.valid == 'valid' else ', ours INVALID'} ({'met' if balanced else 'MISSED'})"
+        )
     scope = "target" if case.targeted else "(not targeted, information only)"
     print(f"  sticky {scope}: speed >= {SPEED_TARGET:.0f}x: {speed}; equal or better balance: {balance}")
     if not case.targeted:
@@ -370,13 +392,22 @@ def sticky_verdict(case: Case, ours: Run, theirs: Run, speedup, q_ours: Quality,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", default=",".join(CASES),
-                        help=f"comma-separated cases: {', '.join(CASES)} (default: all)")
-    parser.add_argument("--scale", type=float, default=1.0,
-                        help="multiply member and partition counts by this (default 1.0; topics stay)")
+    parser.add_argument(
+        "--cases", default=",".join(CASES), help=f"comma-separated cases: {', '.join(CASES)} (default: all)"
+    )
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="multiply member and partition counts by this (default 1.0; topics stay)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="timed calls per assignor, best kept (default 3)")
-    parser.add_argument("--peer-timeout", type=float, default=1800.0,
-                        help="seconds a single kafka-python call may take before it is stopped (default 1800)")
+    parser.add_argument(
+        "--peer-timeout",
+        type=float,
+        default=1800.0,
+        help="seconds a single kafka-python call may take before it is stopped (default 1800)",
+    )
     args = parser.parse_args()
     names = [c for c in args.cases.split(",") if c]
     unknown = sorted(set(names) - set(CASES))
@@ -386,15 +417,19 @@ def main() -> int:
         parser.error("--scale and --peer-timeout must be positive, --repeat at least 1")
 
     started = time.perf_counter()
-    print(f"scale {args.scale}, best of {args.repeat} (calls over {LONG_RUN:.0f} s not repeated), "
-          f"peer timeout {args.peer_timeout:g} s per call; columns 'ours / peer'")
+    print(
+        f"scale {args.scale}, best of {args.repeat} (calls over {LONG_RUN:.0f} s not repeated), "
+        f"peer timeout {args.peer_timeout:g} s per call; columns 'ours / peer'"
+    )
     cache: dict = {}
     verdicts: list[str] = []
     for name in names:
         run_case(CASES[name], args.scale, args.repeat, args.peer_timeout, cache, verdicts)
     summary = {v: verdicts.count(v) for v in ("met", "missed", "unverified")}
-    print(f"sticky targets: {summary['met']} met, {summary['missed']} missed, {summary['unverified']} unverified; "
-          f"total {time.perf_counter() - started:.0f} s")
+    print(
+        f"sticky targets: {summary['met']} met, {summary['missed']} missed, {summary['unverified']} unverified; "
+        f"total {time.perf_counter() - started:.0f} s"
+    )
     return 1 if summary["missed"] else 2 if summary["unverified"] else 0
 
 

@@ -58,8 +58,9 @@ def kafka_stress_scenario() -> dict:
     topics = {f"topic-{t:03d}": 2000 for t in range(500)}
     names = sorted(topics)
     # Round robin over 2,000 members gave member m partition m of every topic.
-    members = {f"member-{m:04d}": {"topics": names, "owned": {t: [m] for t in names}, "generation": 12}
-               for m in range(1, 2000)}
+    members = {
+        f"member-{m:04d}": {"topics": names, "owned": {t: [m] for t in names}, "generation": 12} for m in range(1, 2000)
+    }
     return {"topics": topics, "members": members}
 
 
@@ -75,8 +76,11 @@ def kafka_large_test(non_equal: bool) -> dict:
 
 def kafka_rebalance(fresh: dict, first: dict) -> dict:
     """The test's second call: member 0 gone, everyone else claiming what the first call gave it (generation 1)."""
-    members = {m: {**entry, "owned": first.get(m, {}), "generation": 1}
-               for m, entry in fresh["members"].items() if m != "member-0000"}
+    members = {
+        m: {**entry, "owned": first.get(m, {}), "generation": 1}
+        for m, entry in fresh["members"].items()
+        if m != "member-0000"
+    }
     return {"topics": fresh["topics"], "members": members}
 
 
@@ -84,16 +88,20 @@ def kafka_rebalance(fresh: dict, first: dict) -> dict:
 #: ``ru_maxrss`` starts from its parent's peak at the fork (Linux carries the old address space's high-water mark
 #: across ``exec``), so a command forked straight from this process, which holds the scenario, answers and solve's
 #: result, would report at least this process's own peak; forked from this small launcher it reports its own.
-LAUNCHER = ("import os, subprocess, sys, time\n"
-            "started = time.perf_counter()\n"
-            "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
-            "_, status, usage = os.wait4(child.pid, 0)\n"
-            "print(time.perf_counter() - started, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status))")
+LAUNCHER = (
+    "import os, subprocess, sys, time\n"
+    "started = time.perf_counter()\n"
+    "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+    "_, status, usage = os.wait4(child.pid, 0)\n"
+    "print(time.perf_counter() - started, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status))"
+)
 
 
 def run_cli(*argv: str) -> tuple[float, int]:
     """Seconds from start to exit, and peak RSS in bytes, of one CLI process; raises if it failed."""
-    launcher = subprocess.run([sys.executable, "-c", LAUNCHER, *CLI, *argv], capture_output=True, text=True, check=False)
+    launcher = subprocess.run(
+        [sys.executable, "-c", LAUNCHER, *CLI, *argv], capture_output=True, text=True, check=False
+    )
     try:
         seconds, rss, returncode = launcher.stdout.split()
     except ValueError:
@@ -112,9 +120,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=1, help="runs per command; the fastest counts (default 1)")
     parser.add_argument("--compare", action="store_true", help="also time `compare` with every assignor (minutes)")
-    parser.add_argument("--kafka-tests", action="store_true",
-                        help="also time sticky, cooperative-sticky and the Kafka 4 ports on Kafka's two large "
-                             "AbstractStickyAssignorTest cases")
+    parser.add_argument(
+        "--kafka-tests",
+        action="store_true",
+        help="also time sticky, cooperative-sticky and the Kafka 4 ports on Kafka's two large "
+        "AbstractStickyAssignorTest cases",
+    )
     parser.add_argument("--workdir", help="where the 34 MB scenario and the answers go (default: a temporary folder)")
     args = parser.parse_args()
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench-cli-"))
@@ -158,8 +169,10 @@ def main() -> None:
     check_s, check_rss = best(args.repeat, lambda: run_cli("check", str(scenario), str(candidate)))
     rows.append(("check (round robin's answer)", check_s, check_rss, "<= 4 s"))
     for assignor in ("range", "roundrobin", "constrained-sticky", *KAFKA4):
-        seconds, rss = best(args.repeat, lambda: run_cli("assign", str(scenario), "--assignor", assignor,
-                                                           "-o", str(workdir / f"{assignor}.json")))
+        seconds, rss = best(
+            args.repeat,
+            lambda: run_cli("assign", str(scenario), "--assignor", assignor, "-o", str(workdir / f"{assignor}.json")),
+        )
         rows.append((f"assign --assignor {assignor}", seconds, rss, "<= 10 s"))
     if args.kafka_tests:
         for non_equal in (False, True):
@@ -167,11 +180,22 @@ def main() -> None:
             fresh = kafka_large_test(non_equal)
             (workdir / "fresh.json").write_bytes(orjson.dumps(fresh))
             for assignor in ("sticky", "cooperative-sticky", *KAFKA4):
-                run_cli("assign", str(workdir / "fresh.json"), "--assignor", assignor, "-o", str(workdir / "first.json"))
+                run_cli(
+                    "assign", str(workdir / "fresh.json"), "--assignor", assignor, "-o", str(workdir / "first.json")
+                )
                 first = orjson.loads((workdir / "first.json").read_bytes())["assignment"]
                 (workdir / "rebalance.json").write_bytes(orjson.dumps(kafka_rebalance(fresh, first)))
-                seconds, rss = best(args.repeat, lambda: run_cli("assign", str(workdir / "rebalance.json"), "--assignor",
-                                                                   assignor, "-o", str(workdir / "second.json")))
+                seconds, rss = best(
+                    args.repeat,
+                    lambda: run_cli(
+                        "assign",
+                        str(workdir / "rebalance.json"),
+                        "--assignor",
+                        assignor,
+                        "-o",
+                        str(workdir / "second.json"),
+                    ),
+                )
                 rows.append((f"{test}: assign --assignor {assignor}", seconds, rss, "<= 30 s (Kafka's test timeouts)"))
     if args.compare:
         seconds, rss = run_cli("compare", str(scenario))

@@ -36,11 +36,13 @@ TIME_TARGET, RSS_TARGET = 30.0, 1.5 * GIB
 
 #: Runs its arguments as a command; prints seconds, peak RSS in bytes and the exit code.
 #: (The command's standard error goes to the launcher's, which ``run_cli`` reads once both have exited.)
-LAUNCHER = ("import os, subprocess, sys, time\n"
-            "started = time.perf_counter()\n"
-            "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
-            "_, status, usage = os.wait4(child.pid, 0)\n"
-            "print(time.perf_counter() - started, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status))")
+LAUNCHER = (
+    "import os, subprocess, sys, time\n"
+    "started = time.perf_counter()\n"
+    "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+    "_, status, usage = os.wait4(child.pid, 0)\n"
+    "print(time.perf_counter() - started, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status))"
+)
 
 
 def stress_scenario(partitions: int = 1_000_000, members: int = 2_000) -> dict:
@@ -60,15 +62,15 @@ def stress_scenario(partitions: int = 1_000_000, members: int = 2_000) -> dict:
         for p in range(per_topic):
             owned.setdefault(i % members, {}).setdefault(name, []).append(p)
             i += 1
-    group = {f"member-{m:04d}": {"topics": names, "owned": owned.get(m, {}), "generation": 12}
-             for m in range(1, members)}
+    group = {
+        f"member-{m:04d}": {"topics": names, "owned": owned.get(m, {}), "generation": 12} for m in range(1, members)
+    }
     return {"topics": topics, "members": group}
 
 
 def run_cli(*argv: str) -> tuple[float, int]:
     """Seconds from start to exit and peak RSS in bytes of one CLI process; raises if it failed."""
-    launcher = subprocess.run([sys.executable, "-c", LAUNCHER, CLI, *argv], capture_output=True, text=True,
-                              check=False)
+    launcher = subprocess.run([sys.executable, "-c", LAUNCHER, CLI, *argv], capture_output=True, text=True, check=False)
     try:
         seconds, rss, code = launcher.stdout.split()
     except ValueError:
@@ -108,9 +110,11 @@ def main() -> None:
     runs = [run_cli("compare", str(scenario)) for _ in range(max(1, args.repeat))]
     seconds, rss = min(r[0] for r in runs), max(r[1] for r in runs)
     ok = seconds <= TIME_TARGET and rss <= RSS_TARGET
-    print(f"compare (every assignor, end to end): {seconds:.2f} s, {seconds / baseline:.1f}x baseline, "
-          f"peak RSS {rss / GIB:.2f} GiB  [target <= {TIME_TARGET:.0f} s, <= {RSS_TARGET / GIB:.1f} GiB at 1M: "
-          f"{'met' if ok else 'missed'}]")
+    print(
+        f"compare (every assignor, end to end): {seconds:.2f} s, {seconds / baseline:.1f}x baseline, "
+        f"peak RSS {rss / GIB:.2f} GiB  [target <= {TIME_TARGET:.0f} s, <= {RSS_TARGET / GIB:.1f} GiB at 1M: "
+        f"{'met' if ok else 'missed'}]"
+    )
     if not args.workdir:
         shutil.rmtree(workdir)
 

@@ -35,16 +35,22 @@ def joins_scenario(seed: int = 1) -> tuple[dict, int]:
     racks = ["r0", "r1", "r2"]
     topics = {}
     for i in range(10):
-        topics[f"t{i}"] = {"partitions": 300, "racks": [sorted(rng.choice(racks, 2, replace=False).tolist())
-                                                         for _ in range(300)]}
+        topics[f"t{i}"] = {
+            "partitions": 300,
+            "racks": [sorted(rng.choice(racks, 2, replace=False).tolist()) for _ in range(300)],
+        }
     members = {}
     previous = [f"m{i:02d}" for i in range(64)]
     owners = {t: rng.integers(0, len(previous), 300) for t in topics}
     for i in range(60):
         name = f"m{i:02d}"
         owned = {t: [int(p) for p in np.flatnonzero(owners[t] == i)] for t in topics}
-        members[name] = {"topics": sorted(topics), "rack": racks[i % 3], "generation": 7,
-                         "owned": {t: ps for t, ps in owned.items() if ps}}
+        members[name] = {
+            "topics": sorted(topics),
+            "rack": racks[i % 3],
+            "generation": 7,
+            "owned": {t: ps for t, ps in owned.items() if ps},
+        }
     return {"topics": topics, "members": members, "join_groups": [["t0", "t1"], ["t2", "t3"]]}, 600
 
 
@@ -53,15 +59,21 @@ def weights_scenario(seed: int = 2) -> tuple[dict, int]:
     racks = ["r0", "r1", "r2"]
     topics, weights = {}, {}
     for i in range(10):
-        topics[f"t{i}"] = {"partitions": 200, "racks": [sorted(rng.choice(racks, 2, replace=False).tolist())
-                                                         for _ in range(200)]}
+        topics[f"t{i}"] = {
+            "partitions": 200,
+            "racks": [sorted(rng.choice(racks, 2, replace=False).tolist()) for _ in range(200)],
+        }
         weights[f"t{i}"] = [int(x) for x in np.minimum(rng.pareto(1.5, 200) * 100 + 1, 10**6)]
     members = {}
     owners = {t: rng.integers(0, 104, 200) for t in topics}
     for i in range(100):
         owned = {t: [int(p) for p in np.flatnonzero(owners[t] == i)] for t in topics}
-        members[f"m{i:03d}"] = {"topics": sorted(topics), "rack": racks[i % 3], "generation": 3,
-                                "owned": {t: ps for t, ps in owned.items() if ps}}
+        members[f"m{i:03d}"] = {
+            "topics": sorted(topics),
+            "rack": racks[i % 3],
+            "generation": 3,
+            "owned": {t: ps for t, ps in owned.items() if ps},
+        }
     return {"topics": topics, "members": members, "weights": weights}, 400
 
 
@@ -82,27 +94,35 @@ def run(name: str, scenario: dict, budget: int, time_limit: float | None) -> dic
         wall = time.perf_counter() - started
         answer = json.loads(out.read_text())
     tiers = {t["tier"]: t for t in answer["tiers"]}
-    print(f"{name}: exit {status}, {answer['status']} in {wall:.1f} s (I/O baseline {baseline:.2f} s, "
-          f"ratio {wall / max(baseline, 1e-9):.0f}x); moved {answer['moved']} of budget {budget}")
+    print(
+        f"{name}: exit {status}, {answer['status']} in {wall:.1f} s (I/O baseline {baseline:.2f} s, "
+        f"ratio {wall / max(baseline, 1e-9):.0f}x); moved {answer['moved']} of budget {budget}"
+    )
     for tier, record in tiers.items():
         value = record["value"]
         shown = value if not isinstance(value, list) else f"largest {value[0]}, least {value[-1]}"
-        print(f"  {tier}: {shown}  proven: {record['proven']}  bound: "
-              f"{record['bound'] if not isinstance(record['bound'], list) or len(record['bound']) < 5 else '...'}")
+        print(
+            f"  {tier}: {shown}  proven: {record['proven']}  bound: "
+            f"{record['bound'] if not isinstance(record['bound'], list) or len(record['bound']) < 5 else '...'}"
+        )
     proven = sum(1 for s in answer["stages"] if s["proven"])
     print(f"  stages: {proven} of {len(answer['stages'])} proven")
     for stage in answer["stages"]:
         if not stage["proven"] and stage["value"] is not None and stage["bound"] is not None:
             gap = abs(stage["value"] - stage["bound"]) / max(abs(stage["bound"]), 1)
-            print(f"  unproven {stage['stage']}: value {stage['value']}, bound {stage['bound']} "
-                  f"({100 * gap:.2f}% from it)")
+            print(
+                f"  unproven {stage['stage']}: value {stage['value']}, bound {stage['bound']} "
+                f"({100 * gap:.2f}% from it)"
+            )
     return answer
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", choices=("joins", "weights", "all"), default="all")
-    parser.add_argument("--time-limit", type=float, default=None, help="--time-limit for the solve (default: the CLI's)")
+    parser.add_argument(
+        "--time-limit", type=float, default=None, help="--time-limit for the solve (default: the CLI's)"
+    )
     args = parser.parse_args()
     if args.case in ("joins", "all"):
         scenario, budget = joins_scenario()

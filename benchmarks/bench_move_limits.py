@@ -30,28 +30,53 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=150, help="per topic (20 topics)")
     parser.add_argument("--time-limit", type=float, default=60.0)
     args = parser.parse_args()
-    problem = generate("random-subsets", 5, members=args.members, topics=20, partitions=args.partitions,
-                       subscribe=0.5, previous="balanced", churn=max(1, args.members // 10))
+    problem = generate(
+        "random-subsets",
+        5,
+        members=args.members,
+        topics=20,
+        partitions=args.partitions,
+        subscribe=0.5,
+        previous="balanced",
+        churn=max(1, args.members // 10),
+    )
     started = time.perf_counter()
     flow = solve(problem)
     baseline = time.perf_counter() - started
     unlimited = flow.owned - flow.retained
-    print(f"{len(problem.members)} members, {problem.total_partitions} partitions; the flow optimum: "
-          f"{baseline:.3f} s, spread {max(flow.sorted_loads) - min(flow.sorted_loads)}, {unlimited} moves")
+    print(
+        f"{len(problem.members)} members, {problem.total_partitions} partitions; the flow optimum: "
+        f"{baseline:.3f} s, spread {max(flow.sorted_loads) - min(flow.sorted_loads)}, {unlimited} moves"
+    )
     for budget in sorted({0, unlimited // 4, unlimited // 2, unlimited}):
         started = time.perf_counter()
         solution = solve(problem, Request(max_moves=budget), time_limit=args.time_limit)
         seconds = time.perf_counter() - started
         loads = solution.sorted_loads
-        print(f"  at most {budget} moves: {solution.status} in {seconds:.2f} s ({seconds / baseline:.0f}x the flow), "
-              f"spread {loads[0] - loads[-1] if loads else 0}, largest {loads[0] if loads else 0}, "
-              f"{int(solution.measures.moved_from.sum())} moves, {len(solution.stages)} stages")
+        print(
+            f"  at most {budget} moves: {solution.status} in {seconds:.2f} s ({seconds / baseline:.0f}x the flow), "
+            f"spread {loads[0] - loads[-1] if loads else 0}, largest {loads[0] if loads else 0}, "
+            f"{int(solution.measures.moved_from.sum())} moves, {len(solution.stages)} stages"
+        )
     with tempfile.TemporaryDirectory() as folder:
         scenario = Path(folder) / "scenario.json"
         scenario.write_text(json.dumps(problem.to_mapping()))
         started = time.perf_counter()
-        run = subprocess.run([sys.executable, "-m", "assignment_oracle.cli", "solve", str(scenario), "--max-moves",
-                              str(unlimited // 2), "-o", str(Path(folder) / "out.json")], capture_output=True, text=True)
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "assignment_oracle.cli",
+                "solve",
+                str(scenario),
+                "--max-moves",
+                str(unlimited // 2),
+                "-o",
+                str(Path(folder) / "out.json"),
+            ],
+            capture_output=True,
+            text=True,
+        )
         cli = time.perf_counter() - started
         status = json.loads((Path(folder) / "out.json").read_text())["status"] if run.returncode in (0, 1) else "?"
     print(f"CLI end to end (solve FILE --max-moves {unlimited // 2}): {status} in {cli:.2f} s (exit {run.returncode})")

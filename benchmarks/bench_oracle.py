@@ -116,8 +116,10 @@ def case_kafka_1m() -> None:
         problem = kafka_large(leave)
         label = "one member left" if leave else "fresh"
         solution, seconds = timed(problem, "flow")
-        print(f" {label}: {len(problem.members)} members, sorted loads {solution.sorted_loads[0]}..{solution.sorted_loads[-1]}, "
-              f"retained {solution.retained}/{solution.owned}")
+        print(
+            f" {label}: {len(problem.members)} members, sorted loads {solution.sorted_loads[0]}..{solution.sorted_loads[-1]}, "
+            f"retained {solution.retained}/{solution.owned}"
+        )
         describe("flow", problem, solution, seconds, 1.0)
         # After a member leaves, the previous owners make CP-SAT's search much
         # harder; it gets the flow's assignment as a warm start (the proof
@@ -126,21 +128,29 @@ def case_kafka_1m() -> None:
         cpsat, t_cpsat = timed(problem, "cpsat", time_limit=150, hint=hint)
         describe("cpsat+hint" if leave else "cpsat", problem, cpsat, t_cpsat, 60.0)
         if cpsat.status != "OPTIMAL":
-            print(f"   (cpsat stopped at its limit: objective {cpsat.objective}, proven bound {cpsat.bound}, "
-                  f"optimum {solution.objective})")
+            print(
+                f"   (cpsat stopped at its limit: objective {cpsat.objective}, proven bound {cpsat.bound}, "
+                f"optimum {solution.objective})"
+            )
         nxs, t_nx = timed(problem, "networkx")
         describe("networkx", problem, nxs, t_nx, 60.0)
-        print(f"  same optimum: {cpsat.objective == solution.objective == nxs.objective}; "
-              f"ratios: flow/cpsat {seconds / t_cpsat:.4f}   flow/networkx {seconds / t_nx:.4f}")
+        print(
+            f"  same optimum: {cpsat.objective == solution.objective == nxs.objective}; "
+            f"ratios: flow/cpsat {seconds / t_cpsat:.4f}   flow/networkx {seconds / t_nx:.4f}"
+        )
         peak = traced_peak(problem, "flow")
-        print(f"  memory: traced peak during solve {peak / GIB:.3f} GiB (target 1 GiB, ratio {peak / GIB:.2f}); "
-              f"process peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2:.2f} GiB")
+        print(
+            f"  memory: traced peak during solve {peak / GIB:.3f} GiB (target 1 GiB, ratio {peak / GIB:.2f}); "
+            f"process peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2:.2f} GiB"
+        )
 
 
 def case_random_20pct() -> None:
     problem = random_subscriptions()
-    print(f"random-20pct: 1,000 members, 200 topics x 50 partitions, 20% subscriptions, random owners "
-          f"({problem.total_partitions} partitions)")
+    print(
+        f"random-20pct: 1,000 members, 200 topics x 50 partitions, 20% subscriptions, random owners "
+        f"({problem.total_partitions} partitions)"
+    )
     flow, t_flow = timed(problem, "flow")
     describe("flow", problem, flow, t_flow, 1.0)
     cpsat, t_cpsat = timed(problem, "cpsat", time_limit=120)
@@ -158,11 +168,15 @@ def case_random_20pct() -> None:
 def case_zipf_200k() -> None:
     problem = zipf_topics()
     subs = sum(len(v) for v in problem.subscribers.values())
-    print(f"zipf-200k: 5,000 members, 1,000 topics with Zipf sizes ({problem.total_partitions} partitions), "
-          f"{subs} subscriptions, random owners")
+    print(
+        f"zipf-200k: 5,000 members, 1,000 topics with Zipf sizes ({problem.total_partitions} partitions), "
+        f"{subs} subscriptions, random owners"
+    )
     flow, t_flow = timed(problem, "flow")
     describe("flow", problem, flow, t_flow, 10.0)
-    print(f"  sorted loads: max {flow.sorted_loads[0]}, min {flow.sorted_loads[-1]}; retained {flow.retained}/{flow.owned}")
+    print(
+        f"  sorted loads: max {flow.sorted_loads[0]}, min {flow.sorted_loads[-1]}; retained {flow.retained}/{flow.owned}"
+    )
     peak = traced_peak(problem, "flow")
     print(f"  memory: traced peak during solve {peak / GIB:.3f} GiB")
 

@@ -87,15 +87,19 @@ HEAVY = {
     "checks": {"cpsat_sample": 0.0, "brute_force_limit": 1024},
     "families": [
         {"family": "uniform", "grid": {"members": [100], "topics": [10], "partitions": [64]}},
-        {"family": "random-subsets",
-         "grid": {"members": [200], "topics": [50], "subscribe": [0.3], "previous": "random", "churn": [2]}},
+        {
+            "family": "random-subsets",
+            "grid": {"members": [200], "topics": [50], "subscribe": [0.3], "previous": "random", "churn": [2]},
+        },
         {"family": "skewed-sizes", "grid": {"members": [100], "topics": [100], "sigma": [1.5]}},
         {"family": "zipf", "grid": {"members": [100], "topics": [50], "previous": "balanced", "churn": [5]}},
         {"family": "kip49-rolling", "grid": {"members": [120], "topics": [10], "new_topics": [5]}},
         {"family": "stream-join", "grid": {"members": [48], "pairs": [4], "partitions": [96]}},
         {"family": "racks", "grid": {"members": [120], "racks": [3], "subscribe": [0.5]}},
-        {"family": "churn",
-         "grid": {"members": [12], "topics": [6], "partitions": [24], "rounds": [8], "events_per_round": [4]}},
+        {
+            "family": "churn",
+            "grid": {"members": [12], "topics": [6], "partitions": [24], "rounds": [8], "events_per_round": [4]},
+        },
     ],
 }
 MASTERS = ("local[1]", "local[2]")
@@ -131,8 +135,16 @@ def loop(spec: SweepSpec) -> float:
     started = time.perf_counter()
     for i in range(spec.scenarios):
         point, seed = spec.task(i)
-        scenario_rows(spec.hash, scenario_id(spec.hash, point, seed), point, seed, spec.assignors, spec.time_limit,
-                      spec.checks, version=version)
+        scenario_rows(
+            spec.hash,
+            scenario_id(spec.hash, point, seed),
+            point,
+            seed,
+            spec.assignors,
+            spec.time_limit,
+            spec.checks,
+            version=version,
+        )
     return time.perf_counter() - started
 
 
@@ -145,17 +157,28 @@ class SparkRun:
     files: int  # Parquet files under DIR/rows
 
 
-def spark_run(spec: SweepSpec, master: str, workdir: Path, chunk_size: int | None = None,
-              per_task: int | None = None) -> SparkRun:
+def spark_run(
+    spec: SweepSpec, master: str, workdir: Path, chunk_size: int | None = None, per_task: int | None = None
+) -> SparkRun:
     """One sweep in a fresh child process (new JVM, new Python workers), into a fresh directory."""
     out = Path(tempfile.mkdtemp(prefix="sweep-", dir=workdir))
-    job = {"master": master, "spec": dict(spec.document), "out": str(out / "out"), "chunk_size": chunk_size,
-           "per_task": per_task}
+    job = {
+        "master": master,
+        "spec": dict(spec.document),
+        "out": str(out / "out"),
+        "chunk_size": chunk_size,
+        "per_task": per_task,
+    }
     log = out / "child.log"
     started = time.perf_counter()
     with open(log, "wb") as err:
-        done = subprocess.run([sys.executable, __file__, "--child", json.dumps(job)], check=False,
-                              stdout=subprocess.PIPE, stderr=err, timeout=7200)
+        done = subprocess.run(
+            [sys.executable, __file__, "--child", json.dumps(job)],
+            check=False,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            timeout=7200,
+        )
     total = time.perf_counter() - started
     if done.returncode != 0:
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
@@ -185,8 +208,11 @@ def child(job: dict) -> None:
     finally:
         spark.stop()
     files = sum(1 for _ in Path(job["out"], "rows").glob("family=*/assignor=*/*.parquet"))
-    print(json.dumps({"session": session, "sweep": sweep, "rows": result.rows, "computed": result.computed,
-                      "files": files}))
+    print(
+        json.dumps(
+            {"session": session, "sweep": sweep, "rows": result.rows, "computed": result.computed, "files": files}
+        )
+    )
 
 
 def best(runs: list[SparkRun]) -> SparkRun:
@@ -206,15 +232,19 @@ def load() -> str:
 
 def measure(spec: SweepSpec, repeat: int, workdir: Path, per_task: int | None = None) -> dict:
     n, m = spec.scenarios, chunks(spec)
-    print(f"\n{spec.name}: {n} scenarios ({len(spec.points)} grid points x {len(spec.seeds)} seeds), "
-          f"{len(spec.assignors)} assignors, {m} chunk(s) by default")
+    print(
+        f"\n{spec.name}: {n} scenarios ({len(spec.points)} grid points x {len(spec.seeds)} seeds), "
+        f"{len(spec.assignors)} assignors, {m} chunk(s) by default"
+    )
     times = []
     for _ in range(repeat):
         times.append(loop(spec))
         print(f"  in-process loop   {times[-1]:8.2f} s   ({load()})", flush=True)
     t_loop = min(times)
     c_loop = t_loop / n
-    print(f"  in-process loop   best {t_loop:.2f} s: {n / t_loop:6.2f} scenarios/s, {1000 * c_loop:.0f} ms per scenario")
+    print(
+        f"  in-process loop   best {t_loop:.2f} s: {n / t_loop:6.2f} scenarios/s, {1000 * c_loop:.0f} ms per scenario"
+    )
     one, four = near_empty(spec, 1), near_empty(spec, CHUNKED)
     fits = {}
     for master in MASTERS:
@@ -224,37 +254,50 @@ def measure(spec: SweepSpec, repeat: int, workdir: Path, per_task: int | None = 
             runs["chunked"].append(spark_run(four, master, workdir, chunk_size=1, per_task=per_task))
             runs["full"].append(spark_run(spec, master, workdir, per_task=per_task))
             r = runs["full"][-1]
-            print(f"  {master:9s} sweep  {r.sweep:8.2f} s   session {r.session:5.2f} s   process {r.total:7.2f} s   "
-                  f"near-empty {runs['empty'][-1].sweep:5.2f} s   {CHUNKED} chunks of 1 {runs['chunked'][-1].sweep:5.2f} s"
-                  f"   ({load()})", flush=True)
+            print(
+                f"  {master:9s} sweep  {r.sweep:8.2f} s   session {r.session:5.2f} s   process {r.total:7.2f} s   "
+                f"near-empty {runs['empty'][-1].sweep:5.2f} s   {CHUNKED} chunks of 1 {runs['chunked'][-1].sweep:5.2f} s"
+                f"   ({load()})",
+                flush=True,
+            )
         full, empty, chunked = best(runs["full"]), best(runs["empty"]), best(runs["chunked"])
         # T(1,1) = F + h + c;  T(4,4) = F + 4h + 4c;  T(n,m) = F + m h + n c.
         a = (chunked.sweep - empty.sweep) / (CHUNKED - 1)  # = h + c
-        b = full.sweep - empty.sweep                       # = (m - 1) h + (n - 1) c
+        b = full.sweep - empty.sweep  # = (m - 1) h + (n - 1) c
         c = (b - (m - 1) * a) / ((n - 1) - (m - 1)) if n != m else b / max(1, n - 1)
         h = a - c
         fixed_sweep = empty.sweep - c  # F + h
         session = min(r.session for r in runs["full"] + runs["empty"] + runs["chunked"])
         fits[master] = {"full": full, "c": c, "h": h, "F": fixed_sweep - h, "session": session}
-        print(f"  {master:9s} best   {full.sweep:.2f} s: {n / full.sweep:6.2f} scenarios/s "
-              f"({n / (full.session + full.sweep):.2f} with the session); per scenario c = {1000 * c:.0f} ms, "
-              f"per chunk h = {h:.2f} s, fixed per sweep F = {fixed_sweep - h:.2f} s, session {session:.2f} s; "
-              f"{full.rows} rows in {full.files} Parquet files ({full.files / n:.1f} per scenario)")
+        print(
+            f"  {master:9s} best   {full.sweep:.2f} s: {n / full.sweep:6.2f} scenarios/s "
+            f"({n / (full.session + full.sweep):.2f} with the session); per scenario c = {1000 * c:.0f} ms, "
+            f"per chunk h = {h:.2f} s, fixed per sweep F = {fixed_sweep - h:.2f} s, session {session:.2f} s; "
+            f"{full.rows} rows in {full.files} Parquet files ({full.files / n:.1f} per scenario)"
+        )
     one_, two = fits["local[1]"], fits["local[2]"]
     whole = one_["full"].sweep / two["full"].sweep
     marginal = one_["c"] / two["c"] if two["c"] > 0 else float("inf")
-    print(f"  local[2]/local[1] throughput: whole sweep {whole:.2f}x (target {TARGET_RATIO}x, ratio "
-          f"{whole / TARGET_RATIO:.2f}); marginal per-scenario {marginal:.2f}x (ratio {marginal / TARGET_RATIO:.2f})")
-    print(f"  local[1] per scenario vs the loop: {one_['c'] / c_loop:.2f}x the loop's core-seconds "
-          f"(Arrow, Parquet, Python worker overhead)")
+    print(
+        f"  local[2]/local[1] throughput: whole sweep {whole:.2f}x (target {TARGET_RATIO}x, ratio "
+        f"{whole / TARGET_RATIO:.2f}); marginal per-scenario {marginal:.2f}x (ratio {marginal / TARGET_RATIO:.2f})"
+    )
+    print(
+        f"  local[1] per scenario vs the loop: {one_['c'] / c_loop:.2f}x the loop's core-seconds "
+        f"(Arrow, Parquet, Python worker overhead)"
+    )
     fixed2 = two["session"] + two["F"] + two["h"]
     gain = c_loop - two["c"]
     if gain > 0:
-        print(f"  break-even: local[2] beats the loop from {fixed2 / gain:.0f} scenarios "
-              f"(fixed {fixed2:.1f} s = session {two['session']:.1f} + sweep {two['F'] + two['h']:.1f}, "
-              f"saving {1000 * gain:.0f} ms per scenario); this spec is {n}")
+        print(
+            f"  break-even: local[2] beats the loop from {fixed2 / gain:.0f} scenarios "
+            f"(fixed {fixed2:.1f} s = session {two['session']:.1f} + sweep {two['F'] + two['h']:.1f}, "
+            f"saving {1000 * gain:.0f} ms per scenario); this spec is {n}"
+        )
     else:
-        print(f"  break-even: none; local[2] costs {1000 * two['c']:.0f} ms per scenario, the loop {1000 * c_loop:.0f} ms")
+        print(
+            f"  break-even: none; local[2] costs {1000 * two['c']:.0f} ms per scenario, the loop {1000 * c_loop:.0f} ms"
+        )
     return {"n": n, "whole": whole, "marginal": marginal, "c_loop": c_loop, "fits": fits}
 
 
@@ -263,13 +306,17 @@ def estimate(result: dict) -> None:
     core_s = result["fits"]["local[1]"]["c"]
     fixed = result["fits"]["local[2]"]
     n = 1_000_000
-    print(f"\n1,000,000 scenarios of this mix: {core_s * n / 3600:.0f} core-hours "
-          f"(local[1]'s {1000 * core_s:.0f} ms per scenario; the loop's {1000 * result['c_loop']:.0f} ms)")
+    print(
+        f"\n1,000,000 scenarios of this mix: {core_s * n / 3600:.0f} core-hours "
+        f"(local[1]'s {1000 * core_s:.0f} ms per scenario; the loop's {1000 * result['c_loop']:.0f} ms)"
+    )
     overhead = fixed["session"] + fixed["F"] + 16 * fixed["h"]
     for executors, cores in ((1, 2), (4, 4), (16, 4), (64, 8)):
         hours = core_s * n / (executors * cores) / 3600
-        print(f"  {executors:3d} executors x {cores} cores: {hours:7.2f} h + about {overhead:.0f} s fixed "
-              f"(session, workers starting, 16 chunks, summary)")
+        print(
+            f"  {executors:3d} executors x {cores} cores: {hours:7.2f} h + about {overhead:.0f} s fixed "
+            f"(session, workers starting, 16 chunks, summary)"
+        )
 
 
 def sample_cost(spec: SweepSpec, every: int, overhead: float) -> None:
@@ -288,41 +335,77 @@ def sample_cost(spec: SweepSpec, every: int, overhead: float) -> None:
     for i in range(0, spec.scenarios, every):
         point, seed = spec.task(i)
         started = time.perf_counter()
-        scenario_rows(spec.hash, scenario_id(spec.hash, point, seed), point, seed, spec.assignors, spec.time_limit,
-                      spec.checks, version=version)
+        scenario_rows(
+            spec.hash,
+            scenario_id(spec.hash, point, seed),
+            point,
+            seed,
+            spec.assignors,
+            spec.time_limit,
+            spec.checks,
+            version=version,
+        )
         elapsed = time.perf_counter() - started
         by_family.setdefault(point.family, []).append(elapsed)
         slowest.append((elapsed, f"{point.family} {dict(point.params)} seed {seed}"))
     sampled = sum(len(v) for v in by_family.values())
     total = sum(sum(v) for v in by_family.values())
-    print(f"\n{spec.name}: {spec.scenarios} scenarios; {sampled} sampled (every {every}th), {total:.1f} s in-process, {load()}")
+    print(
+        f"\n{spec.name}: {spec.scenarios} scenarios; {sampled} sampled (every {every}th), {total:.1f} s in-process, {load()}"
+    )
     for family, times in by_family.items():
-        print(f"  {family:<15} {len(times):4d} sampled  {sum(times):8.1f} s  (mean {sum(times) / len(times):6.2f} s, "
-              f"max {max(times):6.2f} s)")
+        print(
+            f"  {family:<15} {len(times):4d} sampled  {sum(times):8.1f} s  (mean {sum(times) / len(times):6.2f} s, "
+            f"max {max(times):6.2f} s)"
+        )
     print("  slowest: " + "; ".join(f"{t:.1f} s {what}" for t, what in sorted(slowest, reverse=True)[:3]))
     core_s = total * every * overhead
     print(f"estimated: {core_s / 3600:.1f} core-hours on Spark (x{every} sampled, x{overhead} Spark overhead)")
     for executors, cores in ((1, 2), (4, 4), (16, 4)):
-        print(f"  {executors:3d} executors x {cores} cores: {core_s / (executors * cores) / 3600:6.2f} h "
-              "(if the largest scenarios do not end last)")
+        print(
+            f"  {executors:3d} executors x {cores} cores: {core_s / (executors * cores) / 3600:6.2f} h "
+            "(if the largest scenarios do not end last)"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spec", default="quick",
-                        help="spec file, bundled name, or 'heavy' (built in here; default quick)")
-    parser.add_argument("--scale", type=int, nargs="+", default=[1], metavar="K",
-                        help="measure with K times the spec's seeds (several allowed; default 1)")
+    parser.add_argument(
+        "--spec", default="quick", help="spec file, bundled name, or 'heavy' (built in here; default quick)"
+    )
+    parser.add_argument(
+        "--scale",
+        type=int,
+        nargs="+",
+        default=[1],
+        metavar="K",
+        help="measure with K times the spec's seeds (several allowed; default 1)",
+    )
     parser.add_argument("--repeat", type=int, default=1, help="runs of each measurement; the best counts (default 1)")
-    parser.add_argument("--no-auto-scale", action="store_true",
-                        help="do not add a 4x-seeds measurement when local[2]/local[1] misses the target")
-    parser.add_argument("--scenarios-per-task", type=int, metavar="K",
-                        help="override compare.sweep.job.SCENARIOS_PER_TASK in the Spark children (an experiment)")
+    parser.add_argument(
+        "--no-auto-scale",
+        action="store_true",
+        help="do not add a 4x-seeds measurement when local[2]/local[1] misses the target",
+    )
+    parser.add_argument(
+        "--scenarios-per-task",
+        type=int,
+        metavar="K",
+        help="override compare.sweep.job.SCENARIOS_PER_TASK in the Spark children (an experiment)",
+    )
     parser.add_argument("--workdir", help="where the output directories go (default: a temporary directory)")
-    parser.add_argument("--sample", type=int, metavar="EVERY",
-                        help="no Spark: estimate the spec from every EVERY-th scenario run in-process (e.g. --spec full --sample 50)")
-    parser.add_argument("--overhead", type=float, default=1.12,
-                        help="with --sample: Spark's per-scenario cost over the loop's (default 1.12, measured on heavy)")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        metavar="EVERY",
+        help="no Spark: estimate the spec from every EVERY-th scenario run in-process (e.g. --spec full --sample 50)",
+    )
+    parser.add_argument(
+        "--overhead",
+        type=float,
+        default=1.12,
+        help="with --sample: Spark's per-scenario cost over the loop's (default 1.12, measured on heavy)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
@@ -331,8 +414,11 @@ def main() -> None:
     if args.sample is not None:
         if args.sample < 1:
             parser.error("--sample must be at least 1")
-        sample_cost(spec_from_mapping(HEAVY, source="heavy") if args.spec == "heavy" else read_spec(args.spec),
-                    args.sample, args.overhead)
+        sample_cost(
+            spec_from_mapping(HEAVY, source="heavy") if args.spec == "heavy" else read_spec(args.spec),
+            args.sample,
+            args.overhead,
+        )
         return
     if args.repeat < 1 or any(k < 1 for k in args.scale):
         parser.error("--repeat and --scale must be at least 1")
@@ -340,8 +426,10 @@ def main() -> None:
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="bench-sweep-"))
     workdir.mkdir(parents=True, exist_ok=True)
     per_task = args.scenarios_per_task
-    print(f"bench_sweep: spec {spec.name}, {os.cpu_count()} cores, {load()}, repeat {args.repeat}"
-          + (f", SCENARIOS_PER_TASK={per_task}" if per_task else ""))
+    print(
+        f"bench_sweep: spec {spec.name}, {os.cpu_count()} cores, {load()}, repeat {args.repeat}"
+        + (f", SCENARIOS_PER_TASK={per_task}" if per_task else "")
+    )
     results = {}
     scales = sorted(set(args.scale))
     try:

@@ -31,8 +31,16 @@ def main() -> None:
     parser.add_argument("--topics", type=int, default=20)
     parser.add_argument("--partitions", type=int, default=50)
     args = parser.parse_args()
-    problem = generate("random-subsets", 3, members=args.members, topics=args.topics, partitions=args.partitions,
-                       subscribe=0.6, previous="balanced", churn=max(1, args.members // 10))
+    problem = generate(
+        "random-subsets",
+        3,
+        members=args.members,
+        topics=args.topics,
+        partitions=args.partitions,
+        subscribe=0.6,
+        previous="balanced",
+        churn=max(1, args.members // 10),
+    )
     started = time.perf_counter()
     plain = solve_counts(problem)
     baseline = time.perf_counter() - started
@@ -42,18 +50,34 @@ def main() -> None:
     worst = max(per_topic_spread(problem, plain.assignment).values())
     print(f"{len(problem.members)} members, {problem.total_partitions} partitions")
     print(f"plain flow: {baseline:.3f} s, worst topic spread {worst}, kept {plain.retained}")
-    print(f"spread tier: {seconds:.3f} s ({seconds / baseline:.1f}x), worst topic spread "
-          f"{max(per_topic_spread(problem, spread.assignment).values())}, kept {spread.retained}, "
-          f"same sorted loads: {spread.sorted_loads == tuple(plain.sorted_loads)}")
+    print(
+        f"spread tier: {seconds:.3f} s ({seconds / baseline:.1f}x), worst topic spread "
+        f"{max(per_topic_spread(problem, spread.assignment).values())}, kept {spread.retained}, "
+        f"same sorted loads: {spread.sorted_loads == tuple(plain.sorted_loads)}"
+    )
     with tempfile.TemporaryDirectory() as folder:
         scenario = Path(folder) / "scenario.json"
         scenario.write_text(json.dumps(problem.to_mapping()))
         started = time.perf_counter()
-        run = subprocess.run([sys.executable, "-m", "assignment_oracle.cli", "solve", str(scenario), "--topic-spread",
-                              "-o", str(Path(folder) / "out.json")], capture_output=True, text=True)
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "assignment_oracle.cli",
+                "solve",
+                str(scenario),
+                "--topic-spread",
+                "-o",
+                str(Path(folder) / "out.json"),
+            ],
+            capture_output=True,
+            text=True,
+        )
         cli = time.perf_counter() - started
-    print(f"CLI end to end (solve FILE --topic-spread): exit {run.returncode} in {cli:.2f} s "
-          f"({cli / seconds:.2f}x the library call)")
+    print(
+        f"CLI end to end (solve FILE --topic-spread): exit {run.returncode} in {cli:.2f} s "
+        f"({cli / seconds:.2f}x the library call)"
+    )
 
 
 if __name__ == "__main__":

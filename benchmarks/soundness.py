@@ -81,10 +81,18 @@ def _draw(rng: random.Random) -> Problem:
     return Problem.from_mapping({"topics": topics, "members": members, "objective": objective})
 
 
-ORDERS = [["balance", "stickiness"], ["stickiness", "balance"], ["balance", "rack", "stickiness"],
-          ["rack", "balance", "stickiness"], ["balance", "stickiness", "rack"], ["balance", "spread", "stickiness"],
-          ["spread", "balance", "rack", "stickiness"], ["stickiness", "spread", "balance"],
-          ["balance", "rack", "spread", "stickiness"], ["rack", "stickiness", "spread", "balance"]]
+ORDERS = [
+    ["balance", "stickiness"],
+    ["stickiness", "balance"],
+    ["balance", "rack", "stickiness"],
+    ["rack", "balance", "stickiness"],
+    ["balance", "stickiness", "rack"],
+    ["balance", "spread", "stickiness"],
+    ["spread", "balance", "rack", "stickiness"],
+    ["stickiness", "spread", "balance"],
+    ["balance", "rack", "spread", "stickiness"],
+    ["rack", "stickiness", "spread", "balance"],
+]
 
 
 def dressed(problem: Problem, seed: int) -> tuple[Problem, Request]:
@@ -96,17 +104,24 @@ def dressed(problem: Problem, seed: int) -> tuple[Problem, Request]:
         if rng.random() < 0.8:
             member["rack"] = rng.choice(racks)
     names = [t.name for t in problem.topics]
-    data["topics"] = {t.name: {"partitions": t.partitions,
-                               "racks": [rng.sample(racks, rng.randint(0, 2)) for _ in range(t.partitions)]}
-                      for t in problem.topics}
+    data["topics"] = {
+        t.name: {
+            "partitions": t.partitions,
+            "racks": [rng.sample(racks, rng.randint(0, 2)) for _ in range(t.partitions)],
+        }
+        for t in problem.topics
+    }
     if len(names) >= 2 and rng.random() < 0.4:
         data["join_groups"] = [sorted(rng.sample(names, rng.randint(2, len(names))))]
     if rng.random() < 0.4:
         data["weights"] = {t.name: [rng.randint(0, 5) for _ in range(t.partitions)] for t in problem.topics}
     composed = Problem.from_mapping(data)
-    request = Request(objective=tuple(rng.choice(ORDERS)),
-                      balance=rng.choice(["dec-min", "sum-of-squares", "max-then-squares"]),
-                      max_moves=rng.choice([None, None, 0, 1, 3]), max_moves_per_member=rng.choice([None, None, 0, 1]))
+    request = Request(
+        objective=tuple(rng.choice(ORDERS)),
+        balance=rng.choice(["dec-min", "sum-of-squares", "max-then-squares"]),
+        max_moves=rng.choice([None, None, 0, 1, 3]),
+        max_moves_per_member=rng.choice([None, None, 0, 1]),
+    )
     return composed, request
 
 
@@ -114,8 +129,11 @@ def record(seed: int) -> tuple[str, bool]:
     """The canonical line of one instance, and whether the exact models disagreed."""
     problem = draw(seed)
     brute = optimum(problem)
-    line: dict = {"seed": seed, "scenario": problem.to_mapping(),
-                  "brute": [list(brute.sorted_loads), brute.retained, brute.owned]}
+    line: dict = {
+        "seed": seed,
+        "scenario": problem.to_mapping(),
+        "brute": [list(brute.sorted_loads), brute.retained, brute.owned],
+    }
     answers = []
     for method in ("flow", "cpsat"):
         solution = solve(problem, method=method)
@@ -129,13 +147,19 @@ def record(seed: int) -> tuple[str, bool]:
     staged = solve(composed, request, method="cpsat-staged")
     got = None if staged.status == INFEASIBLE else [t.value for t in staged.tiers]
     composed_ok = (got == expected) and (staged.status == (INFEASIBLE if expected is None else OPTIMAL))
-    line["composed"] = {"scenario": composed.to_mapping(), "request": request.to_mapping(composed),
-                        "brute": expected, "staged": got, "status": staged.status}
+    line["composed"] = {
+        "scenario": composed.to_mapping(),
+        "request": request.to_mapping(composed),
+        "brute": expected,
+        "staged": got,
+        "status": staged.status,
+    }
     disagree = disagree or not composed_ok
     line["disagree"] = disagree
     optimum_solution = solve(problem)
-    line["assignors"] = [evaluate(problem, name, optimum=optimum_solution).to_mapping(timing=False)
-                         for name in sorted(ASSIGNORS)]
+    line["assignors"] = [
+        evaluate(problem, name, optimum=optimum_solution).to_mapping(timing=False) for name in sorted(ASSIGNORS)
+    ]
     return json.dumps(line, sort_keys=True, separators=(",", ":")), disagree
 
 
@@ -160,8 +184,17 @@ def main() -> None:
     if out:
         out.close()
     seconds = time.perf_counter() - started
-    print(json.dumps({"instances": len(seeds), "start": args.start, "model_disagreements": disagreements,
-                      "digest": digest.hexdigest(), "seconds": round(seconds, 1)}))
+    print(
+        json.dumps(
+            {
+                "instances": len(seeds),
+                "start": args.start,
+                "model_disagreements": disagreements,
+                "digest": digest.hexdigest(),
+                "seconds": round(seconds, 1),
+            }
+        )
+    )
     sys.exit(1 if disagreements else 0)
 
 

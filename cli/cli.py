@@ -79,18 +79,37 @@ STAGED_TIME_LIMIT = 60.0
 
 def _request_arguments(p: argparse.ArgumentParser) -> None:
     """The request's flags (docs/formats.md, "Objective"), the same for ``solve`` and ``check``."""
-    p.add_argument("--objective", help="tiers in priority order, balance and stickiness once each, rack and spread "
-                   "optional: balance,rack,stickiness (default), stickiness,balance,rack, balance,spread,stickiness, ...")
-    p.add_argument("--balance", choices=BALANCE_DEFINITIONS, default=DEFAULT_BALANCE,
-                   help="what 'most balanced' means (default dec-min; the definitions differ only with weights, "
-                        "join groups or move limits)")
-    p.add_argument("--topic-spread", action="store_true",
-                   help="add the spread tier right after balance (KAFKA-16277): each topic's partitions spread as "
-                        "evenly as possible; same as naming spread in --objective")
-    p.add_argument("--max-moves", type=_moves_limit, metavar="K",
-                   help="move at most K previously owned partitions (a constraint; docs/formats.md)")
-    p.add_argument("--max-moves-per-member", type=_moves_limit, metavar="J",
-                   help="take at most J of each member's previously owned partitions away from it")
+    p.add_argument(
+        "--objective",
+        help="tiers in priority order, balance and stickiness once each, rack and spread "
+        "optional: balance,rack,stickiness (default), stickiness,balance,rack, balance,spread,stickiness, ...",
+    )
+    p.add_argument(
+        "--balance",
+        choices=BALANCE_DEFINITIONS,
+        default=DEFAULT_BALANCE,
+        help="what 'most balanced' means (default dec-min; the definitions differ only with weights, "
+        "join groups or move limits)",
+    )
+    p.add_argument(
+        "--topic-spread",
+        action="store_true",
+        help="add the spread tier right after balance (KAFKA-16277): each topic's partitions spread as "
+        "evenly as possible; same as naming spread in --objective",
+    )
+    p.add_argument(
+        "--max-moves",
+        type=_moves_limit,
+        metavar="K",
+        help="move at most K previously owned partitions (a constraint; docs/formats.md)",
+    )
+    p.add_argument(
+        "--max-moves-per-member",
+        type=_moves_limit,
+        metavar="J",
+        help="take at most J of each member's previously owned partitions away from it",
+    )
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Provably optimal Kafka consumer partition assignment.")
@@ -98,60 +117,115 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="the best assignment under the objective asked for, with its proof")
     p.add_argument("scenario", help="scenario JSON file")
-    p.add_argument("--max-partitions", type=_max_partitions, default=MAX_PARTITIONS, metavar="N",
-                   help="refuse scenarios with more partitions (default %(default)s)")
-    p.add_argument("--method", choices=METHODS, default="auto",
-                   help="exact engine (default auto: chosen from what the request needs; docs/formats.md)")
+    p.add_argument(
+        "--max-partitions",
+        type=_max_partitions,
+        default=MAX_PARTITIONS,
+        metavar="N",
+        help="refuse scenarios with more partitions (default %(default)s)",
+    )
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default="auto",
+        help="exact engine (default auto: chosen from what the request needs; docs/formats.md)",
+    )
     _request_arguments(p)
-    p.add_argument("--time-limit", type=float, metavar="S",
-                   help="seconds for the CP-SAT engines (the flows are exact and need none; default "
-                        f"{STAGED_TIME_LIMIT:g} for the staged model: weighted dec-min is NP-hard)")
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="S",
+        help="seconds for the CP-SAT engines (the flows are exact and need none; default "
+        f"{STAGED_TIME_LIMIT:g} for the staged model: weighted dec-min is NP-hard)",
+    )
     p.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
-    p.add_argument("--timing", action="store_true", help="include wall time and model sizes (output is then not byte-stable)")
+    p.add_argument(
+        "--timing", action="store_true", help="include wall time and model sizes (output is then not byte-stable)"
+    )
 
     c = sub.add_parser("check", help="judge an assignment against the optimum")
     c.add_argument("scenario", help="scenario JSON file")
-    c.add_argument("--max-partitions", type=_max_partitions, default=MAX_PARTITIONS, metavar="N",
-                   help="refuse scenarios with more partitions (default %(default)s)")
+    c.add_argument(
+        "--max-partitions",
+        type=_max_partitions,
+        default=MAX_PARTITIONS,
+        metavar="N",
+        help="refuse scenarios with more partitions (default %(default)s)",
+    )
     c.add_argument("assignment", help='JSON with an "assignment" key (and optionally a "certificate")')
     c.add_argument("--json", action="store_true", help="print the verdict as JSON")
     c.add_argument("--method", choices=METHODS, default="auto", help="exact engine for the optimum (default auto)")
     _request_arguments(c)
-    c.add_argument("--time-limit", type=float, metavar="S",
-                   help=f"seconds for the optimum's CP-SAT engines (default {STAGED_TIME_LIMIT:g} for the staged model)")
+    c.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="S",
+        help=f"seconds for the optimum's CP-SAT engines (default {STAGED_TIME_LIMIT:g} for the staged model)",
+    )
 
     a = sub.add_parser("assign", help="run a heuristic assignor (see `assignors`)")
     a.add_argument("scenario", help="scenario JSON file")
-    a.add_argument("--max-partitions", type=_max_partitions, default=MAX_PARTITIONS, metavar="N",
-                   help="refuse scenarios with more partitions (default %(default)s)")
-    a.add_argument("--assignor", required=True, metavar="NAME",
-                   help="a registered name (see `assignors`), or external:COMMAND (docs/external.md)")
+    a.add_argument(
+        "--max-partitions",
+        type=_max_partitions,
+        default=MAX_PARTITIONS,
+        metavar="N",
+        help="refuse scenarios with more partitions (default %(default)s)",
+    )
+    a.add_argument(
+        "--assignor",
+        required=True,
+        metavar="NAME",
+        help="a registered name (see `assignors`), or external:COMMAND (docs/external.md)",
+    )
     a.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
 
     sub.add_parser("assignors", help="list the registered assignors, one line each")
 
     m = sub.add_parser("compare", help="every assignor (or some) against the optimum, one row each")
     m.add_argument("scenario", help="scenario JSON file")
-    m.add_argument("--max-partitions", type=_max_partitions, default=MAX_PARTITIONS, metavar="N",
-                   help="refuse scenarios with more partitions (default %(default)s)")
-    m.add_argument("--assignors", default="all", metavar="all|peers|A,B",
-                   help="which assignors: all (this project's ports), peers (kafka-python's), names, "
-                        "external:COMMAND; comma-separated (default: all)")
-    m.add_argument("--time-limit", type=float, metavar="S", help="seconds per assignor; a longer run is reported as a timeout")
+    m.add_argument(
+        "--max-partitions",
+        type=_max_partitions,
+        default=MAX_PARTITIONS,
+        metavar="N",
+        help="refuse scenarios with more partitions (default %(default)s)",
+    )
+    m.add_argument(
+        "--assignors",
+        default="all",
+        metavar="all|peers|A,B",
+        help="which assignors: all (this project's ports), peers (kafka-python's), names, "
+        "external:COMMAND; comma-separated (default: all)",
+    )
+    m.add_argument(
+        "--time-limit", type=float, metavar="S", help="seconds per assignor; a longer run is reported as a timeout"
+    )
     m.add_argument("--json", action="store_true", help="print the rows as JSON (without wall times unless --timing)")
     m.add_argument("--timing", action="store_true", help="include wall times in --json output (not byte-stable)")
 
-    e = sub.add_parser("explain", help="why an assignment is not optimal: the improving chain, or what could have stayed")
+    e = sub.add_parser(
+        "explain", help="why an assignment is not optimal: the improving chain, or what could have stayed"
+    )
     e.add_argument("scenario", help="scenario JSON file (or a sweep's counterexample file)")
-    e.add_argument("--max-partitions", type=_max_partitions, default=MAX_PARTITIONS, metavar="N",
-                   help="refuse scenarios with more partitions (default %(default)s)")
+    e.add_argument(
+        "--max-partitions",
+        type=_max_partitions,
+        default=MAX_PARTITIONS,
+        metavar="N",
+        help="refuse scenarios with more partitions (default %(default)s)",
+    )
     e.add_argument("assignment", nargs="?", help='JSON with an "assignment" key (what solve, assign and check use)')
     e.add_argument("--assignor", metavar="NAME", help="explain this assignor's result on the scenario instead")
     e.add_argument("--json", action="store_true", help="print the explanation as JSON")
     e.add_argument("--method", choices=METHODS, default="auto", help="exact engine for the optimum (default auto)")
     _request_arguments(e)
-    e.add_argument("--time-limit", type=float, metavar="S",
-                   help=f"seconds for the optimum's CP-SAT engines (default {STAGED_TIME_LIMIT:g} for the staged model)")
+    e.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="S",
+        help=f"seconds for the optimum's CP-SAT engines (default {STAGED_TIME_LIMIT:g} for the staged model)",
+    )
 
     s = sub.add_parser("simulate", help="churn: rebalance round after round, each against its optimum")
     s.add_argument("history", nargs="?", help="history JSON file, or a bundled one by name (see docs/churn.md)")
@@ -167,8 +241,12 @@ def _parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("sweep", help="run a scenario sweep on Spark into Parquet (resumable)")
     w.add_argument("spec", help="spec file (.toml or .json), or a bundled one: quick, full")
-    w.add_argument("--out", required=True, metavar="DIR", help="output directory (rows/, counterexamples/, summary.json)")
-    w.add_argument("--master", default="local[*]", help="Spark master: local[N], local[*] (default) or spark://HOST:PORT")
+    w.add_argument(
+        "--out", required=True, metavar="DIR", help="output directory (rows/, counterexamples/, summary.json)"
+    )
+    w.add_argument(
+        "--master", default="local[*]", help="Spark master: local[N], local[*] (default) or spark://HOST:PORT"
+    )
     w.add_argument("--remote", metavar="sc://HOST:PORT", help="Spark Connect server instead of --master")
     w.add_argument("--chunk-size", type=int, metavar="N", help="scenarios per Spark job (resume granularity)")
     w.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -183,7 +261,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--html", metavar="OUT", help="the HTML file to write (default: DIR/report.html)")
     r.add_argument("--families", metavar="A,B", help="only these scenario families (default: all in the sweep)")
     r.add_argument("--assignors", metavar="A,B", help="only these assignors (default: all in the sweep)")
-    r.add_argument("--counterexamples", type=int, default=10, metavar="N", help="rows in the worst-counterexamples table")
+    r.add_argument(
+        "--counterexamples", type=int, default=10, metavar="N", help="rows in the worst-counterexamples table"
+    )
     r.add_argument("--notebook", metavar="OUT.ipynb", help="also write the executed notebook here")
     r.add_argument("--show-code", action="store_true", help="keep the notebook's code cells in the HTML")
 
@@ -243,8 +323,11 @@ def _run(args) -> int:
 
 
 def _label(err: OracleError) -> str:
-    for kind, label in ((SolverError, "solver failed"),
-                        (AssignorDidNotFinish, "assignor did not finish"), (AssignorFailed, "assignor failed")):
+    for kind, label in (
+        (SolverError, "solver failed"),
+        (AssignorDidNotFinish, "assignor did not finish"),
+        (AssignorFailed, "assignor failed"),
+    ):
         if isinstance(err, kind):
             return label
     return "error"
@@ -293,14 +376,16 @@ def _request(args, problem, default_order: tuple[str, ...] | None = None) -> Req
     if args.topic_spread and SPREAD not in order:
         at = order.index(BALANCE) + 1
         order = (*order[:at], SPREAD, *order[at:])
-    return Request(objective=order, balance=args.balance, max_moves=args.max_moves,
-                   max_moves_per_member=args.max_moves_per_member)
+    return Request(
+        objective=order, balance=args.balance, max_moves=args.max_moves, max_moves_per_member=args.max_moves_per_member
+    )
 
 
 def _time_limit(args, problem, request) -> float | None:
     if args.time_limit is not None and not (0 < args.time_limit <= MAX_TIME_LIMIT):
-        raise InputError("--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, "
-                                             f"got {args.time_limit}")
+        raise InputError(
+            "--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {args.time_limit}"
+        )
     if args.time_limit is None and choose(problem, request, args.method).name == "cpsat-staged":
         return STAGED_TIME_LIMIT
     return args.time_limit
@@ -333,16 +418,20 @@ def _check(args) -> int:
         certificate = None
         if document.get("certificate") is not None:
             certificate = certificate_from_mapping(document["certificate"], source=args.assignment)
-        problem = problem if request.tiers(problem) == problem.objective else \
-            dataclasses.replace(problem, objective=request.tiers(problem))
+        problem = (
+            problem
+            if request.tiers(problem) == problem.objective
+            else dataclasses.replace(problem, objective=request.tiers(problem))
+        )
         verdict = check(problem, assignment, certificate, method=engine.name)
         sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict_text(verdict))
         return verdict.exit_code()
     # Every other request: against the optimum of the same request, tier by tier (compare.judge.tiers).
     from assignment_oracle.compare.judge import tiers
 
-    verdict = tiers.judge(problem, assignment, request, method=args.method,
-                          time_limit=_time_limit(args, problem, request))
+    verdict = tiers.judge(
+        problem, assignment, request, method=args.method, time_limit=_time_limit(args, problem, request)
+    )
     sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.text())
     return verdict.exit_code()
 
@@ -379,15 +468,21 @@ def _assignors() -> int:
     everything = [*ASSIGNORS.values(), *PEERS.values(), *LIVE_PEERS.values()]
     width = max(len(a.name) for a in everything)
     for assignor in everything:
-        print(f"{assignor.name:{width}}  {assignor.protocol:11}  {assignor.summary}  [{assignor.origin}; guarantee: {assignor.guarantee}]")
-    print(f"{'external:COMMAND':{width}}  {'eager':11}  any program speaking the JSON protocol (docs/external.md)  [guarantee: valid]")
+        print(
+            f"{assignor.name:{width}}  {assignor.protocol:11}  {assignor.summary}  [{assignor.origin}; guarantee: {assignor.guarantee}]"
+        )
+    print(
+        f"{'external:COMMAND':{width}}  {'eager':11}  any program speaking the JSON protocol (docs/external.md)  [guarantee: valid]"
+    )
     return 0
 
 
 def _assignor_time_limit(value: float | None) -> float | None:
     """``--time-limit`` for assignors: positive, finite, at most a year."""
     if value is not None and not (0 < value <= MAX_TIME_LIMIT):
-        raise InputError("--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {value}")
+        raise InputError(
+            "--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {value}"
+        )
     return value
 
 
@@ -414,16 +509,20 @@ def _explain(args) -> int:
     # Balance first unless --objective says otherwise: the order assignors aim for.
     request = _request(args, problem, default_order=problem.balance_first_order().objective)
     if args.objective is None and not problem.balance_first:
-        print(f"{PROG}: note: explained balance first, the order assignors aim for; "
-              f"`check` judges the scenario's order ({', '.join(problem.objective)})", file=sys.stderr)
+        print(
+            f"{PROG}: note: explained balance first, the order assignors aim for; "
+            f"`check` judges the scenario's order ({', '.join(problem.objective)})",
+            file=sys.stderr,
+        )
     if (args.assignment is None) == (args.assignor is None):
         raise InputError("explain", "", "give an assignment file or --assignor NAME, not both and not neither")
     if args.assignor is not None:
         assignment = _run_named(args.assignor, problem).assignment
     else:
         assignment, _ = read_assignment(args.assignment)
-    explanation = explain(problem, assignment, request=request, method=args.method,
-                          time_limit=_time_limit(args, problem, request))
+    explanation = explain(
+        problem, assignment, request=request, method=args.method, time_limit=_time_limit(args, problem, request)
+    )
     sys.stdout.write(dumps(explanation.to_mapping()) if args.json else explanation.text())
     return explanation.exit_code
 
@@ -446,8 +545,10 @@ def _report(args) -> int:
     families, assignors = partitions(out)
     if not families:
         raise InputError(str(out), "", NO_SWEEP)
-    for option, given, present in (("--families", _names(args.families, "--families"), families),
-                                   ("--assignors", _names(args.assignors, "--assignors"), assignors)):
+    for option, given, present in (
+        ("--families", _names(args.families, "--families"), families),
+        ("--assignors", _names(args.assignors, "--assignors"), assignors),
+    ):
         for name in given or ():
             if name not in present:
                 raise InputError(option, "", f"{name!r} is not in the sweep (present: {', '.join(present)})")
@@ -455,10 +556,15 @@ def _report(args) -> int:
         raise InputError("--counterexamples", "", f"must be at least 0, got {args.counterexamples}")
     html = Path(args.html) if args.html else out / "report.html"
     try:
-        written = write_gap_report(out, html, families=_names(args.families, "--families"),
-                                   assignors=_names(args.assignors, "--assignors"),
-                                   counterexamples=args.counterexamples, show_code=args.show_code,
-                                   notebook=args.notebook)
+        written = write_gap_report(
+            out,
+            html,
+            families=_names(args.families, "--families"),
+            assignors=_names(args.assignors, "--assignors"),
+            counterexamples=args.counterexamples,
+            show_code=args.show_code,
+            notebook=args.notebook,
+        )
     except NotebookFailed as err:
         print(f"{PROG}: report failed: {err}", file=sys.stderr)
         return 1
@@ -486,8 +592,14 @@ def _simulate(args) -> int:
         for flag in ("members", "topics", "partitions", "rounds", "events_per_round"):
             if getattr(args, flag) < 1:
                 raise InputError(f"--{flag.replace('_', '-')}", "", f"must be at least 1, got {getattr(args, flag)}")
-        history = random_history(args.seed, members=args.members, topics=args.topics, partitions=args.partitions,
-                                 rounds=args.rounds, events_per_round=args.events_per_round)
+        history = random_history(
+            args.seed,
+            members=args.members,
+            topics=args.topics,
+            partitions=args.partitions,
+            rounds=args.rounds,
+            events_per_round=args.events_per_round,
+        )
     result = simulate(history, args.assignor, time_limit=args.time_limit)
     if args.json:
         sys.stdout.write(dumps(result.to_mapping()))
@@ -508,8 +620,14 @@ def _sweep(args) -> int:
         raise InputError("--master", "", f"must be local[N], local[*] or spark://HOST:PORT, got {args.master!r}")
     if args.chunk_size is not None and args.chunk_size < 1:
         raise InputError("--chunk-size", "", f"must be at least 1, got {args.chunk_size}")
-    result = run_sweep(spec, args.out, master=args.master, remote=args.remote, progress=not args.no_progress,
-                       chunk_size=args.chunk_size)
+    result = run_sweep(
+        spec,
+        args.out,
+        master=args.master,
+        remote=args.remote,
+        progress=not args.no_progress,
+        chunk_size=args.chunk_size,
+    )
     if args.json:
         sys.stdout.write(dumps(result.to_mapping()))
     else:

@@ -33,5 +33,15 @@ from assignment_oracle.heuristics.registry import (
 )
 from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed, UnknownAssignor
 
-__all__ = ["ASSIGNORS", "PEERS", "Assignor", "AssignorDidNotFinish", "AssignorFailed", "AssignorRun",
-           "UnknownAssignor", "external_assignor", "get_assignor", "run"]
+__all__ = [
+    "ASSIGNORS",
+    "PEERS",
+    "Assignor",
+    "AssignorDidNotFinish",
+    "AssignorFailed",
+    "AssignorRun",
+    "UnknownAssignor",
+    "external_assignor",
+    "get_assignor",
+    "run",
+]

@@ -176,9 +176,14 @@ def _one_rebalance(problem: Problem, target_of, holdings) -> Phase:
     target_topic = np.asarray(target.topic_names, dtype=object)[target.topic[rows]]
     topics = sorted(set(held.topics) | set(believed.topics) | set(target.topic_names))
     code = {t: i for i, t in enumerate(topics)}
-    pairs = _Pairs([held.topic_codes(code), believed.topic_codes(code),
-                    np.fromiter((code[t] for t in target_topic), dtype=np.int64, count=target_topic.size)],
-                   [held.partition, believed.partition, target.partition[rows]])
+    pairs = _Pairs(
+        [
+            held.topic_codes(code),
+            believed.topic_codes(code),
+            np.fromiter((code[t] for t in target_topic), dtype=np.int64, count=target_topic.size),
+        ],
+        [held.partition, believed.partition, target.partition[rows]],
+    )
     held_pair, believed_pair, target_pair = pairs.ids
     holders = np.bincount(believed_pair, minlength=pairs.count)  # Kafka's partitionsTransferringOwnership
     member = target_member[rows]
@@ -187,12 +192,20 @@ def _one_rebalance(problem: Problem, target_of, holdings) -> Phase:
     given = ~withheld
     revoked = ~_contains(held.member, held_pair, member[given], target_pair[given], pairs.count)
     return Phase(
-        _assignment(ids, member[given], pairs.topic[target_pair[given]], pairs.partition[target_pair[given]],
-                    topics, every_member=True),
-        _assignment(ids, held.member[revoked], pairs.topic[held_pair[revoked]], pairs.partition[held_pair[revoked]],
-                    topics),
-        _assignment(ids, member[withheld], pairs.topic[target_pair[withheld]],
-                    pairs.partition[target_pair[withheld]], topics),
+        _assignment(
+            ids,
+            member[given],
+            pairs.topic[target_pair[given]],
+            pairs.partition[target_pair[given]],
+            topics,
+            every_member=True,
+        ),
+        _assignment(
+            ids, held.member[revoked], pairs.topic[held_pair[revoked]], pairs.partition[held_pair[revoked]], topics
+        ),
+        _assignment(
+            ids, member[withheld], pairs.topic[target_pair[withheld]], pairs.partition[target_pair[withheld]], topics
+        ),
     )
 
 
@@ -250,18 +263,22 @@ class _Pairs:
         topic = np.concatenate(topics) if topics else np.zeros(0, np.int64)
         partition = np.concatenate(partitions).astype(np.int64)
         order = np.lexsort((partition, topic))
-        new = np.r_[True, (topic[order][1:] != topic[order][:-1]) | (partition[order][1:] != partition[order][:-1])] \
-            if order.size else np.zeros(0, bool)
+        new = (
+            np.r_[True, (topic[order][1:] != topic[order][:-1]) | (partition[order][1:] != partition[order][:-1])]
+            if order.size
+            else np.zeros(0, bool)
+        )
         number = np.empty(order.size, dtype=np.int64)
         number[order] = np.cumsum(new) - 1
         self.count = int(new.sum())
         self.topic, self.partition = topic[order][new], partition[order][new]
         bounds = np.cumsum([0] + [a.size for a in topics])
-        self.ids = [number[bounds[i]:bounds[i + 1]] for i in range(len(topics))]
+        self.ids = [number[bounds[i] : bounds[i + 1]] for i in range(len(topics))]
 
 
-def _contains(query_member: np.ndarray, query_pair: np.ndarray, member: np.ndarray, pair: np.ndarray,
-              pairs: int) -> np.ndarray:
+def _contains(
+    query_member: np.ndarray, query_pair: np.ndarray, member: np.ndarray, pair: np.ndarray, pairs: int
+) -> np.ndarray:
     """Whether each (query_member, query_pair) row is among the (member, pair) rows.
 
     A pair in one row (the usual case: one holder) is a table lookup; only pairs in several rows
@@ -275,8 +292,9 @@ def _contains(query_member: np.ndarray, query_pair: np.ndarray, member: np.ndarr
     several = count[query_pair] > 1
     if several.any():
         shared = count[pair] > 1
-        found[several] = np.isin(query_member[several] * pairs + query_pair[several],
-                                 member[shared] * pairs + pair[shared])
+        found[several] = np.isin(
+            query_member[several] * pairs + query_pair[several], member[shared] * pairs + pair[shared]
+        )
     return found
 
 

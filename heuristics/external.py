@@ -91,7 +91,9 @@ class ExternalCommand:
         if self.shell and len(self.argv) != 1:
             raise ValueError("with shell=True the command is one shell command line")
         if not (0 < self.timeout <= MAX_TIME_LIMIT):
-            raise ValueError(f"timeout must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {self.timeout!r}")
+            raise ValueError(
+                f"timeout must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {self.timeout!r}"
+            )
 
     @property
     def display(self) -> str:
@@ -102,10 +104,18 @@ class ExternalCommand:
         env = {**os.environ, **dict(self.env)} if self.env else None
         argv = ["/bin/sh", "-c", self.argv[0]] if self.shell else list(self.argv)
         try:
-            process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       env=env, preexec_fn=_own_group_dying_with_parent)
+            process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                preexec_fn=_own_group_dying_with_parent,
+            )
         except (OSError, ValueError) as err:  # not found, not executable, a NUL byte in an argument
-            raise ExternalAssignorError(f"cannot run {_short(self.display)}: {getattr(err, 'strerror', None) or err}") from None
+            raise ExternalAssignorError(
+                f"cannot run {_short(self.display)}: {getattr(err, 'strerror', None) or err}"
+            ) from None
         try:
             stdout, stderr = self._exchange(process, payload)
         except BaseException:  # our timeout, a caller's deadline (SIGALRM), an interrupt: leave nothing running
@@ -113,8 +123,11 @@ class ExternalCommand:
             raise
         _kill_group(process)  # background processes it left behind
         if process.returncode != 0:
-            how = (f"killed by signal {-process.returncode}" if process.returncode < 0
-                   else f"exited with status {process.returncode}")
+            how = (
+                f"killed by signal {-process.returncode}"
+                if process.returncode < 0
+                else f"exited with status {process.returncode}"
+            )
             raise ExternalAssignorError(f"{how} ({_short(self.display)}){_stderr(stderr)}")
         return read_answer(stdout, problem, self.display, stderr)
 
@@ -142,8 +155,9 @@ class ExternalCommand:
                     try:
                         return process.communicate(timeout=EXIT_GRACE)
                     except subprocess.TimeoutExpired:
-                        raise ExternalAssignorError(f"exited, but a process it started keeps its stdout open "
-                                                    f"({_short(self.display)})") from None
+                        raise ExternalAssignorError(
+                            f"exited, but a process it started keeps its stdout open ({_short(self.display)})"
+                        ) from None
 
 
 #: Seconds the answer may still arrive after the command itself exited (a background child holding stdout).
@@ -223,17 +237,20 @@ class _DuplicateKey(ValueError):
 
 def read_answer(stdout: bytes, problem: Problem, display: str = "the command", stderr: bytes = b"") -> Assignment:
     """The assignment in a command's stdout, checked against ``problem`` (see the module docstring)."""
+
     def fail(what: str) -> ExternalAssignorError:
         return ExternalAssignorError(f"{what} ({_short(display)}){_stderr(stderr)}")
 
     text = stdout.decode("utf-8", "replace")
     if not text.strip():
-        raise fail("wrote nothing on stdout (expected {\"assignment\": {member: {topic: [partitions]}}})")
+        raise fail('wrote nothing on stdout (expected {"assignment": {member: {topic: [partitions]}}})')
     try:
         document = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as err:
         start = text.strip()[:60].replace("\n", " ")
-        raise fail(f"stdout is not JSON ({err.msg} at line {err.lineno} column {err.colno}; it starts {start!r})") from None
+        raise fail(
+            f"stdout is not JSON ({err.msg} at line {err.lineno} column {err.colno}; it starts {start!r})"
+        ) from None
     except _DuplicateKey as err:
         raise fail(f"stdout names {err.args[0]!r} twice in one JSON object") from None
     except (ValueError, RecursionError) as err:  # numbers too long to convert, nesting too deep
@@ -252,12 +269,16 @@ def read_answer(stdout: bytes, problem: Problem, display: str = "the command", s
         for topic, numbers in topics.items():
             if topic not in sizes:
                 raise fail(f"assignment.{member} names topic {topic!r}, which does not exist")
-            if not isinstance(numbers, list) or not all(isinstance(p, int) and not isinstance(p, bool) for p in numbers):
+            if not isinstance(numbers, list) or not all(
+                isinstance(p, int) and not isinstance(p, bool) for p in numbers
+            ):
                 raise fail(f"assignment.{member}.{topic} is not a list of partition numbers")
             for p in numbers:
                 if not 0 <= p < sizes[topic]:
-                    raise fail(f"assignment.{member}.{topic} has partition {p}, which does not exist "
-                               f"({topic} has {sizes[topic]})")
+                    raise fail(
+                        f"assignment.{member}.{topic} has partition {p}, which does not exist "
+                        f"({topic} has {sizes[topic]})"
+                    )
                 owned.append(TopicPartition(topic, p))
     return Assignment.from_partitions(partitions, problem.member_ids)
 
@@ -269,14 +290,14 @@ def parse_external(name: str) -> ExternalCommand:
     split (an unclosed quote).
     """
     if name.startswith("external-shell:"):
-        line = name[len("external-shell:"):].strip()
+        line = name[len("external-shell:") :].strip()
         if not line:
             raise ValueError(f"{name!r}: no command after 'external-shell:'")
         return ExternalCommand((line,), shell=True)
     if not name.startswith("external:"):
         raise ValueError(f"{name!r} is not an external assignor (external:CMD or external-shell:CMD)")
     try:
-        argv = tuple(shlex.split(name[len("external:"):]))
+        argv = tuple(shlex.split(name[len("external:") :]))
     except ValueError as err:
         raise ValueError(f"{name!r}: the command does not split ({err})") from None
     if not argv:

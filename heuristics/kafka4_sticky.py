@@ -157,8 +157,9 @@ class _Subscription:
 
 def _subscriptions(problem: Problem) -> dict[str, _Subscription]:
     return {
-        m.member_id: _Subscription(m.topics, [(t, p) for t, ps in m.owned for p in ps], m.generation,
-                                   m.rack if m.rack else None)
+        m.member_id: _Subscription(
+            m.topics, [(t, p) for t, ps in m.owned for p in ps], m.generation, m.rack if m.rack else None
+        )
         for m in problem.members  # departure: member id order, not the HashMap's
     }
 
@@ -205,7 +206,12 @@ def _all_subscriptions_equal(partitions_per_topic: Mapping[str, int], subscripti
                 _remove_first(consumer_to_owned_partitions[other_consumer], tp)
                 all_previous_partitions_to_owner[tp] = consumer
             # else: the other member, of a newer generation, keeps it
-    return is_all_subscriptions_equal, consumer_to_owned_partitions, partitions_with_multiple_previous_owners, max_generation
+    return (
+        is_all_subscriptions_equal,
+        consumer_to_owned_partitions,
+        partitions_with_multiple_previous_owners,
+        max_generation,
+    )
 
 
 def _remove_first(items: list, item) -> None:
@@ -222,8 +228,13 @@ def _remove_first(items: list, item) -> None:
 class _RackInfo:
     """``RackInfo``: member racks and replica racks, kept only when rack-aware assignment is used."""
 
-    def __init__(self, problem: Problem, partitions_per_topic: Mapping[str, int],
-                 subscriptions: Mapping[str, _Subscription], prefer_rack_aware_logic: bool) -> None:
+    def __init__(
+        self,
+        problem: Problem,
+        partitions_per_topic: Mapping[str, int],
+        subscriptions: Mapping[str, _Subscription],
+        prefer_rack_aware_logic: bool,
+    ) -> None:
         consumers_by_rack: dict[str, list[str]] = {}
         for member_id, subscription in subscriptions.items():
             if subscription.rack:
@@ -239,8 +250,9 @@ class _RackInfo:
                     racks = frozenset(topic.racks[p]) if topic.racks is not None else frozenset()
                     partition_racks[(topic.name, p)] = racks
                     all_partition_racks |= racks
-        self.rack_aware = _use_rack_aware_assignment(set(consumers_by_rack), all_partition_racks, partition_racks,
-                                                     prefer_rack_aware_logic)
+        self.rack_aware = _use_rack_aware_assignment(
+            set(consumers_by_rack), all_partition_racks, partition_racks, prefer_rack_aware_logic
+        )
         if self.rack_aware:
             self.consumer_racks = {c: rack for rack, cs in consumers_by_rack.items() for c in cs}
             self.partition_racks = partition_racks
@@ -249,7 +261,8 @@ class _RackInfo:
             self.partition_racks = {}
         # Computed from all racks even when rack-aware assignment is off (as in Kafka).
         self.num_consumers_by_partition = {
-            tp: sum(len(consumers_by_rack.get(r, ())) for r in racks) for tp, racks in partition_racks.items()}
+            tp: sum(len(consumers_by_rack.get(r, ())) for r in racks) for tp, racks in partition_racks.items()
+        }
 
     def racks_mismatch(self, consumer: str, tp: tuple[str, int]) -> bool:
         consumer_rack = self.consumer_racks.get(consumer)
@@ -277,8 +290,9 @@ class _RackInfo:
         return -1
 
 
-def _use_rack_aware_assignment(consumer_racks: set[str], partition_racks: set[str],
-                               racks_per_partition: Mapping, prefer_rack_aware_logic: bool) -> bool:
+def _use_rack_aware_assignment(
+    consumer_racks: set[str], partition_racks: set[str], racks_per_partition: Mapping, prefer_rack_aware_logic: bool
+) -> bool:
     """``AbstractPartitionAssignor.useRackAwareAssignment``, exactly."""
     if not consumer_racks or consumer_racks.isdisjoint(partition_racks):
         return False
@@ -314,9 +328,15 @@ class _ListIterator:
 class _ConstrainedAssignmentBuilder:
     """``ConstrainedAssignmentBuilder``: all members subscribe to the same topics."""
 
-    def __init__(self, partitions_per_topic: Mapping[str, int], rack_info: _RackInfo,
-                 consumer_to_owned_partitions: dict[str, list], partitions_with_multiple_previous_owners: set,
-                 *, pre_kafka_15170: bool) -> None:
+    def __init__(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        rack_info: _RackInfo,
+        consumer_to_owned_partitions: dict[str, list],
+        partitions_with_multiple_previous_owners: set,
+        *,
+        pre_kafka_15170: bool,
+    ) -> None:
         self.partitions_per_topic = partitions_per_topic
         self.rack_info = rack_info
         self.current_assignment = consumer_to_owned_partitions
@@ -368,29 +388,38 @@ class _ConstrainedAssignmentBuilder:
                     owned_partitions.append(tp)
             owned_partitions.sort(key=lambda tp: (tp[1], tp[0]))  # partition, then topic
             if self.partitions_with_multiple_previous_owners:
-                owned_partitions = [tp for tp in owned_partitions if tp not in self.partitions_with_multiple_previous_owners]
+                owned_partitions = [
+                    tp for tp in owned_partitions if tp not in self.partitions_with_multiple_previous_owners
+                ]
             consumer_assignment = self.assignment[consumer]
             if len(owned_partitions) < self.min_quota:
                 consumer_assignment.extend(owned_partitions)
                 self.assigned_partitions.extend(owned_partitions)
                 self.unfilled_members_with_under_min_quota_partitions.append(consumer)
-            elif (len(owned_partitions) >= self.max_quota and self.current_num_members_with_over_min_quota_partitions
-                  < self.expected_num_members_with_over_min_quota_partitions):
+            elif (
+                len(owned_partitions) >= self.max_quota
+                and self.current_num_members_with_over_min_quota_partitions
+                < self.expected_num_members_with_over_min_quota_partitions
+            ):
                 self.current_num_members_with_over_min_quota_partitions += 1
-                if (self.current_num_members_with_over_min_quota_partitions
-                        == self.expected_num_members_with_over_min_quota_partitions):
+                if (
+                    self.current_num_members_with_over_min_quota_partitions
+                    == self.expected_num_members_with_over_min_quota_partitions
+                ):
                     self.unfilled_members_with_exactly_min_quota_partitions.clear()
-                consumer_assignment.extend(owned_partitions[:self.max_quota])
-                self.assigned_partitions.extend(owned_partitions[:self.max_quota])
-                for tp in owned_partitions[self.max_quota:]:
+                consumer_assignment.extend(owned_partitions[: self.max_quota])
+                self.assigned_partitions.extend(owned_partitions[: self.max_quota])
+                for tp in owned_partitions[self.max_quota :]:
                     self._revoke(tp, consumer)
             else:
-                consumer_assignment.extend(owned_partitions[:self.min_quota])
-                self.assigned_partitions.extend(owned_partitions[:self.min_quota])
-                for tp in owned_partitions[self.min_quota:]:
+                consumer_assignment.extend(owned_partitions[: self.min_quota])
+                self.assigned_partitions.extend(owned_partitions[: self.min_quota])
+                for tp in owned_partitions[self.min_quota :]:
                     self._revoke(tp, consumer)
-                if (self.current_num_members_with_over_min_quota_partitions
-                        < self.expected_num_members_with_over_min_quota_partitions):
+                if (
+                    self.current_num_members_with_over_min_quota_partitions
+                    < self.expected_num_members_with_over_min_quota_partitions
+                ):
                     self.unfilled_members_with_exactly_min_quota_partitions.append(consumer)
 
     def assign_rack_aware_round_robin(self, unassigned_partitions: list) -> list:
@@ -411,9 +440,10 @@ class _ConstrainedAssignmentBuilder:
                 if assignment_count >= self.min_quota:
                     under.remove(consumer)
                     if assignment_count < self.max_quota and (
-                            self.pre_kafka_15170  # the fix added the second condition
-                            or self.current_num_members_with_over_min_quota_partitions
-                            < self.expected_num_members_with_over_min_quota_partitions):
+                        self.pre_kafka_15170  # the fix added the second condition
+                        or self.current_num_members_with_over_min_quota_partitions
+                        < self.expected_num_members_with_over_min_quota_partitions
+                    ):
                         exactly.append(consumer)
                 else:
                     next_index += 1
@@ -426,8 +456,10 @@ class _ConstrainedAssignmentBuilder:
                         del exactly[first_index]
                         if not self.pre_kafka_15170:  # the fix: count it, and stop at the expected number
                             self.current_num_members_with_over_min_quota_partitions += 1
-                            if (self.current_num_members_with_over_min_quota_partitions
-                                    == self.expected_num_members_with_over_min_quota_partitions):
+                            if (
+                                self.current_num_members_with_over_min_quota_partitions
+                                == self.expected_num_members_with_over_min_quota_partitions
+                            ):
                                 exactly.clear()
             if consumer is not None:
                 self.assign_new_partition(unassigned_partition, consumer)
@@ -473,22 +505,31 @@ class _ConstrainedAssignmentBuilder:
         under = self.unfilled_members_with_under_min_quota_partitions
         if not under:
             return
-        if (self.current_num_members_with_over_min_quota_partitions
-                != self.expected_num_members_with_over_min_quota_partitions):
+        if (
+            self.current_num_members_with_over_min_quota_partitions
+            != self.expected_num_members_with_over_min_quota_partitions
+        ):
             raise IllegalStateException(
                 "We haven't reached the expected number of members with more than the minQuota partitions, but no "
                 f"more partitions to be assigned ({self.current_num_members_with_over_min_quota_partitions} of "
-                f"{self.expected_num_members_with_over_min_quota_partitions}; unfilled: {', '.join(under)})")
+                f"{self.expected_num_members_with_over_min_quota_partitions}; unfilled: {', '.join(under)})"
+            )
         for unfilled_member in under:
             if len(self.assignment[unfilled_member]) != self.min_quota:
-                raise IllegalStateException(f"Consumer: [{unfilled_member}] doesn't reach minQuota partitions, "
-                                            "and no more partitions to be assigned")
+                raise IllegalStateException(
+                    f"Consumer: [{unfilled_member}] doesn't reach minQuota partitions, "
+                    "and no more partitions to be assigned"
+                )
 
     def get_unassigned_partitions(self) -> list:
         """All partitions, topics by name then partition number, minus those kept (Kafka's two-pointer merge)."""
         assigned = set(self.assigned_partitions)
-        return [(topic, p) for topic in sorted(self.partitions_per_topic)
-                for p in range(self.partitions_per_topic[topic]) if (topic, p) not in assigned]
+        return [
+            (topic, p)
+            for topic in sorted(self.partitions_per_topic)
+            for p in range(self.partitions_per_topic[topic])
+            if (topic, p) not in assigned
+        ]
 
 
 # -- the general builder ---------------------------------------------------------------------------------------
@@ -535,16 +576,22 @@ class _PartitionMovements:
         return next(iter(reverse))  # departure: first recorded (Kafka: a HashSet's first)
 
     def is_sticky(self) -> bool:
-        return not any((dst, src) in by_pair for by_pair in self.partition_movements_by_topic.values()
-                       for src, dst in by_pair)
+        return not any(
+            (dst, src) in by_pair for by_pair in self.partition_movements_by_topic.values() for src, dst in by_pair
+        )
 
 
 class _GeneralAssignmentBuilder:
     """``GeneralAssignmentBuilder``: subscriptions differ."""
 
-    def __init__(self, partitions_per_topic: Mapping[str, int], rack_info: _RackInfo,
-                 current_assignment: dict[str, list], subscriptions: Mapping[str, _Subscription],
-                 max_generation: int) -> None:
+    def __init__(
+        self,
+        partitions_per_topic: Mapping[str, int],
+        rack_info: _RackInfo,
+        current_assignment: dict[str, list],
+        subscriptions: Mapping[str, _Subscription],
+        max_generation: int,
+    ) -> None:
         self.partitions_per_topic = partitions_per_topic
         self.rack_info = rack_info
         self.current_assignment = current_assignment
@@ -562,8 +609,9 @@ class _GeneralAssignmentBuilder:
                 self.topic2_all_potential_consumers[topic].append(consumer_id)
             current_assignment.setdefault(consumer_id, [])
         self.current_partition_consumer = {tp: c for c, tps in current_assignment.items() for tp in tps}
-        sorted_all_topics = sorted(self.topic2_all_potential_consumers,
-                                   key=lambda t: (len(self.topic2_all_potential_consumers[t]), t))  # TopicComparator
+        sorted_all_topics = sorted(
+            self.topic2_all_potential_consumers, key=lambda t: (len(self.topic2_all_potential_consumers[t]), t)
+        )  # TopicComparator
         self.sorted_all_partitions = [(t, p) for t in sorted_all_topics for p in range(partitions_per_topic[t])]
         # TreeSet<String>(SubscriptionComparator): (assignment size, member id), kept by hand.
         self.sorted_current_subscriptions = SortedList()
@@ -657,7 +705,8 @@ class _GeneralAssignmentBuilder:
         topic = partition[0]
         for _, consumer in self.sorted_current_subscriptions:
             if topic in self.potential_topic_set[consumer] and (
-                    rack_info is None or not rack_info.racks_mismatch(consumer, partition)):
+                rack_info is None or not rack_info.racks_mismatch(consumer, partition)
+            ):
                 self._ts_remove(consumer)
                 self.current_assignment[consumer].append(partition)
                 self.current_partition_consumer[partition] = consumer
@@ -693,7 +742,9 @@ class _GeneralAssignmentBuilder:
             partitions_to_assign = self.maybe_assign(list(unassigned_partitions), self.rack_info, True)
         self.maybe_assign(partitions_to_assign, None, False)
 
-        fixed_topics = {t for t in self.topic2_all_potential_consumers if not self.can_topic_participate_in_reassignment(t)}
+        fixed_topics = {
+            t for t in self.topic2_all_potential_consumers if not self.can_topic_participate_in_reassignment(t)
+        }
         if fixed_topics:
             self.sorted_all_partitions = [tp for tp in self.sorted_all_partitions if tp[0] not in fixed_topics]
             unassigned_partitions = [tp for tp in unassigned_partitions if tp[0] not in fixed_topics]
@@ -711,8 +762,11 @@ class _GeneralAssignmentBuilder:
             self.perform_reassignments(unassigned_partitions, prev_assignment)
         reassignment_performed = self.perform_reassignments(self.sorted_all_partitions, prev_assignment)
 
-        if (not initializing and reassignment_performed
-                and self.get_balance_score(self.current_assignment) >= self.get_balance_score(pre_balance_assignment)):
+        if (
+            not initializing
+            and reassignment_performed
+            and self.get_balance_score(self.current_assignment) >= self.get_balance_score(pre_balance_assignment)
+        ):
             self.current_assignment.clear()
             self.current_assignment.update(pre_balance_assignment)
             self.current_partition_consumer = pre_balance_partition_consumers
@@ -770,11 +824,11 @@ class _GeneralAssignmentBuilder:
     def reassign_partition(self, partition, new_consumer: str | None = None) -> None:
         if new_consumer is None:  # the least loaded member subscribed to the topic
             topic = partition[0]
-            new_consumer = next(c for _, c in self.sorted_current_subscriptions
-                                if topic in self.potential_topic_set[c])
+            new_consumer = next(c for _, c in self.sorted_current_subscriptions if topic in self.potential_topic_set[c])
         consumer = self.current_partition_consumer[partition]
         partition_to_be_moved = self.partition_movements.get_the_actual_partition_to_be_moved(
-            partition, consumer, new_consumer)
+            partition, consumer, new_consumer
+        )
         self.process_partition_movement(partition_to_be_moved, new_consumer)
 
     def process_partition_movement(self, partition, new_consumer: str) -> None:
@@ -807,15 +861,23 @@ def run_assignor(problem: Problem, *, variant: str | None = None, prefer_rack_aw
     partitions_per_topic = _partitions_per_topic(problem)
     rack_info = _RackInfo(problem, partitions_per_topic, subscriptions, prefer_rack_aware_logic)
     equal, consumer_to_owned, multiple_owners, max_generation = _all_subscriptions_equal(
-        partitions_per_topic, subscriptions)
+        partitions_per_topic, subscriptions
+    )
     if equal:
-        builder = _ConstrainedAssignmentBuilder(partitions_per_topic, rack_info, consumer_to_owned, multiple_owners,
-                                                pre_kafka_15170=variant == "pre-KAFKA-15170")
+        builder = _ConstrainedAssignmentBuilder(
+            partitions_per_topic,
+            rack_info,
+            consumer_to_owned,
+            multiple_owners,
+            pre_kafka_15170=variant == "pre-KAFKA-15170",
+        )
         assignment = builder.build()
-        return StickyRun(assignment, "constrained", rack_info.rack_aware, builder.partitions_transferring_ownership,
-                         True)
-    general = _GeneralAssignmentBuilder(partitions_per_topic, rack_info, consumer_to_owned, subscriptions,
-                                        max_generation)
+        return StickyRun(
+            assignment, "constrained", rack_info.rack_aware, builder.partitions_transferring_ownership, True
+        )
+    general = _GeneralAssignmentBuilder(
+        partitions_per_topic, rack_info, consumer_to_owned, subscriptions, max_generation
+    )
     assignment = general.build()
     return StickyRun(assignment, "general", rack_info.rack_aware, None, general.partition_movements.is_sticky())
 
@@ -870,9 +932,13 @@ def believed_holdings(problem: Problem) -> dict[str, frozenset[tuple[str, int]]]
     return believed
 
 
-def rebalance_cooperative(problem: Problem, *, max_rebalances: int = cooperative_sticky.MAX_REBALANCES,
-                          variant: str | None = None, prefer_rack_aware_logic: bool = False
-                          ) -> cooperative_sticky.CooperativeRebalance:
+def rebalance_cooperative(
+    problem: Problem,
+    *,
+    max_rebalances: int = cooperative_sticky.MAX_REBALANCES,
+    variant: str | None = None,
+    prefer_rack_aware_logic: bool = False,
+) -> cooperative_sticky.CooperativeRebalance:
     """``CooperativeStickyAssignor``: Kafka 4's target, partitions transferring ownership withheld
     until a follow-up rebalance (every phase returned).
 
@@ -891,14 +957,15 @@ def rebalance_cooperative(problem: Problem, *, max_rebalances: int = cooperative
     >>> r.first.to_mapping(), r.final.to_mapping()["c"]
     ({'a': {'t': [1]}, 'b': {'t': [2]}, 'c': {}}, {'t': [0]})
     """
+
     def target(p: Problem) -> Assignment:
         return assign(p, variant=variant, prefer_rack_aware_logic=prefer_rack_aware_logic)
 
-    return cooperative_sticky.rebalance(problem, max_rebalances=max_rebalances, target=target,
-                                        holdings=believed_holdings)
+    return cooperative_sticky.rebalance(
+        problem, max_rebalances=max_rebalances, target=target, holdings=believed_holdings
+    )
 
 
 def assign_cooperative(problem: Problem, **options) -> Assignment:
     """The assignment the cooperative group settles on after its follow-up rebalance(s)."""
     return rebalance_cooperative(problem, **options).final
-

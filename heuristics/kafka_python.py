@@ -50,8 +50,20 @@ from typing import Mapping
 from assignment_oracle.problem.errors import MissingExtra
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
-__all__ = ["PEER_OF", "Cluster", "PeerNotInstalled", "assign_range", "assign_roundrobin", "assign_sticky",
-           "kafka_python_assign", "prepare", "run", "to_assignment", "to_mapping", "version"]
+__all__ = [
+    "PEER_OF",
+    "Cluster",
+    "PeerNotInstalled",
+    "assign_range",
+    "assign_roundrobin",
+    "assign_sticky",
+    "kafka_python_assign",
+    "prepare",
+    "run",
+    "to_assignment",
+    "to_mapping",
+    "version",
+]
 
 #: This project's assignor name -> the kafka-python class name that ports the same Kafka assignor.
 PEER_OF = {
@@ -79,8 +91,11 @@ def _kafka():
         from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
     except ImportError:
         raise PeerNotInstalled() from None
-    classes = {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor,
-               "sticky": StickyPartitionAssignor}
+    classes = {
+        "range": RangePartitionAssignor,
+        "roundrobin": RoundRobinPartitionAssignor,
+        "sticky": StickyPartitionAssignor,
+    }
     return classes, JoinGroupResponse, ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 

@@ -87,24 +87,39 @@ from assignment_oracle.heuristics.cooperative_sticky import CooperativeRebalance
 from assignment_oracle.problem.errors import AssignorDidNotFinish, MissingExtra
 from assignment_oracle.problem.model import Assignment, Member, Problem
 
-__all__ = ["STRATEGIES", "PROTOCOLS", "QUIET", "STILL", "LiveGroup", "LivePeer", "MockCluster", "PeerNotInstalled",
-           "Settled", "close_all", "version"]
+__all__ = [
+    "STRATEGIES",
+    "PROTOCOLS",
+    "QUIET",
+    "STILL",
+    "LiveGroup",
+    "LivePeer",
+    "MockCluster",
+    "PeerNotInstalled",
+    "Settled",
+    "close_all",
+    "version",
+]
 
 #: Peer name suffix -> (``partition.assignment.strategy``, ``group.protocol``, incremental callbacks).
-STRATEGIES: Mapping[str, tuple[str | None, str, bool]] = MappingProxyType({
-    "range": ("range", "classic", False),
-    "roundrobin": ("roundrobin", "classic", False),
-    "cooperative-sticky": ("cooperative-sticky", "classic", True),
-    # KIP-848: the broker computes the assignment; the mock runs its own simple range (see PROTOCOLS).
-    "consumer-protocol": (None, "consumer", True),
-})
+STRATEGIES: Mapping[str, tuple[str | None, str, bool]] = MappingProxyType(
+    {
+        "range": ("range", "classic", False),
+        "roundrobin": ("roundrobin", "classic", False),
+        "cooperative-sticky": ("cooperative-sticky", "classic", True),
+        # KIP-848: the broker computes the assignment; the mock runs its own simple range (see PROTOCOLS).
+        "consumer-protocol": (None, "consumer", True),
+    }
+)
 #: What the KIP-848 mock assigns with, from librdkafka's source (``rdkafka_mock_cgrp.c``,
 #: ``rd_kafka_mock_cgrp_consumer_target_assignment_calculate_range``).
-PROTOCOLS = MappingProxyType({
-    "classic": "classic group protocol: the leader member runs the assignor (JoinGroup/SyncGroup)",
-    "consumer": "KIP-848 consumer protocol: the mock broker's own 'simple range' target assignment "
-                "(not a Kafka broker assignor; librdkafka's mock, rdkafka_mock_cgrp.c)",
-})
+PROTOCOLS = MappingProxyType(
+    {
+        "classic": "classic group protocol: the leader member runs the assignor (JoinGroup/SyncGroup)",
+        "consumer": "KIP-848 consumer protocol: the mock broker's own 'simple range' target assignment "
+        "(not a Kafka broker assignor; librdkafka's mock, rdkafka_mock_cgrp.c)",
+    }
+)
 #: Seconds without any rebalance activity before a group counts as settled.
 QUIET = 0.35
 #: Seconds between two bursts of callbacks that make them two rebalance rounds (a round's callbacks
@@ -146,8 +161,12 @@ class _Library:
         candidates = sorted(glob.glob(os.path.join(package, os.pardir, "confluent_kafka.libs", "librdkafka*")))
         candidates += sorted(glob.glob(os.path.join(package, ".dylibs", "librdkafka*")))
         if not candidates:
-            raise MissingExtra("librdkafka", "the librdkafka mock cluster (no bundled librdkafka found next to "
-                               "confluent_kafka: install the confluent-kafka wheel)", "confluent_kafka")
+            raise MissingExtra(
+                "librdkafka",
+                "the librdkafka mock cluster (no bundled librdkafka found next to "
+                "confluent_kafka: install the confluent-kafka wheel)",
+                "confluent_kafka",
+            )
         lib = ctypes.CDLL(candidates[0])
         p, i, s = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
         for name, restype, argtypes in (
@@ -403,8 +422,11 @@ class LiveGroup:
                 applied = len(self.events)
                 last_activity = now
             # A member that subscribes to no existing topic is not in the group: nothing to wait for.
-            steady = all(s.stats is not None and _steady(s.stats) for s in self.seats.values()
-                         if s.topics & self.cluster.topics.keys())
+            steady = all(
+                s.stats is not None and _steady(s.stats)
+                for s in self.seats.values()
+                if s.topics & self.cluster.topics.keys()
+            )
             quiet = now - last_activity
             snapshot = self.holdings()
             complete = _is_complete(snapshot, expected)
@@ -412,10 +434,12 @@ class LiveGroup:
                 phases, rounds = _rounds(before, self.events[first:applied], set(self.seats), self.incremental)
                 return Settled(_assignment(snapshot), phases, now - start, tuple(handoffs), rounds)
             if now >= deadline:
-                states = ", ".join(f"{m}: {_state(s.stats)} holding {len(s.holdings)}"
-                                   for m, s in sorted(self.seats.items())[:8])
+                states = ", ".join(
+                    f"{m}: {_state(s.stats)} holding {len(s.holdings)}" for m, s in sorted(self.seats.items())[:8]
+                )
                 raise AssignorDidNotFinish(
-                    f"live group did not settle in {time_limit:g} s ({len(self.events) - first} callbacks; {states})")
+                    f"live group did not settle in {time_limit:g} s ({len(self.events) - first} callbacks; {states})"
+                )
 
     def close(self) -> None:
         seats, self.seats = self.seats, {}
@@ -625,6 +649,14 @@ def _with_claims(problem: Problem, holdings: Mapping[str, frozenset], generation
         owned: dict[str, list[int]] = {}
         for topic, partition in sorted(held):
             owned.setdefault(topic, []).append(partition)
-        members.append(Member(m.member_id, m.topics, tuple((t, tuple(ps)) for t, ps in owned.items()),
-                              generation if owned else None, m.rack, m.instance_id))
+        members.append(
+            Member(
+                m.member_id,
+                m.topics,
+                tuple((t, tuple(ps)) for t, ps in owned.items()),
+                generation if owned else None,
+                m.rack,
+                m.instance_id,
+            )
+        )
     return Problem(problem.topics, tuple(members), problem.objective)

@@ -31,5 +31,11 @@ def member_order(problem: Problem) -> tuple[int, ...]:
     members = problem.members
     if all(m.instance_id is None for m in members):
         return tuple(range(len(members)))  # members are kept sorted by id already
-    return tuple(sorted(range(len(members)), key=lambda i: (0, members[i].instance_id) if members[i].instance_id
-                        is not None else (1, members[i].member_id)))
+    return tuple(
+        sorted(
+            range(len(members)),
+            key=lambda i: (
+                (0, members[i].instance_id) if members[i].instance_id is not None else (1, members[i].member_id)
+            ),
+        )
+    )

@@ -109,8 +109,11 @@ def assign(problem: Problem, *, variant: str | None = None, prefer_rack_aware: b
         raise ValueError(f"range: unknown variant {variant!r}, expected one of {VARIANTS[1:]}")
     rank = {m: r for r, m in enumerate(member_order(problem))}
     if any(m.rack for m in problem.members) and any(t.racks is not None for t in problem.topics):
-        states = [_TopicState(problem, i, rank, prefer_rack_aware) for i, topic in enumerate(problem.topics)
-                  if problem.subscribers[topic.name]]
+        states = [
+            _TopicState(problem, i, rank, prefer_rack_aware)
+            for i, topic in enumerate(problem.topics)
+            if problem.subscribers[topic.name]
+        ]
         if any(s.needs_rack_aware for s in states):
             return _rack_aware(problem, states, variant)
     owner = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int32)
@@ -129,8 +132,9 @@ def assign(problem: Problem, *, variant: str | None = None, prefer_rack_aware: b
     return Assignment.from_owners(problem, owner)
 
 
-def use_rack_aware_assignment(consumer_racks, partition_racks, racks_per_partition, *,
-                              prefer_rack_aware: bool = False) -> bool:
+def use_rack_aware_assignment(
+    consumer_racks, partition_racks, racks_per_partition, *, prefer_rack_aware: bool = False
+) -> bool:
     """``AbstractPartitionAssignor.useRackAwareAssignment``: the members' racks meet the replicas' racks, and
     some partition's racks are not all of them (or ``prefer_rack_aware``, Kafka's test-only switch).
 
@@ -157,13 +161,15 @@ class _TopicState:
         self.rack = {m: problem.members[m].rack or None for m in self.consumers}  # Kafka drops an empty rack
         consumer_racks = {r for r in self.rack.values() if r is not None}
         if consumer_racks:
-            self.partition_racks = [frozenset(topic.racks[p]) if topic.racks is not None else frozenset()
-                                    for p in range(topic.partitions)]
+            self.partition_racks = [
+                frozenset(topic.racks[p]) if topic.racks is not None else frozenset() for p in range(topic.partitions)
+            ]
         else:
             self.partition_racks = []  # Collections.emptyMap(): its size is what step 1 groups by
         all_partition_racks = frozenset().union(*self.partition_racks)
-        self.needs_rack_aware = use_rack_aware_assignment(consumer_racks, all_partition_racks, self.partition_racks,
-                                                          prefer_rack_aware=prefer_rack_aware)
+        self.needs_rack_aware = use_rack_aware_assignment(
+            consumer_racks, all_partition_racks, self.partition_racks, prefer_rack_aware=prefer_rack_aware
+        )
         self.taken = [False] * topic.partitions
         self.unassigned = topic.partitions
         self.assigned = dict.fromkeys(self.consumers, 0)  # numAssignedByConsumer
@@ -244,8 +250,9 @@ def _co_partitioned_rack_matching(consumers: list[int], count: int, states: list
     """``assignCoPartitionedWithRackMatching``: partition p of every topic to the first subscriber matching all."""
     remaining = list(consumers)
     for p in range(count):
-        match = next((c for c in remaining if all(s.racks_match(c, p) and s.max_assignable(c) > 0 for s in states)),
-                     None)
+        match = next(
+            (c for c in remaining if all(s.racks_match(c, p) and s.max_assignable(c) > 0 for s in states)), None
+        )
         if match is None:
             continue
         for state in states:

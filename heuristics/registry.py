@@ -36,8 +36,21 @@ from assignment_oracle.problem.metrics import load_vector, retained, sorted_load
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import violations
 
-__all__ = ["Assignor", "ASSIGNORS", "GUARANTEE_NAMES", "AssignorRun", "LIVE_PEERS", "PEERS", "PORT_OF", "UnknownAssignor",
-           "external_assignor", "get_assignor", "is_live", "resolve_names", "run"]
+__all__ = [
+    "Assignor",
+    "ASSIGNORS",
+    "GUARANTEE_NAMES",
+    "AssignorRun",
+    "LIVE_PEERS",
+    "PEERS",
+    "PORT_OF",
+    "UnknownAssignor",
+    "external_assignor",
+    "get_assignor",
+    "is_live",
+    "resolve_names",
+    "run",
+]
 
 
 @dataclass(frozen=True)
@@ -89,61 +102,128 @@ GUARANTEE_NAMES: tuple[str, ...] = (
 )
 
 _ENTRIES = (
-    Assignor("range", range.assign, "org.apache.kafka.clients.consumer.RangeAssignor", "per-topic-balance", "eager",
-             "per topic, contiguous ranges to subscribers (static first, then by member id), rack-matched first (KIP-881); co-partitions equal topics"),
-    Assignor("roundrobin", roundrobin.assign, "org.apache.kafka.clients.consumer.RoundRobinAssignor",
-             "identical-subscriptions-balance", "eager",
-             "all partitions dealt around the members (static first, then by id), skipping non-subscribers"),
-    Assignor("fair", fair.assign, "KIP-49 FairAssignor (proposed, never shipped)", "identical-subscriptions-balance",
-             "eager", "each partition to the least-loaded eligible member, most constrained topics first"),
-    Assignor("sticky", sticky.assign, "org.apache.kafka.clients.consumer.StickyAssignor (KIP-54 + KIP-341)",
-             "kafka-balance", "eager",
-             "keep valid claims (highest generation wins), fill the lightest, move single partitions until balanced"),
-    Assignor("sticky-kip54", sticky.assign_kip54, "StickyAssignor before KIP-341 (Kafka 0.11-2.0)", "kafka-balance",
-             "eager", "the KIP-54 sticky algorithm reading claims without generations: stale claims are kept"),
-    Assignor("cooperative-sticky", cooperative_sticky.assign,
-             "org.apache.kafka.clients.consumer.CooperativeStickyAssignor (KIP-429)", "cooperative-kafka-balance",
-             "cooperative",
-             "sticky's target; a partition another member still holds is revoked first, assigned in a follow-up rebalance",
-             cooperative_sticky.rebalance),
-    Assignor("constrained-sticky", constrained_sticky.assign,
-             "AbstractStickyAssignor constrained path, Kafka 2.8-3.4.0 claim rule (KAFKA-9987, constrained "
-             "cooperative sticky proposal)",
-             "exact-balance", "eager",
-             "identical subscriptions: floor/ceil quotas, keep owned up to quota, fill, steal; else sticky"),
-    Assignor("server-range", server_range.assign,
-             "org.apache.kafka.coordinator.group.assignor.RangeAssignor (KIP-848 group coordinator, Kafka 4.0.0-SNAPSHOT "
-             "1eb7644)", "per-topic-balance", "consumer",
-             "KIP-848 broker-side range: members sorted (static first), each takes every subscribed topic's next range"),
-    Assignor("uniform", uniform.assign,
-             "org.apache.kafka.coordinator.group.assignor.UniformAssignor (KIP-848 group coordinator, Kafka 4.0.0-SNAPSHOT "
-             "1eb7644; homogeneous and heterogeneous builders)", "kafka-balance", "consumer",
-             "KIP-848 broker default: keep the previous target up to each member's quota, fill the least loaded, rebalance"),
-    Assignor("kafka4-sticky", kafka4_sticky.assign,
-             "org.apache.kafka.clients.consumer.StickyAssignor (Kafka 4.0.0-SNAPSHOT 1eb7644: constrained + general "
-             "builder, rack-aware, KAFKA-14639 claim rule)", "kafka-balance", "eager",
-             "equal subscriptions: quotas, keep owned (same rack) up to quota, fill by rack then round robin; "
-             "else the general sticky balance"),
-    Assignor("kafka4-cooperative-sticky", kafka4_sticky.assign_cooperative,
-             "org.apache.kafka.clients.consumer.CooperativeStickyAssignor (Kafka 4.0.0-SNAPSHOT 1eb7644: constrained + "
-             "general builder, rack-aware, KAFKA-14639 claim rule)", "cooperative-kafka-balance", "cooperative",
-             "kafka4-sticky's target; partitions transferring ownership wait for a follow-up rebalance",
-             kafka4_sticky.rebalance_cooperative),
-    Assignor("stream-join-sticky", stream_join_sticky.assign, "KIP-315 StickyStreamJoinAssignor (proposed)",
-             "stream-join", "eager",
-             "partition p of every topic to one member; sticky by epoch; partitions past the smallest topic stay unassigned"),
+    Assignor(
+        "range",
+        range.assign,
+        "org.apache.kafka.clients.consumer.RangeAssignor",
+        "per-topic-balance",
+        "eager",
+        "per topic, contiguous ranges to subscribers (static first, then by member id), rack-matched first (KIP-881); co-partitions equal topics",
+    ),
+    Assignor(
+        "roundrobin",
+        roundrobin.assign,
+        "org.apache.kafka.clients.consumer.RoundRobinAssignor",
+        "identical-subscriptions-balance",
+        "eager",
+        "all partitions dealt around the members (static first, then by id), skipping non-subscribers",
+    ),
+    Assignor(
+        "fair",
+        fair.assign,
+        "KIP-49 FairAssignor (proposed, never shipped)",
+        "identical-subscriptions-balance",
+        "eager",
+        "each partition to the least-loaded eligible member, most constrained topics first",
+    ),
+    Assignor(
+        "sticky",
+        sticky.assign,
+        "org.apache.kafka.clients.consumer.StickyAssignor (KIP-54 + KIP-341)",
+        "kafka-balance",
+        "eager",
+        "keep valid claims (highest generation wins), fill the lightest, move single partitions until balanced",
+    ),
+    Assignor(
+        "sticky-kip54",
+        sticky.assign_kip54,
+        "StickyAssignor before KIP-341 (Kafka 0.11-2.0)",
+        "kafka-balance",
+        "eager",
+        "the KIP-54 sticky algorithm reading claims without generations: stale claims are kept",
+    ),
+    Assignor(
+        "cooperative-sticky",
+        cooperative_sticky.assign,
+        "org.apache.kafka.clients.consumer.CooperativeStickyAssignor (KIP-429)",
+        "cooperative-kafka-balance",
+        "cooperative",
+        "sticky's target; a partition another member still holds is revoked first, assigned in a follow-up rebalance",
+        cooperative_sticky.rebalance,
+    ),
+    Assignor(
+        "constrained-sticky",
+        constrained_sticky.assign,
+        "AbstractStickyAssignor constrained path, Kafka 2.8-3.4.0 claim rule (KAFKA-9987, constrained "
+        "cooperative sticky proposal)",
+        "exact-balance",
+        "eager",
+        "identical subscriptions: floor/ceil quotas, keep owned up to quota, fill, steal; else sticky",
+    ),
+    Assignor(
+        "server-range",
+        server_range.assign,
+        "org.apache.kafka.coordinator.group.assignor.RangeAssignor (KIP-848 group coordinator, Kafka 4.0.0-SNAPSHOT "
+        "1eb7644)",
+        "per-topic-balance",
+        "consumer",
+        "KIP-848 broker-side range: members sorted (static first), each takes every subscribed topic's next range",
+    ),
+    Assignor(
+        "uniform",
+        uniform.assign,
+        "org.apache.kafka.coordinator.group.assignor.UniformAssignor (KIP-848 group coordinator, Kafka 4.0.0-SNAPSHOT "
+        "1eb7644; homogeneous and heterogeneous builders)",
+        "kafka-balance",
+        "consumer",
+        "KIP-848 broker default: keep the previous target up to each member's quota, fill the least loaded, rebalance",
+    ),
+    Assignor(
+        "kafka4-sticky",
+        kafka4_sticky.assign,
+        "org.apache.kafka.clients.consumer.StickyAssignor (Kafka 4.0.0-SNAPSHOT 1eb7644: constrained + general "
+        "builder, rack-aware, KAFKA-14639 claim rule)",
+        "kafka-balance",
+        "eager",
+        "equal subscriptions: quotas, keep owned (same rack) up to quota, fill by rack then round robin; "
+        "else the general sticky balance",
+    ),
+    Assignor(
+        "kafka4-cooperative-sticky",
+        kafka4_sticky.assign_cooperative,
+        "org.apache.kafka.clients.consumer.CooperativeStickyAssignor (Kafka 4.0.0-SNAPSHOT 1eb7644: constrained + "
+        "general builder, rack-aware, KAFKA-14639 claim rule)",
+        "cooperative-kafka-balance",
+        "cooperative",
+        "kafka4-sticky's target; partitions transferring ownership wait for a follow-up rebalance",
+        kafka4_sticky.rebalance_cooperative,
+    ),
+    Assignor(
+        "stream-join-sticky",
+        stream_join_sticky.assign,
+        "KIP-315 StickyStreamJoinAssignor (proposed)",
+        "stream-join",
+        "eager",
+        "partition p of every topic to one member; sticky by epoch; partitions past the smallest topic stay unassigned",
+    ),
 )
 
 #: Registry name -> :class:`Assignor`, in the order above.
 ASSIGNORS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _ENTRIES})
 
+
 def _peer(port: str, summary: str) -> Assignor:
     """kafka-python's assignor porting the same Kafka class as ``port``: judged on the port's guarantee."""
     mine = ASSIGNORS[port]
     kafka_class = mine.origin.split()[0].rsplit(".", 1)[-1]
-    return Assignor(f"kafka-python:{port}", getattr(kafka_python, f"assign_{port}"),
-                    f"kafka-python's {kafka_python.PEER_OF[port]} (a port of Kafka's {kafka_class})",
-                    mine.guarantee, mine.protocol, f"kafka-python's {summary} (extra: kafka-python)")
+    return Assignor(
+        f"kafka-python:{port}",
+        getattr(kafka_python, f"assign_{port}"),
+        f"kafka-python's {kafka_python.PEER_OF[port]} (a port of Kafka's {kafka_class})",
+        mine.guarantee,
+        mine.protocol,
+        f"kafka-python's {summary} (extra: kafka-python)",
+    )
 
 
 _PEER_ENTRIES = (
@@ -154,41 +234,59 @@ _PEER_ENTRIES = (
 #: Other implementations of the same Kafka assignors, judged next to this project's ports: ``kafka-python:*``.
 PEERS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _PEER_ENTRIES})
 
+
 def _live(strategy: str, port: str | None, summary: str) -> Assignor:
     """librdkafka's assignor, run by a live group on a mock cluster (:mod:`heuristics.librdkafka`)."""
     peer = librdkafka.LivePeer(strategy)
     mine = ASSIGNORS[port] if port else None
     kafka_class = mine.origin.split()[0].rsplit(".", 1)[-1] if mine else None
-    origin = (f"librdkafka's {strategy} assignor (a port of Kafka's {kafka_class}), live" if mine else
-              "librdkafka's mock broker, KIP-848 consumer protocol (its own simple range), live")
-    return Assignor(f"librdkafka:{strategy}", peer, origin, mine.guarantee if mine else "valid",
-                    mine.protocol if mine else "consumer", f"{summary} (extra: librdkafka)", peer.rebalance)
+    origin = (
+        f"librdkafka's {strategy} assignor (a port of Kafka's {kafka_class}), live"
+        if mine
+        else "librdkafka's mock broker, KIP-848 consumer protocol (its own simple range), live"
+    )
+    return Assignor(
+        f"librdkafka:{strategy}",
+        peer,
+        origin,
+        mine.guarantee if mine else "valid",
+        mine.protocol if mine else "consumer",
+        f"{summary} (extra: librdkafka)",
+        peer.rebalance,
+    )
 
 
 _LIVE_ENTRIES = (
     _live("range", "range", "librdkafka's range in a live group (confluent-kafka consumers, mock cluster)"),
     _live("roundrobin", "roundrobin", "librdkafka's round robin in a live group"),
-    _live("cooperative-sticky", "cooperative-sticky",
-          "librdkafka's cooperative sticky in a live group; every rebalance round observed"),
-    _live("consumer-protocol", None,
-          "a live KIP-848 group (group.protocol=consumer): the mock broker's own simple range, not Kafka's"),
+    _live(
+        "cooperative-sticky",
+        "cooperative-sticky",
+        "librdkafka's cooperative sticky in a live group; every rebalance round observed",
+    ),
+    _live(
+        "consumer-protocol",
+        None,
+        "a live KIP-848 group (group.protocol=consumer): the mock broker's own simple range, not Kafka's",
+    ),
 )
 #: librdkafka's assignors, live (``librdkafka:*``): judged like the ports they mirror; names
 #: resolve like any assignor's, and ``live`` expands to all of them.
 LIVE_PEERS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _LIVE_ENTRIES})
 #: Peer name -> the name of this project's port of the same Kafka assignor.
-PORT_OF: Mapping[str, str] = MappingProxyType({
-    **{f"kafka-python:{port}": port for port in kafka_python.PEER_OF},
-    "librdkafka:range": "range", "librdkafka:roundrobin": "roundrobin",
-    "librdkafka:cooperative-sticky": "cooperative-sticky",
-})
+PORT_OF: Mapping[str, str] = MappingProxyType(
+    {
+        **{f"kafka-python:{port}": port for port in kafka_python.PEER_OF},
+        "librdkafka:range": "range",
+        "librdkafka:roundrobin": "roundrobin",
+        "librdkafka:cooperative-sticky": "cooperative-sticky",
+    }
+)
 
 
 def is_live(assignor: Assignor) -> bool:
     """Does the assignor run a live group (state between calls, its own time limit, no forking)?"""
     return isinstance(assignor.assign, librdkafka.LivePeer)
-
-
 
 
 def get_assignor(name: str) -> Assignor:
@@ -211,9 +309,15 @@ def get_assignor(name: str) -> Assignor:
     raise UnknownAssignor(name, [*ASSIGNORS, *PEERS, *LIVE_PEERS])
 
 
-def external_assignor(command: str | list[str] | tuple[str, ...], *, name: str | None = None,
-                      guarantee: str = "valid", timeout: float = external.DEFAULT_TIMEOUT, shell: bool = False,
-                      env: Mapping[str, str] | None = None) -> Assignor:
+def external_assignor(
+    command: str | list[str] | tuple[str, ...],
+    *,
+    name: str | None = None,
+    guarantee: str = "valid",
+    timeout: float = external.DEFAULT_TIMEOUT,
+    shell: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> Assignor:
     """An :class:`Assignor` that runs ``command`` over the JSON protocol (:mod:`heuristics.external`).
 
     ``command``: an ``external:``/``external-shell:`` name, an argv list, or
@@ -228,13 +332,20 @@ def external_assignor(command: str | list[str] | tuple[str, ...], *, name: str |
         parsed = external.parse_external(command)
         runner = external.ExternalCommand(parsed.argv, parsed.shell, timeout, tuple(sorted((env or {}).items())))
     elif isinstance(command, str):
-        runner = external.ExternalCommand((command,) if shell else tuple(shlex.split(command)), shell, timeout,
-                                          tuple(sorted((env or {}).items())))
+        runner = external.ExternalCommand(
+            (command,) if shell else tuple(shlex.split(command)), shell, timeout, tuple(sorted((env or {}).items()))
+        )
     else:
         runner = external.ExternalCommand(tuple(command), shell, timeout, tuple(sorted((env or {}).items())))
     label = name or ("external-shell:" if runner.shell else "external:") + runner.display
-    return Assignor(label, runner, f"external command: {runner.display}", guarantee, "eager",
-                    f"runs {runner.display!r} over the JSON protocol (docs/external.md)")
+    return Assignor(
+        label,
+        runner,
+        f"external command: {runner.display}",
+        guarantee,
+        "eager",
+        f"runs {runner.display!r} over the JSON protocol (docs/external.md)",
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -290,15 +401,19 @@ class AssignorRun:
             out["rebalances"] = len(self.phases)
             out["revoked"] = written(self.phases[0].revoked, every_member=False)
             out["phases"] = [
-                {"assignment": written(p.assignment), "revoked": written(p.revoked, every_member=False),
-                 "withheld": written(p.withheld, every_member=False)}
+                {
+                    "assignment": written(p.assignment),
+                    "revoked": written(p.revoked, every_member=False),
+                    "withheld": written(p.withheld, every_member=False),
+                }
                 for p in self.phases
             ]
         return out
 
 
-def run(assignor: str | Assignor, problem: Problem, *, time_limit: float | None = None,
-        isolation: str = "auto") -> AssignorRun:
+def run(
+    assignor: str | Assignor, problem: Problem, *, time_limit: float | None = None, isolation: str = "auto"
+) -> AssignorRun:
     """Run an assignor (a registered name, or any :class:`Assignor`) on ``problem``: the one runner.
 
     Every phase is kept if the assignor is cooperative.  ``time_limit``
@@ -329,8 +444,15 @@ def resolve_names(names) -> tuple[str, ...]:
     """
     out: list[str] = []
     for name in names:
-        expanded = (list(ASSIGNORS) if name == "all" else list(PEERS) if name == "peers"
-                    else list(LIVE_PEERS) if name == "live" else [name])
+        expanded = (
+            list(ASSIGNORS)
+            if name == "all"
+            else list(PEERS)
+            if name == "peers"
+            else list(LIVE_PEERS)
+            if name == "live"
+            else [name]
+        )
         for item in expanded:
             get_assignor(item)
             if item in out:

@@ -297,9 +297,7 @@ class _Rebalance:
                 if gid not in best or rank < best[gid]:
                     best[gid] = rank
         self.previous = {
-            gid: member
-            for gid, (_, member) in best.items()
-            if self.topic_of[gid] in self.member_topics[member]
+            gid: member for gid, (_, member) in best.items() if self.topic_of[gid] in self.member_topics[member]
         }
 
     # -- the run -------------------------------------------------------------
@@ -314,7 +312,8 @@ class _Rebalance:
         # Step 3: fixed partitions (at most one possible member) and fixed members.
         reassignable = [p for p in order if len(self.topic_subscribers[self.topic_of[p]]) >= 2]
         self.active = [
-            m for m in range(len(self.ids))
+            m
+            for m in range(len(self.ids))
             if self.load[m] < self.potential[m]
             or any(len(self.topic_subscribers[self.topic_of[p]]) >= 2 for p in self.held[m])
         ]
@@ -517,4 +516,3 @@ class _Rebalance:
         for u in touched:
             if u in self.not_full:
                 self._judge(u)
-

@@ -114,8 +114,9 @@ def assign(problem: Problem, *, variant: str | None = None) -> Assignment:
         if variant == PRE_KAFKA_16930 and () in subscriptions:  # some topic is subscribed: build() got to balance()
             member = members[subscriptions.index(())].member_id
             raise NullPointerException(
-                f"Cannot invoke \"MemberAssignment.targetPartitions()\" because the return value of "
-                f"\"java.util.Map.get(Object)\" is null (member {member} subscribes to no topic; KAFKA-16930)")
+                f'Cannot invoke "MemberAssignment.targetPartitions()" because the return value of '
+                f'"java.util.Map.get(Object)" is null (member {member} subscribes to no topic; KAFKA-16930)'
+            )
         targets = _Heterogeneous(problem, subscriptions, previous).build()
     owners = split_by_topic(problem, owner)
     for topic, by_partition in targets.items():
@@ -123,7 +124,9 @@ def assign(problem: Problem, *, variant: str | None = None) -> Assignment:
     return Assignment.from_owners(problem, owner)
 
 
-def _homogeneous(problem: Problem, topics: tuple[str, ...], previous, *, fixed_18688: bool = False) -> dict[str, list[int]]:
+def _homogeneous(
+    problem: Problem, topics: tuple[str, ...], previous, *, fixed_18688: bool = False
+) -> dict[str, list[int]]:
     """``UniformHomogeneousAssignmentBuilder.build``: quotas in member order, keep up to the quota, fill."""
     counts = problem.partition_counts
     members = range(len(problem.members))

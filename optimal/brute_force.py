@@ -68,12 +68,19 @@ def enumerate_assignments(problem: Problem, limit: int = 200_000) -> Enumeration
     if size > limit:
         raise ValueError(f"{size} assignments is too many to enumerate")
     owners = previous_owners(problem)
-    choices = np.array(list(itertools.product(*[e for _, e in partitions])), dtype=np.int64).reshape(size, len(partitions))
-    loads = np.stack([(choices == i).sum(axis=1) for i in range(len(ids))], axis=1) if ids else np.zeros((size, 0), dtype=np.int64)
+    choices = np.array(list(itertools.product(*[e for _, e in partitions])), dtype=np.int64).reshape(
+        size, len(partitions)
+    )
+    loads = (
+        np.stack([(choices == i).sum(axis=1) for i in range(len(ids))], axis=1)
+        if ids
+        else np.zeros((size, 0), dtype=np.int64)
+    )
     owner_index = np.array([ids.index(owners[tp]) if tp in owners else -1 for tp, _ in partitions], dtype=np.int64)
     retained = (choices == owner_index).sum(axis=1) if partitions else np.zeros(size, dtype=np.int64)
-    remote = np.array([[not is_local(problem, tp[0], tp[1], m) for m in ids] for tp, _ in partitions],
-                      dtype=bool).reshape(len(partitions), len(ids))
+    remote = np.array(
+        [[not is_local(problem, tp[0], tp[1], m) for m in ids] for tp, _ in partitions], dtype=bool
+    ).reshape(len(partitions), len(ids))
     cross = remote[np.arange(len(partitions)), choices].sum(axis=1) if partitions else np.zeros(size, np.int64)
     return Enumeration(-np.sort(-loads, axis=1), loads, retained, int((owner_index >= 0).sum()), cross)
 
@@ -101,8 +108,9 @@ def optimum(problem: Problem) -> BruteOptimum:
         else:
             alive &= e.retained == e.retained[alive].max()
     first = int(np.flatnonzero(alive)[0])
-    return BruteOptimum(tuple(int(x) for x in e.sorted_loads[first]), int(e.retained[first]), e.owned,
-                        int(e.cross_rack[first]))
+    return BruteOptimum(
+        tuple(int(x) for x in e.sorted_loads[first]), int(e.retained[first]), e.owned, int(e.cross_rack[first])
+    )
 
 
 def lexicographic_min(rows: np.ndarray) -> np.ndarray:
@@ -146,7 +154,9 @@ def is_optimal(problem: Problem, loads, kept: int, best: BruteOptimum, cross: in
     return on_loads and kept == best.retained and on_racks
 
 
-def join_group_optimum(problem: Problem, balance: str = "dec-min", limit: int = 200_000) -> tuple[tuple[int, ...], int] | None:
+def join_group_optimum(
+    problem: Problem, balance: str = "dec-min", limit: int = 200_000
+) -> tuple[tuple[int, ...], int] | None:
     """The co-partitioned optimum by enumeration, read off the scenario directly: ``(sorted loads, kept)``
     for the balance definition, or ``None`` if some unit has no member subscribing to all its topics.
 
@@ -160,8 +170,9 @@ def join_group_optimum(problem: Problem, balance: str = "dec-min", limit: int = 
     counts = {t.name: t.partitions for t in problem.topics}
     grouped = {t for g in problem.join_groups for t in g}
     owners = previous_owners(problem)
-    unit_list: list[list[tuple[str, int]]] = [[(t.name, p)] for t in problem.topics if t.name not in grouped
-                                              for p in range(t.partitions)]
+    unit_list: list[list[tuple[str, int]]] = [
+        [(t.name, p)] for t in problem.topics if t.name not in grouped for p in range(t.partitions)
+    ]
     for group in problem.join_groups:
         unit_list += [[(t, p) for t in group if p < counts[t]] for p in range(max(counts[t] for t in group))]
     choices = []
@@ -187,7 +198,9 @@ def join_group_optimum(problem: Problem, balance: str = "dec-min", limit: int = 
             kept += sum(1 for tp in unit if owners.get(tp) == ids[m])
         ordered = tuple(sorted(loads, reverse=True))
         squares = sum(x * x for x in loads)
-        key = {"dec-min": ordered, "sum-of-squares": (squares,), "max-then-squares": (max(loads, default=0), squares)}[balance]
+        key = {"dec-min": ordered, "sum-of-squares": (squares,), "max-then-squares": (max(loads, default=0), squares)}[
+            balance
+        ]
         if best_key is None or key < best_key or (key == best_key and kept > best_kept):
             best_key, best_kept, best_loads = key, kept, ordered
     return (best_loads if best_key is not None else ()), max(best_kept, 0)
@@ -232,8 +245,9 @@ def weighted_optimum(problem: Problem, limit: int = 200_000) -> tuple[tuple[int,
     return best if best is not None else (tuple(0 for _ in ids), 0)
 
 
-def move_limited_optimum(problem: Problem, max_moves: int | None = None, max_moves_per_member: int | None = None,
-                         limit: int = 200_000) -> tuple[tuple[int, ...], int] | None:
+def move_limited_optimum(
+    problem: Problem, max_moves: int | None = None, max_moves_per_member: int | None = None, limit: int = 200_000
+) -> tuple[tuple[int, ...], int] | None:
     """The move-limited optimum by enumeration: ``(sorted partition counts, fewest moves)`` over the
     assignments that move at most ``max_moves`` partitions and take at most ``max_moves_per_member``
     from any member (a move: a partition with a previous owner, by :func:`previous_owners`, that goes
@@ -345,7 +359,9 @@ def request_optimum(problem: Problem, request, limit: int = 200_000) -> list | N
     owned = {ids.index(m): 0 for m in owners.values()}
     for member_id in owners.values():
         owned[ids.index(member_id)] += 1
-    local = {(tp, i): is_local(problem, tp[0], tp[1], ids[i]) for unit, eligible in units for tp in unit for i in eligible}
+    local = {
+        (tp, i): is_local(problem, tp[0], tp[1], ids[i]) for unit, eligible in units for tp in unit for i in eligible
+    }
     best_key, best_values = None, None
     for pick in itertools.product(*[e for _, e in units]):
         loads = [0] * len(ids)
@@ -363,7 +379,10 @@ def request_optimum(problem: Problem, request, limit: int = 200_000) -> list | N
         moved_from = {o: n - kept_by[o] for o, n in owned.items()}
         if request.max_moves is not None and sum(moved_from.values()) > request.max_moves:
             continue
-        if request.max_moves_per_member is not None and max(moved_from.values(), default=0) > request.max_moves_per_member:
+        if (
+            request.max_moves_per_member is not None
+            and max(moved_from.values(), default=0) > request.max_moves_per_member
+        ):
             continue
         squares = sum(x * x for x in loads)
         values: list = []

@@ -92,7 +92,7 @@ def certificate_from_mapping(data: Any, *, source: str = "certificate", path: st
     if unknown:
         raise InputError(source, f"{path}.{unknown[0]}", "unknown key")
     if data.get("kind") != KIND:
-        raise InputError(source, f"{path}.kind", f"must be \"{KIND}\"")
+        raise InputError(source, f"{path}.kind", f'must be "{KIND}"')
 
     def integer(value: Any, where: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -168,13 +168,16 @@ def verify(
     fixed = network.fixed
     # Claims the objective fixes (stickiness before balance) stay.
     for p in np.flatnonzero(fixed & (owner != network.previous_owner))[:5]:
-        problems.append(f"(c) {_topic_partition(network, p)} left {ids[network.previous_owner[p]]} "
-                        "although stickiness comes first")
+        problems.append(
+            f"(c) {_topic_partition(network, p)} left {ids[network.previous_owner[p]]} although stickiness comes first"
+        )
     # Every other partition goes through its hub: to one of the members the objective allows it.
     arc = network.arc_index(hub, owner)
     for p in np.flatnonzero(~fixed & (arc < 0))[:5]:
-        problems.append(f"(r) {_topic_partition(network, p)} went to {ids[owner[p]]}, outside its replicas' racks, "
-                        "although rack locality comes before balance and a local subscriber exists")
+        problems.append(
+            f"(r) {_topic_partition(network, p)} went to {ids[owner[p]]}, outside its replicas' racks, "
+            "although rack locality comes before balance and a local subscriber exists"
+        )
     if problems:
         return tuple(problems[:20])
 
@@ -198,10 +201,17 @@ def verify(
     for mask, text in checks:
         for p in np.flatnonzero(mask)[:5]:
             o = int(previous[p])
-            problems.append(text.format(
-                tp=_topic_partition(network, p), m=ids[owner[p]], pm=int(went[p]), c=int(floor[p]), r=r,
-                o=ids[o] if o >= 0 else None, po=int(held[p]),
-            ))
+            problems.append(
+                text.format(
+                    tp=_topic_partition(network, p),
+                    m=ids[owner[p]],
+                    pm=int(went[p]),
+                    c=int(floor[p]),
+                    r=r,
+                    o=ids[o] if o >= 0 else None,
+                    po=int(held[p]),
+                )
+            )
     return tuple(problems[:20])
 
 

@@ -106,9 +106,7 @@ def _solve_windowed(network: AggregatedNetwork, weights, windows: Windows, time_
     owned = np.flatnonzero(network.class_owner >= 0)
 
     # Variables.
-    keep = {
-        int(c): model.new_int_var(0, int(network.class_count[c]), f"keep[{int(c)}]") for c in owned
-    }
+    keep = {int(c): model.new_int_var(0, int(network.class_count[c]), f"keep[{int(c)}]") for c in owned}
     give = [
         model.new_int_var(0, int(supply[h]), f"give[{int(h)},{int(m)}]")
         for h, m in zip(network.arc_hub.tolist(), network.arc_member.tolist())

@@ -50,16 +50,29 @@ class Needs:
 
     def describe(self) -> str:
         parts = [",".join(self.order), f"balance {self.balance}"]
-        parts += [name for name, on in (("weights", self.weights), ("join groups", self.join_groups),
-                                        ("move limits", self.move_limits), ("racks", self.racks)) if on]
+        parts += [
+            name
+            for name, on in (
+                ("weights", self.weights),
+                ("join groups", self.join_groups),
+                ("move limits", self.move_limits),
+                ("racks", self.racks),
+            )
+            if on
+        ]
         return "; ".join(parts)
 
 
 def needs(problem: Problem, request: Request) -> Needs:
     order = request.tiers(problem)
-    return Needs(order=order, balance=request.balance, weights=bool(problem.weights),
-                 join_groups=bool(problem.join_groups), move_limits=request.limited,
-                 racks=RACK in order and problem.rack_locality.active)
+    return Needs(
+        order=order,
+        balance=request.balance,
+        weights=bool(problem.weights),
+        join_groups=bool(problem.join_groups),
+        move_limits=request.limited,
+        racks=RACK in order and problem.rack_locality.active,
+    )
 
 
 @dataclass(frozen=True)
@@ -79,10 +92,15 @@ class Engine:
 
     def can(self, need: Needs) -> bool:
         active = tuple(t for t in need.order if t != RACK or need.racks)
-        return (set(active) <= self.tiers and (self.weights or not need.weights)
-                and (self.join_groups or not need.join_groups) and (self.move_limits or not need.move_limits)
-                and need.balance in self.balance_definitions and (self.racks or not need.racks)
-                and (self.orders is None or active in self.orders))
+        return (
+            set(active) <= self.tiers
+            and (self.weights or not need.weights)
+            and (self.join_groups or not need.join_groups)
+            and (self.move_limits or not need.move_limits)
+            and need.balance in self.balance_definitions
+            and (self.racks or not need.racks)
+            and (self.orders is None or active in self.orders)
+        )
 
 
 _NETWORK_TIERS = frozenset({BALANCE, RACK, STICKINESS})
@@ -91,10 +109,21 @@ ENGINES: tuple[Engine, ...] = (
     Engine("flow", "certificate", _NETWORK_TIERS),
     Engine("networkx", "certificate", _NETWORK_TIERS, auto=False),
     Engine("cpsat", "certificate", _NETWORK_TIERS, auto=False),
-    Engine("flow-spread", "flow", frozenset({BALANCE, SPREAD, STICKINESS}), racks=False,
-           orders=((BALANCE, SPREAD, STICKINESS),)),
-    Engine("cpsat-staged", "cpsat", frozenset({BALANCE, RACK, SPREAD, STICKINESS}), weights=True, join_groups=True,
-           move_limits=True),
+    Engine(
+        "flow-spread",
+        "flow",
+        frozenset({BALANCE, SPREAD, STICKINESS}),
+        racks=False,
+        orders=((BALANCE, SPREAD, STICKINESS),),
+    ),
+    Engine(
+        "cpsat-staged",
+        "cpsat",
+        frozenset({BALANCE, RACK, SPREAD, STICKINESS}),
+        weights=True,
+        join_groups=True,
+        move_limits=True,
+    ),
 )
 METHODS = ("auto",) + tuple(e.name for e in ENGINES)
 DEFAULT_METHOD = "auto"
@@ -113,13 +142,21 @@ def choose(problem: Problem, request: Request, method: str = DEFAULT_METHOD) -> 
     if named is None:
         raise UnsupportedRequest(f"method: unknown {method!r} (known: {', '.join(METHODS)})")
     if not named.can(need):
-        raise UnsupportedRequest(f"method {method} cannot express {need.describe()} "
-                                 f"(method auto chooses an engine that can)")
+        raise UnsupportedRequest(
+            f"method {method} cannot express {need.describe()} (method auto chooses an engine that can)"
+        )
     return named
 
 
-def solve(problem: Problem, request: Request | None = None, *, method: str = DEFAULT_METHOD,
-          time_limit: float | None = None, claims: ResolvedClaims | None = None, hint=None) -> Solution:
+def solve(
+    problem: Problem,
+    request: Request | None = None,
+    *,
+    method: str = DEFAULT_METHOD,
+    time_limit: float | None = None,
+    claims: ResolvedClaims | None = None,
+    hint=None,
+) -> Solution:
     """The optimum of ``request`` (default: the problem's own objective, dec-min, no budget) on
     ``problem``, by the engine :func:`choose` picks (module docstring).
 
@@ -154,8 +191,11 @@ def solve(problem: Problem, request: Request | None = None, *, method: str = DEF
     else:
         from assignment_oracle.optimal.flow import solve as run
 
-        solution = run(_network_problem(problem, request), claims=claims,
-                       **({"backend": "networkx"} if engine.name == "networkx" else {}))
+        solution = run(
+            _network_problem(problem, request),
+            claims=claims,
+            **({"backend": "networkx"} if engine.name == "networkx" else {}),
+        )
     return _with_tiers(solution, problem, request, engine, time.perf_counter() - started)
 
 

@@ -102,7 +102,11 @@ def solve(
         arc_flow = flows[flow_network.hub_arcs]
         loads = (
             network.base_load
-            + np.bincount(network.class_owner[network.class_owner >= 0], weights=class_kept[network.class_owner >= 0], minlength=network.num_members).astype(np.int64)
+            + np.bincount(
+                network.class_owner[network.class_owner >= 0],
+                weights=class_kept[network.class_owner >= 0],
+                minlength=network.num_members,
+            ).astype(np.int64)
             + np.bincount(network.arc_member, weights=arc_flow, minlength=network.num_members).astype(np.int64)
         )
         if windows.contains(loads).all():
@@ -119,7 +123,14 @@ def solve(
         "classes": int(network.class_count.size),
     }
     return finish(
-        network, "flow" if backend == "ortools" else "networkx", assignment, True, None, started, stats, time.perf_counter
+        network,
+        "flow" if backend == "ortools" else "networkx",
+        assignment,
+        True,
+        None,
+        started,
+        stats,
+        time.perf_counter,
     )
 
 
@@ -148,7 +159,9 @@ def _build(network: AggregatedNetwork, weights, windows: Windows) -> _FlowNetwor
     keep_arcs[owned] = num_classes + np.arange(num_classes)
     # Each hub may give any of its partitions to any of its members (penalty q to a non-local one).
     first_hub_arc = 2 * num_classes
-    add(hub0 + network.arc_hub, member0 + network.arc_member, network.hub_supply[network.arc_hub], q * network.arc_cross)
+    add(
+        hub0 + network.arc_hub, member0 + network.arc_member, network.hub_supply[network.arc_hub], q * network.arc_cross
+    )
     hub_arcs = slice(first_hub_arc, first_hub_arc + network.arc_hub.size)
     # Each member's load pays the convex level costs, windowed.
     members = np.arange(num_members)
@@ -157,19 +170,34 @@ def _build(network: AggregatedNetwork, weights, windows: Windows) -> _FlowNetwor
     add(member0 + members[merged], np.full(int(merged.sum()), sink), (lo - base)[merged], unit_cost(W, lo[merged]))
     unit_counts = hi - lo
     unit_member = np.repeat(members, unit_counts)
-    unit_level = np.repeat(lo + 1 - np.cumsum(np.concatenate(([0], unit_counts[:-1]))), unit_counts) + np.arange(unit_counts.sum())
+    unit_level = np.repeat(lo + 1 - np.cumsum(np.concatenate(([0], unit_counts[:-1]))), unit_counts) + np.arange(
+        unit_counts.sum()
+    )
     add(member0 + unit_member, np.full(unit_member.size, sink), np.ones(unit_member.size), unit_cost(W, unit_level))
     overflow = hi < cap
-    add(member0 + members[overflow], np.full(int(overflow.sum()), sink), (cap - hi)[overflow], unit_cost(W, hi[overflow] + 1))
+    add(
+        member0 + members[overflow],
+        np.full(int(overflow.sum()), sink),
+        (cap - hi)[overflow],
+        unit_cost(W, hi[overflow] + 1),
+    )
 
     supplies = np.zeros(sink + 1, dtype=np.int64)
     supplies[:num_classes] = counts
     unowned = network.class_owner < 0
-    supplies[hub0 : hub0 + num_hubs] = np.bincount(network.class_hub[unowned], weights=network.class_count[unowned], minlength=num_hubs)
+    supplies[hub0 : hub0 + num_hubs] = np.bincount(
+        network.class_hub[unowned], weights=network.class_count[unowned], minlength=num_hubs
+    )
     supplies[sink] = -int(network.class_count.sum())
     result = _FlowNetwork(
-        np.concatenate(tails), np.concatenate(heads), np.concatenate(caps), np.concatenate(costs),
-        supplies, keep_arcs, hub_arcs, sink + 1,
+        np.concatenate(tails),
+        np.concatenate(heads),
+        np.concatenate(caps),
+        np.concatenate(costs),
+        supplies,
+        keep_arcs,
+        hub_arcs,
+        sink + 1,
     )
     largest = int(np.abs(result.costs).max()) if result.costs.size else 0
     if largest * (result.num_nodes + 1) >= _COST_LIMIT:
@@ -201,6 +229,4 @@ def _run_networkx(net: _FlowNetwork) -> np.ndarray:
         _, flow = nx.network_simplex(graph)
     except nx.NetworkXException as err:
         raise SolverError(f"networkx network simplex failed: {err}") from None
-    return np.array(
-        [flow[t][h][k] for t, h, k in zip(net.tails.tolist(), net.heads.tolist(), keys)], dtype=np.int64
-    )
+    return np.array([flow[t][h][k] for t, h, k in zip(net.tails.tolist(), net.heads.tolist(), keys)], dtype=np.int64)

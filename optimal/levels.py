@@ -90,7 +90,15 @@ import numpy as np
 from assignment_oracle.optimal.network import AggregatedNetwork
 from assignment_oracle.problem.model import BALANCE, RACK, STICKINESS
 
-__all__ = ["ObjectiveWeights", "objective_weights", "unit_cost", "estimate_loads", "Windows", "initial_windows", "widen"]
+__all__ = [
+    "ObjectiveWeights",
+    "objective_weights",
+    "unit_cost",
+    "estimate_loads",
+    "Windows",
+    "initial_windows",
+    "widen",
+]
 
 
 @dataclass(frozen=True)

@@ -178,8 +178,9 @@ class _Program:
         self.row({col: 1.0 for col in selectors}, 1.0, 1.0)
 
 
-def hint(model: cp_model.CpModel, *, time_limit: float | None = None,
-         node_limit: int = NODE_LIMIT) -> dict[int, int] | None:
+def hint(
+    model: cp_model.CpModel, *, time_limit: float | None = None, node_limit: int = NODE_LIMIT
+) -> dict[int, int] | None:
     """Values (by variable index) of a solution of ``model`` found by HiGHS, or ``None``.
 
     ``None`` when the model has a constraint the translation does not cover, or HiGHS finds no
@@ -215,8 +216,13 @@ def hint(model: cp_model.CpModel, *, time_limit: float | None = None,
     def search() -> None:
         try:
             with _quiet_stdout():  # HiGHS prints debugging lines to file descriptor 1, where an answer may go
-                found["result"] = milp(cost, integrality=np.ones(n), bounds=Bounds(program.lower, program.upper),
-                                       constraints=constraints, options=options)
+                found["result"] = milp(
+                    cost,
+                    integrality=np.ones(n),
+                    bounds=Bounds(program.lower, program.upper),
+                    constraints=constraints,
+                    options=options,
+                )
         finally:
             done.set()
 
@@ -228,7 +234,7 @@ def hint(model: cp_model.CpModel, *, time_limit: float | None = None,
     result = found["result"]
     if result.x is None:
         return None
-    return {col: int(round(value)) for col, value in enumerate(result.x[:program.variables])}
+    return {col: int(round(value)) for col, value in enumerate(result.x[: program.variables])}
 
 
 @contextlib.contextmanager

@@ -188,9 +188,11 @@ class AggregatedNetwork:
         free = np.flatnonzero(~self.fixed)
         hub_of_partition = self.hub_of_partition
         got = {}
-        pairs, counts = np.unique(
-            np.stack([hub_of_partition[free], owner[free]]), axis=1, return_counts=True
-        ) if free.size else (np.zeros((2, 0), np.int64), np.zeros(0, np.int64))
+        pairs, counts = (
+            np.unique(np.stack([hub_of_partition[free], owner[free]]), axis=1, return_counts=True)
+            if free.size
+            else (np.zeros((2, 0), np.int64), np.zeros(0, np.int64))
+        )
         for (h, m), n in zip(pairs.T.tolist(), counts.tolist()):
             got[(h, m)] = n
         for c in np.flatnonzero(class_kept).tolist():
@@ -241,8 +243,9 @@ class AggregatedNetwork:
         index = {t: i for i, t in enumerate(problem.topic_names)}
         for i, t in enumerate(self.topics):
             start = offsets[index[t]]
-            everything[start : start + self.topic_start[i + 1] - self.topic_start[i]] = \
-                owner[self.topic_start[i] : self.topic_start[i + 1]]
+            everything[start : start + self.topic_start[i + 1] - self.topic_start[i]] = owner[
+                self.topic_start[i] : self.topic_start[i + 1]
+            ]
         return Assignment.from_owners(problem, everything)
 
 

@@ -66,15 +66,17 @@ class Request:
             object.__setattr__(self, "objective", tiers)
             unknown = [t for t in tiers if t not in TIERS]
             if unknown or len(set(tiers)) != len(tiers) or BALANCE not in tiers or STICKINESS not in tiers:
-                raise UnsupportedRequest(f"objective: must name balance and stickiness once each and rack and "
-                                         f"spread at most once each, got {','.join(tiers)}")
+                raise UnsupportedRequest(
+                    f"objective: must name balance and stickiness once each and rack and "
+                    f"spread at most once each, got {','.join(tiers)}"
+                )
         if self.balance not in BALANCE_DEFINITIONS:
-            raise UnsupportedRequest(f"balance: unknown definition {self.balance!r} "
-                                     f"(known: {', '.join(BALANCE_DEFINITIONS)})")
+            raise UnsupportedRequest(
+                f"balance: unknown definition {self.balance!r} (known: {', '.join(BALANCE_DEFINITIONS)})"
+            )
         for name in ("max_moves", "max_moves_per_member"):
             value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
-                                      or value < 0):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0):
                 raise UnsupportedRequest(f"{name}: must be a whole number, 0 or more, got {value!r}")
 
     def tiers(self, problem: Problem) -> tuple[str, ...]:
@@ -86,8 +88,12 @@ class Request:
         return self.max_moves is not None or self.max_moves_per_member is not None
 
     def to_mapping(self, problem: Problem) -> dict:
-        return {"objective": list(self.tiers(problem)), "balance": self.balance, "max_moves": self.max_moves,
-                "max_moves_per_member": self.max_moves_per_member}
+        return {
+            "objective": list(self.tiers(problem)),
+            "balance": self.balance,
+            "max_moves": self.max_moves,
+            "max_moves_per_member": self.max_moves_per_member,
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,9 +160,15 @@ def measure(problem: Problem, assignment: Assignment, claims: ResolvedClaims | N
     moved_from = np.bincount(previous[gone], minlength=n).astype(np.int64)
     topic = np.searchsorted(problem.partition_offsets, partition, side="right") - 1
     held = np.bincount(topic * max(n, 1) + member, minlength=len(problem.topics) * max(n, 1))
-    return Measures(loads=loads, counts=counts, kept=kept, owned=int(owned_rows.sum()), moved_from=moved_from,
-                    cross_rack=cross_rack(problem, assignment, placement),
-                    topic_squares=int((held.astype(np.int64) ** 2).sum()))
+    return Measures(
+        loads=loads,
+        counts=counts,
+        kept=kept,
+        owned=int(owned_rows.sum()),
+        moved_from=moved_from,
+        cross_rack=cross_rack(problem, assignment, placement),
+        topic_squares=int((held.astype(np.int64) ** 2).sum()),
+    )
 
 
 def tier_key(tier: str, value: Any) -> Any:

@@ -206,8 +206,11 @@ class Solution:
         if self.assignment is not None:
             measures = self._measured()
             out.update(
-                assignment=(self.assignment.to_mapping(problem.member_ids) if plain
-                            else self.assignment.including(problem.member_ids)),
+                assignment=(
+                    self.assignment.to_mapping(problem.member_ids)
+                    if plain
+                    else self.assignment.including(problem.member_ids)
+                ),
                 loads=self.loads,
                 sorted_loads=list(self.sorted_loads),
                 sum_of_squares=self.sum_of_squares,

@@ -268,8 +268,14 @@ class _Model:
             signatures = []
             for s, (signature, ks) in enumerate(cls.signatures):
                 size = len(ks)
-                back = {o: (m_.new_bool_var(f"back[{c},{s},{o}]") if size == 1 else
-                            m_.new_int_var(0, size, f"back[{c},{s},{o}]")) for o, _ in signature}
+                back = {
+                    o: (
+                        m_.new_bool_var(f"back[{c},{s},{o}]")
+                        if size == 1
+                        else m_.new_int_var(0, size, f"back[{c},{s},{o}]")
+                    )
+                    for o, _ in signature
+                }
                 self.primary.extend(back.values())
                 if len(back) > 1:
                     if size == 1:
@@ -339,7 +345,9 @@ class _Model:
         for m, load in enumerate(self.load):
             over = self.model.new_int_var(0, self.capacity[m], f"over[{k},{m}]")
             self.model.add(over >= load - t)
-            self.derived.append((over, lambda inc, m=m: max(0, int(inc.loads[m]) - int(np.sort(inc.loads)[::-1][k - 1]))))
+            self.derived.append(
+                (over, lambda inc, m=m: max(0, int(inc.loads[m]) - int(np.sort(inc.loads)[::-1][k - 1])))
+            )
             terms.append(over)
         return k * t + sum(terms)
 
@@ -356,7 +364,9 @@ class _Model:
     def topic_squares(self):
         terms = []
         for (t, m), expression in self.held.items():
-            top = sum(len(cls.parts) * k for cls in self.parts.classes if m in cls.eligible for tt, k in cls.topics if tt == t)
+            top = sum(
+                len(cls.parts) * k for cls in self.parts.classes if m in cls.eligible for tt, k in cls.topics if tt == t
+            )
             count = self.model.new_int_var(0, top, f"held[{t},{m}]")
             self.model.add(count == expression)
             square = self.model.new_int_var(0, top * top, f"held_sq[{t},{m}]")
@@ -530,8 +540,9 @@ def _descent(parts: Parts, n: int, owner: np.ndarray, request: Request) -> np.nd
     return owner
 
 
-def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None = None,
-          time_limit: float | None = None) -> Solution:
+def solve(
+    problem: Problem, request: Request, *, claims: ResolvedClaims | None = None, time_limit: float | None = None
+) -> Solution:
     """The optimum of ``request`` on ``problem`` (module docstring)."""
     started = time.perf_counter()
     deadline = None if time_limit is None else started + time_limit
@@ -548,10 +559,19 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
             if parts.partitions:
                 global_owner[np.concatenate(parts.partitions)] = np.repeat(owner, [u.size for u in parts.partitions])
             assignment = Assignment.from_owners(problem, global_owner)
-        solution = Solution(problem=problem, status=status, method="cpsat-staged", assignment=assignment,
-                            wall_time=time.perf_counter() - started, request=request, tiers=tuple(records),
-                            stages=tuple(stages), message=message, claims=claims,
-                            stats={"parts": len(parts.partitions), "classes": len(parts.classes)})
+        solution = Solution(
+            problem=problem,
+            status=status,
+            method="cpsat-staged",
+            assignment=assignment,
+            wall_time=time.perf_counter() - started,
+            request=request,
+            tiers=tuple(records),
+            stages=tuple(stages),
+            message=message,
+            claims=claims,
+            stats={"parts": len(parts.partitions), "classes": len(parts.classes)},
+        )
         if assignment is None:
             return solution
         measures = solution.measures
@@ -568,11 +588,17 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
 
     if parts.stranded:
         topic, p = parts.stranded[0]
-        return answer(INFEASIBLE, None, [], f"no member subscribes to every topic of the unit of {topic}-{p}'s "
-                                            f"partition number ({len(parts.stranded)} such unit(s))")
+        return answer(
+            INFEASIBLE,
+            None,
+            [],
+            f"no member subscribes to every topic of the unit of {topic}-{p}'s "
+            f"partition number ({len(parts.stranded)} such unit(s))",
+        )
     if not parts.partitions:  # nothing to assign: every tier is at its only value
-        return answer(OPTIMAL, np.zeros(0, dtype=np.int64),
-                      [TierResult(t, None, None, True, "bound") for t in tiers], "")
+        return answer(
+            OPTIMAL, np.zeros(0, dtype=np.int64), [TierResult(t, None, None, True, "bound") for t in tiers], ""
+        )
     state = _Model(problem, parts, request, tiers)
     keep_first = request.limited or tiers.index(STICKINESS) < tiers.index(BALANCE)
     start = _greedy(parts, n, keep_first)
@@ -582,19 +608,23 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
         # greedy's own balanced start competes, and the better (sorted loads, then kept) is taken.
         kept_first = _descent(parts, n, _greedy(parts, n, True) if not keep_first else start, request)
         candidates = [state.incumbent(state.values_of(o)) for o in (kept_first, start)]
-        incumbent = min(candidates[:1] if request.limited else candidates,
-                        key=lambda c: (sorted(map(int, c.loads), reverse=True), -c.kept))
+        incumbent = min(
+            candidates[:1] if request.limited else candidates,
+            key=lambda c: (sorted(map(int, c.loads), reverse=True), -c.kept),
+        )
     else:
         incumbent = state.incumbent(state.values_of(start))
     moves = parts.owned_by - incumbent.kept_of
     # Shortcuts read the incumbent, so it must meet every constraint: the greedy one may break a budget.
-    trusted = ((request.max_moves is None or int(moves.sum()) <= request.max_moves) and
-               (request.max_moves_per_member is None or int(moves.max(initial=0)) <= request.max_moves_per_member))
+    trusted = (request.max_moves is None or int(moves.sum()) <= request.max_moves) and (
+        request.max_moves_per_member is None or int(moves.max(initial=0)) <= request.max_moves_per_member
+    )
     found_any = False
     unproven: list[str] = []
 
-    def run(name: str, expression, sense: str, last: bool, current: Callable[[], int],
-            known_bound: int | None = None) -> tuple[str, int | None, float | None]:
+    def run(
+        name: str, expression, sense: str, last: bool, current: Callable[[], int], known_bound: int | None = None
+    ) -> tuple[str, int | None, float | None]:
         """One stage: optimise from the incumbent.  Returns (status, value, bound); on a solution the
         incumbent is replaced.  When CP-SAT finds nothing in time but the incumbent meets every
         constraint and pin (``trusted``), the stage keeps it: ``FEASIBLE`` at ``current()``, the
@@ -623,14 +653,18 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
             code = _solve(solver, state.model)
             if code == cp_model.INFEASIBLE:
                 if found_any:
-                    raise SolverError(f"cpsat-staged: stage {name!r} is infeasible after earlier stages were "
-                                      "solved (a bug)")
+                    raise SolverError(
+                        f"cpsat-staged: stage {name!r} is infeasible after earlier stages were solved (a bug)"
+                    )
                 return INFEASIBLE, None, None
             if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 found_any = trusted = True
                 incumbent = state.incumbent({v.index: solver.value(v) for v in state.primary})
-                outcome = (OPTIMAL if code == cp_model.OPTIMAL else FEASIBLE, round(solver.objective_value),
-                           solver.best_objective_bound)
+                outcome = (
+                    OPTIMAL if code == cp_model.OPTIMAL else FEASIBLE,
+                    round(solver.objective_value),
+                    solver.best_objective_bound,
+                )
                 if code == cp_model.OPTIMAL:
                     break
             else:
@@ -660,8 +694,9 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
         for level in sorted(set(levels)):
             state.model.add(state.excess(level) <= sum(max(0, v - level) for v in known))
 
-    def one_stage(name: str, expression, sense: str, last: bool, bound: int | None, proof: str,
-                  current: Callable[[], int]) -> str | None:
+    def one_stage(
+        name: str, expression, sense: str, last: bool, bound: int | None, proof: str, current: Callable[[], int]
+    ) -> str | None:
         """A stage of one expression: settled without a solver when the incumbent meets ``bound`` (or
         the expression is a constant), else solved; then pinned at the incumbent's value (its optimum,
         or under a time limit a ceiling).  Returns ``INFEASIBLE``/``UNKNOWN`` when there is no answer."""
@@ -700,23 +735,35 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
                         rest = ordered[c:]
                         known.extend(rest)
                         pin_levels(known, [*rest, rest[-1] - 1])
-                        settled("the other loads" if c else "every load", len(rest),
-                                "split within one of each other: the least split of a fixed total")
+                        settled(
+                            "the other loads" if c else "every load",
+                            len(rest),
+                            "split within one of each other: the least split of a fixed total",
+                        )
                         break
                     top = state.largest() if c == 0 else state.top_sum(c + 1)
                     name = "largest load" if c == 0 else f"load value {c + 1}"
                     prefix = sum(known)
                     # The c+1 largest loads hold at least the c+1 heaviest parts, and the (c+1)-th is at
                     # least the average of what the members not yet counted share (c = 0: ``lower``).
-                    floor = max(prefix + -(-(parts.total - prefix) // (n - c)), int(heaviest[:c + 1].sum()))
-                    if trusted and sum(ordered[:c + 1]) == floor:
-                        settled(name, floor if c == 0 else ordered[c],
-                                "meets the bound max(ceil(total / members), heaviest part)" if c == 0 else
-                                "meets the bound: the heaviest parts, or the rest's average")
+                    floor = max(prefix + -(-(parts.total - prefix) // (n - c)), int(heaviest[: c + 1].sum()))
+                    if trusted and sum(ordered[: c + 1]) == floor:
+                        settled(
+                            name,
+                            floor if c == 0 else ordered[c],
+                            "meets the bound max(ceil(total / members), heaviest part)"
+                            if c == 0
+                            else "meets the bound: the heaviest parts, or the rest's average",
+                        )
                     else:
-                        status, value, bound = run(name, top, "min", False,
-                                                   lambda: sum(sorted(map(int, incumbent.loads))[::-1][:c + 1]),
-                                                   floor)
+                        status, value, bound = run(
+                            name,
+                            top,
+                            "min",
+                            False,
+                            lambda: sum(sorted(map(int, incumbent.loads))[::-1][: c + 1]),
+                            floor,
+                        )
                         if status in (INFEASIBLE, UNKNOWN):
                             return answer(status, None, records, _failure(status, name))
                         ordered = sorted((int(x) for x in incumbent.loads), reverse=True)
@@ -736,8 +783,13 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
                         settled(f"members at load {v}", 1, "one member is at the value found")
                     else:
                         base = sum(x - v + 1 for x in known)
-                        status, value, bound = run(f"members at load {v}", state.excess(v - 1), "min", False,
-                                                   lambda: sum(max(0, int(x) - v + 1) for x in incumbent.loads))
+                        status, value, bound = run(
+                            f"members at load {v}",
+                            state.excess(v - 1),
+                            "min",
+                            False,
+                            lambda: sum(max(0, int(x) - v + 1) for x in incumbent.loads),
+                        )
                         if status in (INFEASIBLE, UNKNOWN):
                             return answer(status, None, records, _failure(status, f"members at load {v}"))
                         if status != OPTIMAL:
@@ -750,23 +802,54 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
                     pin_levels(known, [v, v - 1])
             else:
                 if definition == "max-then-squares":
-                    failed = one_stage("largest load", state.largest(), "min", False, lower,
-                                       "meets the bound max(ceil(total / members), heaviest part)",
-                                       lambda: int(incumbent.loads.max(initial=0)))
+                    failed = one_stage(
+                        "largest load",
+                        state.largest(),
+                        "min",
+                        False,
+                        lower,
+                        "meets the bound max(ceil(total / members), heaviest part)",
+                        lambda: int(incumbent.loads.max(initial=0)),
+                    )
                     if failed:
                         return answer(failed, None, records, _failure(failed, "largest load"))
-                failed = one_stage("sum of squares", state.squares(), "min", last, None, "",
-                                   lambda: int(sum(int(x) ** 2 for x in incumbent.loads)))
+                failed = one_stage(
+                    "sum of squares",
+                    state.squares(),
+                    "min",
+                    last,
+                    None,
+                    "",
+                    lambda: int(sum(int(x) ** 2 for x in incumbent.loads)),
+                )
                 if failed:
                     return answer(failed, None, records, _failure(failed, "sum of squares"))
         else:
             name, expression, sense, bound, proof, current = {
-                RACK: ("cross-rack partitions", state.cross, "min", int(parts.least_cross.sum()),
-                       "every part is on its least cross-rack member", lambda: incumbent.cross),
-                SPREAD: ("per-topic squares", state.topic_squares(), "min", None, "",
-                         lambda: sum(x * x for x in incumbent.held.values())),
-                STICKINESS: ("kept partitions", state.kept, "max", int(parts.most_kept.sum()),
-                             "every part is with the previous owner keeping most of it", lambda: incumbent.kept),
+                RACK: (
+                    "cross-rack partitions",
+                    state.cross,
+                    "min",
+                    int(parts.least_cross.sum()),
+                    "every part is on its least cross-rack member",
+                    lambda: incumbent.cross,
+                ),
+                SPREAD: (
+                    "per-topic squares",
+                    state.topic_squares(),
+                    "min",
+                    None,
+                    "",
+                    lambda: sum(x * x for x in incumbent.held.values()),
+                ),
+                STICKINESS: (
+                    "kept partitions",
+                    state.kept,
+                    "max",
+                    int(parts.most_kept.sum()),
+                    "every part is with the previous owner keeping most of it",
+                    lambda: incumbent.kept,
+                ),
             }[tier]
             failed = one_stage(name, expression, sense, last, bound, proof, current)
             if failed:
@@ -775,8 +858,15 @@ def solve(problem: Problem, request: Request, *, claims: ResolvedClaims | None =
         mine = stages[first:]
         done = all(s["proven"] for s in mine)
         how = "cpsat" if any("proof" not in s for s in mine) else "bound"
-        records.append(TierResult(tier, None, None if done else [{"stage": s["stage"], "bound": s["bound"]}
-                                                                  for s in mine if not s["proven"]], done, how))
+        records.append(
+            TierResult(
+                tier,
+                None,
+                None if done else [{"stage": s["stage"], "bound": s["bound"]} for s in mine if not s["proven"]],
+                done,
+                how,
+            )
+        )
     owner = state.owners(incumbent.values)
     if unproven:
         return answer(FEASIBLE, owner, records, "not proven in time: " + ", ".join(unproven))

@@ -53,8 +53,12 @@ _COST_LIMIT = 2**62
 
 def topic_squares(problem: Problem, assignment: Assignment) -> int:
     """The spread tier's measure: the sum over topics and members of (partitions of the topic held)^2."""
-    return sum(len(ps) ** 2 for topics in assignment.members.values() for t, ps in topics.items()
-               if t in problem.partition_counts)
+    return sum(
+        len(ps) ** 2
+        for topics in assignment.members.values()
+        for t, ps in topics.items()
+        if t in problem.partition_counts
+    )
 
 
 def solve(problem: Problem, *, claims: ResolvedClaims | None = None) -> Solution:
@@ -112,8 +116,9 @@ def solve(problem: Problem, *, claims: ResolvedClaims | None = None) -> Solution
         supplies[pool] = supplies.get(pool, 0) + unowned
         for m, pm in pair.items():
             arc(pool, pm, topic.partitions, 0)
-            pair_arcs[(topic.name, m)] = [arc(pm, member_node[m], 1, spread_weight * (2 * k - 1))
-                                          for k in range(1, topic.partitions + 1)]
+            pair_arcs[(topic.name, m)] = [
+                arc(pm, member_node[m], 1, spread_weight * (2 * k - 1)) for k in range(1, topic.partitions + 1)
+            ]
     capacity = [0] * n
     for topic in topics:
         for m in problem.subscribers[topic.name]:
@@ -124,8 +129,12 @@ def solve(problem: Problem, *, claims: ResolvedClaims | None = None) -> Solution
     supplies[sink] = -total
     flow = min_cost_flow.SimpleMinCostFlow()
     if tails:
-        flow.add_arcs_with_capacity_and_unit_cost(np.array(tails, dtype=np.int64), np.array(heads, dtype=np.int64),
-                                                 np.array(caps, dtype=np.int64), np.array(costs, dtype=np.int64))
+        flow.add_arcs_with_capacity_and_unit_cost(
+            np.array(tails, dtype=np.int64),
+            np.array(heads, dtype=np.int64),
+            np.array(caps, dtype=np.int64),
+            np.array(costs, dtype=np.int64),
+        )
     for v, s in supplies.items():
         flow.set_node_supply(v, s)
     if tails and flow.solve() != flow.OPTIMAL:
@@ -144,6 +153,14 @@ def solve(problem: Problem, *, claims: ResolvedClaims | None = None) -> Solution
             for _ in range(held - already):
                 placed[problem.member_ids[m]].append((topic.name, next(rest)))
     assignment = Assignment.from_partitions(placed, problem.member_ids)
-    return Solution(problem=problem, status=OPTIMAL, method="flow-spread", assignment=assignment,
-                    wall_time=time.perf_counter() - started, retained=retained(problem, assignment, claims),
-                    cross_rack=0, claims=claims, stats={"arcs": len(tails), "nodes": nodes})
+    return Solution(
+        problem=problem,
+        status=OPTIMAL,
+        method="flow-spread",
+        assignment=assignment,
+        wall_time=time.perf_counter() - started,
+        retained=retained(problem, assignment, claims),
+        cross_rack=0,
+        claims=claims,
+        stats={"arcs": len(tails), "nodes": nodes},
+    )

@@ -51,6 +51,7 @@ DROP_REASONS: Mapping[str, str] = MappingProxyType(
     }
 )
 
+
 @dataclass(frozen=True)
 class DroppedClaim:
     """Claims of one member on one topic, dropped for one reason."""
@@ -132,7 +133,11 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     member = np.repeat(group_member, lengths)
     topic = np.repeat(np.array(group_topic, dtype=np.int64), lengths)
     partition = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=int(lengths.sum()))
-    generation = np.array([m.claim_generation for m in problem.members], dtype=np.int64)[member] if member.size else np.zeros(0, np.int64)
+    generation = (
+        np.array([m.claim_generation for m in problem.members], dtype=np.int64)[member]
+        if member.size
+        else np.zeros(0, np.int64)
+    )
     reason = np.zeros(member.size, dtype=np.int8)  # an index into _REASONS; 0: the claim stands
 
     # Step 1: drop what cannot be owned, and repeats within one member's claims.
@@ -158,7 +163,9 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     # many reach it decide, whatever order the claims came in.
     first = np.ones(claims.size, dtype=bool)
     first[1:] = claim_gid[1:] != claim_gid[:-1]
-    top_generation = np.maximum.reduceat(generation[claims], np.flatnonzero(first)) if claims.size else np.zeros(0, np.int64)
+    top_generation = (
+        np.maximum.reduceat(generation[claims], np.flatnonzero(first)) if claims.size else np.zeros(0, np.int64)
+    )
     group = np.cumsum(first) - 1
     at_top = generation[claims] == top_generation[group]
     top_count = np.bincount(group[at_top], minlength=top_generation.size)
@@ -195,7 +202,9 @@ def _dropped(problem: Problem, reason, member, partition, names: list[str]) -> t
     for m, name, why, p in zip(member[rows].tolist(), names, reason[rows].tolist(), partition[rows].tolist()):
         grouped.setdefault((m, name, _REASONS[why]), []).append(p)
     dropped = [
-        DroppedClaim(problem.members[m].member_id, name, tuple(sorted(parts)), why, int(problem.members[m].claim_generation))
+        DroppedClaim(
+            problem.members[m].member_id, name, tuple(sorted(parts)), why, int(problem.members[m].claim_generation)
+        )
         for (m, name, why), parts in grouped.items()
     ]
     dropped.sort(key=lambda d: (d.member_id, d.topic, d.reason))

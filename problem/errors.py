@@ -24,8 +24,17 @@ from __future__ import annotations
 
 from typing import Iterable
 
-__all__ = ["OracleError", "InputError", "MissingExtra", "SolverError", "AssignorError", "UnknownAssignor",
-           "AssignorDidNotFinish", "AssignorFailed", "UnsupportedRequest"]
+__all__ = [
+    "OracleError",
+    "InputError",
+    "MissingExtra",
+    "SolverError",
+    "AssignorError",
+    "UnknownAssignor",
+    "AssignorDidNotFinish",
+    "AssignorFailed",
+    "UnsupportedRequest",
+]
 
 
 class OracleError(Exception):
@@ -52,8 +61,10 @@ class MissingExtra(OracleError, ImportError):
 
     def __init__(self, extra: str, needed_by: str, module: str) -> None:
         self.extra, self.needed_by, self.module = extra, needed_by, module
-        super().__init__(f"{needed_by} needs the '{extra}' extra ({module} is not installed): "
-                         f"pip install 'assignment-oracle[{extra}]'")
+        super().__init__(
+            f"{needed_by} needs the '{extra}' extra ({module} is not installed): "
+            f"pip install 'assignment-oracle[{extra}]'"
+        )
 
 
 class UnsupportedRequest(OracleError, ValueError):

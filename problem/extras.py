@@ -20,12 +20,14 @@ from assignment_oracle.problem.errors import MissingExtra
 __all__ = ["EXTRAS", "MissingExtra", "require"]
 
 #: Extra -> the import names it provides that the code uses (keep in step with pyproject.toml).
-EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "spark": ("pyspark", "pyarrow", "pandas", "tqdm"),
-    "report": ("matplotlib", "pandas", "pyarrow", "nbformat", "nbclient", "nbconvert", "ipykernel"),
-    "kafka-python": ("kafka",),
-    "librdkafka": ("confluent_kafka",),
-})
+EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "spark": ("pyspark", "pyarrow", "pandas", "tqdm"),
+        "report": ("matplotlib", "pandas", "pyarrow", "nbformat", "nbclient", "nbconvert", "ipykernel"),
+        "kafka-python": ("kafka",),
+        "librdkafka": ("confluent_kafka",),
+    }
+)
 
 
 def require(extra: str, needed_by: str) -> None:

@@ -82,8 +82,9 @@ def sorted_load_distance(loads: Iterable[int], target: Iterable[int]) -> int:
     return sum(max(0, x - y) for x, y in zip(a, b))
 
 
-def retained(problem: Problem, assignment: Assignment, claims: ResolvedClaims | None = None,
-             placement: Placement | None = None) -> int:
+def retained(
+    problem: Problem, assignment: Assignment, claims: ResolvedClaims | None = None, placement: Placement | None = None
+) -> int:
     """Distinct partitions that ``assignment`` gives to their resolved previous owner."""
     claims = resolve_claims(problem) if claims is None else claims
     placement = place(problem, assignment) if placement is None else placement
@@ -122,8 +123,9 @@ def per_topic_spread(problem: Problem, assignment: Assignment) -> dict[str, int]
     placement = place(problem, assignment)
     rows = (placement.member >= 0) & (placement.topic >= 0)
     width = max(1, len(problem.members))
-    held = np.bincount(placement.topic[rows].astype(np.int64) * width + placement.member[rows],
-                       minlength=len(problem.topics) * width).reshape(len(problem.topics), width)
+    held = np.bincount(
+        placement.topic[rows].astype(np.int64) * width + placement.member[rows], minlength=len(problem.topics) * width
+    ).reshape(len(problem.topics), width)
     out: dict[str, int] = {}
     for i, topic in enumerate(problem.topics):
         subscribers = problem.subscribers[topic.name]

@@ -247,7 +247,7 @@ class Problem:
         index = {t: i for i, t in enumerate(self.topic_names)}
         for topic, values in self.weights:
             start = self.partition_offsets[index[topic]]
-            weights[start:start + len(values)] = values
+            weights[start : start + len(values)] = values
         weights.setflags(write=False)
         return weights
 
@@ -314,8 +314,9 @@ class RackLocality:
     def of(cls, problem: Problem) -> RackLocality:
         racks = tuple(sorted({m.rack for m in problem.members if m.rack is not None}))
         rack_index = {r: i for i, r in enumerate(racks)}
-        member_rack = np.array([rack_index.get(m.rack, -1) if m.rack is not None else -1 for m in problem.members],
-                               dtype=np.int32)
+        member_rack = np.array(
+            [rack_index.get(m.rack, -1) if m.rack is not None else -1 for m in problem.members], dtype=np.int32
+        )
         partition_rackset = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int32)
         rackset_index: dict[frozenset[str], int] = {}
         by_list: dict[tuple[str, ...], int] = {(): -1}  # [] is "no rack information"; lists as written, memoised
@@ -412,13 +413,28 @@ class Assignment:
         _store(self, member_names, topic_names, member.astype(np.int32), topic, partition, presorted=False)
 
     @classmethod
-    def from_entries(cls, member_names: Iterable[str], topic_names: Iterable[str], member, topic, partition,
-                     *, presorted: bool = False) -> Assignment:
+    def from_entries(
+        cls,
+        member_names: Iterable[str],
+        topic_names: Iterable[str],
+        member,
+        topic,
+        partition,
+        *,
+        presorted: bool = False,
+    ) -> Assignment:
         """An assignment from entry arrays whose indices refer to ``member_names`` and
         ``topic_names`` (both sorted and distinct); ``presorted`` when the rows already are."""
         self = cls.__new__(cls)
-        _store(self, tuple(member_names), tuple(topic_names), np.asarray(member, dtype=np.int32),
-               np.asarray(topic, dtype=np.int32), np.asarray(partition, dtype=np.int64), presorted=presorted)
+        _store(
+            self,
+            tuple(member_names),
+            tuple(topic_names),
+            np.asarray(member, dtype=np.int32),
+            np.asarray(topic, dtype=np.int32),
+            np.asarray(partition, dtype=np.int64),
+            presorted=presorted,
+        )
         return self
 
     @classmethod
@@ -433,8 +449,9 @@ class Assignment:
         given, holders = given[order], holders[order]
         offsets = problem.partition_offsets
         topic = np.searchsorted(offsets, given, side="right") - 1
-        return cls.from_entries(problem.member_ids, problem.topic_names, holders, topic, given - offsets[topic],
-                                presorted=True)
+        return cls.from_entries(
+            problem.member_ids, problem.topic_names, holders, topic, given - offsets[topic], presorted=True
+        )
 
     @classmethod
     def from_partitions(
@@ -461,8 +478,13 @@ class Assignment:
                 counts.append(len(rows))
         topic_names = sorted(set(topic_rows))
         topic_rank = {t: i for i, t in enumerate(topic_names)}
-        return cls.from_entries(names, topic_names, np.repeat(np.asarray(numbers, dtype=np.int32), counts),
-                                [topic_rank[t] for t in topic_rows], partition_rows)
+        return cls.from_entries(
+            names,
+            topic_names,
+            np.repeat(np.asarray(numbers, dtype=np.int32), counts),
+            [topic_rank[t] for t in topic_rows],
+            partition_rows,
+        )
 
     # -- the entries, read ----------------------------------------------------
 
@@ -538,7 +560,7 @@ class Assignment:
         partitions = self.partition.tolist()
         names, topics = self.member_names, self.topic_names
         for k, (m, t) in enumerate(zip(self.member[starts].tolist(), self.topic[starts].tolist())):
-            out[names[m]][topics[t]] = container(partitions[bounds[k]:bounds[k + 1]])
+            out[names[m]][topics[t]] = container(partitions[bounds[k] : bounds[k + 1]])
         return out
 
 

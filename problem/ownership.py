@@ -37,9 +37,19 @@ import numpy as np
 
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
-__all__ = ["Violation", "VIOLATION_KINDS", "Placement", "place", "owner_array", "owner_arrays",
-           "split_by_topic", "violations",
-           "Handoff", "held_partitions", "cooperative_handoffs"]
+__all__ = [
+    "Violation",
+    "VIOLATION_KINDS",
+    "Placement",
+    "place",
+    "owner_array",
+    "owner_arrays",
+    "split_by_topic",
+    "violations",
+    "Handoff",
+    "held_partitions",
+    "cooperative_handoffs",
+]
 
 VIOLATION_KINDS = ("missing", "duplicated", "not-subscribed", "unknown")
 
@@ -122,8 +132,9 @@ def _place(problem: Problem, assignment: Assignment) -> Placement:
     return Placement(member, topic, partition)
 
 
-def owner_array(problem: Problem, assignment: Assignment,
-                placement: Placement | None = None) -> tuple[np.ndarray, tuple[Violation, ...]]:
+def owner_array(
+    problem: Problem, assignment: Assignment, placement: Placement | None = None
+) -> tuple[np.ndarray, tuple[Violation, ...]]:
     """One owner per partition in global order (-1: nobody), and the assignment's violations.
 
     Vectorised over the rows.  Where a partition is duplicated, the array
@@ -156,17 +167,33 @@ def owner_array(problem: Problem, assignment: Assignment,
             given = assignment.partition[lo:hi]
             key = (member_id, name)
             if member[lo] < 0:
-                found.append((key + (0,), Violation("unknown", name, tuple(given.tolist()), member_id,
-                                                    "not a member of the group")))
+                found.append(
+                    (
+                        key + (0,),
+                        Violation("unknown", name, tuple(given.tolist()), member_id, "not a member of the group"),
+                    )
+                )
                 continue
             if topic[lo] < 0:
-                found.append((key + (0,), Violation("unknown", name, tuple(given.tolist()), member_id, "no such topic")))
+                found.append(
+                    (key + (0,), Violation("unknown", name, tuple(given.tolist()), member_id, "no such topic"))
+                )
                 continue
             beyond = partition[lo:hi] < 0
             if beyond.any():
                 count = int(offsets[topic[lo] + 1] - offsets[topic[lo]])
-                found.append((key + (1,), Violation("unknown", name, tuple(given[beyond].tolist()), member_id,
-                                                    f"the topic has {count} partitions")))
+                found.append(
+                    (
+                        key + (1,),
+                        Violation(
+                            "unknown",
+                            name,
+                            tuple(given[beyond].tolist()),
+                            member_id,
+                            f"the topic has {count} partitions",
+                        ),
+                    )
+                )
             if not mask[group_of_member[member[lo]], topic[lo]]:
                 found.append((key + (2,), Violation("not-subscribed", name, tuple(given[~beyond].tolist()), member_id)))
     found.sort(key=lambda pair: pair[0])
@@ -193,7 +220,7 @@ def owner_array(problem: Problem, assignment: Assignment,
 def split_by_topic(problem: Problem, owner: np.ndarray) -> dict[str, np.ndarray]:
     """Topic name -> its slice (a view) of a global per-partition array."""
     offsets = problem.partition_offsets.tolist()
-    return {t.name: owner[offsets[i]:offsets[i + 1]] for i, t in enumerate(problem.topics)}
+    return {t.name: owner[offsets[i] : offsets[i + 1]] for i, t in enumerate(problem.topics)}
 
 
 def owner_arrays(problem: Problem, assignment: Assignment) -> tuple[dict[str, np.ndarray], tuple[Violation, ...]]:
@@ -225,12 +252,19 @@ class Handoff:
     holders: tuple[str, ...]
 
     def __str__(self) -> str:
-        return (f"rebalance {self.round}: {self.topic}-{self.partition} given to {self.member_id} "
-                f"while {', '.join(self.holders)} still held it")
+        return (
+            f"rebalance {self.round}: {self.topic}-{self.partition} given to {self.member_id} "
+            f"while {', '.join(self.holders)} still held it"
+        )
 
     def to_mapping(self) -> dict:
-        return {"round": self.round, "topic": self.topic, "partition": self.partition,
-                "member": self.member_id, "holders": list(self.holders)}
+        return {
+            "round": self.round,
+            "topic": self.topic,
+            "partition": self.partition,
+            "member": self.member_id,
+            "holders": list(self.holders),
+        }
 
 
 def held_partitions(problem: Problem) -> dict[str, frozenset[TopicPartition]]:

@@ -148,8 +148,10 @@ def _key_count(document: Any) -> int | None:
         count += sum(map(len, dicts))
         next_dicts: list = []
         next_lists: list = []
-        for children in (lambda: itertools.chain.from_iterable(map(dict.values, dicts)),
-                         lambda: itertools.chain.from_iterable(lists)):
+        for children in (
+            lambda: itertools.chain.from_iterable(map(dict.values, dicts)),
+            lambda: itertools.chain.from_iterable(lists),
+        ):
             kinds = set(map(type, children()))
             if float in kinds:
                 return None
@@ -173,9 +175,7 @@ def _load_strict(text: str | bytes, *, source: str) -> Any:
             parse_constant=_reject_constant(source),
         )
     except json.JSONDecodeError as err:
-        raise InputError(
-            source, "", f"not valid JSON ({err.msg} at line {err.lineno} column {err.colno})"
-        ) from None
+        raise InputError(source, "", f"not valid JSON ({err.msg} at line {err.lineno} column {err.colno})") from None
     except UnicodeDecodeError:
         raise InputError(source, "", "not UTF-8 text") from None
 
@@ -260,7 +260,7 @@ def topic_from_value(name: str, value: Any, source: str, path: str) -> Topic:
     if isinstance(value, dict):
         reject_unknown_keys(value, _TOPIC_KEYS, source, path)
         if "partitions" not in value:
-            raise InputError(source, path, "missing key \"partitions\"")
+            raise InputError(source, path, 'missing key "partitions"')
         count = expect_integer(value["partitions"], source, f"{path}.partitions", minimum=1)
     else:
         count = expect_integer(value, source, path, minimum=1)
@@ -275,9 +275,13 @@ def topic_from_value(name: str, value: Any, source: str, path: str) -> Topic:
 def _replica_racks(value: Any, count: int, source: str, path: str) -> tuple[tuple[str, ...], ...]:
     """Per partition, the racks of its replicas: exactly ``count`` arrays of rack names."""
     if not isinstance(value, list):
-        raise InputError(source, path, f"must be an array with the replicas' racks of each partition, got {json_kind(value)}")
+        raise InputError(
+            source, path, f"must be an array with the replicas' racks of each partition, got {json_kind(value)}"
+        )
     if len(value) != count:
-        raise InputError(source, path, f"must list the replicas' racks of each of the {count} partitions, got {len(value)}")
+        raise InputError(
+            source, path, f"must list the replicas' racks of each of the {count} partitions, got {len(value)}"
+        )
     racks = []
     for p, replicas in enumerate(value):
         if not isinstance(replicas, list):
@@ -303,8 +307,9 @@ def _partition_numbers_ok(lists: list) -> bool:
     return numbers.size == 0 or (int(numbers.min()) >= 0 and int(numbers.max()) <= INT32_MAX)
 
 
-def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool = False,
-            subscriptions: dict | None = None) -> Member:
+def _member(
+    member_id: str, value: Any, source: str, path: str, *, checked: bool = False, subscriptions: dict | None = None
+) -> Member:
     """One member; ``checked``: its claimed lists already passed :func:`_partition_numbers_ok`.
 
     ``subscriptions`` remembers the subscriptions already validated (as
@@ -314,12 +319,15 @@ def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool
     obj = expect_object(value, source, path)
     reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
     if "topics" not in obj:
-        raise InputError(source, path, "missing key \"topics\"")
+        raise InputError(source, path, 'missing key "topics"')
     raw_topics = obj["topics"]
     if not isinstance(raw_topics, list):
         raise InputError(source, f"{path}.topics", f"must be an array of topic names, got {json_kind(raw_topics)}")
-    known = subscriptions.get(tuple(raw_topics)) if subscriptions is not None and set(map(type, raw_topics)) <= {str} \
+    known = (
+        subscriptions.get(tuple(raw_topics))
+        if subscriptions is not None and set(map(type, raw_topics)) <= {str}
         else None
+    )
     if known is not None:
         topics = known
     elif set(map(type, raw_topics)) <= {str} and "" not in raw_topics and len(set(raw_topics)) == len(raw_topics):
@@ -343,8 +351,14 @@ def _member(member_id: str, value: Any, source: str, path: str, *, checked: bool
         for topic, parts in owned_obj.items():
             if not topic:
                 expect_name(topic, source, field_path(f"{path}.owned", topic))
-            owned.append((topic, tuple(parts) if checked else
-                           _partition_list(parts, source, functools.partial(field_path, f"{path}.owned", topic))))
+            owned.append(
+                (
+                    topic,
+                    tuple(parts)
+                    if checked
+                    else _partition_list(parts, source, functools.partial(field_path, f"{path}.owned", topic)),
+                )
+            )
     generation = None
     if obj.get("generation") is not None:
         generation = expect_integer(obj["generation"], source, f"{path}.generation", minimum=-1)
@@ -381,9 +395,11 @@ def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[s
     unknown = [p for p in parts if p not in TIERS]
     if unknown or len(set(parts)) != len(parts) or BALANCE not in parts or STICKINESS not in parts:
         raise InputError(
-            source, path, "must name balance and stickiness once each and rack and spread at most once each, in "
+            source,
+            path,
+            "must name balance and stickiness once each and rack and spread at most once each, in "
             "priority order; "
-            f"got {json.dumps(parts)}"
+            f"got {json.dumps(parts)}",
         )
     return tuple(parts)
 
@@ -393,7 +409,9 @@ def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[s
 MAX_PARTITIONS = 100_000_000
 
 
-def problem_from_mapping(data: Any, *, source: str = "scenario", max_partitions: int | None = MAX_PARTITIONS) -> Problem:
+def problem_from_mapping(
+    data: Any, *, source: str = "scenario", max_partitions: int | None = MAX_PARTITIONS
+) -> Problem:
     """Validate a decoded scenario and build the :class:`Problem`.
 
     A scenario with more than ``max_partitions`` partitions in all (``None``:
@@ -412,11 +430,19 @@ def problem_from_mapping(data: Any, *, source: str = "scenario", max_partitions:
         topics.append(topic_from_value(name, value, source, path))
     total = sum(t.partitions for t in topics)
     if max_partitions is not None and total > max_partitions:
-        raise InputError(source, "topics", f"{total:,} partitions in all, more than the limit of {max_partitions:,} "
-                                           "(raise it with --max-partitions if this machine has the memory)")
+        raise InputError(
+            source,
+            "topics",
+            f"{total:,} partitions in all, more than the limit of {max_partitions:,} "
+            "(raise it with --max-partitions if this machine has the memory)",
+        )
     members_obj = expect_object(obj["members"], source, "members")
-    claimed = [parts for value in members_obj.values() if type(value) is dict and type(value.get("owned")) is dict
-               for parts in value["owned"].values()]
+    claimed = [
+        parts
+        for value in members_obj.values()
+        if type(value) is dict and type(value.get("owned")) is dict
+        for parts in value["owned"].values()
+    ]
     checked = _partition_numbers_ok(claimed)  # else each list is checked, to name the first bad one
     subscriptions: dict[tuple[str, ...], frozenset[str]] = {}
     members = []
@@ -428,9 +454,12 @@ def problem_from_mapping(data: Any, *, source: str = "scenario", max_partitions:
     for member in members:  # Kafka fences a second member with the same group.instance.id
         if member.instance_id is not None:
             if member.instance_id in static:
-                raise InputError(source, f"{field_path('members', member.member_id)}.instance_id",
-                                 f"{json.dumps(member.instance_id)} is already the instance id of member "
-                                 f"{json.dumps(static[member.instance_id])} (group.instance.id is unique in a group)")
+                raise InputError(
+                    source,
+                    f"{field_path('members', member.member_id)}.instance_id",
+                    f"{json.dumps(member.instance_id)} is already the instance id of member "
+                    f"{json.dumps(static[member.instance_id])} (group.instance.id is unique in a group)",
+                )
             static[member.instance_id] = member.member_id
     objective = BALANCE_FIRST
     if obj.get("objective") is not None:
@@ -467,8 +496,12 @@ def _weights(value: Any, counts: dict[str, int], source: str) -> tuple[tuple[str
             raise InputError(source, where, f"has {len(weights)} weight(s) for {counts[topic]} partition(s)")
         for i, w in enumerate(weights):
             if type(w) is not int or not 0 <= w <= MAX_WEIGHT:
-                raise InputError(source, f"{where}[{i}]", f"must be a whole number from 0 to {MAX_WEIGHT:,}, got "
-                                 f"{json.dumps(w) if type(w) in (int, float) else json_kind(w)}")
+                raise InputError(
+                    source,
+                    f"{where}[{i}]",
+                    f"must be a whole number from 0 to {MAX_WEIGHT:,}, got "
+                    f"{json.dumps(w) if type(w) in (int, float) else json_kind(w)}",
+                )
         out.append((topic, tuple(weights)))
     return tuple(sorted(out))
 
@@ -491,8 +524,13 @@ def _join_groups(value: Any, topics: set[str], source: str) -> tuple[tuple[str, 
             if topic not in topics:
                 raise InputError(source, f"{where}[{j}]", f"{json.dumps(topic)} is not a topic of the scenario")
             if topic in seen:
-                raise InputError(source, f"{where}[{j}]", f"{json.dumps(topic)} is already in join_groups[{seen[topic]}]"
-                                 if seen[topic] != i else f"{json.dumps(topic)} is named twice")
+                raise InputError(
+                    source,
+                    f"{where}[{j}]",
+                    f"{json.dumps(topic)} is already in join_groups[{seen[topic]}]"
+                    if seen[topic] != i
+                    else f"{json.dumps(topic)} is named twice",
+                )
             seen[topic] = i
         groups.append(tuple(sorted(group)))
     return tuple(sorted(groups))
@@ -512,8 +550,12 @@ def problem_to_mapping(problem: Problem) -> dict:
             entry["instance_id"] = m.instance_id
         members[m.member_id] = entry
     return {
-        "topics": {t.name: t.partitions if t.racks is None else {"partitions": t.partitions, "racks": [list(r) for r in t.racks]}
-                   for t in problem.topics},
+        "topics": {
+            t.name: t.partitions
+            if t.racks is None
+            else {"partitions": t.partitions, "racks": [list(r) for r in t.racks]}
+            for t in problem.topics
+        },
         "members": members,
         "objective": list(problem.objective),
         **({"join_groups": [list(g) for g in problem.join_groups]} if problem.join_groups else {}),
@@ -525,8 +567,9 @@ def problem_to_mapping(problem: Problem) -> dict:
 COUNTEREXAMPLE_KEYS = frozenset({"assignor", "finding", "scenario"})
 
 
-def read_problem(path: str | Path, *, objective: tuple[str, ...] | None = None,
-                 max_partitions: int | None = MAX_PARTITIONS) -> Problem:
+def read_problem(
+    path: str | Path, *, objective: tuple[str, ...] | None = None, max_partitions: int | None = MAX_PARTITIONS
+) -> Problem:
     """Read and validate a scenario file; ``objective`` overrides the file's.
 
     A sweep's counterexample file is read as the scenario it holds, so every
@@ -551,11 +594,14 @@ def assignment_from_mapping(data: Any, *, source: str = "assignment") -> Assignm
     if "assignment" not in obj:
         raise InputError(source, "assignment", "missing (required)")
     members_obj = expect_object(obj["assignment"], source, "assignment")
-    if ("" not in members_obj and set(map(type, members_obj)) <= {str}
-            and set(map(type, members_obj.values())) <= {dict}
-            and set(map(type, itertools.chain.from_iterable(members_obj.values()))) <= {str}
-            and not any("" in ts for ts in members_obj.values())
-            and _partition_numbers_ok([ps for ts in members_obj.values() for ps in ts.values()])):
+    if (
+        "" not in members_obj
+        and set(map(type, members_obj)) <= {str}
+        and set(map(type, members_obj.values())) <= {dict}
+        and set(map(type, itertools.chain.from_iterable(members_obj.values()))) <= {str}
+        and not any("" in ts for ts in members_obj.values())
+        and _partition_numbers_ok([ps for ts in members_obj.values() for ps in ts.values()])
+    ):
         return Assignment(members_obj)  # every field checked in bulk; else the loop below names the first bad one
     members: dict[str, dict[str, tuple[int, ...]]] = {}
     for member_id, topics in members_obj.items():
@@ -592,12 +638,17 @@ def write_output(path: str | Path, text: str, *, inputs: tuple[str | Path, ...] 
     if target.is_symlink() or (target.exists() and not target.is_file()):
         # os.replace would put a regular file in place of the link, device, fifo or folder (as root, over
         # /dev/null itself): only what the shell's `>` would leave a regular file is written.
-        raise InputError(str(path), "", "cannot write file (it exists and is not a regular file: "
-                                        "a link, device, fifo or folder; choose a regular file)")
+        raise InputError(
+            str(path),
+            "",
+            "cannot write file (it exists and is not a regular file: "
+            "a link, device, fifo or folder; choose a regular file)",
+        )
     directory = target.parent if str(target.parent) else Path(".")
     try:
-        handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, prefix=f".{target.name}.",
-                                             suffix=".tmp", delete=False)
+        handle = tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", dir=directory, prefix=f".{target.name}.", suffix=".tmp", delete=False
+        )
     except OSError as err:
         raise InputError(str(path), "", f"cannot write file ({err.strerror or err})") from None
     try:
@@ -662,8 +713,10 @@ def _dump_assignment(assignment: Assignment, depth: int) -> str:
     lines = [f"{inner}{topics[t]}: [{text}]" for t, text in zip(assignment.topic[starts].tolist(), lists)]
     # Each member's lines are consecutive: cut them out by where each member's blocks start.
     cuts = np.searchsorted(block_member, np.arange(len(names) + 1)).tolist()
-    items = [f"{outer}{name}: " + ("{\n" + ",\n".join(lines[lo:hi]) + "\n" + outer + "}" if hi > lo else "{}")
-             for name, lo, hi in zip(names, cuts, cuts[1:])]
+    items = [
+        f"{outer}{name}: " + ("{\n" + ",\n".join(lines[lo:hi]) + "\n" + outer + "}" if hi > lo else "{}")
+        for name, lo, hi in zip(names, cuts, cuts[1:])
+    ]
     return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
 
 

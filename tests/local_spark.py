@@ -29,8 +29,9 @@ def expected_rows(spec) -> pd.DataFrame:
     rows = []
     for i in range(spec.scenarios):
         point, seed = spec.task(i)
-        rows += scenario_rows(spec.hash, scenario_id(spec.hash, point, seed), point, seed, spec.assignors,
-                              spec.time_limit, spec.checks)
+        rows += scenario_rows(
+            spec.hash, scenario_id(spec.hash, point, seed), point, seed, spec.assignors, spec.time_limit, spec.checks
+        )
     return normalized(pd.DataFrame(rows, columns=list(COLUMNS)))
 
 
@@ -56,7 +57,7 @@ def session_members(leader: int) -> list[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
         if int(fields[3]) == leader and fields[0] != "Z":  # field 6 of stat: session id
             found.append(int(entry.name))
     return found

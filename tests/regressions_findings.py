@@ -27,8 +27,11 @@ def measure(problem: Problem, assignor: str) -> dict:
         assignment = get_assignor(assignor).assign(problem)
     except Exception as err:  # the finding itself: a peer that fails on a valid group
         optimum = solve(problem)
-        return {"raises": f"{type(err).__name__}: {err}", "optimal_sorted_loads": list(optimum.sorted_loads),
-                "optimal_retained": optimum.retained}
+        return {
+            "raises": f"{type(err).__name__}: {err}",
+            "optimal_sorted_loads": list(optimum.sorted_loads),
+            "optimal_retained": optimum.retained,
+        }
     v = check(problem, assignment)
     return {
         "valid": v.valid,
@@ -56,28 +59,53 @@ class Finding:
 
 
 FINDINGS = (
-    Finding("roundrobin-not-most-balanced", "roundrobin",
-            "balanced (it only promises this for identical subscriptions)",
-            lambda m: m["valid"] and m["sorted_loads"] != m["optimal_sorted_loads"]),
-    Finding("fair-greedy-not-most-balanced", "fair",
-            "KIP-49: an equal number of partitions regardless of subscriptions",
-            lambda m: m["valid"] and m["sorted_loads"] != m["optimal_sorted_loads"]),
-    Finding("sticky-local-condition-not-most-balanced", "sticky",
-            "as balanced as possible (Kafka's local condition holds, the optimum is better)",
-            lambda m: m["valid"] and m["kafka_balance_condition"] and m["sorted_loads"] != m["optimal_sorted_loads"]),
-    Finding("sticky-not-stickiest", "sticky",
-            "as sticky as possible, second to balance",
-            lambda m: m["valid"] and m["sorted_loads"] == m["optimal_sorted_loads"] and m["retained"] < m["optimal_retained"]),
-    Finding("kafka-python-roundrobin-raises", "kafka-python:roundrobin",
-            "assigns any group (Kafka's RoundRobinAssignor skips members not subscribed to a topic)",
-            lambda m: "raises" in m,
-            # Every member subscribes to something: a realistic group, not an idle consumer.
-            when=lambda problem: all(member.topics for member in problem.members)),
-    Finding("librdkafka-mock-consumer-protocol-leaves-partitions", "librdkafka:consumer-protocol",
-            "a KIP-848 group's target assignment gives every partition (the mock broker's 'simple range' gives a "
-            "topic's extra partitions by the member's place in the whole group, not among the topic's subscribers)",
-            lambda m: "valid" in m and not m["valid"]),
-    Finding("cooperative-sticky-not-stickiest", "cooperative-sticky",
-            "as sticky as possible, second to balance",
-            lambda m: m["valid"] and m["sorted_loads"] == m["optimal_sorted_loads"] and m["retained"] < m["optimal_retained"]),
+    Finding(
+        "roundrobin-not-most-balanced",
+        "roundrobin",
+        "balanced (it only promises this for identical subscriptions)",
+        lambda m: m["valid"] and m["sorted_loads"] != m["optimal_sorted_loads"],
+    ),
+    Finding(
+        "fair-greedy-not-most-balanced",
+        "fair",
+        "KIP-49: an equal number of partitions regardless of subscriptions",
+        lambda m: m["valid"] and m["sorted_loads"] != m["optimal_sorted_loads"],
+    ),
+    Finding(
+        "sticky-local-condition-not-most-balanced",
+        "sticky",
+        "as balanced as possible (Kafka's local condition holds, the optimum is better)",
+        lambda m: m["valid"] and m["kafka_balance_condition"] and m["sorted_loads"] != m["optimal_sorted_loads"],
+    ),
+    Finding(
+        "sticky-not-stickiest",
+        "sticky",
+        "as sticky as possible, second to balance",
+        lambda m: (
+            m["valid"] and m["sorted_loads"] == m["optimal_sorted_loads"] and m["retained"] < m["optimal_retained"]
+        ),
+    ),
+    Finding(
+        "kafka-python-roundrobin-raises",
+        "kafka-python:roundrobin",
+        "assigns any group (Kafka's RoundRobinAssignor skips members not subscribed to a topic)",
+        lambda m: "raises" in m,
+        # Every member subscribes to something: a realistic group, not an idle consumer.
+        when=lambda problem: all(member.topics for member in problem.members),
+    ),
+    Finding(
+        "librdkafka-mock-consumer-protocol-leaves-partitions",
+        "librdkafka:consumer-protocol",
+        "a KIP-848 group's target assignment gives every partition (the mock broker's 'simple range' gives a "
+        "topic's extra partitions by the member's place in the whole group, not among the topic's subscribers)",
+        lambda m: "valid" in m and not m["valid"],
+    ),
+    Finding(
+        "cooperative-sticky-not-stickiest",
+        "cooperative-sticky",
+        "as sticky as possible, second to balance",
+        lambda m: (
+            m["valid"] and m["sorted_loads"] == m["optimal_sorted_loads"] and m["retained"] < m["optimal_retained"]
+        ),
+    ),
 )

@@ -23,7 +23,12 @@ def run(capsys, *argv):
 
 
 def test_bundled_examples_are_there():
-    assert {"kip54-example-1-rebalance", "kip54-example-2-rebalance", "kip54-example-3-rebalance", "kip49-example"} <= set(EXAMPLES)
+    assert {
+        "kip54-example-1-rebalance",
+        "kip54-example-2-rebalance",
+        "kip54-example-3-rebalance",
+        "kip49-example",
+    } <= set(EXAMPLES)
 
 
 def test_solve_then_check_is_optimal_and_byte_stable(tmp_path, capsys):
@@ -42,7 +47,9 @@ def test_solve_methods_agree(capsys):
         code, out, _ = run(capsys, "solve", EXAMPLES["kip54-example-3-rebalance"], "--method", method)
         assert code == 0
         docs[method] = json.loads(out)
-    assert {(d["status"], tuple(d["sorted_loads"]), d["retained"]) for d in docs.values()} == {("OPTIMAL", (2, 1, 1), 3)}
+    assert {(d["status"], tuple(d["sorted_loads"]), d["retained"]) for d in docs.values()} == {
+        ("OPTIMAL", (2, 1, 1), 3)
+    }
 
 
 def test_objective_override(capsys):
@@ -199,23 +206,34 @@ def test_assign_cooperative_writes_every_phase(capsys):
     assert sum(len(ps) for ts in revoked.values() for ps in ts.values()) == 1
     assert document["phases"][-1]["assignment"] == document["assignment"]
     # What the first rebalance revokes is what it withheld from its new owner, who gets it in the second.
-    (member, topics), = document["phases"][0]["withheld"].items()
+    ((member, topics),) = document["phases"][0]["withheld"].items()
     assert {(t, p) for t, ps in topics.items() for p in ps} == {
-        (t, p) for ts in revoked.values() for t, ps in ts.items() for p in ps}
+        (t, p) for ts in revoked.values() for t, ps in ts.items() for p in ps
+    }
     assert all(set(ps) <= set(document["assignment"][member][t]) for t, ps in topics.items())
     assert document["phases"][1]["withheld"] == {}
 
 
 def test_assign_kip54_duplicate_is_reported_not_hidden(tmp_path, capsys):
     scenario = tmp_path / "zombie.json"
-    scenario.write_text(json.dumps({"topics": {"t": 2}, "members": {
-        "a": {"topics": ["t"], "owned": {"t": [1]}, "generation": 2},
-        "b": {"topics": ["t"], "owned": {"t": [0]}, "generation": 2},
-        "c": {"topics": ["t"], "owned": {"t": [0]}, "generation": 1}}}))
+    scenario.write_text(
+        json.dumps(
+            {
+                "topics": {"t": 2},
+                "members": {
+                    "a": {"topics": ["t"], "owned": {"t": [1]}, "generation": 2},
+                    "b": {"topics": ["t"], "owned": {"t": [0]}, "generation": 2},
+                    "c": {"topics": ["t"], "owned": {"t": [0]}, "generation": 1},
+                },
+            }
+        )
+    )
     code, out, err = run(capsys, "assign", scenario, "--assignor", "sticky-kip54")
     document = json.loads(out)
     assert code == 0 and document["valid"] is False
-    assert document["violations"] == [{"kind": "duplicated", "topic": "t", "partitions": [0], "detail": "assigned more than once"}]
+    assert document["violations"] == [
+        {"kind": "duplicated", "topic": "t", "partitions": [0], "detail": "assigned more than once"}
+    ]
     assert "invalid assignment (duplicated)" in err
     assert json.loads(run(capsys, "assign", scenario, "--assignor", "sticky")[1])["valid"] is True
 
@@ -232,7 +250,11 @@ def test_assign_unknown_assignor_is_one_line_exit_2(capsys):
 def test_compare_table_and_json(capsys):
     code, out, _ = run(capsys, "compare", CHAIN, "--assignors", "sticky,fair")
     lines = out.splitlines()
-    assert code == 0 and lines[1].startswith("assignor") and [row.split()[0] for row in lines[3:]] == ["optimum", "sticky", "fair"]
+    assert (
+        code == 0
+        and lines[1].startswith("assignor")
+        and [row.split()[0] for row in lines[3:]] == ["optimum", "sticky", "fair"]
+    )
     code, out, _ = run(capsys, "compare", CHAIN, "--json")
     document = json.loads(out)
     assert [r["assignor"] for r in document["rows"]][:2] == ["optimum", "range"]
@@ -287,7 +309,9 @@ def test_explain_runs_the_assignor_itself_and_reads_counterexample_files(tmp_pat
     assert run(capsys, "explain", CHAIN, "--assignor", "sticky") == from_file
     # A sweep's counterexample file is its scenario, for every command that takes one.
     wrapped = tmp_path / "counterexample.json"
-    wrapped.write_text(json.dumps({"assignor": "sticky", "finding": "chain", "scenario": json.loads(Path(CHAIN).read_text())}))
+    wrapped.write_text(
+        json.dumps({"assignor": "sticky", "finding": "chain", "scenario": json.loads(Path(CHAIN).read_text())})
+    )
     assert run(capsys, "explain", wrapped, "--assignor", "sticky") == from_file
     assert run(capsys, "compare", wrapped, "--json")[1] == run(capsys, "compare", CHAIN, "--json")[1]
     for args in ((CHAIN,), (CHAIN, candidate, "--assignor", "sticky")):
@@ -308,9 +332,9 @@ def test_bugs_finds_entries_by_jira_key_as_jira_spells_it(capsys):
     code, out, _ = run(capsys, "bugs", "KAFKA-7026")
     assert code == 0 and out.startswith("kafka-7026: ") and out.count("source: ") == 1
     code, out, _ = run(capsys, "bugs", "KAFKA-12984")  # one key, two entries
-    assert code == 0 and [line.split(":")[0] for line in out.splitlines() if "source: " not in line
-                          and line and not line.startswith(" ")] == ["kafka-12984-equal-generation",
-                                                                     "kafka-12984-claim-order"]
+    assert code == 0 and [
+        line.split(":")[0] for line in out.splitlines() if "source: " not in line and line and not line.startswith(" ")
+    ] == ["kafka-12984-equal-generation", "kafka-12984-claim-order"]
 
 
 def test_simulate_a_bundled_history_and_a_seeded_one(capsys):
@@ -403,13 +427,24 @@ def test_ctrl_c_during_a_staged_solve_stops_it_and_writes_nothing(tmp_path):
     rng = __import__("numpy").random.default_rng(7)
     weights = [int(x) for x in rng.integers(10**6, 10**7, size=200)]
     scenario = tmp_path / "hard.json"
-    scenario.write_text(json.dumps({"topics": {"t": 200}, "weights": {"t": weights},
-                                    "members": {f"m{i}": {"topics": ["t"]} for i in range(13)}}))
+    scenario.write_text(
+        json.dumps(
+            {
+                "topics": {"t": 200},
+                "weights": {"t": weights},
+                "members": {f"m{i}": {"topics": ["t"]} for i in range(13)},
+            }
+        )
+    )
     out = tmp_path / "out.json"
     out.write_text('{"assignment": {}}\n')
     code = "import sys; from assignment_oracle.cli import main; sys.exit(main(sys.argv[1:]))"
-    child = subprocess.Popen([sys.executable, "-c", code, "solve", str(scenario), "-o", str(out)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, "solve", str(scenario), "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(4)  # past start-up: in the staged model's first stage
     assert child.poll() is None, "the weighted solve was expected to run longer than 4 s"
     child.send_signal(signal.SIGINT)

@@ -17,12 +17,21 @@ import assignment_oracle
 
 REPO = Path(__file__).resolve().parents[1]
 #: The design card's folders at the repository root, each mapped under the namespace.
-MAPPED = {"problem": "problem", "optimal": "optimal", "heuristics": "heuristics", "compare": "compare",
-          "notebooks": "notebooks"}
+MAPPED = {
+    "problem": "problem",
+    "optimal": "optimal",
+    "heuristics": "heuristics",
+    "compare": "compare",
+    "notebooks": "notebooks",
+}
 #: Modules that need an extra (imported here only if it is installed).
-NEEDS = {"assignment_oracle.compare.sweep.job": "pyspark", "assignment_oracle.compare.report.figures": "matplotlib",
-         "assignment_oracle.compare.report.notebooks": "nbclient", "assignment_oracle.compare.report.tables": "pandas",
-         "assignment_oracle.heuristics.kafka_python": "kafka"}
+NEEDS = {
+    "assignment_oracle.compare.sweep.job": "pyspark",
+    "assignment_oracle.compare.report.figures": "matplotlib",
+    "assignment_oracle.compare.report.notebooks": "nbclient",
+    "assignment_oracle.compare.report.tables": "pandas",
+    "assignment_oracle.heuristics.kafka_python": "kafka",
+}
 
 
 @pytest.fixture(scope="module")
@@ -30,10 +39,19 @@ def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     # Built from a copy: setuptools writes build/ and *.egg-info next to the sources it builds.
     source = tmp_path_factory.mktemp("source") / "repo"
-    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv*", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis", "sweep-*"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)],
-                   check=True, capture_output=True, timeout=600)
+    shutil.copytree(
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv*", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis", "sweep-*"
+        ),
+    )
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     (found,) = out.glob("assignment_oracle-*.whl")
     return found
 
@@ -47,8 +65,12 @@ def test_the_wheel_adds_one_import_name_and_the_console_script(wheel):
     assert top == {"assignment_oracle"}
     assert "assignment-oracle = assignment_oracle.cli:main" in scripts
     # The data files travel with their packages.
-    for data in ("assignment_oracle/examples/kip49-example.json", "assignment_oracle/compare/sweep/specs/quick.toml",
-                 "assignment_oracle/notebooks/gap_report.ipynb", "assignment_oracle/problem/model.py"):
+    for data in (
+        "assignment_oracle/examples/kip49-example.json",
+        "assignment_oracle/compare/sweep/specs/quick.toml",
+        "assignment_oracle/notebooks/gap_report.ipynb",
+        "assignment_oracle/problem/model.py",
+    ):
         assert data in names, data
 
 
@@ -69,7 +91,8 @@ def test_every_module_is_one_copy_from_one_place():
     for package in packages:
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
             if info.name.endswith("__main__") or any(
-                    info.name.startswith(m) and importlib.util.find_spec(NEEDS[m]) is None for m in NEEDS):
+                info.name.startswith(m) and importlib.util.find_spec(NEEDS[m]) is None for m in NEEDS
+            ):
                 continue
             imported.append(importlib.import_module(info.name))
     assert len(imported) > 40

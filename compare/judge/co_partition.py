@@ -44,8 +44,15 @@ from assignment_oracle.problem.metrics import load_vector, retained, sorted_load
 from assignment_oracle.problem.model import BALANCE, STICKINESS, Assignment, Problem
 from assignment_oracle.problem.ownership import owner_array
 
-__all__ = ["CLAIM_TIME_LIMIT", "JUDGE_TIME_LIMIT", "REQUEST", "CoPartitionVerdict", "co_partition_problem", "judge",
-           "solve_co_partitioned"]
+__all__ = [
+    "CLAIM_TIME_LIMIT",
+    "JUDGE_TIME_LIMIT",
+    "REQUEST",
+    "CoPartitionVerdict",
+    "co_partition_problem",
+    "judge",
+    "solve_co_partitioned",
+]
 
 #: What the co-partitioned optimum is asked for: the tiers the verdict judges, dec-min loads then the most
 #: partitions kept (not the scenario's rack or spread tiers, which the verdict does not measure).
@@ -146,22 +153,27 @@ class CoPartitionVerdict:
     def structure_text(self) -> str:
         """The join groups and whether the assignment co-partitions them (the first break if not)."""
         groups = "; ".join(", ".join(g) for g in self.join_groups)
-        return (f"join groups: {groups}\nco-partitioned: {'yes' if self.co_partitioned else 'no'}"
-                + ("" if self.co_partitioned else f" ({self.first_break})") + "\n")
+        return (
+            f"join groups: {groups}\nco-partitioned: {'yes' if self.co_partitioned else 'no'}"
+            + ("" if self.co_partitioned else f" ({self.first_break})")
+            + "\n"
+        )
 
     def text(self) -> str:
         def yes(flag: bool | None) -> str:
             return {True: "yes", False: "no", None: "unknown (not proven in time)"}[flag]
 
-        lines = [self.structure_text().rstrip("\n"),
-                 f"sorted loads: {list(self.sorted_loads)}   co-partitioned optimum: "
-                 f"{'-' if self.optimal_sorted_loads is None else list(self.optimal_sorted_loads)}"
-                 f" ({self.optimum_status})",
-                 f"most balanced (dec-min): {yes(self.most_balanced)}",
-                 f"retained: {self.retained}; optimum retains {'-' if self.optimal_retained is None else self.optimal_retained}"
-                 + ("" if self.stickiness_proven else " (not proven maximal)"),
-                 f"stickiest: {yes(self.stickiest)}",
-                 f"verdict: {_summary(self)}"]
+        lines = [
+            self.structure_text().rstrip("\n"),
+            f"sorted loads: {list(self.sorted_loads)}   co-partitioned optimum: "
+            f"{'-' if self.optimal_sorted_loads is None else list(self.optimal_sorted_loads)}"
+            f" ({self.optimum_status})",
+            f"most balanced (dec-min): {yes(self.most_balanced)}",
+            f"retained: {self.retained}; optimum retains {'-' if self.optimal_retained is None else self.optimal_retained}"
+            + ("" if self.stickiness_proven else " (not proven maximal)"),
+            f"stickiest: {yes(self.stickiest)}",
+            f"verdict: {_summary(self)}",
+        ]
         return "\n".join(lines) + "\n"
 
 
@@ -175,8 +187,13 @@ def _summary(v: CoPartitionVerdict) -> str:
     return "co-partitioned, with a gap"
 
 
-def judge(problem: Problem, assignment: Assignment, optimum: Solution | None = None, *,
-          time_limit: float | None = JUDGE_TIME_LIMIT) -> CoPartitionVerdict:
+def judge(
+    problem: Problem,
+    assignment: Assignment,
+    optimum: Solution | None = None,
+    *,
+    time_limit: float | None = JUDGE_TIME_LIMIT,
+) -> CoPartitionVerdict:
     """``assignment`` against ``optimum``, the co-partitioned optimum of ``problem`` (module docstring).
 
     Without ``optimum`` it is solved here (within ``time_limit``), unless the assignment itself is proven
@@ -195,10 +212,20 @@ def judge(problem: Problem, assignment: Assignment, optimum: Solution | None = N
     kept = retained(problem, assignment)
     if optimum is None:
         if structure is not None and not split and _proven_optimal(problem, structure, loads, kept):
-            return CoPartitionVerdict(join_groups=problem.join_groups, valid=True, split_units=0, unassigned=0,
-                                      first_break="", sorted_loads=loads, optimal_sorted_loads=loads,
-                                      retained=kept, optimal_retained=kept, optimum_status=OPTIMAL,
-                                      balance_proven=True, stickiness_proven=True)
+            return CoPartitionVerdict(
+                join_groups=problem.join_groups,
+                valid=True,
+                split_units=0,
+                unassigned=0,
+                first_break="",
+                sorted_loads=loads,
+                optimal_sorted_loads=loads,
+                retained=kept,
+                optimal_retained=kept,
+                optimum_status=OPTIMAL,
+                balance_proven=True,
+                stickiness_proven=True,
+            )
         optimum = solve_co_partitioned(problem, time_limit=time_limit)
     answered = optimum.assignment is not None
     balance = optimum.tier(BALANCE)
@@ -268,8 +295,10 @@ def _units(problem: Problem):
 
 def _stranded(unit) -> str:
     topic, p = unit[0]
-    return (f"no member subscribes to every topic of the unit of {topic}-{p}'s partition number "
-            f"({', '.join(t for t, _ in unit)})")
+    return (
+        f"no member subscribes to every topic of the unit of {topic}-{p}'s partition number "
+        f"({', '.join(t for t, _ in unit)})"
+    )
 
 
 @dataclass(frozen=True)
@@ -317,7 +346,7 @@ class _Structure:
                     split += hi - lo
                     first = first or _stranded([(t, lo) for t in topics])
                     continue
-                rows = np.stack([owner[offsets[index[t]] + lo:offsets[index[t]] + hi] for t in topics])
+                rows = np.stack([owner[offsets[index[t]] + lo : offsets[index[t]] + hi] for t in topics])
                 broken = np.flatnonzero((rows != rows[0]).any(axis=0))
                 if broken.size:
                     split += int(broken.size)
@@ -325,8 +354,10 @@ class _Structure:
                         column = int(broken[0])
                         other = int(np.flatnonzero(rows[:, column] != rows[0, column])[0])
                         p = lo + column
-                        first = (f"{topics[0]}-{p} on {ids[rows[0, column]]}, "
-                                 f"{topics[other]}-{p} on {ids[rows[other, column]]}")
+                        first = (
+                            f"{topics[0]}-{p} on {ids[rows[0, column]]}, "
+                            f"{topics[other]}-{p} on {ids[rows[other, column]]}"
+                        )
                 blocks.append((tuple(index[t] for t in topics), lo, hi, tuple(sorted(eligible))))
         return _Structure(tuple(blocks), stranded, split, first)
 
@@ -360,7 +391,7 @@ def _proven_optimal(problem: Problem, structure: _Structure, loads: tuple[int, .
     members = len(problem.members)
     bound = 0
     for topics, lo, hi, eligible in structure.blocks:
-        rows = np.stack([previous[offsets[t] + lo:offsets[t] + hi] for t in topics]).astype(np.int64)
+        rows = np.stack([previous[offsets[t] + lo : offsets[t] + hi] for t in topics]).astype(np.int64)
         allowed = np.zeros(members + 1, dtype=bool)
         allowed[list(eligible)] = True
         rows = np.where(allowed[rows], rows, -1)  # -1 indexes the last entry: False, stays -1
@@ -390,8 +421,9 @@ def _proven_optimal(problem: Problem, structure: _Structure, loads: tuple[int, .
         for i, eligible in enumerate(by_eligible):
             for m in eligible:
                 subscribes[m].append(f"units-{i}")
-        virtual = Problem.from_mapping({"topics": unit_topics, "members": {ids[m]: {"topics": subscribes[m]}
-                                                                      for m in range(members)}})
+        virtual = Problem.from_mapping(
+            {"topics": unit_topics, "members": {ids[m]: {"topics": subscribes[m]} for m in range(members)}}
+        )
         best = solve(virtual)
         if best.status != OPTIMAL or best.assignment is None:
             return False

@@ -53,8 +53,19 @@ from assignment_oracle.optimal import Solution, solve
 from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed, MissingExtra
 from assignment_oracle.problem.model import Assignment, Problem
 
-__all__ = ["OK", "INVALID", "TIMEOUT", "ERROR", "OPTIMUM", "CO_PARTITIONED_OPTIMUM", "WEIGHTED_OPTIMUM", "Evaluation",
-           "Comparison", "evaluate", "compare"]
+__all__ = [
+    "OK",
+    "INVALID",
+    "TIMEOUT",
+    "ERROR",
+    "OPTIMUM",
+    "CO_PARTITIONED_OPTIMUM",
+    "WEIGHTED_OPTIMUM",
+    "Evaluation",
+    "Comparison",
+    "evaluate",
+    "compare",
+]
 
 OK, INVALID, TIMEOUT, ERROR = "ok", "invalid", "timeout", "error"
 #: The name of the optimum's row.
@@ -200,9 +211,17 @@ def evaluate(
         assignor = get_assignor(assignor)
     if is_live(assignor) and not keep_live:
         try:
-            return evaluate(problem, assignor, optimum=optimum, time_limit=time_limit, isolation=isolation,
-                            keep_live=True, co_optimum=co_optimum, weighted_optimum=weighted_optimum,
-                            unlimited_moves=unlimited_moves)
+            return evaluate(
+                problem,
+                assignor,
+                optimum=optimum,
+                time_limit=time_limit,
+                isolation=isolation,
+                keep_live=True,
+                co_optimum=co_optimum,
+                weighted_optimum=weighted_optimum,
+                unlimited_moves=unlimited_moves,
+            )
         finally:
             assignor.assign.close()  # nothing keeps running once the row is judged
     if optimum is None:
@@ -219,13 +238,17 @@ def evaluate(
             free = unlimited_moves if unlimited_moves is not None else optimum
         evaluation = dataclasses.replace(evaluation, moves=judge_moves(plain, evaluation.assignment, optimum=free))
     judged = evaluation.judged_problem  # a live group's own previous generation: the same join groups
-    base = _balance_first(problem) if judged is None else dataclasses.replace(
-        judged, join_groups=problem.join_groups, weights=problem.weights)
+    base = (
+        _balance_first(problem)
+        if judged is None
+        else dataclasses.replace(judged, join_groups=problem.join_groups, weights=problem.weights)
+    )
     if base.weights:
         if weighted_optimum is None or judged is not None:
             weighted_optimum = solve_weighted(base)
-        evaluation = dataclasses.replace(evaluation, weighted=judge_weighted(base, evaluation.assignment,
-                                                                            weighted_optimum))
+        evaluation = dataclasses.replace(
+            evaluation, weighted=judge_weighted(base, evaluation.assignment, weighted_optimum)
+        )
     grouped = co_partition_problem(base, every_topic=assignor.guarantee == "stream-join")
     if grouped is None:
         return evaluation
@@ -240,8 +263,9 @@ def evaluate(
     return dataclasses.replace(evaluation, co_partition=verdict)
 
 
-def _evaluate(problem: Problem, assignor: Assignor, optimum: Solution | None, time_limit: float | None,
-              isolation: str) -> Evaluation:
+def _evaluate(
+    problem: Problem, assignor: Assignor, optimum: Solution | None, time_limit: float | None, isolation: str
+) -> Evaluation:
     """The assignor's row against the optimum without co-partitioning (join groups set aside)."""
     name = assignor.name
     problem = _without_join_groups(problem)
@@ -276,9 +300,12 @@ def _evaluate(problem: Problem, assignor: Assignor, optimum: Solution | None, ti
     message = ""
     if is_live(assignor):
         settled = assignor.assign.last
-        message = (f"{assignor.assign.describe()}; {settled.rounds} rebalance round(s) observed, settled in "
-                   f"{settled.seconds:.2f} s" + (f"; {len(settled.handoffs)} handoff(s) seen live: "
-                                                 f"{settled.handoffs[0]}" if settled.handoffs else "") + note)
+        message = (
+            f"{assignor.assign.describe()}; {settled.rounds} rebalance round(s) observed, settled in "
+            f"{settled.seconds:.2f} s"
+            + (f"; {len(settled.handoffs)} handoff(s) seen live: {settled.handoffs[0]}" if settled.handoffs else "")
+            + note
+        )
     return Evaluation(
         assignor=name,
         status=OK if verdict.valid else INVALID,
@@ -286,9 +313,13 @@ def _evaluate(problem: Problem, assignor: Assignor, optimum: Solution | None, ti
         wall_time=result.wall_time,
         assignment=assignment,
         verdict=verdict,
-        guarantee=check_guarantee(assignor.guarantee, problem, assignment,
-                                  optimal_sorted_loads=tuple(optimum.sorted_loads),
-                                  rounds=[p.assignment for p in phases] or None),
+        guarantee=check_guarantee(
+            assignor.guarantee,
+            problem,
+            assignment,
+            optimal_sorted_loads=tuple(optimum.sorted_loads),
+            rounds=[p.assignment for p in phases] or None,
+        ),
         rebalances=(assignor.assign.last.rounds if is_live(assignor) else len(phases)) if phases else None,
         phases=phases,
         judged_problem=problem if note else None,
@@ -327,38 +358,52 @@ def compare(
         best = dataclasses.replace(best, co_partition=judge_co_partition(problem, optimum.assignment, co_optimum))
         rows = [best]
         if co_optimum.assignment is not None:
-            rows.append(Evaluation(
-                assignor=CO_PARTITIONED_OPTIMUM,
-                status=OK,
-                message=f"{co_optimum.status}" + (f": {co_optimum.message}" if co_optimum.message else ""),
-                wall_time=co_optimum.wall_time,
-                assignment=co_optimum.assignment,
-                verdict=check(plain, co_optimum.assignment, optimum=optimum),
-                rebalances=1,
-                co_partition=judge_co_partition(problem, co_optimum.assignment, co_optimum),
-            ))
+            rows.append(
+                Evaluation(
+                    assignor=CO_PARTITIONED_OPTIMUM,
+                    status=OK,
+                    message=f"{co_optimum.status}" + (f": {co_optimum.message}" if co_optimum.message else ""),
+                    wall_time=co_optimum.wall_time,
+                    assignment=co_optimum.assignment,
+                    verdict=check(plain, co_optimum.assignment, optimum=optimum),
+                    rebalances=1,
+                    co_partition=judge_co_partition(problem, co_optimum.assignment, co_optimum),
+                )
+            )
     heavy = None
     if problem.weights:
         heavy = solve_weighted(problem)
         rows[0] = dataclasses.replace(rows[0], weighted=judge_weighted(problem, optimum.assignment, heavy))
         if heavy.assignment is not None:
-            rows.append(Evaluation(
-                assignor=WEIGHTED_OPTIMUM,
-                status=OK,
-                message=heavy.status + (f": {heavy.message}" if heavy.message else ""),
-                wall_time=heavy.wall_time,
-                assignment=heavy.assignment,
-                verdict=check(plain, heavy.assignment, optimum=optimum),
-                rebalances=1,
-                weighted=judge_weighted(problem, heavy.assignment, heavy),
-            ))
+            rows.append(
+                Evaluation(
+                    assignor=WEIGHTED_OPTIMUM,
+                    status=OK,
+                    message=heavy.status + (f": {heavy.message}" if heavy.message else ""),
+                    wall_time=heavy.wall_time,
+                    assignment=heavy.assignment,
+                    verdict=check(plain, heavy.assignment, optimum=optimum),
+                    rebalances=1,
+                    weighted=judge_weighted(problem, heavy.assignment, heavy),
+                )
+            )
     # The unlimited optimum's moves, once for every cooperative row's moves judge (compare.judge.moves): the
     # optimum's own when it is most balanced then stickiest, else that flow solved once here.
     free = None
     if any(a.protocol == "cooperative" for a in names):
         free = unlimited(plain, optimum) or unlimited_of(plain)
-    rows += [evaluate(problem, name, optimum=optimum, time_limit=time_limit, co_optimum=co_optimum,
-                      weighted_optimum=heavy, unlimited_moves=free) for name in names]
+    rows += [
+        evaluate(
+            problem,
+            name,
+            optimum=optimum,
+            time_limit=time_limit,
+            co_optimum=co_optimum,
+            weighted_optimum=heavy,
+            unlimited_moves=free,
+        )
+        for name in names
+    ]
     return Comparison(problem, optimum, tuple(rows), co_optimum, heavy)
 
 
@@ -368,8 +413,12 @@ def _undelivered(assignor: Assignor, problem: Problem, optimum: Solution, messag
     Whether a guarantee applies depends on the problem only (identical
     subscriptions, say), so it is asked with an empty assignment.
     """
-    probe = check_guarantee(assignor.guarantee, problem, Assignment.from_partitions({}, problem.member_ids),
-                            optimal_sorted_loads=tuple(optimum.sorted_loads))
+    probe = check_guarantee(
+        assignor.guarantee,
+        problem,
+        Assignment.from_partitions({}, problem.member_ids),
+        optimal_sorted_loads=tuple(optimum.sorted_loads),
+    )
     if not probe.applies:
         return probe
     return GuaranteeCheck(probe.guarantee, True, False, f"no assignment: {message}")

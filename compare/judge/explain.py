@@ -68,7 +68,14 @@ from assignment_oracle.problem.ownership import Violation, owner_arrays
 __all__ = ["CrossRack", "Explanation", "StayedAway", "apply_moves", "explain"]
 
 INVALID, BALANCE, RACK, SPREAD, STICKINESS, OPTIMAL, UNKNOWN = (
-    "invalid", "balance", "rack", "spread", "stickiness", "optimal", "unknown")
+    "invalid",
+    "balance",
+    "rack",
+    "spread",
+    "stickiness",
+    "optimal",
+    "unknown",
+)
 
 
 @dataclass(frozen=True)
@@ -83,8 +90,12 @@ class StayedAway:
         return f"{self.partition} could have stayed with {self.owner} (given to {self.given_to})"
 
     def to_mapping(self) -> dict:
-        return {"topic": self.partition.topic, "partition": self.partition.partition,
-                "owner": self.owner, "given_to": self.given_to}
+        return {
+            "topic": self.partition.topic,
+            "partition": self.partition.partition,
+            "owner": self.owner,
+            "given_to": self.given_to,
+        }
 
 
 @dataclass(frozen=True)
@@ -99,8 +110,12 @@ class CrossRack:
         return f"{self.partition} is outside its racks on {self.member} (local on {self.oracle_member})"
 
     def to_mapping(self) -> dict:
-        return {"topic": self.partition.topic, "partition": self.partition.partition,
-                "member": self.member, "oracle_member": self.oracle_member}
+        return {
+            "topic": self.partition.topic,
+            "partition": self.partition.partition,
+            "member": self.member,
+            "oracle_member": self.oracle_member,
+        }
 
 
 @dataclass(frozen=True)
@@ -192,8 +207,10 @@ class Explanation:
             if self.could_be_local:
                 lines.append(f"could be local ({len(self.could_be_local)}):")
                 lines += [f"  {c}" for c in self.could_be_local[:limit]]
-            lines.append(f"moves to the optimum's answer (valid, equal before the {self.kind} tier, better on it): "
-                         f"{len(self.paths)} path(s), {len(self.cycles)} cycle(s)")
+            lines.append(
+                f"moves to the optimum's answer (valid, equal before the {self.kind} tier, better on it): "
+                f"{len(self.paths)} path(s), {len(self.cycles)} cycle(s)"
+            )
             for group in (self.paths + self.cycles)[:limit]:
                 lines.append("  " + ", then ".join(str(m) for m in group))
         return "\n".join(lines) + "\n"
@@ -221,8 +238,15 @@ class Explanation:
         }
 
 
-def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | None = None,
-            request: Request | None = None, method: str = "auto", time_limit: float | None = None) -> Explanation:
+def explain(
+    problem: Problem,
+    assignment: Assignment,
+    *,
+    optimum: Solution | None = None,
+    request: Request | None = None,
+    method: str = "auto",
+    time_limit: float | None = None,
+) -> Explanation:
     """Explain how ``assignment`` falls short of the optimum of ``request`` on ``problem``.
 
     ``request`` defaults to balance first, then the scenario's other tiers (the order assignors aim
@@ -232,11 +256,18 @@ def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | Non
     engine (:func:`optimal.solve`).
     """
     if request is None:
-        request = Request(objective=problem.balance_first_order().objective if not problem.balance_first
-                          else problem.objective)
+        request = Request(
+            objective=problem.balance_first_order().objective if not problem.balance_first else problem.objective
+        )
     order = request.tiers(problem)
-    if (problem.join_groups or problem.weights or request.limited or SPREAD in order
-            or order[0] != BALANCE or request.balance != Request().balance):
+    if (
+        problem.join_groups
+        or problem.weights
+        or request.limited
+        or SPREAD in order
+        or order[0] != BALANCE
+        or request.balance != Request().balance
+    ):
         return _explain_request(problem, assignment, request, optimum, method, time_limit)
     if order != problem.objective:
         problem = dataclasses.replace(problem, objective=order)
@@ -259,8 +290,9 @@ def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | Non
     if rack_gap and (problem.ranks_before(RACK, STICKINESS) or not stickiness_gap):
         return _rack_shortfall(problem, owners, optimum, loads, best, cross)
     if not stickiness_gap:
-        return Explanation(OPTIMAL, retained=kept, optimal_retained=optimum.retained,
-                           sorted_loads=loads, optimal_sorted_loads=best)
+        return Explanation(
+            OPTIMAL, retained=kept, optimal_retained=optimum.retained, sorted_loads=loads, optimal_sorted_loads=best
+        )
     target, _ = owner_arrays(problem, optimum.assignment)
     stayed_away = _stayed_away(problem, owners, target)
     cycles, paths = _decompose(_moves(problem, owners, target))
@@ -276,8 +308,14 @@ def explain(problem: Problem, assignment: Assignment, *, optimum: Solution | Non
     )
 
 
-def _explain_request(problem: Problem, assignment: Assignment, request: Request,
-                     optimum: Solution | None, method: str, time_limit: float | None) -> Explanation:
+def _explain_request(
+    problem: Problem,
+    assignment: Assignment,
+    request: Request,
+    optimum: Solution | None,
+    method: str,
+    time_limit: float | None,
+) -> Explanation:
     """Any request, judged tier by tier against its own optimum (module docstring)."""
     if optimum is None:
         optimum = solve(problem, request, method=method, time_limit=time_limit)
@@ -291,8 +329,14 @@ def _explain_request(problem: Problem, assignment: Assignment, request: Request,
     stayed = _stayed_away(problem, owners, target) if verdict.gap_tier == STICKINESS else ()
     local = _could_be_local(problem, owners, target) if verdict.gap_tier == RACK else ()
     cycles, paths = _decompose(_moves(problem, owners, target))
-    return Explanation(verdict.gap_tier or BALANCE, could_have_stayed=stayed, could_be_local=local,
-                       cycles=cycles, paths=paths, verdict=verdict)
+    return Explanation(
+        verdict.gap_tier or BALANCE,
+        could_have_stayed=stayed,
+        could_be_local=local,
+        cycles=cycles,
+        paths=paths,
+        verdict=verdict,
+    )
 
 
 def _stayed_away(problem: Problem, owners, target) -> tuple[StayedAway, ...]:
@@ -329,17 +373,26 @@ def _rack_shortfall(problem: Problem, owners, optimum: Solution, loads, best, cr
     target, _ = owner_arrays(problem, optimum.assignment)
     could_be_local = _could_be_local(problem, owners, target)
     cycles, paths = _decompose(_moves(problem, owners, target))
-    return Explanation(RACK, could_be_local=could_be_local, cycles=cycles, paths=paths,
-                       cross_rack=cross, optimal_cross_rack=int(optimum.cross_rack),
-                       sorted_loads=loads, optimal_sorted_loads=best)
+    return Explanation(
+        RACK,
+        could_be_local=could_be_local,
+        cycles=cycles,
+        paths=paths,
+        cross_rack=cross,
+        optimal_cross_rack=int(optimum.cross_rack),
+        sorted_loads=loads,
+        optimal_sorted_loads=best,
+    )
 
 
 def _moves(problem: Problem, owners, target) -> list[Move]:
     """Every partition whose owner differs between two valid assignments (per-topic owner arrays)."""
     ids = problem.member_ids
-    return [Move(TopicPartition(topic.name, p), ids[owners[topic.name][p]], ids[target[topic.name][p]])
-            for topic in problem.assignable_topics
-            for p in np.flatnonzero(owners[topic.name] != target[topic.name]).tolist()]
+    return [
+        Move(TopicPartition(topic.name, p), ids[owners[topic.name][p]], ids[target[topic.name][p]])
+        for topic in problem.assignable_topics
+        for p in np.flatnonzero(owners[topic.name] != target[topic.name]).tolist()
+    ]
 
 
 def apply_moves(assignment: Assignment, moves) -> Assignment:

@@ -101,12 +101,14 @@ def _per_topic_balance(problem: Problem, assignment: Assignment, best=None, roun
 
     def owners(topic) -> np.ndarray:
         start = int(offsets[index[topic.name]])
-        return owner[start:start + topic.partitions]
+        return owner[start : start + topic.partitions]
 
     for topic in problem.assignable_topics:
         shares = np.bincount(owners(topic), minlength=members)[list(problem.subscribers[topic.name])].tolist()
         if max(shares) - min(shares) > 1:
-            return GuaranteeCheck(key, True, False, f"topic {topic.name}: subscriber shares {shares} differ by more than one")
+            return GuaranteeCheck(
+                key, True, False, f"topic {topic.name}: subscriber shares {shares} differ by more than one"
+            )
     groups: dict[tuple, list] = {}
     for topic in problem.assignable_topics:
         groups.setdefault((problem.subscribers[topic.name], topic.partitions), []).append(topic)
@@ -116,12 +118,15 @@ def _per_topic_balance(problem: Problem, assignment: Assignment, best=None, roun
             split = np.flatnonzero((rows != rows[0]).any(axis=0))
             if split.size:
                 names = [t.name for t in topics]
-                return GuaranteeCheck(key, True, False,
-                                      f"topics {', '.join(names)} not co-partitioned at partition {int(split[0])}")
+                return GuaranteeCheck(
+                    key, True, False, f"topics {', '.join(names)} not co-partitioned at partition {int(split[0])}"
+                )
     return GuaranteeCheck(key, True, True)
 
 
-def _identical_subscriptions_balance(problem: Problem, assignment: Assignment, best=None, rounds=None) -> GuaranteeCheck:
+def _identical_subscriptions_balance(
+    problem: Problem, assignment: Assignment, best=None, rounds=None
+) -> GuaranteeCheck:
     key = "identical-subscriptions-balance"
     if not _identical(problem):
         return GuaranteeCheck(key, False, True, "subscriptions differ")
@@ -148,8 +153,12 @@ def _claimed(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     chunks = list(map(itemgetter(1), pairs))
     lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
     numbers = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=int(lengths.sum()))
-    topic = np.repeat(np.fromiter(map(topic_index.get, map(itemgetter(0), pairs), itertools.repeat(-1)),
-                                  dtype=np.int64, count=len(pairs)), lengths)
+    topic = np.repeat(
+        np.fromiter(
+            map(topic_index.get, map(itemgetter(0), pairs), itertools.repeat(-1)), dtype=np.int64, count=len(pairs)
+        ),
+        lengths,
+    )
     member = np.repeat(np.repeat(np.arange(len(members), dtype=np.int64), [len(m.owned) for m in members]), lengths)
     offsets = problem.partition_offsets
     sizes = np.diff(offsets)
@@ -249,19 +258,25 @@ def _stream_join(problem: Problem, assignment: Assignment, best=None, rounds=Non
         for topic, partitions in topics.items():
             for p in partitions:
                 if subscribed is None or topic not in subscribed or topic not in problem.partition_counts:
-                    return GuaranteeCheck(key, True, False, f"{topic}-{p} given to {member}, which does not subscribe to it")
+                    return GuaranteeCheck(
+                        key, True, False, f"{topic}-{p} given to {member}, which does not subscribe to it"
+                    )
                 if (topic, p) in seen:
                     return GuaranteeCheck(key, True, False, f"{topic}-{p} assigned more than once")
                 seen.add((topic, p))
                 if p >= n:
                     return GuaranteeCheck(key, True, False, f"{topic}-{p} assigned although only numbers below {n} are")
                 if number_owner.setdefault(p, member) != member:
-                    return GuaranteeCheck(key, True, False, f"partition {p} split between {number_owner[p]} and {member}")
+                    return GuaranteeCheck(
+                        key, True, False, f"partition {p} split between {number_owner[p]} and {member}"
+                    )
     for p, member in number_owner.items():
         wanted = {t for t in problem.members[problem.member_index[member]].topics if t in problem.partition_counts}
         got = {t for t, ps in assignment.members[member].items() if p in ps}
         if wanted != got:
-            return GuaranteeCheck(key, True, False, f"{member} has partition {p} of {sorted(got)} but subscribes to {sorted(wanted)}")
+            return GuaranteeCheck(
+                key, True, False, f"{member} has partition {p} of {sorted(got)} but subscribes to {sorted(wanted)}"
+            )
     if problem.members and len(number_owner) != n:
         missing = sorted(set(range(n)) - set(number_owner))
         return GuaranteeCheck(key, True, False, f"partition numbers {missing[:8]} assigned to nobody")
@@ -273,10 +288,14 @@ def _stream_join(problem: Problem, assignment: Assignment, best=None, rounds=Non
     best = solve(numbers)
     loads = sorted_loads(load_vector(numbers, as_numbers))
     if loads != tuple(best.sorted_loads):
-        return GuaranteeCheck(key, True, False, f"partition numbers per member {list(loads)}, most balanced {list(best.sorted_loads)}")
+        return GuaranteeCheck(
+            key, True, False, f"partition numbers per member {list(loads)}, most balanced {list(best.sorted_loads)}"
+        )
     kept = retained(numbers, as_numbers)
     if kept != best.retained:
-        return GuaranteeCheck(key, True, False, f"keeps {kept} partition numbers with their owner, the oracle keeps {best.retained}")
+        return GuaranteeCheck(
+            key, True, False, f"keeps {kept} partition numbers with their owner, the oracle keeps {best.retained}"
+        )
     return GuaranteeCheck(key, True, True)
 
 
@@ -315,6 +334,10 @@ def check_guarantee(
 
 def check_run(result: AssignorRun, *, optimal_sorted_loads: tuple[int, ...] | None = None) -> GuaranteeCheck:
     """The guarantee ``result``'s assignor claims, on that run: every rebalance it took, if cooperative."""
-    return check_guarantee(result.assignor.guarantee, result.problem, result.assignment,
-                           optimal_sorted_loads=optimal_sorted_loads,
-                           rounds=[p.assignment for p in result.phases] or None)
+    return check_guarantee(
+        result.assignor.guarantee,
+        result.problem,
+        result.assignment,
+        optimal_sorted_loads=optimal_sorted_loads,
+        rounds=[p.assignment for p in result.phases] or None,
+    )

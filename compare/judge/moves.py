@@ -94,8 +94,9 @@ def unlimited(problem: Problem, optimum) -> Unlimited | None:
     if problem.join_groups or problem.weights:
         return None
     request = getattr(optimum, "request", None)
-    if request is not None and (request.balance != "dec-min" or request.max_moves is not None
-                                or request.max_moves_per_member is not None):
+    if request is not None and (
+        request.balance != "dec-min" or request.max_moves is not None or request.max_moves_per_member is not None
+    ):
         return None
     solved = getattr(optimum, "problem", None) or problem
     order = request.tiers(solved) if request is not None else solved.objective
@@ -140,8 +141,9 @@ def _moves(problem: Problem, assignment: Assignment) -> tuple[int, dict[str, int
     ``moved_from``, the one definition."""
     placement = place(problem, assignment)
     previous = _previous_owners(problem)
-    if not placement.placed.all() or (placement.partition.size and
-                                      np.bincount(placement.partition, minlength=previous.size).max() > 1):
+    if not placement.placed.all() or (
+        placement.partition.size and np.bincount(placement.partition, minlength=previous.size).max() > 1
+    ):
         counted = measure(problem, assignment).moved_from.tolist()
         return sum(counted), dict(zip(problem.member_ids, counted))
     owner = np.full(previous.size, -1, dtype=np.int64)
@@ -152,8 +154,9 @@ def _moves(problem: Problem, assignment: Assignment) -> tuple[int, dict[str, int
     return sum(counts), per_member
 
 
-def judge(problem: Problem, assignment: Assignment, *, time_limit: float | None = JUDGE_TIME_LIMIT,
-          optimum=None) -> MovesVerdict:
+def judge(
+    problem: Problem, assignment: Assignment, *, time_limit: float | None = JUDGE_TIME_LIMIT, optimum=None
+) -> MovesVerdict:
     """``assignment`` against the most balanced assignment within its own move counts (module docstring).
 
     ``optimum``, if given, is the unlimited optimum of ``problem`` (an :func:`optimal.solve` answer, or
@@ -167,13 +170,21 @@ def judge(problem: Problem, assignment: Assignment, *, time_limit: float | None 
     free = optimum if isinstance(optimum, Unlimited) or optimum is None else unlimited(problem, optimum)
     if free is None:  # none given, or one of another objective: the flow, before any CP-SAT model
         free = unlimited_of(problem)
-    if free is not None and ((free.moved <= moved and free.most_from_one_member <= most)
-                             or (tuple(loads) == free.sorted_loads and moved == free.moved)):
+    if free is not None and (
+        (free.moved <= moved and free.most_from_one_member <= most)
+        or (tuple(loads) == free.sorted_loads and moved == free.moved)
+    ):
         # Within the limits: nothing there is more balanced or as balanced with fewer moves.  Or the
         # assignor is as balanced as the unlimited optimum with as few moves: nothing within its limits
         # is better, and it is within them.  Either way the move-limited optimum is (these loads, moves).
-        return MovesVerdict(moved=moved, most_from_one_member=most, sorted_loads=loads,
-                            best_sorted_loads=free.sorted_loads, best_moved=free.moved, proven=True)
+        return MovesVerdict(
+            moved=moved,
+            most_from_one_member=most,
+            sorted_loads=loads,
+            best_sorted_loads=free.sorted_loads,
+            best_moved=free.moved,
+            proven=True,
+        )
     best = solve(problem, Request(objective=TIERS, max_moves=moved, max_moves_per_member=most), time_limit=time_limit)
     answered = best.assignment is not None
     return MovesVerdict(

@@ -49,8 +49,20 @@ def _promise(evaluation: Evaluation) -> str:
 
 def comparison_text(result: Comparison) -> str:
     """The table ``compare`` prints: the optimum's row first, then one row per assignor."""
-    header = ("assignor", "status", "max-min", "KIP-54 gap", "moves to balance", "local cond.",
-              "retained/opt", "moved", "topic spread", "rebalances", "guarantee", "time")
+    header = (
+        "assignor",
+        "status",
+        "max-min",
+        "KIP-54 gap",
+        "moves to balance",
+        "local cond.",
+        "retained/opt",
+        "moved",
+        "topic spread",
+        "rebalances",
+        "guarantee",
+        "time",
+    )
     racks = result.problem.rack_locality.active  # a cross-rack column only where racks can differ
     if racks:
         header = header[:6] + ("cross-rack/opt",) + header[6:]
@@ -60,26 +72,31 @@ def comparison_text(result: Comparison) -> str:
         if v is None:
             rows.append((row.assignor, row.status) + ("-",) * (len(header) - 3) + (row.message[:60],))
             continue
-        cells = ((
-            row.assignor,
-            row.status,
-            str(v.spread),
-            "-" if not v.valid else str(v.kip54_score - v.optimal_kip54_score),
-            "-" if v.balance_moves is None else str(v.balance_moves),
-            {True: "holds", False: "broken", None: "-"}[v.kafka_condition],
-        ) + ((f"{v.cross_rack}/{v.optimal_cross_rack}",) if racks else ()) + (
-            f"{v.retained}/{v.optimal_retained}",
-            str(v.moved),
-            str(v.max_topic_spread),
-            "-" if row.rebalances is None else str(row.rebalances),
-            _promise(row),
-            "-" if row.wall_time is None else f"{row.wall_time * 1000:.1f} ms",
-        ))
+        cells = (
+            (
+                row.assignor,
+                row.status,
+                str(v.spread),
+                "-" if not v.valid else str(v.kip54_score - v.optimal_kip54_score),
+                "-" if v.balance_moves is None else str(v.balance_moves),
+                {True: "holds", False: "broken", None: "-"}[v.kafka_condition],
+            )
+            + ((f"{v.cross_rack}/{v.optimal_cross_rack}",) if racks else ())
+            + (
+                f"{v.retained}/{v.optimal_retained}",
+                str(v.moved),
+                str(v.max_topic_spread),
+                "-" if row.rebalances is None else str(row.rebalances),
+                _promise(row),
+                "-" if row.wall_time is None else f"{row.wall_time * 1000:.1f} ms",
+            )
+        )
         rows.append(cells)
     problem = result.problem
     certified = result.rows[0].verdict.oracle_certificate_verified
-    title = (f"{len(problem.members)} members, {problem.total_partitions} partitions; the optimum's certificate "
-             + ("verifies" if certified else "DOES NOT VERIFY"))
+    title = f"{len(problem.members)} members, {problem.total_partitions} partitions; the optimum's certificate " + (
+        "verifies" if certified else "DOES NOT VERIFY"
+    )
     text = title + "\n" + "\n".join(table(header, rows)) + "\n"
     joined = [row for row in result.rows if row.co_partition is not None]
     if joined:
@@ -95,23 +112,58 @@ def comparison_text(result: Comparison) -> str:
 
 def _moves_text(rows: list[Evaluation]) -> str:
     """Cooperative assignors against the most balanced assignment within the moves they made."""
-    header = ("assignor", "moved", "most from one member", "sorted loads", "best within those moves", "its moves",
-              "dominated")
+    header = (
+        "assignor",
+        "moved",
+        "most from one member",
+        "sorted loads",
+        "best within those moves",
+        "its moves",
+        "dominated",
+    )
     unknown = {True: "YES", False: "no", None: "unknown"}
-    table_rows = [(e.assignor, str(v.moved), str(v.most_from_one_member), short_list(v.sorted_loads),
-                   "-" if v.best_sorted_loads is None else short_list(v.best_sorted_loads), cell(v.best_moved),
-                   unknown[v.dominated]) for e in rows for v in (e.moves,)]
+    table_rows = [
+        (
+            e.assignor,
+            str(v.moved),
+            str(v.most_from_one_member),
+            short_list(v.sorted_loads),
+            "-" if v.best_sorted_loads is None else short_list(v.best_sorted_loads),
+            cell(v.best_moved),
+            unknown[v.dominated],
+        )
+        for e in rows
+        for v in (e.moves,)
+    ]
     title = "cooperative rebalances against the most balanced assignment within the same moves"
     return title + "\n" + "\n".join(table(header, table_rows)) + "\n"
 
 
 def _weighted_text(result: Comparison, rows: list[Evaluation]) -> str:
     """The rows on weighted loads against the weighted optimum (what ignoring the weights costs)."""
-    header = ("assignor", "largest load", "x optimum", "sorted weighted loads", "most balanced", "retained/opt", "optimal")
+    header = (
+        "assignor",
+        "largest load",
+        "x optimum",
+        "sorted weighted loads",
+        "most balanced",
+        "retained/opt",
+        "optimal",
+    )
     unknown = {True: "yes", False: "no", None: "unknown"}
-    table_rows = [(e.assignor, str(w.largest), "-" if w.largest_ratio is None else f"{w.largest_ratio:.3f}",
-                   short_list(w.sorted_loads, 6), unknown[w.most_balanced], f"{w.retained}/{cell(w.optimal_retained)}",
-                   unknown[w.optimal]) for e in rows for w in (e.weighted,)]
+    table_rows = [
+        (
+            e.assignor,
+            str(w.largest),
+            "-" if w.largest_ratio is None else f"{w.largest_ratio:.3f}",
+            short_list(w.sorted_loads, 6),
+            unknown[w.most_balanced],
+            f"{w.retained}/{cell(w.optimal_retained)}",
+            unknown[w.optimal],
+        )
+        for e in rows
+        for w in (e.weighted,)
+    ]
     heavy = result.weighted_optimum
     if heavy is None:
         state = "-"
@@ -126,13 +178,31 @@ def _weighted_text(result: Comparison, rows: list[Evaluation]) -> str:
 
 def _co_partition_text(result: Comparison, joined: list[Evaluation]) -> str:
     """The rows against the co-partitioned optimum (join groups; stream-join-sticky's claim)."""
-    header = ("assignor", "co-partitioned", "sorted loads", "co-opt loads", "most balanced", "retained/co-opt",
-              "optimal", "first break")
+    header = (
+        "assignor",
+        "co-partitioned",
+        "sorted loads",
+        "co-opt loads",
+        "most balanced",
+        "retained/co-opt",
+        "optimal",
+        "first break",
+    )
     unknown = {True: "yes", False: "no", None: "unknown"}
-    rows = [(e.assignor, yes(c.co_partitioned), short_list(c.sorted_loads),
-             "-" if c.optimal_sorted_loads is None else short_list(c.optimal_sorted_loads), unknown[c.most_balanced],
-             f"{c.retained}/{cell(c.optimal_retained)}", unknown[c.optimal], c.first_break[:60] or "-")
-            for e in joined for c in (e.co_partition,)]
+    rows = [
+        (
+            e.assignor,
+            yes(c.co_partitioned),
+            short_list(c.sorted_loads),
+            "-" if c.optimal_sorted_loads is None else short_list(c.optimal_sorted_loads),
+            unknown[c.most_balanced],
+            f"{c.retained}/{cell(c.optimal_retained)}",
+            unknown[c.optimal],
+            c.first_break[:60] or "-",
+        )
+        for e in joined
+        for c in (e.co_partition,)
+    ]
     if result.problem.join_groups:
         groups = "; ".join(", ".join(g) for g in result.problem.join_groups)
         co = result.co_optimum
@@ -155,7 +225,11 @@ def evaluation_line(e: Evaluation) -> str:
     return (
         f"{e.assignor:19s} {state:24s} sorted loads {str(list(v.sorted_loads)):14s} "
         f"retained {v.retained}/{v.owned} (optimum {v.optimal_retained})  guarantee {_promise(e)}"
-        + (f"  cross-rack {v.cross_rack} (optimum {v.optimal_cross_rack})" if v.cross_rack or v.optimal_cross_rack else "")
+        + (
+            f"  cross-rack {v.cross_rack} (optimum {v.optimal_cross_rack})"
+            if v.cross_rack or v.optimal_cross_rack
+            else ""
+        )
     )
 
 
@@ -168,9 +242,7 @@ def verdict_text(v: Verdict) -> str:
         lines.append(f"  … and {len(v.violations) - 20} more")
     loads = " ".join(f"{m}={x}" for m, x in v.loads.items())
     lines.append(f"loads: {loads}")
-    lines.append(
-        f"sorted loads: {list(v.sorted_loads)}   most balanced: {list(v.optimal_sorted_loads)}"
-    )
+    lines.append(f"sorted loads: {list(v.sorted_loads)}   most balanced: {list(v.optimal_sorted_loads)}")
     if v.valid:
         lines.append(
             f"most balanced: {yes(v.most_balanced)}   KIP-54 score {v.kip54_score} (optimum {v.optimal_kip54_score}), "
@@ -184,8 +256,9 @@ def verdict_text(v: Verdict) -> str:
             lines.append(f"  could move {move}")
     lines.append(f"retained: {v.retained} of {v.owned} previously owned; optimum retains {v.optimal_retained}")
     if v.cross_rack or v.optimal_cross_rack:
-        lines.append(f"cross-rack: {v.cross_rack} partition(s) outside their replicas' racks; "
-                     f"optimum has {v.optimal_cross_rack}")
+        lines.append(
+            f"cross-rack: {v.cross_rack} partition(s) outside their replicas' racks; optimum has {v.optimal_cross_rack}"
+        )
     tiers = ", ".join(f"{t} {'optimal' if ok else 'gap'}" for t, ok in v.tiers.items())
     lines.append(f"objective ({', '.join(v.objective_order)}): {tiers}")
     lines.append(f"oracle certificate verified: {yes(v.oracle_certificate_verified)}")

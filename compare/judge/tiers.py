@@ -43,8 +43,13 @@ class TierLine:
     comparison: str  # equal, worse, better, unknown
 
     def to_mapping(self) -> dict:
-        return {"tier": self.tier, "value": self.value, "optimum": self.optimum, "optimum_proven": self.proven,
-                "comparison": self.comparison}
+        return {
+            "tier": self.tier,
+            "value": self.value,
+            "optimum": self.optimum,
+            "optimum_proven": self.proven,
+            "comparison": self.comparison,
+        }
 
 
 @dataclass(frozen=True)
@@ -71,28 +76,54 @@ class TierVerdict:
         return {"optimal": 0, "invalid": 3}.get(self.verdict, 1)
 
     def to_mapping(self) -> dict:
-        return {"verdict": self.verdict, "valid": self.valid, "breaks": list(self.breaks),
-                "objective_order": list(self.objective_order), "balance_definition": self.request.balance,
-                "max_moves": self.request.max_moves, "max_moves_per_member": self.request.max_moves_per_member,
-                "optimum_status": self.optimum_status, "gap_tier": self.gap_tier, "message": self.message,
-                "tiers": [t.to_mapping() for t in self.tiers], **self.extra}
+        return {
+            "verdict": self.verdict,
+            "valid": self.valid,
+            "breaks": list(self.breaks),
+            "objective_order": list(self.objective_order),
+            "balance_definition": self.request.balance,
+            "max_moves": self.request.max_moves,
+            "max_moves_per_member": self.request.max_moves_per_member,
+            "optimum_status": self.optimum_status,
+            "gap_tier": self.gap_tier,
+            "message": self.message,
+            "tiers": [t.to_mapping() for t in self.tiers],
+            **self.extra,
+        }
 
     def text(self) -> str:
-        lines = [f"objective: {', '.join(self.objective_order)} (balance: {self.request.balance}"
-                 + (f"; at most {self.request.max_moves} moves" if self.request.max_moves is not None else "")
-                 + (f"; at most {self.request.max_moves_per_member} from any member"
-                    if self.request.max_moves_per_member is not None else "") + ")"]
+        lines = [
+            f"objective: {', '.join(self.objective_order)} (balance: {self.request.balance}"
+            + (f"; at most {self.request.max_moves} moves" if self.request.max_moves is not None else "")
+            + (
+                f"; at most {self.request.max_moves_per_member} from any member"
+                if self.request.max_moves_per_member is not None
+                else ""
+            )
+            + ")"
+        ]
         if self.optimum_status == INFEASIBLE:
             lines.append(f"optimum: INFEASIBLE ({self.message})")
-        lines.append("valid under the constraints: " + ("yes" if self.valid else "no: " + "; ".join(self.breaks[:3])
-                                                          + (f" (+{len(self.breaks) - 3} more)" if len(self.breaks) > 3 else "")))
+        lines.append(
+            "valid under the constraints: "
+            + (
+                "yes"
+                if self.valid
+                else "no: "
+                + "; ".join(self.breaks[:3])
+                + (f" (+{len(self.breaks) - 3} more)" if len(self.breaks) > 3 else "")
+            )
+        )
         for line in self.tiers:
             mark = {"equal": "=", "worse": "worse than", "better": "better than", "unknown": "?"}[line.comparison]
             proof = "" if line.proven else " (not proven)"
             lines.append(f"{line.tier}: {_short(line.value)} {mark} optimum {_short(line.optimum)}{proof}")
-        said = {"optimal": "optimal on every tier", "gap": f"a gap at the {self.gap_tier} tier",
-                "unknown": "unknown (the optimum was not proven on every tier in time)",
-                "invalid": "not valid under the constraints"}[self.verdict]
+        said = {
+            "optimal": "optimal on every tier",
+            "gap": f"a gap at the {self.gap_tier} tier",
+            "unknown": "unknown (the optimum was not proven on every tier in time)",
+            "invalid": "not valid under the constraints",
+        }[self.verdict]
         lines.append(f"verdict: {said} (exit {self.exit_code()})")
         return "\n".join(lines) + "\n"
 
@@ -119,13 +150,21 @@ def _breaks(problem: Problem, request: Request, assignment: Assignment) -> list[
         if request.max_moves_per_member is not None:
             for m, n in zip(problem.member_ids, measures.moved_from):
                 if n > request.max_moves_per_member:
-                    found.append(f"{n} of {m}'s partitions moved, over the per-member budget of "
-                                 f"{request.max_moves_per_member}")
+                    found.append(
+                        f"{n} of {m}'s partitions moved, over the per-member budget of {request.max_moves_per_member}"
+                    )
     return found
 
 
-def judge(problem: Problem, assignment: Assignment, request: Request | None = None, *,
-          optimum: Solution | None = None, method: str = "auto", time_limit: float | None = None) -> TierVerdict:
+def judge(
+    problem: Problem,
+    assignment: Assignment,
+    request: Request | None = None,
+    *,
+    optimum: Solution | None = None,
+    method: str = "auto",
+    time_limit: float | None = None,
+) -> TierVerdict:
     """``assignment`` against the optimum of ``request`` on ``problem`` (computed if not given)."""
     request = Request() if request is None else request
     order = request.tiers(problem)
@@ -133,8 +172,17 @@ def judge(problem: Problem, assignment: Assignment, request: Request | None = No
         optimum = solve(problem, request, method=method, time_limit=time_limit)
     breaks = tuple(_breaks(problem, request, assignment))
     if optimum.status == INFEASIBLE:
-        return TierVerdict(request, order, optimum.status, False,
-                           breaks or ("no assignment meets the constraints",), (), "invalid", None, optimum.message)
+        return TierVerdict(
+            request,
+            order,
+            optimum.status,
+            False,
+            breaks or ("no assignment meets the constraints",),
+            (),
+            "invalid",
+            None,
+            optimum.message,
+        )
     measures = measure(problem, assignment, resolve_claims(problem))
     lines: list[TierLine] = []
     verdict, gap = None, None
@@ -160,5 +208,4 @@ def judge(problem: Problem, assignment: Assignment, request: Request | None = No
         verdict = "optimal" if all(t.proven for t in optimum.tiers) and optimum.tiers else "unknown"
     if breaks:
         verdict, gap = "invalid", None
-    return TierVerdict(request, order, optimum.status, not breaks, breaks, tuple(lines), verdict, gap,
-                       optimum.message)
+    return TierVerdict(request, order, optimum.status, not breaks, breaks, tuple(lines), verdict, gap, optimum.message)

@@ -74,8 +74,11 @@ def largest_lower_bound(problem: Problem, optimum: Solution) -> int:
         return int(optimum.measures.loads.max(initial=0))
     subscribed = [i for i, t in enumerate(problem.topic_names) if problem.subscribers[t]]
     offsets = problem.partition_offsets
-    weights = np.concatenate([problem.weight_array[offsets[i]:offsets[i + 1]] for i in subscribed]) \
-        if subscribed else np.zeros(0, dtype=np.int64)
+    weights = (
+        np.concatenate([problem.weight_array[offsets[i] : offsets[i + 1]] for i in subscribed])
+        if subscribed
+        else np.zeros(0, dtype=np.int64)
+    )
     takers = len(set().union(*(problem.subscribers[problem.topic_names[i]] for i in subscribed)))
     bound = max(int(weights.max(initial=0)), -(-int(weights.sum()) // takers) if takers else 0)
     for stage in optimum.stages:
@@ -157,16 +160,18 @@ class WeightedVerdict:
             return {True: "yes", False: "no", None: "unknown (not proven in time)"}[flag]
 
         ratio = self.largest_ratio
-        lines = [f"valid: {'yes' if self.valid else 'no'}",
-                 f"weighted loads, sorted: {list(self.sorted_loads)}",
-                 f"weighted optimum ({self.optimum_status}): "
-                 f"{'-' if self.optimal_sorted_loads is None else list(self.optimal_sorted_loads)}",
-                 f"largest load: {self.largest}; optimum {'-' if self.optimal_largest is None else self.optimal_largest}"
-                 f" (proven lower bound {self.lower_bound})" + ("" if ratio is None else f", {ratio:.3f}x the optimum's"),
-                 f"most balanced (dec-min over weighted loads): {state(self.most_balanced)}",
-                 f"retained: {self.retained}; optimum retains "
-                 f"{'-' if self.optimal_retained is None else self.optimal_retained}",
-                 f"verdict: {_summary(self)}"]
+        lines = [
+            f"valid: {'yes' if self.valid else 'no'}",
+            f"weighted loads, sorted: {list(self.sorted_loads)}",
+            f"weighted optimum ({self.optimum_status}): "
+            f"{'-' if self.optimal_sorted_loads is None else list(self.optimal_sorted_loads)}",
+            f"largest load: {self.largest}; optimum {'-' if self.optimal_largest is None else self.optimal_largest}"
+            f" (proven lower bound {self.lower_bound})" + ("" if ratio is None else f", {ratio:.3f}x the optimum's"),
+            f"most balanced (dec-min over weighted loads): {state(self.most_balanced)}",
+            f"retained: {self.retained}; optimum retains "
+            f"{'-' if self.optimal_retained is None else self.optimal_retained}",
+            f"verdict: {_summary(self)}",
+        ]
         return "\n".join(lines) + "\n"
 
 

@@ -76,8 +76,12 @@ _PORT_COLORS = {
     "kafka4-sticky": ("#637939", "#b5cf6b"),
     "kafka4-cooperative-sticky": ("#843c39", "#d6616b"),
 }
-_ORACLE_COLORS = {"optimum": "#000000", "optimum-cpsat": "#7f7f7f", "optimum-co-partitioned": "#3f3f3f",
-                  "optimum-weighted": "#5f5f5f"}
+_ORACLE_COLORS = {
+    "optimum": "#000000",
+    "optimum-cpsat": "#7f7f7f",
+    "optimum-co-partitioned": "#3f3f3f",
+    "optimum-weighted": "#5f5f5f",
+}
 # Anything else (an external assignor): a stable pick by name.
 _OTHER_COLORS = ("#8c6d31", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#e7ba52")
 
@@ -138,8 +142,9 @@ def _empty(fig, axes, note: str):
     """The figure with ``note`` in place of its panels: the sweep has nothing to draw here."""
     for ax in axes:
         ax.set_axis_off()
-        ax.text(0.5, 0.5, note, ha="center", va="center", transform=ax.transAxes, fontsize=9, color="#555555",
-                wrap=True)
+        ax.text(
+            0.5, 0.5, note, ha="center", va="center", transform=ax.transAxes, fontsize=9, color="#555555", wrap=True
+        )
     return fig
 
 
@@ -165,11 +170,15 @@ def show(fig) -> None:
     from IPython.display import display
 
     document = svg(fig)
-    markup = document[document.index("<svg"):]
+    markup = document[document.index("<svg") :]
     title = fig.get_suptitle()
-    display({"image/svg+xml": document,
-             "text/html": f'<figure class="assignment-oracle-figure" aria-label="{html.escape(title)}">{markup}</figure>'},
-            raw=True)
+    display(
+        {
+            "image/svg+xml": document,
+            "text/html": f'<figure class="assignment-oracle-figure" aria-label="{html.escape(title)}">{markup}</figure>',
+        },
+        raw=True,
+    )
 
 
 # -- the figures -------------------------------------------------------------------
@@ -214,14 +223,20 @@ def family_shares(table: pd.DataFrame):
     """
     families = sorted(table["family"].unique()) if not table.empty else []
     assignors = assignor_order(table["assignor"].unique()) if not table.empty else []
-    fig, axes = _figure("family_shares", 1, rows=2, width=max(7.5, 0.85 * len(families) + 3.5),
-                        height=2 * (0.3 * max(4, len(assignors)) + 0.9) + 1.0)
+    fig, axes = _figure(
+        "family_shares",
+        1,
+        rows=2,
+        width=max(7.5, 0.85 * len(families) + 3.5),
+        height=2 * (0.3 * max(4, len(assignors)) + 0.9) + 1.0,
+    )
     if table.empty:
         return _empty(fig, axes, "no assignor results in this sweep")
-    for ax, column, label in ((axes[0], "share_most_balanced", "most balanced"),
-                              (axes[1], "share_guarantee_kept", "own guarantee kept (where it applies)")):
-        grid = table.pivot(index="assignor", columns="family", values=column).reindex(index=assignors,
-                                                                                     columns=families)
+    for ax, column, label in (
+        (axes[0], "share_most_balanced", "most balanced"),
+        (axes[1], "share_guarantee_kept", "own guarantee kept (where it applies)"),
+    ):
+        grid = table.pivot(index="assignor", columns="family", values=column).reindex(index=assignors, columns=families)
         values = grid.to_numpy(dtype=float)
         image = ax.imshow(np.ma.masked_invalid(values), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
         for (i, j), value in np.ndenumerate(values):
@@ -295,9 +310,13 @@ def rack_gaps(table: pd.DataFrame):
 
     ``table``: :func:`compare.report.tables.rack_gaps`.
     """
-    return _gap_distribution("rack_gaps", table, "rack_gap",
-                             "no most-balanced results of scenarios with racks in this sweep",
-                             "cross-rack partitions beyond the most rack-local most-balanced optimum (symlog)")
+    return _gap_distribution(
+        "rack_gaps",
+        table,
+        "rack_gap",
+        "no most-balanced results of scenarios with racks in this sweep",
+        "cross-rack partitions beyond the most rack-local most-balanced optimum (symlog)",
+    )
 
 
 @_drawing
@@ -306,9 +325,13 @@ def stickiness_gaps(table: pd.DataFrame):
 
     ``table``: :func:`compare.report.tables.stickiness_gaps`.
     """
-    return _gap_distribution("stickiness_gaps", table, "stickiness_gap",
-                             "no most-balanced results of rebalances with previous owners in this sweep",
-                             "partitions moved beyond the stickiest most-balanced optimum (symlog)")
+    return _gap_distribution(
+        "stickiness_gaps",
+        table,
+        "stickiness_gap",
+        "no most-balanced results of rebalances with previous owners in this sweep",
+        "partitions moved beyond the stickiest most-balanced optimum (symlog)",
+    )
 
 
 @_drawing
@@ -324,9 +347,17 @@ def churn(table: pd.DataFrame):
     for name in assignor_order(table["assignor"].unique()):
         part = table[table["assignor"] == name]
         reference = name == "optimum"
-        ax.plot(part["round"], part["cumulative_moved"], color=color(name), marker="" if reference else "o",
-                markersize=3.5, linewidth=2.2 if reference else 1.4, linestyle="--" if reference else "-",
-                label="optimum (oracle following its own assignments)" if reference else name, zorder=3 if reference else 2)
+        ax.plot(
+            part["round"],
+            part["cumulative_moved"],
+            color=color(name),
+            marker="" if reference else "o",
+            markersize=3.5,
+            linewidth=2.2 if reference else 1.4,
+            linestyle="--" if reference else "-",
+            label="optimum (oracle following its own assignments)" if reference else name,
+            zorder=3 if reference else 2,
+        )
     ax.set_xlabel("rebalance round")
     ax.set_ylabel("partitions moved so far (mean over histories)")
     ax.xaxis.get_major_locator().set_params(integer=True)
@@ -364,11 +395,22 @@ def run_times(table: pd.DataFrame):
             inside = which == b
             centers.append(float(np.exp(np.mean(np.log(x[inside])))))
             medians.append(float(np.median(y[inside])))
-        label = {"optimum": "oracle: flow model", "optimum-cpsat": "oracle: CP-SAT (sampled)",
-                 "optimum-co-partitioned": "oracle: co-partitioned (join groups)",
-                 "optimum-weighted": "oracle: weighted loads"}.get(name, name)
-        ax.plot(centers, medians, color=color(name), linewidth=2.0 if oracle else 1.4,
-                linestyle="--" if oracle else "-", marker="o", markersize=3, label=label)
+        label = {
+            "optimum": "oracle: flow model",
+            "optimum-cpsat": "oracle: CP-SAT (sampled)",
+            "optimum-co-partitioned": "oracle: co-partitioned (join groups)",
+            "optimum-weighted": "oracle: weighted loads",
+        }.get(name, name)
+        ax.plot(
+            centers,
+            medians,
+            color=color(name),
+            linewidth=2.0 if oracle else 1.4,
+            linestyle="--" if oracle else "-",
+            marker="o",
+            markersize=3,
+            label=label,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("group size: members × partitions (log)")

@@ -80,8 +80,13 @@ def _declared_names(source: str) -> set[str]:
     return names
 
 
-def execute(name_or_path: str | Path, parameters: Mapping[str, Any] | None = None, *, cwd: str | Path | None = None,
-            timeout: float = CELL_TIMEOUT):
+def execute(
+    name_or_path: str | Path,
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    cwd: str | Path | None = None,
+    timeout: float = CELL_TIMEOUT,
+):
     """The notebook executed with ``parameters`` (an ``nbformat`` node, outputs filled in).
 
     ``name_or_path``: a name from :data:`NOTEBOOKS` or a notebook file.
@@ -99,24 +104,48 @@ def execute(name_or_path: str | Path, parameters: Mapping[str, Any] | None = Non
     with tempfile.TemporaryDirectory(prefix="assignment-oracle-kernel-") as kernels:
         spec_dir = Path(kernels) / "assignment-oracle"
         spec_dir.mkdir()
-        (spec_dir / "kernel.json").write_text(json.dumps({
-            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
-                     "--IPKernelApp.log_level=ERROR"],
-            "display_name": "assignment-oracle (this Python)",
-            "language": "python",
-        }), encoding="utf-8")
+        (spec_dir / "kernel.json").write_text(
+            json.dumps(
+                {
+                    "argv": [
+                        sys.executable,
+                        "-m",
+                        "ipykernel_launcher",
+                        "-f",
+                        "{connection_file}",
+                        "--IPKernelApp.log_level=ERROR",
+                    ],
+                    "display_name": "assignment-oracle (this Python)",
+                    "language": "python",
+                }
+            ),
+            encoding="utf-8",
+        )
         specs = KernelSpecManager(kernel_dirs=[kernels])
         # Unix sockets in the temporary folder: no TCP port at all, nothing left behind.
-        manager = KernelManager(kernel_name="assignment-oracle", kernel_spec_manager=specs, transport="ipc",
-                                ip=str(Path(kernels) / "kernel"))
-        client = NotebookClient(nb, km=manager, timeout=timeout, allow_errors=False,
-                                resources={"metadata": {"path": str(cwd or Path.cwd())}})
+        manager = KernelManager(
+            kernel_name="assignment-oracle",
+            kernel_spec_manager=specs,
+            transport="ipc",
+            ip=str(Path(kernels) / "kernel"),
+        )
+        client = NotebookClient(
+            nb,
+            km=manager,
+            timeout=timeout,
+            allow_errors=False,
+            resources={"metadata": {"path": str(cwd or Path.cwd())}},
+        )
         try:
             client.execute()
         except CellTimeoutError as error:
-            raise NotebookFailed(f"{path.name}: a cell ran longer than {timeout:g} s: {_last_line(str(error))}") from None
+            raise NotebookFailed(
+                f"{path.name}: a cell ran longer than {timeout:g} s: {_last_line(str(error))}"
+            ) from None
         except CellExecutionError as error:
-            raise NotebookFailed(f"{path.name}: {_failed_cell(nb)}: {error.ename}: {_last_line(error.evalue)}") from None
+            raise NotebookFailed(
+                f"{path.name}: {_failed_cell(nb)}: {error.ename}: {_last_line(error.evalue)}"
+            ) from None
     return nb
 
 
@@ -141,14 +170,23 @@ def to_html(nb, *, title: str, show_code: bool = False) -> str:
     """
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="lab", exclude_input=not show_code, exclude_input_prompt=True,
-                            exclude_output_prompt=True)
+    exporter = HTMLExporter(
+        template_name="lab", exclude_input=not show_code, exclude_input_prompt=True, exclude_output_prompt=True
+    )
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
     return body
 
 
-def write_gap_report(sweep_dir: str | Path, html: str | Path, *, families=None, assignors=None,
-                     counterexamples: int = 10, show_code: bool = False, notebook: str | Path | None = None) -> Path:
+def write_gap_report(
+    sweep_dir: str | Path,
+    html: str | Path,
+    *,
+    families=None,
+    assignors=None,
+    counterexamples: int = 10,
+    show_code: bool = False,
+    notebook: str | Path | None = None,
+) -> Path:
     """Execute the gap report against ``sweep_dir`` and write it as HTML to ``html``.
 
     ``sweep_dir`` must already hold a sweep (nothing is run here);
@@ -156,8 +194,13 @@ def write_gap_report(sweep_dir: str | Path, html: str | Path, *, families=None, 
     path.
     """
     sweep_dir = Path(sweep_dir).resolve()
-    parameters = {"SWEEP_DIR": str(sweep_dir), "RUN_IF_MISSING": None, "FAMILIES": families,
-                  "ASSIGNORS": assignors, "COUNTEREXAMPLES": counterexamples}
+    parameters = {
+        "SWEEP_DIR": str(sweep_dir),
+        "RUN_IF_MISSING": None,
+        "FAMILIES": families,
+        "ASSIGNORS": assignors,
+        "COUNTEREXAMPLES": counterexamples,
+    }
     nb = execute("gap_report", parameters)
     html = Path(html)
     html.parent.mkdir(parents=True, exist_ok=True)

@@ -135,7 +135,9 @@ def load(out: str | Path, *, families=None, assignors=None) -> pd.DataFrame:
         wanted = [wanted] if isinstance(wanted, str) else list(wanted)
         missing = sorted(set(wanted) - set(frame[column]))
         if missing:
-            raise InputError(str(out), column, f"no rows for {missing[0]!r} (present: {', '.join(sorted(set(frame[column])))})")
+            raise InputError(
+                str(out), column, f"no rows for {missing[0]!r} (present: {', '.join(sorted(set(frame[column])))})"
+            )
         frame = frame[frame[column].isin(set(wanted) | set(keep))]
     return frame.sort_values(["family", "assignor", "scenario_id", "round"], kind="stable").reset_index(drop=True)
 
@@ -149,8 +151,12 @@ def _ordered(table: pd.DataFrame, *by: str) -> pd.DataFrame:
     """Rows in report order of ``assignor``, then ``by``."""
     rank = {name: i for i, name in enumerate(assignor_order(table["assignor"].unique()))}
     keys = ["_rank", *by]
-    return (table.assign(_rank=table["assignor"].map(rank)).sort_values(keys, kind="stable")
-            .drop(columns="_rank").reset_index(drop=True))
+    return (
+        table.assign(_rank=table["assignor"].map(rank))
+        .sort_values(keys, kind="stable")
+        .drop(columns="_rank")
+        .reset_index(drop=True)
+    )
 
 
 def _true(column: pd.Series) -> pd.Series:
@@ -175,13 +181,15 @@ def shares(rows: pd.DataFrame, *, by_family: bool = True) -> pd.DataFrame:
     if not by_family:
         results = results.assign(family="all")
     grouped = results.groupby(["assignor", "family"], sort=False)
-    table = pd.DataFrame({
-        "results": grouped.size(),
-        "share_valid": grouped["_valid"].mean(),
-        "share_most_balanced": grouped["_balanced"].mean(),
-        "guarantee_applies": grouped["_applies"].sum(),
-        "_kept": grouped["_kept"].sum(),
-    }).reset_index()
+    table = pd.DataFrame(
+        {
+            "results": grouped.size(),
+            "share_valid": grouped["_valid"].mean(),
+            "share_most_balanced": grouped["_balanced"].mean(),
+            "guarantee_applies": grouped["_applies"].sum(),
+            "_kept": grouped["_kept"].sum(),
+        }
+    ).reset_index()
     applies = table["guarantee_applies"]
     table["share_guarantee_kept"] = np.where(applies > 0, table["_kept"] / applies.where(applies > 0, 1), np.nan)
     return _ordered(table.drop(columns="_kept"), "family")
@@ -191,15 +199,19 @@ def balance_gaps(rows: pd.DataFrame) -> pd.DataFrame:
     """Valid results with their balance gaps: ``assignor``, ``family``, ``kip54_gap``, ``balance_moves``."""
     results = _results(rows)
     valid = results[(results["status"] == "ok") & _true(results["valid"])]
-    return _ordered(valid[["assignor", "family", "kip54_gap", "balance_moves"]].astype(
-        {"kip54_gap": "int64", "balance_moves": "int64"}), "family")
+    return _ordered(
+        valid[["assignor", "family", "kip54_gap", "balance_moves"]].astype(
+            {"kip54_gap": "int64", "balance_moves": "int64"}
+        ),
+        "family",
+    )
 
 
 def _as_local(rows: pd.DataFrame) -> pd.Series:
     """Results with as few cross-rack partitions as the optimum (sweeps before the rack tier: all)."""
     if "cross_rack" not in rows:
         return pd.Series(True, index=rows.index)
-    return (rows["cross_rack"].fillna(0) <= rows["optimal_cross_rack"].fillna(0))
+    return rows["cross_rack"].fillna(0) <= rows["optimal_cross_rack"].fillna(0)
 
 
 def rack_gaps(rows: pd.DataFrame) -> pd.DataFrame:
@@ -213,8 +225,12 @@ def rack_gaps(rows: pd.DataFrame) -> pd.DataFrame:
     if "racks" not in rows:
         return pd.DataFrame(columns=columns + ["rack_gap"])
     results = _results(rows)
-    placed = results[(results["status"] == "ok") & _true(results["valid"]) & _true(results["most_balanced"])
-                     & _true(results["racks"])]
+    placed = results[
+        (results["status"] == "ok")
+        & _true(results["valid"])
+        & _true(results["most_balanced"])
+        & _true(results["racks"])
+    ]
     table = placed[columns].astype({"cross_rack": "int64", "optimal_cross_rack": "int64"})
     table = table.assign(rack_gap=table["cross_rack"] - table["optimal_cross_rack"])
     return _ordered(table, "family")
@@ -229,8 +245,13 @@ def stickiness_gaps(rows: pd.DataFrame) -> pd.DataFrame:
     optimum).
     """
     results = _results(rows)
-    kept = results[(results["status"] == "ok") & _true(results["valid"]) & _true(results["most_balanced"])
-                   & _as_local(results) & (results["owned"].fillna(0) > 0)]
+    kept = results[
+        (results["status"] == "ok")
+        & _true(results["valid"])
+        & _true(results["most_balanced"])
+        & _as_local(results)
+        & (results["owned"].fillna(0) > 0)
+    ]
     table = kept[["assignor", "family", "owned", "retained", "optimal_retained"]].astype("int64", errors="ignore")
     table = table.assign(stickiness_gap=table["optimal_retained"] - table["retained"])
     return _ordered(table, "family")
@@ -247,8 +268,15 @@ def co_partitioning(rows: pd.DataFrame) -> pd.DataFrame:
     The plain ``optimum`` row says how often the optimum without co-partitioning happens to be
     co-partitioned.  Empty for a sweep without such results.
     """
-    columns = ["assignor", "family", "results", "share_co_partitioned", "share_most_balanced", "share_optimal",
-               "stickiness_gap_mean"]
+    columns = [
+        "assignor",
+        "family",
+        "results",
+        "share_co_partitioned",
+        "share_most_balanced",
+        "share_optimal",
+        "stickiness_gap_mean",
+    ]
     if "co_partitioned" not in rows:
         return pd.DataFrame(columns=columns)
     judged = rows[rows["co_partitioned"].notna() & rows["status"].isin(["ok", "invalid"])]
@@ -257,12 +285,23 @@ def co_partitioning(rows: pd.DataFrame) -> pd.DataFrame:
     balanced = _true(judged["co_most_balanced"])
     gap = (judged["optimal_co_retained"] - judged["co_retained"]).where(balanced)
     optimal = balanced & (gap <= 0)
-    frame = judged.assign(co=_true(judged["co_partitioned"]).astype(float), balanced=balanced.astype(float),
-                          optimal=optimal.astype(float), gap=gap)
-    table = (frame.groupby(["assignor", "family"], sort=False)
-             .agg(results=("co", "size"), share_co_partitioned=("co", "mean"), share_most_balanced=("balanced", "mean"),
-                  share_optimal=("optimal", "mean"), stickiness_gap_mean=("gap", "mean"))
-             .reset_index())
+    frame = judged.assign(
+        co=_true(judged["co_partitioned"]).astype(float),
+        balanced=balanced.astype(float),
+        optimal=optimal.astype(float),
+        gap=gap,
+    )
+    table = (
+        frame.groupby(["assignor", "family"], sort=False)
+        .agg(
+            results=("co", "size"),
+            share_co_partitioned=("co", "mean"),
+            share_most_balanced=("balanced", "mean"),
+            share_optimal=("optimal", "mean"),
+            stickiness_gap_mean=("gap", "mean"),
+        )
+        .reset_index()
+    )
     return _ordered(table, "family")
 
 
@@ -275,20 +314,34 @@ def weighted_gaps(rows: pd.DataFrame) -> pd.DataFrame:
     weighted load over the weighted optimum's).  The plain ``optimum`` row is the partition-count
     optimum judged on weights.  Empty for a sweep without weights.
     """
-    columns = ["assignor", "results", "share_most_balanced", "largest_ratio_mean", "largest_ratio_p90",
-               "largest_ratio_max"]
+    columns = [
+        "assignor",
+        "results",
+        "share_most_balanced",
+        "largest_ratio_mean",
+        "largest_ratio_p90",
+        "largest_ratio_max",
+    ]
     if "weighted_largest_ratio" not in rows:
         return pd.DataFrame(columns=columns)
     judged = rows[rows["weighted_largest_ratio"].notna() & (rows["status"] == "ok") & _true(rows["valid"])]
     if judged.empty:
         return pd.DataFrame(columns=columns)
-    frame = judged.assign(balanced=_true(judged["weighted_most_balanced"]).astype(float),
-                          ratio=judged["weighted_largest_ratio"].astype(float))
-    table = (frame.groupby("assignor", sort=False)
-             .agg(results=("ratio", "size"), share_most_balanced=("balanced", "mean"),
-                  largest_ratio_mean=("ratio", "mean"), largest_ratio_p90=("ratio", lambda s: s.quantile(0.9)),
-                  largest_ratio_max=("ratio", "max"))
-             .reset_index())
+    frame = judged.assign(
+        balanced=_true(judged["weighted_most_balanced"]).astype(float),
+        ratio=judged["weighted_largest_ratio"].astype(float),
+    )
+    table = (
+        frame.groupby("assignor", sort=False)
+        .agg(
+            results=("ratio", "size"),
+            share_most_balanced=("balanced", "mean"),
+            largest_ratio_mean=("ratio", "mean"),
+            largest_ratio_p90=("ratio", lambda s: s.quantile(0.9)),
+            largest_ratio_max=("ratio", "max"),
+        )
+        .reset_index()
+    )
     return _ordered(table)
 
 
@@ -312,14 +365,19 @@ def churn_curves(rows: pd.DataFrame) -> pd.DataFrame:
     churn = churn[played == churn["scenario_id"].map(rounds)]
     if churn.empty:
         return pd.DataFrame(columns=["assignor", "round", "histories", "cumulative_moved", "cumulative_oracle_moved"])
-    churn = churn.assign(cumulative_moved=np.where(churn["assignor"] == "optimum", churn["cumulative_oracle_moved"],
-                                                   churn["cumulative_moved"]))
+    churn = churn.assign(
+        cumulative_moved=np.where(
+            churn["assignor"] == "optimum", churn["cumulative_oracle_moved"], churn["cumulative_moved"]
+        )
+    )
     grouped = churn.groupby(["assignor", "round"], sort=False)
-    table = pd.DataFrame({
-        "histories": grouped.size(),
-        "cumulative_moved": grouped["cumulative_moved"].mean(),
-        "cumulative_oracle_moved": grouped["cumulative_oracle_moved"].mean(),
-    }).reset_index()
+    table = pd.DataFrame(
+        {
+            "histories": grouped.size(),
+            "cumulative_moved": grouped["cumulative_moved"].mean(),
+            "cumulative_oracle_moved": grouped["cumulative_oracle_moved"].mean(),
+        }
+    ).reset_index()
     return _ordered(table, "round")
 
 
@@ -381,8 +439,16 @@ def kip341(rows: pd.DataFrame) -> pd.DataFrame:
     """
     stale = rows[rows["params"].map(_zombies) > 0]
     if stale.empty:
-        return pd.DataFrame(columns=["assignor", "results", "share_valid", "share_most_balanced",
-                                     "mean_violations", "share_guarantee_kept"])
+        return pd.DataFrame(
+            columns=[
+                "assignor",
+                "results",
+                "share_valid",
+                "share_most_balanced",
+                "mean_violations",
+                "share_guarantee_kept",
+            ]
+        )
     table = shares(stale, by_family=False).drop(columns=["family", "guarantee_applies"])
     violations = _results(stale).assign(_v=lambda f: f["violations"].fillna(0)).groupby("assignor")["_v"].mean()
     table.insert(4, "mean_violations", table["assignor"].map(violations).astype(float))
@@ -435,23 +501,55 @@ def worst_counterexamples(rows: pd.DataFrame, out: str | Path, limit: int = 10) 
     """
     found = _results(rows)
     found = found[found["counterexample"].notna()]
-    columns = ["assignor", "family", "scenario_id", "round", "finding", "members", "partitions", "file",
-               "replay", "explain"]
+    columns = [
+        "assignor",
+        "family",
+        "scenario_id",
+        "round",
+        "finding",
+        "members",
+        "partitions",
+        "file",
+        "replay",
+        "explain",
+    ]
     if found.empty:
         return pd.DataFrame(columns=columns)
-    ranked = _severity(found).sort_values(
-        ["_invalid", "_violations", "_kip54", "_moves", "_sticky", "partitions", "members", "scenario_id", "round",
-         "assignor"],
-        ascending=[False, False, False, False, False, True, True, True, True, True], kind="stable").head(limit)
+    ranked = (
+        _severity(found)
+        .sort_values(
+            [
+                "_invalid",
+                "_violations",
+                "_kip54",
+                "_moves",
+                "_sticky",
+                "partitions",
+                "members",
+                "scenario_id",
+                "round",
+                "assignor",
+            ],
+            ascending=[False, False, False, False, False, True, True, True, True, True],
+            kind="stable",
+        )
+        .head(limit)
+    )
     table = ranked[["assignor", "family", "scenario_id", "round", "members", "partitions"]].copy()
     table.insert(4, "finding", ranked["counterexample"].map(lambda text: json.loads(text).get("finding", "")))
-    files = [counterexample_path(out, a, s, r) for a, s, r in zip(table["assignor"], table["scenario_id"], table["round"])]
+    files = [
+        counterexample_path(out, a, s, r) for a, s, r in zip(table["assignor"], table["scenario_id"], table["round"])
+    ]
     table["file"] = [str(f) for f in files]
     names = _command_line_names(out)
-    table["replay"] = [f"assignment-oracle compare {shlex.quote(str(f))} --assignors {shlex.quote(names(a))}"
-                       for f, a in zip(files, table["assignor"])]
-    table["explain"] = [f"assignment-oracle explain {shlex.quote(str(f))} --assignor {shlex.quote(names(a))}"
-                        for f, a in zip(files, table["assignor"])]
+    table["replay"] = [
+        f"assignment-oracle compare {shlex.quote(str(f))} --assignors {shlex.quote(names(a))}"
+        for f, a in zip(files, table["assignor"])
+    ]
+    table["explain"] = [
+        f"assignment-oracle explain {shlex.quote(str(f))} --assignor {shlex.quote(names(a))}"
+        for f, a in zip(files, table["assignor"])
+    ]
     return table[columns].reset_index(drop=True)
 
 
@@ -482,15 +580,21 @@ def sweep_overview(out: str | Path, rows: pd.DataFrame) -> pd.DataFrame:
     spec = json.loads(marker.read_text(encoding="utf-8")) if marker.exists() else {}
     document = spec.get("spec", {})
     counterexamples = Path(out) / "counterexamples"
-    return pd.DataFrame([{
-        "spec": document.get("name", "?"),
-        "hash": spec.get("hash", "?"),
-        "scenarios": rows["scenario_id"].nunique(),
-        "rows": len(rows),
-        "families": ", ".join(sorted(rows["family"].unique())),
-        "assignors": ", ".join(assignor_order(set(rows["assignor"]) - set(ORACLE))),
-        "counterexample files": sum(1 for _ in counterexamples.rglob("*.json")) if counterexamples.is_dir() else 0,
-    }])
+    return pd.DataFrame(
+        [
+            {
+                "spec": document.get("name", "?"),
+                "hash": spec.get("hash", "?"),
+                "scenarios": rows["scenario_id"].nunique(),
+                "rows": len(rows),
+                "families": ", ".join(sorted(rows["family"].unique())),
+                "assignors": ", ".join(assignor_order(set(rows["assignor"]) - set(ORACLE))),
+                "counterexample files": sum(1 for _ in counterexamples.rglob("*.json"))
+                if counterexamples.is_dir()
+                else 0,
+            }
+        ]
+    )
 
 
 def bug_rows(replay) -> pd.DataFrame:
@@ -505,20 +609,22 @@ def bug_rows(replay) -> pd.DataFrame:
     for number, variants in enumerate(replay.rows):
         for name, evaluation in variants.items():
             row = evaluation.to_mapping(timing=False)
-            records.append({
-                "scenario": number,
-                "assignor": name,
-                "status": row.get("status"),
-                "valid": row.get("valid"),
-                "violations": len(row.get("violations") or ()),
-                "spread": row.get("spread"),
-                "optimal_spread": row.get("optimal_spread"),
-                "kip54_gap": row.get("kip54_gap"),
-                "retained": row.get("retained"),
-                "optimal_retained": row.get("optimal_retained"),
-                "guarantee_kept": (row.get("guarantee") or {}).get("kept"),
-                "message": row.get("message") or "",
-            })
+            records.append(
+                {
+                    "scenario": number,
+                    "assignor": name,
+                    "status": row.get("status"),
+                    "valid": row.get("valid"),
+                    "violations": len(row.get("violations") or ()),
+                    "spread": row.get("spread"),
+                    "optimal_spread": row.get("optimal_spread"),
+                    "kip54_gap": row.get("kip54_gap"),
+                    "retained": row.get("retained"),
+                    "optimal_retained": row.get("optimal_retained"),
+                    "guarantee_kept": (row.get("guarantee") or {}).get("kept"),
+                    "message": row.get("message") or "",
+                }
+            )
     return pd.DataFrame.from_records(records)
 
 
@@ -541,10 +647,17 @@ def failures(rows: pd.DataFrame, out: str | Path) -> pd.DataFrame:
     for (assignor, message), group in failed.groupby(["assignor", "message"], sort=False):
         first = group.sort_values(["partitions", "members", "scenario_id", "round"], kind="stable").iloc[0]
         path = counterexample_path(out, assignor, first["scenario_id"], first["round"])
-        records.append({"assignor": assignor, "message": message, "results": len(group),
-                        "smallest": f"{int(first['members'])} x {int(first['partitions'])}", "file": str(path),
-                        "replay": f"assignment-oracle compare {shlex.quote(str(path))} "
-                                  f"--assignors {shlex.quote(names(assignor))}"})
+        records.append(
+            {
+                "assignor": assignor,
+                "message": message,
+                "results": len(group),
+                "smallest": f"{int(first['members'])} x {int(first['partitions'])}",
+                "file": str(path),
+                "replay": f"assignment-oracle compare {shlex.quote(str(path))} "
+                f"--assignors {shlex.quote(names(assignor))}",
+            }
+        )
     table = pd.DataFrame.from_records(records, columns=columns)
     table = _ordered(table.assign(_n=-table["results"]), "_n", "message").drop(columns="_n")
     return table[columns]
@@ -576,8 +689,13 @@ def differential(rows: pd.DataFrame) -> pd.DataFrame:
             for column in judged:
                 a, b = group[f"{column}_peer"], group[f"{column}_port"]
                 same &= (a == b) | (a.isna() & b.isna())
-            record = {"peer": peer, "port": port, "family": family, "results": len(group),
-                      "same_result": float(same.mean())}
+            record = {
+                "peer": peer,
+                "port": port,
+                "family": family,
+                "results": len(group),
+                "same_result": float(same.mean()),
+            }
             for side in ("peer", "port"):
                 valid = _true(group[f"valid_{side}"])
                 record[f"{side}_valid"] = float(valid.mean())
@@ -585,7 +703,9 @@ def differential(rows: pd.DataFrame) -> pd.DataFrame:
                 applies = _true(group[f"guarantee_applies_{side}"])
                 kept = _true(group[f"guarantee_kept_{side}"]) & applies
                 record[f"{side}_guarantee_kept"] = float(kept.sum() / applies.sum()) if applies.any() else float("nan")
-                record[f"{side}_kip54_gap"] = float(group.loc[valid, f"kip54_gap_{side}"].mean()) if valid.any() else float("nan")
+                record[f"{side}_kip54_gap"] = (
+                    float(group.loc[valid, f"kip54_gap_{side}"].mean()) if valid.any() else float("nan")
+                )
                 balanced = valid & _true(group[f"most_balanced_{side}"])
                 gap = group[f"optimal_retained_{side}"] - group[f"retained_{side}"]
                 record[f"{side}_stickiness_gap"] = float(gap[balanced].mean()) if balanced.any() else float("nan")

@@ -44,8 +44,20 @@ from assignment_oracle.problem.metrics import load_vector, sorted_loads
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions, violations
 
-__all__ = ["Bug", "BugReplay", "BUGS", "find", "replay", "STICKY_21_TIES", "COOPERATIVE_CONSTRAINED_34", "RANGE_PRE_14891",
-           "UNIFORM_PRE_16930", "UNIFORM_18688_FIX", "STICKY_PRE_15170", "TIME_LIMIT"]
+__all__ = [
+    "Bug",
+    "BugReplay",
+    "BUGS",
+    "find",
+    "replay",
+    "STICKY_21_TIES",
+    "COOPERATIVE_CONSTRAINED_34",
+    "RANGE_PRE_14891",
+    "UNIFORM_PRE_16930",
+    "UNIFORM_18688_FIX",
+    "STICKY_PRE_15170",
+    "TIME_LIMIT",
+]
 
 #: Seconds each variant may run in a replay before it is reported as not finishing.
 TIME_LIMIT = 60.0
@@ -60,7 +72,6 @@ STICKY_21_TIES = Assignor(
     "eager",
     "sticky with Kafka 2.1's order-dependent tie rule",
 )
-
 
 
 def _kafka_34_holdings(problem: Problem):
@@ -186,9 +197,11 @@ class BugReplay:
         """The entry as ``assignment-oracle bugs`` prints it."""
         bug = self.bug
         status = "as expected" if self.as_expected else "NOT AS EXPECTED"
-        return (f"{bug.name}: {bug.title}\n  source: {bug.source}\n  expected: {bug.expectation}\n"
-                f"  found: {self.finding}\n  {status} (reproduced: {yes(self.reproduced)}, "
-                f"fix holds: {yes(self.fixed)})\n")
+        return (
+            f"{bug.name}: {bug.title}\n  source: {bug.source}\n  expected: {bug.expectation}\n"
+            f"  found: {self.finding}\n  {status} (reproduced: {yes(self.reproduced)}, "
+            f"fix holds: {yes(self.fixed)})\n"
+        )
 
     @property
     def as_expected(self) -> bool:
@@ -249,19 +262,21 @@ def replay(name: str, *, time_limit: float | None = TIME_LIMIT) -> BugReplay:
     rows = []
     for problem in problems:
         optimum = solve(problem)
-        rows.append({
-            _name(a): evaluate(problem, a, optimum=optimum, time_limit=time_limit)
-            for a in bug.shown_by + bug.fixed_by
-        })
+        rows.append(
+            {
+                _name(a): evaluate(problem, a, optimum=optimum, time_limit=time_limit)
+                for a in bug.shown_by + bug.fixed_by
+            }
+        )
     first = rows[0][_name((bug.shown_by + bug.fixed_by)[0])]
     explanation = explain(problems[0], first.assignment) if first.assignment is not None else None
     partial = BugReplay(bug, problems, tuple(rows), explanation, False, False, "")
     judged = ("ok", "invalid", "error") if bug.judges_errors else ("ok", "invalid")
-    unfinished = [f"{n}: {row.status} ({row.message})" for rs in rows for n, row in rs.items()
-                  if row.status not in judged]
+    unfinished = [
+        f"{n}: {row.status} ({row.message})" for rs in rows for n, row in rs.items() if row.status not in judged
+    ]
     if unfinished and not bug.judges_unfinished:  # nothing to judge: the replay says so rather than guessing
-        return BugReplay(bug, problems, tuple(rows), explanation, False, False,
-                         "not judged: " + "; ".join(unfinished))
+        return BugReplay(bug, problems, tuple(rows), explanation, False, False, "not judged: " + "; ".join(unfinished))
     reproduced, fixed, text = bug.finding(partial)
     return BugReplay(bug, problems, tuple(rows), explanation, reproduced, fixed, text)
 
@@ -272,21 +287,27 @@ def replay(name: str, *, time_limit: float | None = TIME_LIMIT) -> BugReplay:
 def _kafka_7026(r: BugReplay):
     buggy, fixed = r.rows[0]["sticky-kip54"], r.rows[0]["sticky"]
     twice = [v for v in buggy.verdict.violations if v.kind == "duplicated"] if buggy.verdict else []
-    text = (f"sticky-kip54: {', '.join(str(v) for v in twice) or 'no duplicate'}; "
-            f"sticky: {'valid' if fixed.status == 'ok' else fixed.status}")
+    text = (
+        f"sticky-kip54: {', '.join(str(v) for v in twice) or 'no duplicate'}; "
+        f"sticky: {'valid' if fixed.status == 'ok' else fixed.status}"
+    )
     return bool(twice), fixed.status == "ok", text
 
 
 def _chain_gap(r: BugReplay):
     rows = r.rows[0]
-    shown = all(rows[n].verdict.kafka_condition and not rows[n].verdict.most_balanced for n in ("sticky", "cooperative-sticky"))
+    shown = all(
+        rows[n].verdict.kafka_condition and not rows[n].verdict.most_balanced for n in ("sticky", "cooperative-sticky")
+    )
     v = rows["sticky"].verdict
     chain = ", then ".join(str(m) for m in (v.improving_chain or ()))
     # The fix is the chain itself: applied to sticky's result it must reach the most balanced loads.
     fixed = apply_moves(rows["sticky"].assignment, v.improving_chain or ())
     reached = sorted_loads(load_vector(r.problems[0], fixed)) == tuple(v.optimal_sorted_loads)
-    text = (f"sticky keeps loads {list(v.sorted_loads)}: Kafka's local condition holds, most balanced is "
-            f"{list(v.optimal_sorted_loads)}; improving chain: {chain}")
+    text = (
+        f"sticky keeps loads {list(v.sorted_loads)}: Kafka's local condition holds, most balanced is "
+        f"{list(v.optimal_sorted_loads)}; improving chain: {chain}"
+    )
     return shown, reached and not violations(r.problems[0], fixed), text
 
 
@@ -312,8 +333,10 @@ def _claim_order(r: BugReplay):
         return _renamed(one, swap) == two.to_mapping()
 
     old, new = consistent("sticky-2.1-ties"), consistent("sticky")
-    text = (f"sticky-2.1-ties: the result {'does not depend' if old else 'depends'} on which claimant comes first; "
-            f"sticky (ties cancel): {'same result up to renaming' if new else 'order-dependent'}")
+    text = (
+        f"sticky-2.1-ties: the result {'does not depend' if old else 'depends'} on which claimant comes first; "
+        f"sticky (ties cancel): {'same result up to renaming' if new else 'order-dependent'}"
+    )
     return not old, new, text
 
 
@@ -328,15 +351,22 @@ def _loop_shape(r: BugReplay):
 def _per_topic_skew(r: BugReplay):
     rows = r.rows[0]
     v = rows["sticky"].verdict
-    witness = Assignment({"a": {"t0": (0, 1), "t1": (1,)}, "b": {"t0": (3,), "t1": (2, 3)}, "c": {"t0": (2,), "t1": (0,)}})
+    witness = Assignment(
+        {"a": {"t0": (0, 1), "t1": (1,)}, "b": {"t0": (3,), "t1": (2, 3)}, "c": {"t0": (2,), "t1": (0,)}}
+    )
     problem = r.problems[0]
     from assignment_oracle.compare.judge.check import check  # local: check is heavy to import for nothing else here
 
     w = check(problem, witness, optimum=solve(problem))
     witness_ok = not violations(problem, witness) and w.optimal and w.max_topic_spread == 1
-    shown = all(rows[n].verdict.most_balanced and rows[n].verdict.max_topic_spread >= 2 for n in ("sticky", "cooperative-sticky"))
-    text = (f"sticky: per-topic spread {v.per_topic_spread} at most-balanced loads {list(v.sorted_loads)}; "
-            f"an assignment with spread 1 on every topic, as balanced and as sticky, exists: {witness_ok}")
+    shown = all(
+        rows[n].verdict.most_balanced and rows[n].verdict.max_topic_spread >= 2
+        for n in ("sticky", "cooperative-sticky")
+    )
+    text = (
+        f"sticky: per-topic spread {v.per_topic_spread} at most-balanced loads {list(v.sorted_loads)}; "
+        f"an assignment with spread 1 on every topic, as balanced and as sticky, exists: {witness_ok}"
+    )
     return shown, witness_ok, text
 
 
@@ -352,8 +382,10 @@ def _stale_handoff(r: BugReplay):
     rows = r.rows[0]
     old, new = rows["cooperative-sticky-3.4"], rows["cooperative-sticky"]
     shown = not old.guarantee.kept and "still held" in old.guarantee.reason
-    text = (f"cooperative-sticky-3.4: {old.guarantee.reason or 'no handoff'}; cooperative-sticky: "
-            f"{'no handoff' if new.guarantee.kept else new.guarantee.reason}, {new.rebalances} rebalances")
+    text = (
+        f"cooperative-sticky-3.4: {old.guarantee.reason or 'no handoff'}; cooperative-sticky: "
+        f"{'no handoff' if new.guarantee.kept else new.guarantee.reason}, {new.rebalances} rebalances"
+    )
     return shown, new.guarantee.kept, text
 
 
@@ -361,8 +393,10 @@ def _no_generation(r: BugReplay):
     # Scenario 0: generations sent; scenario 1: the same claims without them.
     kept = [set(r.rows[i]["sticky"].assignment.to_mapping().get("a", {}).get("t", ())) for i in (0, 1)]
     lost = sorted({0, 1} - kept[1])
-    text = (f"with generations a keeps t-0 and t-1: {kept[0] >= {0, 1}}; without, the zombie's claim ties with a's, "
-            f"nobody owns them, and a loses {', '.join(f't-{p}' for p in lost) or 'nothing'}")
+    text = (
+        f"with generations a keeps t-0 and t-1: {kept[0] >= {0, 1}}; without, the zombie's claim ties with a's, "
+        f"nobody owns them, and a loses {', '.join(f't-{p}' for p in lost) or 'nothing'}"
+    )
     return bool(lost), kept[0] >= {0, 1}, text
 
 
@@ -370,8 +404,10 @@ def _co_partitioned_subsets(r: BugReplay):
     rows = r.rows[0]
     old, new = rows[RANGE_PRE_14891.name], rows["range"]
     found = [str(v) for v in old.verdict.violations] if old.verdict else [old.status]
-    text = (f"{RANGE_PRE_14891.name}: {'; '.join(found) or 'valid'}; range: {new.status}, per-topic balance and "
-            f"co-partitioning {'kept' if new.guarantee.kept else 'broken: ' + new.guarantee.reason}")
+    text = (
+        f"{RANGE_PRE_14891.name}: {'; '.join(found) or 'valid'}; range: {new.status}, per-topic balance and "
+        f"co-partitioning {'kept' if new.guarantee.kept else 'broken: ' + new.guarantee.reason}"
+    )
     shown = old.status == "invalid" and not old.guarantee.kept
     return shown, new.status == "ok" and new.guarantee.kept, text
 
@@ -381,8 +417,11 @@ def _empty_subscription(r: BugReplay):
     old, new = rows[UNIFORM_PRE_16930.name], rows["uniform"]
     got = new.assignment.to_mapping(r.problems[0].member_ids) if new.assignment is not None else None
     expected = {"A": {"topic1": [0, 1, 2]}, "B": {}}  # UniformHeterogeneousAssignmentBuilderTest's expectation
-    text = (f"{UNIFORM_PRE_16930.name}: {old.status}" + (f" ({old.message})" if old.message else "")
-            + f"; uniform: {new.status}, {got}")
+    text = (
+        f"{UNIFORM_PRE_16930.name}: {old.status}"
+        + (f" ({old.message})" if old.message else "")
+        + f"; uniform: {new.status}, {got}"
+    )
     return old.status == "error" and "NullPointerException" in old.message, new.status == "ok" and got == expected, text
 
 
@@ -390,11 +429,18 @@ def _rack_quota(r: BugReplay):
     rows = r.rows[0]
     old, new = rows[STICKY_PRE_15170.name], rows["kafka4-sticky"]
     loads = sorted(load_vector(r.problems[0], new.assignment)) if new.assignment is not None else None
-    text = (f"{STICKY_PRE_15170.name}: {old.status}" + (f" ({old.message[:160]})" if old.message else "")
-            + f"; kafka4-sticky: {new.status}, loads {loads}, guarantee "
-            + ("kept" if new.guarantee is not None and new.guarantee.kept else "broken"))
+    text = (
+        f"{STICKY_PRE_15170.name}: {old.status}"
+        + (f" ({old.message[:160]})" if old.message else "")
+        + f"; kafka4-sticky: {new.status}, loads {loads}, guarantee "
+        + ("kept" if new.guarantee is not None and new.guarantee.kept else "broken")
+    )
     shown = old.status == "error" and "IllegalStateException" in old.message
-    return shown, new.status == "ok" and new.guarantee is not None and new.guarantee.kept and loads == [1, 1, 1, 2], text
+    return (
+        shown,
+        new.status == "ok" and new.guarantee is not None and new.guarantee.kept and loads == [1, 1, 1, 2],
+        text,
+    )
 
 
 def _kafka_15106_scenario() -> dict:
@@ -405,7 +451,9 @@ def _kafka_15106_scenario() -> dict:
         sizes[rng.randrange(6)] += 1
     topics = {f"t{i}": n for i, n in enumerate(sizes) if n}
     names = sorted(topics)
-    members: dict[str, dict] = {f"m{i:02d}": {"topics": sorted(rng.sample(names, rng.randint(1, len(names))))} for i in range(20)}
+    members: dict[str, dict] = {
+        f"m{i:02d}": {"topics": sorted(rng.sample(names, rng.randint(1, len(names))))} for i in range(20)
+    }
     for topic, count in topics.items():
         subscribers = [m for m, e in members.items() if topic in e["topics"]]
         for p in range(count):
@@ -421,169 +469,239 @@ def _claims(topic_claims: Mapping[str, tuple]) -> dict:
     return {m: {"topics": ["t"], "owned": {"t": list(ps)}, "generation": g} for m, (ps, g) in topic_claims.items()}
 
 
-BUGS: Mapping[str, Bug] = MappingProxyType({b.name: b for b in (
-    Bug(
-        "kafka-7026",
-        "A member evicted at generation 1 rejoins claiming a partition generation 2 gave to another",
-        "KAFKA-7026 / KIP-341 (Kafka 2.1): StickyAssignor may assign a partition to two consumers",
-        ({"topics": {"t": 3}, "members": _claims({"a": ((1, 2), 2), "b": ((0,), 2), "c": ((0,), 1)})},),
-        ("sticky-kip54",), ("sticky",),
-        "sticky-kip54 keeps the stale claim and the new owner's: t-0 is assigned twice, and the oracle's "
-        "validity check names the duplicate; sticky (highest generation wins) does not",
-        _kafka_7026,
-    ),
-    Bug(
-        "local-condition-chain",
-        "Kafka's local balance condition holds at 9/10/11 although 10/10/10 exists",
-        "StickyAssignor javadoc / KIP-54 'balanced' definition: single moves only, chains missed",
-        ({"topics": {"T1": 10, "T2": 20}, "members": {
-            "M1": {"topics": ["T1"], "owned": {"T1": list(range(9))}, "generation": 1},
-            "M2": {"topics": ["T1", "T2"], "owned": {"T1": [9], "T2": list(range(9))}, "generation": 1},
-            "M3": {"topics": ["T2"], "owned": {"T2": list(range(9, 20))}, "generation": 1}}},),
-        ("sticky", "cooperative-sticky"), (),
-        "sticky keeps 9/10/11: no single move helps (M1 and M3 share no topic), so Kafka calls it balanced; "
-        "the oracle finds 10/10/10 and the chain T2-9: M3 → M2, then T1-9: M2 → M1 (the fix: applied, it "
-        "reaches 10/10/10)",
-        _chain_gap,
-    ),
-    Bug(
-        "kafka-12984-equal-generation",
-        "Two members claim the same partition at the same generation",
-        "KAFKA-12984 (Kafka 3.0) / KAFKA-14639: doubly claimed partitions are owned by nobody",
-        ({"topics": {"t": 4}, "members": _claims({"a": ((0, 1), 5), "b": ((1, 2), 5), "c": ((3,), 5)})},),
-        ("sticky-kip54",), ("sticky",),
-        "a claimant-blind assignor keeps both claims (t-1 assigned twice); with today's rule nobody owns t-1 "
-        "and it is handed out once",
-        _equal_generation,
-    ),
-    Bug(
-        "kafka-12984-claim-order",
-        "With Kafka 2.1's tie rule the first claimant iterated wins: the result depends on claim order",
-        "KAFKA-12984: the leader's HashMap iteration order decided who kept a doubly claimed partition",
-        (
-            {"topics": {"t": 3}, "members": {**_claims({"a": ((0, 1), 2), "b": ((1, 2), 2)}), "c": {"topics": ["t"]}}},
-            {"topics": {"t": 3}, "members": {**_claims({"b": ((0, 1), 2), "a": ((1, 2), 2)}), "c": {"topics": ["t"]}}},
-        ),
-        (STICKY_21_TIES,), ("sticky",),
-        "the same claims with the two claimants' names swapped: the 2.1 rule gives t-1 to whichever member "
-        "comes first, so the outcomes differ beyond the renaming; cancelling ties gives the renamed result",
-        _claim_order,
-    ),
-    Bug(
-        "aiokafka-1176-no-generation",
-        "Members that never send their generation: a zombie's stale claim ties with the owner's",
-        "aiokafka #1176: StickyPartitionAssignor never learns its generation, every member advertises -1",
-        tuple(
-            {"topics": {"t": 6}, "members": {
-                m: {"topics": ["t"], "owned": {"t": ps}, **({"generation": g} if with_generation else {})}
-                for m, (ps, g) in {"a": ([0, 1], 3), "b": ([2, 3], 3), "c": ([4, 5], 3), "z": ([0, 1], 2)}.items()}}
-            for with_generation in (True, False)
-        ),
-        ("sticky",), (),
-        "z was evicted holding t-0 and t-1, which a owns now.  With generations a keeps both and z gets a spare "
-        "partition; without (all -1) the claims tie, nobody owns t-0 and t-1, and a loses one to z",
-        _no_generation,
-    ),
-    Bug(
-        "kafka-15106-loop-shape",
-        "The shape of the non-terminating reassignment loop: 20 members, 200 partitions, unequal subscriptions",
-        "KAFKA-15106 (Kafka 3.5 isBalanced) and librdkafka #4783 (cooperative-sticky performReassignments loop)",
-        (_kafka_15106_scenario(),),
-        ("sticky", "cooperative-sticky"), (),
-        "the loop lived in code not ported here (3.5's rewrite, librdkafka's C port); the 2.1 port finishes. "
-        "Every variant runs under a time limit and its own pass bound, so a loop would be reported as a timeout",
-        _loop_shape,
-        reproduces=False,
-        judges_unfinished=True,
-    ),
-    Bug(
-        "kafka-16277-per-topic-skew",
-        "After a member joins, it gets partitions of one topic only",
-        "KAFKA-16277 (Kafka 3.8): CooperativeStickyAssignor does not spread topics evenly",
-        ({"topics": {"t0": 4, "t1": 4}, "members": {
-            "a": {"topics": ["t0", "t1"], "owned": {"t0": [0, 1], "t1": [0, 1]}, "generation": 1},
-            "b": {"topics": ["t0", "t1"], "owned": {"t0": [2, 3], "t1": [2, 3]}, "generation": 1},
-            "c": {"topics": ["t0", "t1"]}}},),
-        ("sticky", "cooperative-sticky"), (),
-        "c gets t0-2 and t0-0: loads 3/3/2 are most balanced and as sticky as the oracle, yet t1's subscribers "
-        "hold 2/2/0 (per-topic spread 2); a spread-1 assignment exists at equal balance and stickiness",
-        _per_topic_skew,
-    ),
-    Bug(
-        "kafka-14639-stale-handoff",
-        "A member that missed a rebalance still consumes its partitions; one of them goes to a new member at once",
-        "KAFKA-14639 (fixed in Kafka 3.4.1/3.5.0): a single partition may be revoked and assigned during a single "
-        "round of rebalance",
-        ({"topics": {"t": 4}, "members": {
-            "a": {"topics": ["t"], "owned": {"t": [2, 3]}, "generation": 5},
-            "b": {"topics": ["t"]},
-            "z": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 4}}},),
-        (COOPERATIVE_CONSTRAINED_34,), ("cooperative-sticky",),
-        "z missed generation 5 and still consumes t-0 and t-1; Kafka 3.4.0's constrained path drops its claims "
-        "and hands t-0 to the new member b in the same rebalance (consumed twice until z revokes it); holding "
-        "every claim, cooperative-sticky withholds whatever b is to get until its holder has revoked it",
-        _stale_handoff,
-    ),
-    Bug(
-        "kafka-18688-balanced-stays",
-        "A balanced previous assignment must not move when nothing changed",
-        "KAFKA-18688 (Kafka 4.1): the uniform homogeneous assignor moved partitions when the members holding "
-        "the extra partitions were not first in its iteration order",
-        ({"topics": {"t": 7}, "members": {
-            "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 4},
-            "b": {"topics": ["t"], "owned": {"t": [2, 3]}, "generation": 4},
-            "c": {"topics": ["t"], "owned": {"t": [4, 5, 6]}, "generation": 4}}},),
-        ("uniform",), (UNIFORM_18688_FIX, "sticky", "cooperative-sticky", "constrained-sticky"),
-        "the extra partition sits on the last member (c): uniform (KIP-848's broker assignor as of Kafka 4.0, before "
-        "the fix) hands the extra quota to the first member it iterates, so c gives up t-6 and a takes it, one move "
-        "from an assignment already balanced; uniform-4.1 (the fix: a and b, holding 2 each, give the extra quota up "
-        "for c) and every sticky port keep all 7",
-        _balanced_stays,
-    ),
-    Bug(
-        "kafka-14891-co-partitioned-subsets",
-        "Rack-aware range matches racks for co-partitioned topics over every topic of the same subscribers",
-        "KAFKA-14891 (apache/kafka b64ac94, before Kafka 3.5.0): rack-aware RangeAssignor did not assign "
-        "co-partitioned subsets alone",
-        ({"topics": {"clicks": {"partitions": 2, "racks": [["y"], ["x"]]},
-                     "orders": {"partitions": 3, "racks": [["x", "y"], ["x", "y"], ["x", "y"]]},
-                     "payments": {"partitions": 3, "racks": [["y"], ["x"], ["x"]]}},
-          "members": {"a": {"topics": ["clicks", "orders", "payments"], "rack": "x"}}},),
-        (RANGE_PRE_14891,), ("range",),
-        "orders and payments (3 partitions each) are co-partitioned, clicks (2) is not; a on rack x.  Both first "
-        "give a clicks-1, the only clicks partition on x; then the co-partitioned pass for orders and payments "
-        "matches partition 1 on x in every topic with a's subscribers, clicks included, and before the fix hands "
-        "clicks-1 to a again, which fills a's share of clicks: clicks-1 is assigned twice and clicks-0 to nobody.  "
-        "The equal topics stay co-partitioned either way; range (fixed) walks orders and payments alone, valid",
-        _co_partitioned_subsets,
-    ),
-    Bug(
-        "kafka-16930-empty-subscription",
-        "A member subscribed to nothing crashes the uniform assignor's heterogeneous builder",
-        "KAFKA-16930 (Kafka 3.7, fixed in 3.8.0, apache/kafka 98f7da9): UniformHeterogeneousAssignmentBuilder "
-        "throws NPE when one member has no subscriptions",
-        ({"topics": {"topic1": 3}, "members": {"A": {"topics": ["topic1"]}, "B": {"topics": []}}},),
-        (UNIFORM_PRE_16930,), ("uniform",),
-        "Kafka's own test case (testFirstAssignmentWithTwoMembersIncludingOneWithoutSubscriptions): B's target "
-        "assignment was only created per subscribed topic, so balance() dereferenced null; the fixed builder "
-        "(uniform, 1eb7644) gives A topic1-0..2 and B nothing, as the test expects",
-        _empty_subscription,
-        judges_errors=True,
-    ),
-    Bug(
-        "kafka-15170-rack-quota",
-        "Rack-aware constrained sticky assignment fills too many members to the max quota and fails every rebalance",
-        "KAFKA-15170 (Kafka 3.5-3.7, fixed in 3.8.0, apache/kafka f0291ac): CooperativeStickyAssignor may fail "
-        "the rack-aware assignment with IllegalStateException, so the group rebalances forever",
-        ({"topics": {"t": {"partitions": 5, "racks": [["a"], ["a"], ["a"], ["a"], ["b"]]}},
-          "members": {"m0": {"topics": ["t"], "rack": "a"}, "m1": {"topics": ["t"], "rack": "a"},
-                      "m2": {"topics": ["t"], "rack": "b"}, "m3": {"topics": ["t"], "rack": "b"}}},),
-        (STICKY_PRE_15170,), ("kafka4-sticky", "kafka4-cooperative-sticky"),
-        "5 partitions for 4 members: quotas 1..2 with one member at 2.  Four partitions live on rack a, where m0 "
-        "and m1 are: before the fix the rack round robin gives both of them 2 (it did not count members filled "
-        "to the max quota), m2 takes t-4 and m3 is left with nothing and no partition to give it: "
-        "IllegalStateException, on every attempt.  The fixed builder stops at one member on 2: loads 2/1/1/1",
-        _rack_quota,
-        judges_errors=True,
-    ),
-)})
+BUGS: Mapping[str, Bug] = MappingProxyType(
+    {
+        b.name: b
+        for b in (
+            Bug(
+                "kafka-7026",
+                "A member evicted at generation 1 rejoins claiming a partition generation 2 gave to another",
+                "KAFKA-7026 / KIP-341 (Kafka 2.1): StickyAssignor may assign a partition to two consumers",
+                ({"topics": {"t": 3}, "members": _claims({"a": ((1, 2), 2), "b": ((0,), 2), "c": ((0,), 1)})},),
+                ("sticky-kip54",),
+                ("sticky",),
+                "sticky-kip54 keeps the stale claim and the new owner's: t-0 is assigned twice, and the oracle's "
+                "validity check names the duplicate; sticky (highest generation wins) does not",
+                _kafka_7026,
+            ),
+            Bug(
+                "local-condition-chain",
+                "Kafka's local balance condition holds at 9/10/11 although 10/10/10 exists",
+                "StickyAssignor javadoc / KIP-54 'balanced' definition: single moves only, chains missed",
+                (
+                    {
+                        "topics": {"T1": 10, "T2": 20},
+                        "members": {
+                            "M1": {"topics": ["T1"], "owned": {"T1": list(range(9))}, "generation": 1},
+                            "M2": {"topics": ["T1", "T2"], "owned": {"T1": [9], "T2": list(range(9))}, "generation": 1},
+                            "M3": {"topics": ["T2"], "owned": {"T2": list(range(9, 20))}, "generation": 1},
+                        },
+                    },
+                ),
+                ("sticky", "cooperative-sticky"),
+                (),
+                "sticky keeps 9/10/11: no single move helps (M1 and M3 share no topic), so Kafka calls it balanced; "
+                "the oracle finds 10/10/10 and the chain T2-9: M3 → M2, then T1-9: M2 → M1 (the fix: applied, it "
+                "reaches 10/10/10)",
+                _chain_gap,
+            ),
+            Bug(
+                "kafka-12984-equal-generation",
+                "Two members claim the same partition at the same generation",
+                "KAFKA-12984 (Kafka 3.0) / KAFKA-14639: doubly claimed partitions are owned by nobody",
+                ({"topics": {"t": 4}, "members": _claims({"a": ((0, 1), 5), "b": ((1, 2), 5), "c": ((3,), 5)})},),
+                ("sticky-kip54",),
+                ("sticky",),
+                "a claimant-blind assignor keeps both claims (t-1 assigned twice); with today's rule nobody owns t-1 "
+                "and it is handed out once",
+                _equal_generation,
+            ),
+            Bug(
+                "kafka-12984-claim-order",
+                "With Kafka 2.1's tie rule the first claimant iterated wins: the result depends on claim order",
+                "KAFKA-12984: the leader's HashMap iteration order decided who kept a doubly claimed partition",
+                (
+                    {
+                        "topics": {"t": 3},
+                        "members": {**_claims({"a": ((0, 1), 2), "b": ((1, 2), 2)}), "c": {"topics": ["t"]}},
+                    },
+                    {
+                        "topics": {"t": 3},
+                        "members": {**_claims({"b": ((0, 1), 2), "a": ((1, 2), 2)}), "c": {"topics": ["t"]}},
+                    },
+                ),
+                (STICKY_21_TIES,),
+                ("sticky",),
+                "the same claims with the two claimants' names swapped: the 2.1 rule gives t-1 to whichever member "
+                "comes first, so the outcomes differ beyond the renaming; cancelling ties gives the renamed result",
+                _claim_order,
+            ),
+            Bug(
+                "aiokafka-1176-no-generation",
+                "Members that never send their generation: a zombie's stale claim ties with the owner's",
+                "aiokafka #1176: StickyPartitionAssignor never learns its generation, every member advertises -1",
+                tuple(
+                    {
+                        "topics": {"t": 6},
+                        "members": {
+                            m: {"topics": ["t"], "owned": {"t": ps}, **({"generation": g} if with_generation else {})}
+                            for m, (ps, g) in {
+                                "a": ([0, 1], 3),
+                                "b": ([2, 3], 3),
+                                "c": ([4, 5], 3),
+                                "z": ([0, 1], 2),
+                            }.items()
+                        },
+                    }
+                    for with_generation in (True, False)
+                ),
+                ("sticky",),
+                (),
+                "z was evicted holding t-0 and t-1, which a owns now.  With generations a keeps both and z gets a spare "
+                "partition; without (all -1) the claims tie, nobody owns t-0 and t-1, and a loses one to z",
+                _no_generation,
+            ),
+            Bug(
+                "kafka-15106-loop-shape",
+                "The shape of the non-terminating reassignment loop: 20 members, 200 partitions, unequal subscriptions",
+                "KAFKA-15106 (Kafka 3.5 isBalanced) and librdkafka #4783 (cooperative-sticky performReassignments loop)",
+                (_kafka_15106_scenario(),),
+                ("sticky", "cooperative-sticky"),
+                (),
+                "the loop lived in code not ported here (3.5's rewrite, librdkafka's C port); the 2.1 port finishes. "
+                "Every variant runs under a time limit and its own pass bound, so a loop would be reported as a timeout",
+                _loop_shape,
+                reproduces=False,
+                judges_unfinished=True,
+            ),
+            Bug(
+                "kafka-16277-per-topic-skew",
+                "After a member joins, it gets partitions of one topic only",
+                "KAFKA-16277 (Kafka 3.8): CooperativeStickyAssignor does not spread topics evenly",
+                (
+                    {
+                        "topics": {"t0": 4, "t1": 4},
+                        "members": {
+                            "a": {"topics": ["t0", "t1"], "owned": {"t0": [0, 1], "t1": [0, 1]}, "generation": 1},
+                            "b": {"topics": ["t0", "t1"], "owned": {"t0": [2, 3], "t1": [2, 3]}, "generation": 1},
+                            "c": {"topics": ["t0", "t1"]},
+                        },
+                    },
+                ),
+                ("sticky", "cooperative-sticky"),
+                (),
+                "c gets t0-2 and t0-0: loads 3/3/2 are most balanced and as sticky as the oracle, yet t1's subscribers "
+                "hold 2/2/0 (per-topic spread 2); a spread-1 assignment exists at equal balance and stickiness",
+                _per_topic_skew,
+            ),
+            Bug(
+                "kafka-14639-stale-handoff",
+                "A member that missed a rebalance still consumes its partitions; one of them goes to a new member at once",
+                "KAFKA-14639 (fixed in Kafka 3.4.1/3.5.0): a single partition may be revoked and assigned during a single "
+                "round of rebalance",
+                (
+                    {
+                        "topics": {"t": 4},
+                        "members": {
+                            "a": {"topics": ["t"], "owned": {"t": [2, 3]}, "generation": 5},
+                            "b": {"topics": ["t"]},
+                            "z": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 4},
+                        },
+                    },
+                ),
+                (COOPERATIVE_CONSTRAINED_34,),
+                ("cooperative-sticky",),
+                "z missed generation 5 and still consumes t-0 and t-1; Kafka 3.4.0's constrained path drops its claims "
+                "and hands t-0 to the new member b in the same rebalance (consumed twice until z revokes it); holding "
+                "every claim, cooperative-sticky withholds whatever b is to get until its holder has revoked it",
+                _stale_handoff,
+            ),
+            Bug(
+                "kafka-18688-balanced-stays",
+                "A balanced previous assignment must not move when nothing changed",
+                "KAFKA-18688 (Kafka 4.1): the uniform homogeneous assignor moved partitions when the members holding "
+                "the extra partitions were not first in its iteration order",
+                (
+                    {
+                        "topics": {"t": 7},
+                        "members": {
+                            "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 4},
+                            "b": {"topics": ["t"], "owned": {"t": [2, 3]}, "generation": 4},
+                            "c": {"topics": ["t"], "owned": {"t": [4, 5, 6]}, "generation": 4},
+                        },
+                    },
+                ),
+                ("uniform",),
+                (UNIFORM_18688_FIX, "sticky", "cooperative-sticky", "constrained-sticky"),
+                "the extra partition sits on the last member (c): uniform (KIP-848's broker assignor as of Kafka 4.0, before "
+                "the fix) hands the extra quota to the first member it iterates, so c gives up t-6 and a takes it, one move "
+                "from an assignment already balanced; uniform-4.1 (the fix: a and b, holding 2 each, give the extra quota up "
+                "for c) and every sticky port keep all 7",
+                _balanced_stays,
+            ),
+            Bug(
+                "kafka-14891-co-partitioned-subsets",
+                "Rack-aware range matches racks for co-partitioned topics over every topic of the same subscribers",
+                "KAFKA-14891 (apache/kafka b64ac94, before Kafka 3.5.0): rack-aware RangeAssignor did not assign "
+                "co-partitioned subsets alone",
+                (
+                    {
+                        "topics": {
+                            "clicks": {"partitions": 2, "racks": [["y"], ["x"]]},
+                            "orders": {"partitions": 3, "racks": [["x", "y"], ["x", "y"], ["x", "y"]]},
+                            "payments": {"partitions": 3, "racks": [["y"], ["x"], ["x"]]},
+                        },
+                        "members": {"a": {"topics": ["clicks", "orders", "payments"], "rack": "x"}},
+                    },
+                ),
+                (RANGE_PRE_14891,),
+                ("range",),
+                "orders and payments (3 partitions each) are co-partitioned, clicks (2) is not; a on rack x.  Both first "
+                "give a clicks-1, the only clicks partition on x; then the co-partitioned pass for orders and payments "
+                "matches partition 1 on x in every topic with a's subscribers, clicks included, and before the fix hands "
+                "clicks-1 to a again, which fills a's share of clicks: clicks-1 is assigned twice and clicks-0 to nobody.  "
+                "The equal topics stay co-partitioned either way; range (fixed) walks orders and payments alone, valid",
+                _co_partitioned_subsets,
+            ),
+            Bug(
+                "kafka-16930-empty-subscription",
+                "A member subscribed to nothing crashes the uniform assignor's heterogeneous builder",
+                "KAFKA-16930 (Kafka 3.7, fixed in 3.8.0, apache/kafka 98f7da9): UniformHeterogeneousAssignmentBuilder "
+                "throws NPE when one member has no subscriptions",
+                ({"topics": {"topic1": 3}, "members": {"A": {"topics": ["topic1"]}, "B": {"topics": []}}},),
+                (UNIFORM_PRE_16930,),
+                ("uniform",),
+                "Kafka's own test case (testFirstAssignmentWithTwoMembersIncludingOneWithoutSubscriptions): B's target "
+                "assignment was only created per subscribed topic, so balance() dereferenced null; the fixed builder "
+                "(uniform, 1eb7644) gives A topic1-0..2 and B nothing, as the test expects",
+                _empty_subscription,
+                judges_errors=True,
+            ),
+            Bug(
+                "kafka-15170-rack-quota",
+                "Rack-aware constrained sticky assignment fills too many members to the max quota and fails every rebalance",
+                "KAFKA-15170 (Kafka 3.5-3.7, fixed in 3.8.0, apache/kafka f0291ac): CooperativeStickyAssignor may fail "
+                "the rack-aware assignment with IllegalStateException, so the group rebalances forever",
+                (
+                    {
+                        "topics": {"t": {"partitions": 5, "racks": [["a"], ["a"], ["a"], ["a"], ["b"]]}},
+                        "members": {
+                            "m0": {"topics": ["t"], "rack": "a"},
+                            "m1": {"topics": ["t"], "rack": "a"},
+                            "m2": {"topics": ["t"], "rack": "b"},
+                            "m3": {"topics": ["t"], "rack": "b"},
+                        },
+                    },
+                ),
+                (STICKY_PRE_15170,),
+                ("kafka4-sticky", "kafka4-cooperative-sticky"),
+                "5 partitions for 4 members: quotas 1..2 with one member at 2.  Four partitions live on rack a, where m0 "
+                "and m1 are: before the fix the rack round robin gives both of them 2 (it did not count members filled "
+                "to the max quota), m2 takes t-4 and m3 is left with nothing and no partition to give it: "
+                "IllegalStateException, on every attempt.  The fixed builder stops at one member on 2: loads 2/1/1/1",
+                _rack_quota,
+                judges_errors=True,
+            ),
+        )
+    }
+)

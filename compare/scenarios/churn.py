@@ -295,8 +295,19 @@ Event = Join | Leave | SubscriptionChange | CreatePartitions | CreateTopic | Del
 
 #: JSON kind key -> event class.  Each event object has exactly one of these keys.
 EVENT_KINDS: Mapping[str, type] = MappingProxyType(
-    {cls.kind: cls for cls in (Join, Leave, SubscriptionChange, CreatePartitions, CreateTopic, DeleteTopic,
-                                ZombieRejoin, StaticBounce)}
+    {
+        cls.kind: cls
+        for cls in (
+            Join,
+            Leave,
+            SubscriptionChange,
+            CreatePartitions,
+            CreateTopic,
+            DeleteTopic,
+            ZombieRejoin,
+            StaticBounce,
+        )
+    }
 )
 
 
@@ -405,8 +416,13 @@ def history_from_mapping(data: Any, *, source: str = "history") -> History:
         reject_unknown_keys(entry, _INITIAL_MEMBER_KEYS, source, path)
         if "topics" not in entry:
             raise InputError(source, path, 'missing key "topics"')
-        members.append(Member(member_id, _subscription(entry["topics"], source, f"{path}.topics"),
-                              rack=_rack(entry.get("rack"), source, f"{path}.rack")))
+        members.append(
+            Member(
+                member_id,
+                _subscription(entry["topics"], source, f"{path}.topics"),
+                rack=_rack(entry.get("rack"), source, f"{path}.rack"),
+            )
+        )
     raw_rounds = obj["rounds"]
     if not isinstance(raw_rounds, list):
         raise InputError(source, "rounds", f"must be an array of rounds, got {json_kind(raw_rounds)}")
@@ -471,8 +487,11 @@ def _event(value: Any, source: str, path: str) -> Event:
             raise InputError(source, path, f"missing key {json.dumps(required)}")
     subject = expect_name(obj[kind], source, f"{path}.{kind}")
     if kind == "join":
-        return Join(subject, _subscription(obj["topics"], source, f"{path}.topics"),
-                    _rack(obj.get("rack"), source, f"{path}.rack"))
+        return Join(
+            subject,
+            _subscription(obj["topics"], source, f"{path}.topics"),
+            _rack(obj.get("rack"), source, f"{path}.rack"),
+        )
     if kind == "leave":
         return Leave(subject)
     if kind == "subscribe":
@@ -574,8 +593,11 @@ class _Group:
             seats[member] = replace(seats[member], topics=frozenset(event.topics))
         elif isinstance(event, StaticBounce):
             if seats[member].claims_from != r - 1:
-                raise fail(event.kind, f"member {q(member)} has no claims to lose at round {r} "
-                                       "(it joined, rejoined or bounced in this round)")
+                raise fail(
+                    event.kind,
+                    f"member {q(member)} has no claims to lose at round {r} "
+                    "(it joined, rejoined or bounced in this round)",
+                )
             seats[member] = replace(seats[member], claims_from=None)
         elif isinstance(event, ZombieRejoin):
             k = event.rounds_ago
@@ -587,19 +609,28 @@ class _Group:
             if member not in seats:
                 seats[member] = _Seat(then.topics, then.rack, r - k)
             elif seats[member].claims_from != r - 1:
-                raise fail(event.kind, f"member {q(member)} has no current claims for stale ones to replace "
-                                       f"at round {r} (it joined, rejoined or bounced in this round)")
+                raise fail(
+                    event.kind,
+                    f"member {q(member)} has no current claims for stale ones to replace "
+                    f"at round {r} (it joined, rejoined or bounced in this round)",
+                )
             elif k < 2:
-                raise fail("rounds_ago", f"member {q(member)} is in the group and its claims from 1 round ago "
-                                         "are current, not stale (use 2 or more)")
+                raise fail(
+                    "rounds_ago",
+                    f"member {q(member)} is in the group and its claims from 1 round ago "
+                    "are current, not stale (use 2 or more)",
+                )
             else:
                 seats[member] = replace(seats[member], claims_from=r - k)
         elif isinstance(event, CreatePartitions):
             if topic not in topics:
                 raise fail(event.kind, f'no topic {q(topic)} at round {r} (a new topic is a "create" event)')
             if event.count <= topics[topic]:
-                raise fail("count", f"partition counts only grow (Kafka cannot shrink a topic): "
-                                    f"{q(topic)} has {topics[topic]}, got {event.count}")
+                raise fail(
+                    "count",
+                    f"partition counts only grow (Kafka cannot shrink a topic): "
+                    f"{q(topic)} has {topics[topic]}, got {event.count}",
+                )
             topics[topic] = event.count
         elif isinstance(event, CreateTopic):
             if topic in topics:
@@ -846,7 +877,9 @@ class Simulation:
             "description": self.history.description,
             "history": self.history.to_mapping(),
             "rounds": [r.to_mapping(timing=timing) for r in self.rounds],
-            "stopped": None if self.stopped is None else {
+            "stopped": None
+            if self.stopped is None
+            else {
                 "round": self.stopped,
                 "status": last.evaluation.status,
                 "message": last.evaluation.message,
@@ -902,8 +935,13 @@ def simulate(history: History, assignor: str | Assignor, *, time_limit: float | 
     return Simulation(history, assignor if isinstance(assignor, str) else assignor.name, tuple(rounds), time_limit)
 
 
-def _play_round(group: _Group, events: tuple[Event, ...], assignor: str | Assignor, earlier: Sequence[Round],
-                time_limit: float | None) -> Round:
+def _play_round(
+    group: _Group,
+    events: tuple[Event, ...],
+    assignor: str | Assignor,
+    earlier: Sequence[Round],
+    time_limit: float | None,
+) -> Round:
     """One rebalance in both trajectories, judged."""
     problem = group.problem([r.evaluation.assignment for r in earlier])
     oracle_problem = group.problem([r.oracle.assignment for r in earlier])
@@ -969,8 +1007,13 @@ def random_history(
 
     Everything is drawn from ``random.Random(seed)`` over sorted lists.
     """
-    for name, value, least in (("members", members, 1), ("topics", topics, 1), ("partitions", partitions, 1),
-                               ("rounds", rounds, 0), ("events_per_round", events_per_round, 1)):
+    for name, value, least in (
+        ("members", members, 1),
+        ("topics", topics, 1),
+        ("partitions", partitions, 1),
+        ("rounds", rounds, 0),
+        ("events_per_round", events_per_round, 1),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise ValueError(f"random_history: {name} must be an integer >= {least}, got {value!r}")
     rng = random.Random(seed)
@@ -982,8 +1025,7 @@ def random_history(
         return frozenset(chosen or [rng.choice(names)])
 
     initial_members = tuple(
-        Member(f"m{i}", frozenset(topic_names) if rng.random() < 0.5 else subset(topic_names))
-        for i in range(members)
+        Member(f"m{i}", frozenset(topic_names) if rng.random() < 0.5 else subset(topic_names)) for i in range(members)
     )
     history = History(initial_topics, initial_members)
     group = _Group.initial(history, "random_history")
@@ -1004,8 +1046,16 @@ def random_history(
     return History(initial_topics, initial_members, tuple(all_rounds), f"random_history(seed={seed!r})")
 
 
-def _draw_event(rng: random.Random, group: _Group, members: int, topics: int, partitions: int,
-                fresh_member: int, fresh_topic: int, subset) -> Event:
+def _draw_event(
+    rng: random.Random,
+    group: _Group,
+    members: int,
+    topics: int,
+    partitions: int,
+    fresh_member: int,
+    fresh_topic: int,
+    subset,
+) -> Event:
     r = group.round
     present = sorted(group.seats)
     existing = sorted(group.topics)
@@ -1023,8 +1073,12 @@ def _draw_event(rng: random.Random, group: _Group, members: int, topics: int, pa
     if len(existing) >= 2:
         options["delete"] = None
     absent_zombies = [(j, m) for j in range(r) for m in sorted(group.past[j]) if m not in group.seats]
-    present_zombies = [(j, m) for j in range(r - 1) for m in sorted(group.past[j])
-                       if m in group.seats and group.seats[m].claims_from == r - 1]
+    present_zombies = [
+        (j, m)
+        for j in range(r - 1)
+        for m in sorted(group.past[j])
+        if m in group.seats and group.seats[m].claims_from == r - 1
+    ]
     if absent_zombies or present_zombies:
         options["zombie"] = None
     bounceable = [m for m in present if group.seats[m].claims_from == r - 1]
@@ -1077,24 +1131,37 @@ def _grow(rng: random.Random, group: _Group, existing: list[str], partitions: in
 
 def simulation_text(result: Simulation) -> str:
     """The per-round table ``simulate`` prints."""
-    header = ("round", "status", "sorted loads", "most bal.", "local cond.", "retained/opt", "moved",
-              "oracle moved", "cum. moved/oracle", "rebal.", "events")
+    header = (
+        "round",
+        "status",
+        "sorted loads",
+        "most bal.",
+        "local cond.",
+        "retained/opt",
+        "moved",
+        "oracle moved",
+        "cum. moved/oracle",
+        "rebal.",
+        "events",
+    )
     rows = []
     for row in result.rows():
         loads = row.get("sorted_loads")
-        rows.append((
-            str(row["round"]),
-            row["status"],
-            "-" if loads is None else short_list(loads),
-            yes(row.get("most_balanced")),
-            {True: "holds", False: "broken", None: "-"}[row.get("kafka_balance_condition")],
-            f"{cell(row.get('retained'))}/{cell(row.get('optimal_retained'))}",
-            cell(row.get("moved")),
-            cell(row.get("oracle_moved")),
-            f"{cell(row.get('cumulative_moved'))}/{cell(row.get('cumulative_oracle_moved'))}",
-            "-" if row.get("rebalances") is None else str(row["rebalances"]),
-            row["events"] or "(start)",
-        ))
+        rows.append(
+            (
+                str(row["round"]),
+                row["status"],
+                "-" if loads is None else short_list(loads),
+                yes(row.get("most_balanced")),
+                {True: "holds", False: "broken", None: "-"}[row.get("kafka_balance_condition")],
+                f"{cell(row.get('retained'))}/{cell(row.get('optimal_retained'))}",
+                cell(row.get("moved")),
+                cell(row.get("oracle_moved")),
+                f"{cell(row.get('cumulative_moved'))}/{cell(row.get('cumulative_oracle_moved'))}",
+                "-" if row.get("rebalances") is None else str(row["rebalances"]),
+                row["events"] or "(start)",
+            )
+        )
     lines = table(header, rows)
     totals = result.totals()
     lines.append(

@@ -208,50 +208,86 @@ _PARAMETER_LIST = (
     Parameter("members", "members in the group (churn replaces some, the count stays)", _at_least(1)),
     Parameter("topics", "topics (kip49-rolling: the base topics)", _at_least(1)),
     Parameter("partitions", "partitions per topic: a count, or [low, high] drawn uniformly per topic", _partitions),
-    Parameter("subscribe", "probability that a member subscribes to each topic (one with none takes its nearest miss)",
-              _probability),
+    Parameter(
+        "subscribe",
+        "probability that a member subscribes to each topic (one with none takes its nearest miss)",
+        _probability,
+    ),
     Parameter("median", "median partition count of the log-normal topic sizes", _at_least(1)),
-    Parameter("sigma", "log-normal shape of the topic sizes: 0 makes them all `median`, 1.5 is heavy-tailed",
-              _non_negative_real),
+    Parameter(
+        "sigma",
+        "log-normal shape of the topic sizes: 0 makes them all `median`, 1.5 is heavy-tailed",
+        _non_negative_real,
+    ),
     Parameter("max_partitions", "cap on a topic's partition count", _at_least(1, INT32_MAX)),
-    Parameter("exponent", "Zipf exponent s: the topic of rank k is subscribed with probability top * k**-s",
-              _non_negative_real),
+    Parameter(
+        "exponent",
+        "Zipf exponent s: the topic of rank k is subscribed with probability top * k**-s",
+        _non_negative_real,
+    ),
     Parameter("top", "probability of subscribing to the most popular topic (rank 1)", _probability),
     Parameter("new_topics", "topics added by the rolling update (named after the base topics)", _at_least(1)),
-    Parameter("updated", "members (the first by id) already on the new subscription; None: half, rounded down",
-              _updated),
+    Parameter(
+        "updated", "members (the first by id) already on the new subscription; None: half, rounded down", _updated
+    ),
     Parameter("pairs", "topic pairs clicks-i/impressions-i with equal partition counts", _at_least(1)),
     Parameter("groups", "join groups of topics to co-partition (Kafka Streams joins)", _at_least(1)),
     Parameter("group_size", "topics per join group", _at_least(2, 26)),
-    Parameter("weighted", "join-groups: partitions weigh a consumer lag (lag_median, lag_sigma) as in weighted",
-              _boolean),
+    Parameter(
+        "weighted", "join-groups: partitions weigh a consumer lag (lag_median, lag_sigma) as in weighted", _boolean
+    ),
     Parameter("lag_median", "median partition weight (consumer lag) of the weighted family", _at_least(1)),
-    Parameter("lag_sigma", "log-normal shape of the partition weights: 0 makes them all `lag_median`",
-              _non_negative_real),
+    Parameter(
+        "lag_sigma", "log-normal shape of the partition weights: 0 makes them all `lag_median`", _non_negative_real
+    ),
     Parameter("extra_partitions", "partitions added to clicks-0000 after the previous generation", _at_least(0)),
     Parameter("previous", "the previous generation's owners: None, 'balanced' or 'random'", _previous),
-    Parameter("churn", "original members that leave after the previous generation, and new ones that join",
-              _at_least(0)),
+    Parameter(
+        "churn", "original members that leave after the previous generation, and new ones that join", _at_least(0)
+    ),
     Parameter("generation", "the previous generation's number, sent with the claims", _at_least(0, INT32_MAX)),
-    Parameter("racks", "racks rack-0 .. rack-(R-1) the members are spread over at random; 0: no racks",
-              _at_least(0)),
-    Parameter("zombies", "original members that missed `generation` and rejoin claiming generation - 1 (KIP-341)",
-              _at_least(0)),
-    Parameter("replicas", "racks of each partition's replicas: that many distinct racks of rack-0 .. rack-(R-1) "
-              "drawn per partition (KIP-881); 0: no partition racks", _at_least(0)),
-    Parameter("rack_skew", "Zipf exponent of replica placement over racks: rack-k holds replicas in proportion to "
-              "(k+1)**-rack_skew (brokers unevenly spread; members on the small racks find few local partitions); "
-              "0: uniform", _non_negative_real),
-    Parameter("static", "probability that a member is static (KIP-345): it carries a group.instance.id, "
-              "instance-NNNN numbered in a random order unrelated to member ids", _share),
+    Parameter("racks", "racks rack-0 .. rack-(R-1) the members are spread over at random; 0: no racks", _at_least(0)),
+    Parameter(
+        "zombies",
+        "original members that missed `generation` and rejoin claiming generation - 1 (KIP-341)",
+        _at_least(0),
+    ),
+    Parameter(
+        "replicas",
+        "racks of each partition's replicas: that many distinct racks of rack-0 .. rack-(R-1) "
+        "drawn per partition (KIP-881); 0: no partition racks",
+        _at_least(0),
+    ),
+    Parameter(
+        "rack_skew",
+        "Zipf exponent of replica placement over racks: rack-k holds replicas in proportion to "
+        "(k+1)**-rack_skew (brokers unevenly spread; members on the small racks find few local partitions); "
+        "0: uniform",
+        _non_negative_real,
+    ),
+    Parameter(
+        "static",
+        "probability that a member is static (KIP-345): it carries a group.instance.id, "
+        "instance-NNNN numbered in a random order unrelated to member ids",
+        _share,
+    ),
 )
 
 #: Parameter name -> :class:`Parameter`, for every family.
 PARAMETERS: Mapping[str, Parameter] = MappingProxyType({p.name: p for p in _PARAMETER_LIST})
 
 # Every family takes these; a family's defaults may override them.
-_COMMON = {"members": 12, "previous": None, "churn": 0, "generation": 1, "racks": 0, "zombies": 0, "replicas": 0,
-           "rack_skew": 0.0, "static": 0.0}
+_COMMON = {
+    "members": 12,
+    "previous": None,
+    "churn": 0,
+    "generation": 1,
+    "racks": 0,
+    "zombies": 0,
+    "replicas": 0,
+    "rack_skew": 0.0,
+    "static": 0.0,
+}
 
 
 # -- streams and layout --------------------------------------------------------
@@ -371,7 +407,7 @@ def _kip49_rolling(p: Mapping[str, Any], rng: _Streams) -> Layout:
     # The first `updated` originals restarted with the new subscription; so
     # did every member that joins now (it starts on the new configuration).
     subscribed[:updated, base:] = True
-    subscribed[p["members"]:, base:] = True
+    subscribed[p["members"] :, base:] = True
     return Layout(_names("t", total), sizes, subscribed, sizes, previous)
 
 
@@ -491,15 +527,12 @@ def _owned_lists(layout: Layout, owners: list[np.ndarray]) -> dict[int, tuple[tu
     starts = np.flatnonzero(np.concatenate(([True], (np.diff(owner) != 0) | (np.diff(topic) != 0))))
     bounds = np.concatenate((starts, [owner.size])).tolist()
     numbers, names = partition.tolist(), layout.topic_names
-    groups = [
-        (names[t], tuple(numbers[a:b])) for t, a, b in zip(topic[starts].tolist(), bounds[:-1], bounds[1:])
-    ]
+    groups = [(names[t], tuple(numbers[a:b])) for t, a, b in zip(topic[starts].tolist(), bounds[:-1], bounds[1:])]
     group_owner = owner[starts]
     row_starts = np.flatnonzero(np.concatenate(([True], np.diff(group_owner) != 0)))
     row_bounds = np.concatenate((row_starts, [len(groups)])).tolist()
     return {
-        row: tuple(groups[a:b])
-        for row, a, b in zip(group_owner[row_starts].tolist(), row_bounds[:-1], row_bounds[1:])
+        row: tuple(groups[a:b]) for row, a, b in zip(group_owner[row_starts].tolist(), row_bounds[:-1], row_bounds[1:])
     }
 
 
@@ -562,10 +595,16 @@ def _assemble(layout: Layout, p: Mapping[str, Any], rng: _Streams) -> Problem:
             else:
                 chosen = np.argsort(draws, axis=1)[:, : p["replicas"]]
             replica_racks[i] = tuple(tuple(rack_names[r] for r in sorted(row)) for row in chosen.tolist())
-    topics = tuple(Topic(name, int(n), racks) for name, n, racks in
-                   zip(layout.topic_names, layout.partitions.tolist(), replica_racks))
-    return Problem(topics=tuple(sorted(topics, key=lambda t: t.name)), members=tuple(members),
-                   join_groups=layout.join_groups, weights=layout.weights)
+    topics = tuple(
+        Topic(name, int(n), racks)
+        for name, n, racks in zip(layout.topic_names, layout.partitions.tolist(), replica_racks)
+    )
+    return Problem(
+        topics=tuple(sorted(topics, key=lambda t: t.name)),
+        members=tuple(members),
+        join_groups=layout.join_groups,
+        weights=layout.weights,
+    )
 
 
 # -- families ------------------------------------------------------------------
@@ -639,15 +678,21 @@ def _common_check(values: Mapping[str, Any], given: Mapping[str, Any]) -> str | 
         return f"churn must be at most members ({values['members']}), got {values['churn']}"
     if values["zombies"]:
         if values["previous"] is None:
-            return f"zombies need a previous generation (previous='balanced' or 'random'), got zombies={values['zombies']}"
+            return (
+                f"zombies need a previous generation (previous='balanced' or 'random'), got zombies={values['zombies']}"
+            )
         if values["zombies"] > values["members"] - values["churn"]:
-            return (f"zombies must be at most the members that stay (members - churn = "
-                    f"{values['members'] - values['churn']}), got {values['zombies']}")
+            return (
+                f"zombies must be at most the members that stay (members - churn = "
+                f"{values['members'] - values['churn']}), got {values['zombies']}"
+            )
         if values["generation"] < 1:
             return f"zombies need generation >= 1 (they claim generation - 1), got generation={values['generation']}"
     if values["replicas"] > values["racks"]:
-        return (f"replicas must be at most racks ({values['racks']}): each replica of a partition is on its own rack, "
-                f"got {values['replicas']}")
+        return (
+            f"replicas must be at most racks ({values['racks']}): each replica of a partition is on its own rack, "
+            f"got {values['replicas']}"
+        )
     if values["previous"] is None and values["churn"]:
         return f"churn needs a previous generation (previous='balanced' or 'random'), got churn={values['churn']}"
     if values["previous"] is None and "generation" in given:
@@ -674,33 +719,76 @@ def _racks_check(values: Mapping[str, Any]) -> str | None:
 
 
 _FAMILY_LIST = (
-    Family("uniform", "every member subscribes to every topic", _uniform,
-           {**_COMMON, "topics": 6, "partitions": 8}),
-    Family("random-subsets", "each member subscribes to each topic with probability `subscribe`", _random_subsets,
-           {**_COMMON, "topics": 6, "partitions": (1, 12), "subscribe": 0.5}),
-    Family("skewed-sizes", "random subsets over topics with log-normal partition counts, capped", _skewed_sizes,
-           {**_COMMON, "topics": 12, "median": 8, "sigma": 1.0, "max_partitions": 256, "subscribe": 0.5},
-           _skewed_check),
-    Family("zipf", "Zipf topic popularity: rank k subscribed with probability top * k**-exponent", _zipf,
-           {**_COMMON, "topics": 10, "partitions": (1, 12), "exponent": 1.0, "top": 1.0}),
-    Family("kip49-rolling", "KIP-49's rolling update: a balanced base assignment, the first `updated` members add new topics",
-           _kip49_rolling,
-           {**_COMMON, "members": 6, "previous": "balanced", "topics": 3, "new_topics": 2, "partitions": 6,
-            "updated": None},
-           _kip49_check),
-    Family("stream-join", "topic pairs clicks-i/impressions-i with equal partition counts, all members on all",
-           _stream_join,
-           {**_COMMON, "members": 6, "pairs": 3, "partitions": 8, "extra_partitions": 0}),
-    Family("join-groups", "join groups of topics to co-partition (sizes drawn per topic) and free topics, "
-           "subscribed per group", _join_groups,
-           {**_COMMON, "groups": 2, "group_size": 2, "topics": 2, "partitions": (4, 8), "subscribe": 0.6,
-            "weighted": False, "lag_median": 1000, "lag_sigma": 1.5}),
-    Family("weighted", "random subsets with a log-normal weight (consumer lag) per partition", _weighted,
-           {**_COMMON, "topics": 6, "partitions": (1, 12), "subscribe": 0.5, "lag_median": 1000, "lag_sigma": 1.5}),
-    Family("racks", "members spread over racks rack-0 .. rack-(R-1); subscriptions as random-subsets",
-           _random_subsets,
-           {**_COMMON, "topics": 6, "partitions": 8, "subscribe": 1.0, "racks": 3},
-           _racks_check),
+    Family("uniform", "every member subscribes to every topic", _uniform, {**_COMMON, "topics": 6, "partitions": 8}),
+    Family(
+        "random-subsets",
+        "each member subscribes to each topic with probability `subscribe`",
+        _random_subsets,
+        {**_COMMON, "topics": 6, "partitions": (1, 12), "subscribe": 0.5},
+    ),
+    Family(
+        "skewed-sizes",
+        "random subsets over topics with log-normal partition counts, capped",
+        _skewed_sizes,
+        {**_COMMON, "topics": 12, "median": 8, "sigma": 1.0, "max_partitions": 256, "subscribe": 0.5},
+        _skewed_check,
+    ),
+    Family(
+        "zipf",
+        "Zipf topic popularity: rank k subscribed with probability top * k**-exponent",
+        _zipf,
+        {**_COMMON, "topics": 10, "partitions": (1, 12), "exponent": 1.0, "top": 1.0},
+    ),
+    Family(
+        "kip49-rolling",
+        "KIP-49's rolling update: a balanced base assignment, the first `updated` members add new topics",
+        _kip49_rolling,
+        {
+            **_COMMON,
+            "members": 6,
+            "previous": "balanced",
+            "topics": 3,
+            "new_topics": 2,
+            "partitions": 6,
+            "updated": None,
+        },
+        _kip49_check,
+    ),
+    Family(
+        "stream-join",
+        "topic pairs clicks-i/impressions-i with equal partition counts, all members on all",
+        _stream_join,
+        {**_COMMON, "members": 6, "pairs": 3, "partitions": 8, "extra_partitions": 0},
+    ),
+    Family(
+        "join-groups",
+        "join groups of topics to co-partition (sizes drawn per topic) and free topics, subscribed per group",
+        _join_groups,
+        {
+            **_COMMON,
+            "groups": 2,
+            "group_size": 2,
+            "topics": 2,
+            "partitions": (4, 8),
+            "subscribe": 0.6,
+            "weighted": False,
+            "lag_median": 1000,
+            "lag_sigma": 1.5,
+        },
+    ),
+    Family(
+        "weighted",
+        "random subsets with a log-normal weight (consumer lag) per partition",
+        _weighted,
+        {**_COMMON, "topics": 6, "partitions": (1, 12), "subscribe": 0.5, "lag_median": 1000, "lag_sigma": 1.5},
+    ),
+    Family(
+        "racks",
+        "members spread over racks rack-0 .. rack-(R-1); subscriptions as random-subsets",
+        _random_subsets,
+        {**_COMMON, "topics": 6, "partitions": 8, "subscribe": 1.0, "racks": 3},
+        _racks_check,
+    ),
 )
 
 #: Family name -> :class:`Family`, in the order above.

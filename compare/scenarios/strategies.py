@@ -241,8 +241,9 @@ def _scenarios(draw, names: tuple[str, ...], bounds: _Bounds) -> Problem:
 # -- hand-rolled problems (moved from tests/strategies.py, draws unchanged) -----------
 
 #: Every objective order: the three tiers in any order, or balance and stickiness without rack.
-RACK_OBJECTIVES: tuple[tuple[str, ...], ...] = (
-    tuple(itertools.permutations((BALANCE, RACK, STICKINESS))) + ((BALANCE, STICKINESS), (STICKINESS, BALANCE))
+RACK_OBJECTIVES: tuple[tuple[str, ...], ...] = tuple(itertools.permutations((BALANCE, RACK, STICKINESS))) + (
+    (BALANCE, STICKINESS),
+    (STICKINESS, BALANCE),
 )
 
 
@@ -298,9 +299,12 @@ def problems(
                 members[m]["rack"] = rack
         for t in topic_names:
             if draw(st.integers(0, 3)):  # mostly with racks
-                topics[t] = {"partitions": topics[t], "racks": [
-                    draw(st.lists(st.sampled_from(rack_names), max_size=2, unique=True))
-                    for _ in range(topics[t])]}
+                topics[t] = {
+                    "partitions": topics[t],
+                    "racks": [
+                        draw(st.lists(st.sampled_from(rack_names), max_size=2, unique=True)) for _ in range(topics[t])
+                    ],
+                }
         objective = draw(st.sampled_from(RACK_OBJECTIVES))
     problem = Problem.from_mapping({"topics": topics, "members": members, "objective": list(objective)})
     if max_assignments is not None:
@@ -339,9 +343,7 @@ def rebalances(
         shared = draw(st.lists(st.sampled_from(topic_names), min_size=1, unique=True))
         subscriptions = {m: list(shared) for m in member_ids}
     else:
-        subscriptions = {
-            m: draw(st.lists(st.sampled_from(topic_names), min_size=1, unique=True)) for m in member_ids
-        }
+        subscriptions = {m: draw(st.lists(st.sampled_from(topic_names), min_size=1, unique=True)) for m in member_ids}
     generation = draw(st.integers(1, 5))
     owned: dict[str, dict[str, list[int]]] = {m: {} for m in member_ids}
     for t, count in topics.items():
@@ -355,8 +357,11 @@ def rebalances(
     for m in leaving:
         del members[m]
     for i in range(draw(st.integers(0, 2))):
-        topics_new = list(subscriptions[member_ids[0]]) if identical else draw(
-            st.lists(st.sampled_from(topic_names), min_size=1, unique=True))
+        topics_new = (
+            list(subscriptions[member_ids[0]])
+            if identical
+            else draw(st.lists(st.sampled_from(topic_names), min_size=1, unique=True))
+        )
         members[f"n{i}"] = {"topics": topics_new}
     # Stale or conflicting claims: a member also claims someone else's partitions.
     if not identical and members and draw(st.booleans()):
@@ -364,7 +369,13 @@ def rebalances(
         members[m]["topics"] = draw(st.lists(st.sampled_from(topic_names), min_size=1, unique=True))
     if draw(st.booleans()) and len(members) >= 2:
         zombie = draw(st.sampled_from(sorted(members)))
-        victim_partitions = [(t, p) for other, e in members.items() if other != zombie for t, ps in e.get("owned", {}).items() for p in ps]
+        victim_partitions = [
+            (t, p)
+            for other, e in members.items()
+            if other != zombie
+            for t, ps in e.get("owned", {}).items()
+            for p in ps
+        ]
         if victim_partitions:
             extra = draw(st.lists(st.sampled_from(victim_partitions), min_size=1, max_size=3, unique=True))
             claims = members[zombie].setdefault("owned", {})
@@ -375,8 +386,11 @@ def rebalances(
 
 
 #: Every order of the tiers: balance and stickiness, with rack, spread, both or neither.
-ORDERS = tuple(order for extra in ((), ("rack",), ("spread",), ("rack", "spread"))
-               for order in itertools.permutations(("balance", "stickiness", *extra)))
+ORDERS = tuple(
+    order
+    for extra in ((), ("rack",), ("spread",), ("rack", "spread"))
+    for order in itertools.permutations(("balance", "stickiness", *extra))
+)
 
 
 @st.composite
@@ -389,18 +403,24 @@ def requests(draw, max_assignments: int = 3000):
     data = base.to_mapping()
     names = [t.name for t in base.topics]
     if len(names) >= 2 and draw(st.booleans()):
-        data["join_groups"] = [sorted(draw(st.lists(st.sampled_from(names), min_size=2, max_size=len(names),
-                                                    unique=True)))]
+        data["join_groups"] = [
+            sorted(draw(st.lists(st.sampled_from(names), min_size=2, max_size=len(names), unique=True)))
+        ]
     if draw(st.booleans()):
         listed = draw(st.lists(st.sampled_from(names), unique=True))
-        data["weights"] = {t: draw(st.lists(st.integers(0, 4), min_size=base.partition_counts[t],
-                                            max_size=base.partition_counts[t])) for t in listed}
+        data["weights"] = {
+            t: draw(st.lists(st.integers(0, 4), min_size=base.partition_counts[t], max_size=base.partition_counts[t]))
+            for t in listed
+        }
     problem = Problem.from_mapping(data)
     size = 1
     for t in problem.topics:
         size *= max(1, len(problem.subscribers[t.name])) ** t.partitions
     assume(size <= max_assignments)
-    request = Request(objective=draw(st.sampled_from(ORDERS)), balance=draw(st.sampled_from(BALANCE_DEFINITIONS)),
-                      max_moves=draw(st.one_of(st.none(), st.integers(0, 3))),
-                      max_moves_per_member=draw(st.one_of(st.none(), st.integers(0, 2))))
+    request = Request(
+        objective=draw(st.sampled_from(ORDERS)),
+        balance=draw(st.sampled_from(BALANCE_DEFINITIONS)),
+        max_moves=draw(st.one_of(st.none(), st.integers(0, 3))),
+        max_moves_per_member=draw(st.one_of(st.none(), st.integers(0, 2))),
+    )
     return problem, request

@@ -49,7 +49,15 @@ from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS
 from assignment_oracle.problem.extras import require
 from assignment_oracle.problem.scenario_json import InputError, dumps
 
-__all__ = ["SweepResult", "counterexample_path", "run_sweep", "spark_session", "summarize", "read_rows", "TIMING_COLUMNS"]
+__all__ = [
+    "SweepResult",
+    "counterexample_path",
+    "run_sweep",
+    "spark_session",
+    "summarize",
+    "read_rows",
+    "TIMING_COLUMNS",
+]
 
 #: At most this many chunks (Spark jobs) per sweep: progress and resume granularity.
 MAX_CHUNKS = 16
@@ -75,29 +83,52 @@ class SweepResult:
 
     def to_mapping(self) -> dict:
         """The JSON ``sweep --json`` prints."""
-        return {"out": str(self.out), "hash": self.spec_hash, "scenarios": self.scenarios, "skipped": self.skipped,
-                "computed": self.computed, "rows": self.rows, "counterexamples": self.counterexamples,
-                "assignors": self.summary}
+        return {
+            "out": str(self.out),
+            "hash": self.spec_hash,
+            "scenarios": self.scenarios,
+            "skipped": self.skipped,
+            "computed": self.computed,
+            "rows": self.rows,
+            "counterexamples": self.counterexamples,
+            "assignors": self.summary,
+        }
 
     def text(self) -> str:
         """The summary table ``sweep`` prints (one row per assignor)."""
+
         def pct(value) -> str:
             return "-" if value is None else f"{100 * value:.0f}%"
 
         def num(value) -> str:
             return "-" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))
 
-        header = ("assignor", "rows", "valid", "most bal.", "guarantee", "KIP-54 gap p50/p90/max",
-                  "stickiness gap p90/max", "timeout/error", "time p50/p99")
-        rows = [(
-            e["assignor"], str(e["rows"]), pct(e["share_valid"]), pct(e["share_most_balanced"]),
-            pct(e["share_guarantee_kept"]),
-            f"{num(e['kip54_gap_p50'])}/{num(e['kip54_gap_p90'])}/{num(e['kip54_gap_max'])}",
-            f"{num(e['stickiness_gap_p90'])}/{num(e['stickiness_gap_max'])}",
-            f"{e['timeout']}/{e['error']}",
-            f"{num(e['time_p50_s'] and round(e['time_p50_s'] * 1000, 1))}/"
-            f"{num(e['time_p99_s'] and round(e['time_p99_s'] * 1000, 1))} ms",
-        ) for e in self.summary]
+        header = (
+            "assignor",
+            "rows",
+            "valid",
+            "most bal.",
+            "guarantee",
+            "KIP-54 gap p50/p90/max",
+            "stickiness gap p90/max",
+            "timeout/error",
+            "time p50/p99",
+        )
+        rows = [
+            (
+                e["assignor"],
+                str(e["rows"]),
+                pct(e["share_valid"]),
+                pct(e["share_most_balanced"]),
+                pct(e["share_guarantee_kept"]),
+                f"{num(e['kip54_gap_p50'])}/{num(e['kip54_gap_p90'])}/{num(e['kip54_gap_max'])}",
+                f"{num(e['stickiness_gap_p90'])}/{num(e['stickiness_gap_max'])}",
+                f"{e['timeout']}/{e['error']}",
+                f"{num(e['time_p50_s'] and round(e['time_p50_s'] * 1000, 1))}/"
+                f"{num(e['time_p99_s'] and round(e['time_p99_s'] * 1000, 1))} ms",
+            )
+            for e in self.summary
+        ]
         lines = table(header, rows)
         lines.append(
             f"{self.scenarios} scenarios ({self.skipped} already done, {self.computed} computed), "
@@ -164,8 +195,9 @@ def _prepare(out: Path, spec: SweepSpec) -> None:
         except (json.JSONDecodeError, AttributeError):
             raise InputError(str(marker), "", "not a sweep's spec.json; choose another --out") from None
         if existing != spec.hash:
-            raise InputError(str(out), "", f"holds another sweep (spec hash {existing}, this one {spec.hash}); "
-                                           "choose another --out")
+            raise InputError(
+                str(out), "", f"holds another sweep (spec hash {existing}, this one {spec.hash}); choose another --out"
+            )
     else:
         marker.write_text(dumps(record), encoding="utf-8")
 
@@ -216,8 +248,15 @@ def _completed_ids(spark, rows_dir: Path):
     return spark.read.parquet(str(rows_dir)).select("scenario_id").distinct()
 
 
-def _run(spark, spec: SweepSpec, out: Path, progress: bool, stop_after_chunks: int | None,
-         chunk_size: int | None, started: float) -> SweepResult:
+def _run(
+    spark,
+    spec: SweepSpec,
+    out: Path,
+    progress: bool,
+    stop_after_chunks: int | None,
+    chunk_size: int | None,
+    started: float,
+) -> SweepResult:
     rows_dir = out / "rows"
     total = spec.scenarios
     done = _completed_ids(spark, rows_dir)  # read once: later chunks only add ids outside their range
@@ -235,7 +274,9 @@ def _run(spark, spec: SweepSpec, out: Path, progress: bool, stop_after_chunks: i
             if done is None:
                 # A fresh sweep: the indices themselves, already in balanced partitions (no job, no shuffle).
                 count = end - start
-                pending = spark.range(0, count, numPartitions=_tasks_for(spark, count)).withColumnRenamed("id", "position")
+                pending = spark.range(0, count, numPartitions=_tasks_for(spark, count)).withColumnRenamed(
+                    "id", "position"
+                )
             else:
                 # Resuming: the ids not yet written; the anti-join leaves them unevenly spread.
                 pending = _pending(spark, spec, start, end, done).cache()
@@ -248,8 +289,7 @@ def _run(spark, spec: SweepSpec, out: Path, progress: bool, stop_after_chunks: i
             # scenarios over the chunk's families, and each task writing its own file per pair made
             # small files that cost the JVM more CPU than the scenarios cost Python (a shuffle of a
             # few rows per scenario is cheaper; docs/sweeps-cluster.md has the measurements).
-            batches = (pending.mapInArrow(_worker(spec, start, count), _spark_schema())
-                       .repartition("family", "assignor"))
+            batches = pending.mapInArrow(_worker(spec, start, count), _spark_schema()).repartition("family", "assignor")
             bar.watch(spark, count)
             (batches.write.mode("append").partitionBy("family", "assignor").parquet(str(rows_dir)))
             bar.chunk_done(count)
@@ -264,11 +304,22 @@ def _run(spark, spec: SweepSpec, out: Path, progress: bool, stop_after_chunks: i
     frame = spark.read.parquet(str(rows_dir)) if rows_dir.exists() else None
     summary = summarize(frame) if frame is not None else []
     row_count = frame.count() if frame is not None else 0
-    result = SweepResult(out, spec.hash, total, already, computed, row_count, written, summary,
-                         time.perf_counter() - started)
-    (out / "summary.json").write_text(dumps({
-        "spec": spec.name, "hash": spec.hash, "scenarios": total, "rows": row_count,
-        "counterexamples": written, "assignors": summary}), encoding="utf-8")
+    result = SweepResult(
+        out, spec.hash, total, already, computed, row_count, written, summary, time.perf_counter() - started
+    )
+    (out / "summary.json").write_text(
+        dumps(
+            {
+                "spec": spec.name,
+                "hash": spec.hash,
+                "scenarios": total,
+                "rows": row_count,
+                "counterexamples": written,
+                "assignors": summary,
+            }
+        ),
+        encoding="utf-8",
+    )
     return result
 
 
@@ -297,8 +348,9 @@ def _pending(spark, spec: SweepSpec, start: int, end: int, done):
         for batch in batches:
             index = batch.column(0).to_pylist()
             sids = [scenario_id(sweep_hash, points[i // len(seeds)], seeds[i % len(seeds)]) for i in index]
-            yield pa.RecordBatch.from_arrays([pa.array(index, pa.int64()), pa.array(sids, pa.string())],
-                                             names=["index", "scenario_id"])
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(index, pa.int64()), pa.array(sids, pa.string())], names=["index", "scenario_id"]
+            )
 
     schema = StructType([StructField("index", LongType(), False), StructField("scenario_id", StringType(), False)])
     tasks = spark.range(start, end, numPartitions=max(1, min(8, end - start))).mapInArrow(ids, schema)
@@ -339,7 +391,9 @@ def _worker(spec: SweepSpec, start: int, count: int):
         schema = _arrow_schema()
         for batch in batches:
             if batch.schema.get_field_index("position") >= 0:
-                index = [start + p * a % count for p in batch.column(batch.schema.get_field_index("position")).to_pylist()]
+                index = [
+                    start + p * a % count for p in batch.column(batch.schema.get_field_index("position")).to_pylist()
+                ]
             else:
                 index = batch.column(batch.schema.get_field_index("index")).to_pylist()
             for i in index:
@@ -382,8 +436,11 @@ def _write_counterexamples(spark, rows_dir: Path, folder: Path) -> int:
         return 0
     from pyspark.sql import functions as F
 
-    found = (spark.read.parquet(str(rows_dir)).where(F.col("counterexample").isNotNull())
-             .select("assignor", "scenario_id", "round", "counterexample"))
+    found = (
+        spark.read.parquet(str(rows_dir))
+        .where(F.col("counterexample").isNotNull())
+        .select("assignor", "scenario_id", "round", "counterexample")
+    )
     written = 0
     for row in found.toLocalIterator():
         target = counterexample_path(folder.parent, row["assignor"], row["scenario_id"], row["round"])
@@ -421,7 +478,9 @@ def summarize(frame) -> list[dict]:
             F.sum(F.when(F.col("status") == "error", 1).otherwise(0)).alias("error"),
             share(F.col("valid") & judged).alias("share_valid"),
             share(F.col("most_balanced") & judged).alias("share_most_balanced"),
-            F.avg(F.when(F.col("guarantee_applies"), F.when(F.col("guarantee_kept"), 1.0).otherwise(0.0))).alias("share_guarantee_kept"),
+            F.avg(F.when(F.col("guarantee_applies"), F.when(F.col("guarantee_kept"), 1.0).otherwise(0.0))).alias(
+                "share_guarantee_kept"
+            ),
             pct("kip54_gap", 0.5).alias("kip54_gap_p50"),
             pct("kip54_gap", 0.9).alias("kip54_gap_p90"),
             F.max("kip54_gap").alias("kip54_gap_max"),

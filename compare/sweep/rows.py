@@ -128,6 +128,7 @@ TIMING_COLUMNS = ("wall_time_s", "oracle_wall_time_s")
 
 def versions() -> str:
     """``assignment-oracle X; python Y; ortools Z`` for the ``version`` column."""
+
     def of(package: str) -> str:
         try:
             return metadata.version(package)
@@ -149,8 +150,14 @@ def scenario_rows(
     version: str = "",
 ) -> list[dict[str, Any]]:
     """Every row of one scenario (see the module docstring); never raises for the scenario's sake."""
-    base = {"sweep": sweep, "scenario_id": scenario, "family": point.family,
-            "params": json.dumps(dict(point.params), sort_keys=True), "seed": seed, "version": version}
+    base = {
+        "sweep": sweep,
+        "scenario_id": scenario,
+        "family": point.family,
+        "params": json.dumps(dict(point.params), sort_keys=True),
+        "seed": seed,
+        "version": version,
+    }
     try:
         if point.family == CHURN:
             return _churn_rows(base, point, seed, tuple(assignors), time_limit, checks)
@@ -162,8 +169,9 @@ def scenario_rows(
         return [_row(base, round=0, assignor="scenario", status="error", message=message[:500])]
 
 
-def _rebalance_rows(base: dict, problem: Problem, round_: int, assignors: tuple[str, ...], time_limit: float,
-                    checks: Checks) -> list[dict]:
+def _rebalance_rows(
+    base: dict, problem: Problem, round_: int, assignors: tuple[str, ...], time_limit: float, checks: Checks
+) -> list[dict]:
     grouped = problem.balance_first_order()
     problem = dataclasses.replace(grouped, join_groups=(), weights=())  # the optimum counting partitions
     start = time.perf_counter()
@@ -177,42 +185,100 @@ def _rebalance_rows(base: dict, problem: Problem, round_: int, assignors: tuple[
         co_check = _brute_force_check("co-partitioned", co_optimum, checks)
         check = f"{co_check}; {check}" if co_check.startswith("DISAGREE") else f"{check}; {co_check}"
         if co_optimum.assignment is not None:
-            e = dataclasses.replace(evaluate_optimum(problem, optimum, co_optimum.assignment),
-                                    assignor=CO_PARTITIONED_OPTIMUM, wall_time=co_optimum.wall_time,
-                                    co_partition=judge_co_partition(grouped, co_optimum.assignment, co_optimum))
-            co_rows.append(_row(base, round=round_, assignor=CO_PARTITIONED_OPTIMUM, status="ok",
-                                message=co_optimum.status, **shape, **_metrics(e), wall_time_s=co_optimum.wall_time,
-                                oracle_wall_time_s=oracle_time, oracle_check=check))
+            e = dataclasses.replace(
+                evaluate_optimum(problem, optimum, co_optimum.assignment),
+                assignor=CO_PARTITIONED_OPTIMUM,
+                wall_time=co_optimum.wall_time,
+                co_partition=judge_co_partition(grouped, co_optimum.assignment, co_optimum),
+            )
+            co_rows.append(
+                _row(
+                    base,
+                    round=round_,
+                    assignor=CO_PARTITIONED_OPTIMUM,
+                    status="ok",
+                    message=co_optimum.status,
+                    **shape,
+                    **_metrics(e),
+                    wall_time_s=co_optimum.wall_time,
+                    oracle_wall_time_s=oracle_time,
+                    oracle_check=check,
+                )
+            )
     heavy = None
     if grouped.weights:
         heavy = solve_weighted(grouped)
         weighted_check = _brute_force_check("weighted", heavy, checks)
         check = f"{weighted_check}; {check}" if weighted_check.startswith("DISAGREE") else f"{check}; {weighted_check}"
         if heavy.assignment is not None:
-            e = dataclasses.replace(evaluate_optimum(problem, optimum, heavy.assignment), assignor=WEIGHTED_OPTIMUM,
-                                    wall_time=heavy.wall_time, weighted=judge_weighted(grouped, heavy.assignment, heavy))
-            co_rows.append(_row(base, round=round_, assignor=WEIGHTED_OPTIMUM, status="ok", message=heavy.status,
-                                **shape, **_metrics(e), wall_time_s=heavy.wall_time, oracle_wall_time_s=oracle_time,
-                                oracle_check=check))
+            e = dataclasses.replace(
+                evaluate_optimum(problem, optimum, heavy.assignment),
+                assignor=WEIGHTED_OPTIMUM,
+                wall_time=heavy.wall_time,
+                weighted=judge_weighted(grouped, heavy.assignment, heavy),
+            )
+            co_rows.append(
+                _row(
+                    base,
+                    round=round_,
+                    assignor=WEIGHTED_OPTIMUM,
+                    status="ok",
+                    message=heavy.status,
+                    **shape,
+                    **_metrics(e),
+                    wall_time_s=heavy.wall_time,
+                    oracle_wall_time_s=oracle_time,
+                    oracle_check=check,
+                )
+            )
     best = evaluate_optimum(problem, optimum)
     if co_optimum is not None:  # is the optimum without co-partitioning co-partitioned anyway?
         best = dataclasses.replace(best, co_partition=judge_co_partition(grouped, optimum.assignment, co_optimum))
     if heavy is not None:  # and what does counting partitions cost on weighted loads?
         best = dataclasses.replace(best, weighted=judge_weighted(grouped, optimum.assignment, heavy))
-    rows = [_row(base, round=round_, assignor="optimum", status="ok", **shape,
-                 **_metrics(best), wall_time_s=oracle_time,
-                 oracle_wall_time_s=oracle_time, oracle_check=check)] + co_rows
+    rows = [
+        _row(
+            base,
+            round=round_,
+            assignor="optimum",
+            status="ok",
+            **shape,
+            **_metrics(best),
+            wall_time_s=oracle_time,
+            oracle_wall_time_s=oracle_time,
+            oracle_check=check,
+        )
+    ] + co_rows
     if cpsat_row is not None:
         rows.append({**cpsat_row, **shape, "oracle_check": check})
     free = None  # the unlimited optimum's moves, once for every cooperative row's moves judge
     if any((get_assignor(a) if isinstance(a, str) else a).protocol == "cooperative" for a in assignors):
         free = unlimited(problem, optimum) or unlimited_of(problem)
     for assignor in assignors:
-        e = evaluate(grouped, assignor, optimum=optimum, time_limit=time_limit, co_optimum=co_optimum,
-                     weighted_optimum=heavy, unlimited_moves=free)
-        rows.append(_row(base, round=round_, assignor=e.assignor, status=e.status, message=e.message, **shape,
-                         **_metrics(e), wall_time_s=e.wall_time, oracle_wall_time_s=oracle_time,
-                         oracle_check=check, counterexample=_counterexample(problem, e)))
+        e = evaluate(
+            grouped,
+            assignor,
+            optimum=optimum,
+            time_limit=time_limit,
+            co_optimum=co_optimum,
+            weighted_optimum=heavy,
+            unlimited_moves=free,
+        )
+        rows.append(
+            _row(
+                base,
+                round=round_,
+                assignor=e.assignor,
+                status=e.status,
+                message=e.message,
+                **shape,
+                **_metrics(e),
+                wall_time_s=e.wall_time,
+                oracle_wall_time_s=oracle_time,
+                oracle_check=check,
+                counterexample=_counterexample(problem, e),
+            )
+        )
     return rows
 
 
@@ -222,8 +288,14 @@ def evaluate_optimum(problem: Problem, optimum, assignment=None) -> Evaluation:
     from assignment_oracle.compare.judge.check import check
 
     assignment = optimum.assignment if assignment is None else assignment
-    return Evaluation("optimum", "ok", wall_time=optimum.wall_time, assignment=assignment,
-                      verdict=check(problem, assignment, optimum=optimum), rebalances=1)
+    return Evaluation(
+        "optimum",
+        "ok",
+        wall_time=optimum.wall_time,
+        assignment=assignment,
+        verdict=check(problem, assignment, optimum=optimum),
+        rebalances=1,
+    )
 
 
 def _brute_force_check(name: str, solution: Solution, checks: Checks) -> str:
@@ -251,19 +323,30 @@ def _cross_check(base: dict, problem: Problem, optimum, round_: int, checks: Che
             break
     if size <= checks.brute_force_limit:
         best = brute_optimum(problem)
-        if (tuple(best.sorted_loads) != tuple(optimum.sorted_loads) or best.retained != optimum.retained
-                or best.cross_rack != optimum.cross_rack):
-            return (f"DISAGREE: brute force {list(best.sorted_loads)} keeping {best.retained} with "
-                    f"{best.cross_rack} cross-rack, flow {list(optimum.sorted_loads)} keeping {optimum.retained} "
-                    f"with {optimum.cross_rack} cross-rack"), None
+        if (
+            tuple(best.sorted_loads) != tuple(optimum.sorted_loads)
+            or best.retained != optimum.retained
+            or best.cross_rack != optimum.cross_rack
+        ):
+            return (
+                f"DISAGREE: brute force {list(best.sorted_loads)} keeping {best.retained} with "
+                f"{best.cross_rack} cross-rack, flow {list(optimum.sorted_loads)} keeping {optimum.retained} "
+                f"with {optimum.cross_rack} cross-rack"
+            ), None
         agreed.append("brute-force")
     if _sampled(base["scenario_id"], round_, checks.cpsat_sample):
         start = time.perf_counter()
         cpsat = solve(problem, method="cpsat", time_limit=checks.cpsat_time_limit)
         elapsed = time.perf_counter() - start
-        cpsat_row = _row(base, round=round_, assignor="optimum-cpsat", status="ok" if cpsat.status == OPTIMAL else "timeout",
-                         message=f"{cpsat.status}, objective {cpsat.objective}, bound {cpsat.bound}",
-                         wall_time_s=elapsed, oracle_wall_time_s=elapsed)
+        cpsat_row = _row(
+            base,
+            round=round_,
+            assignor="optimum-cpsat",
+            status="ok" if cpsat.status == OPTIMAL else "timeout",
+            message=f"{cpsat.status}, objective {cpsat.objective}, bound {cpsat.bound}",
+            wall_time_s=elapsed,
+            oracle_wall_time_s=elapsed,
+        )
         if cpsat.status == OPTIMAL:
             if cpsat.objective != optimum.objective:
                 return f"DISAGREE: cpsat objective {cpsat.objective}, flow {optimum.objective}", cpsat_row
@@ -283,8 +366,9 @@ def _sampled(scenario: str, round_: int, share: float) -> bool:
     return int.from_bytes(digest[:8], "big") / 2**64 < share
 
 
-def _churn_rows(base: dict, point: GridPoint, seed: int, assignors: tuple[str, ...], time_limit: float,
-                checks: Checks) -> list[dict]:
+def _churn_rows(
+    base: dict, point: GridPoint, seed: int, assignors: tuple[str, ...], time_limit: float, checks: Checks
+) -> list[dict]:
     history = random_history(seed, **point.params)
     rows: list[dict] = []
     oracle_rounds: set[int] = set()  # the oracle's own trajectory is the same for every assignor
@@ -295,17 +379,41 @@ def _churn_rows(base: dict, point: GridPoint, seed: int, assignors: tuple[str, .
             shape = _shape(rnd.problem)
             if rnd.index not in oracle_rounds:
                 oracle_rounds.add(rnd.index)
-                rows.append(_row(base, round=rnd.index, assignor="optimum", status="ok",
-                                 **_shape(rnd.oracle_problem), **_metrics(evaluate_optimum(rnd.oracle_problem, rnd.oracle)),
-                                 oracle_moved=rnd.oracle_moved, cumulative_oracle_moved=rnd.cumulative_oracle_moved,
-                                 cumulative_moved=rnd.cumulative_oracle_moved, wall_time_s=rnd.oracle.wall_time,
-                                 oracle_wall_time_s=rnd.oracle.wall_time, oracle_check="flow"))
+                rows.append(
+                    _row(
+                        base,
+                        round=rnd.index,
+                        assignor="optimum",
+                        status="ok",
+                        **_shape(rnd.oracle_problem),
+                        **_metrics(evaluate_optimum(rnd.oracle_problem, rnd.oracle)),
+                        oracle_moved=rnd.oracle_moved,
+                        cumulative_oracle_moved=rnd.cumulative_oracle_moved,
+                        cumulative_moved=rnd.cumulative_oracle_moved,
+                        wall_time_s=rnd.oracle.wall_time,
+                        oracle_wall_time_s=rnd.oracle.wall_time,
+                        oracle_check="flow",
+                    )
+                )
             e = rnd.evaluation
-            rows.append(_row(base, round=rnd.index, assignor=name, status=e.status, message=e.message, **shape,
-                             **_metrics(e), oracle_moved=rnd.oracle_moved, cumulative_moved=rnd.cumulative_moved,
-                             cumulative_oracle_moved=rnd.cumulative_oracle_moved, wall_time_s=e.wall_time,
-                             oracle_wall_time_s=rnd.optimum.wall_time, oracle_check="flow",
-                             counterexample=_counterexample(rnd.problem, e)))
+            rows.append(
+                _row(
+                    base,
+                    round=rnd.index,
+                    assignor=name,
+                    status=e.status,
+                    message=e.message,
+                    **shape,
+                    **_metrics(e),
+                    oracle_moved=rnd.oracle_moved,
+                    cumulative_moved=rnd.cumulative_moved,
+                    cumulative_oracle_moved=rnd.cumulative_oracle_moved,
+                    wall_time_s=e.wall_time,
+                    oracle_wall_time_s=rnd.optimum.wall_time,
+                    oracle_check="flow",
+                    counterexample=_counterexample(rnd.problem, e),
+                )
+            )
     return rows
 
 
@@ -321,9 +429,24 @@ def _shape(problem: Problem) -> dict:
 
 #: The row columns taken as they are from :meth:`Evaluation.to_mapping`.
 _EVALUATION_COLUMNS = (
-    "valid", "spread", "optimal_spread", "kip54_score", "optimal_kip54_score", "kip54_gap", "balance_moves",
-    "most_balanced", "kafka_balance_condition", "retained", "optimal_retained", "owned", "moved",
-    "optimal_moved", "cross_rack", "optimal_cross_rack", "max_topic_spread", "rebalances",
+    "valid",
+    "spread",
+    "optimal_spread",
+    "kip54_score",
+    "optimal_kip54_score",
+    "kip54_gap",
+    "balance_moves",
+    "most_balanced",
+    "kafka_balance_condition",
+    "retained",
+    "optimal_retained",
+    "owned",
+    "moved",
+    "optimal_moved",
+    "cross_rack",
+    "optimal_cross_rack",
+    "max_topic_spread",
+    "rebalances",
 )
 
 
@@ -335,13 +458,22 @@ def _metrics(e: Evaluation) -> dict:
         out["violations"] = len(full["violations"])
     if "co_partition" in full:
         c = full["co_partition"]
-        out.update(co_partitioned=c["co_partitioned"], co_most_balanced=c["most_balanced"], co_retained=c["retained"],
-                   optimal_co_retained=c["optimal_retained"], co_optimum_status=c["optimum_status"])
+        out.update(
+            co_partitioned=c["co_partitioned"],
+            co_most_balanced=c["most_balanced"],
+            co_retained=c["retained"],
+            optimal_co_retained=c["optimal_retained"],
+            co_optimum_status=c["optimum_status"],
+        )
     if "weighted" in full:
         w = full["weighted"]
-        out.update(weighted_largest=w["largest"], optimal_weighted_largest=w["optimal_largest"],
-                   weighted_largest_ratio=w["largest_ratio"], weighted_most_balanced=w["most_balanced"],
-                   weighted_optimum_status=w["optimum_status"])
+        out.update(
+            weighted_largest=w["largest"],
+            optimal_weighted_largest=w["optimal_largest"],
+            weighted_largest_ratio=w["largest_ratio"],
+            weighted_most_balanced=w["most_balanced"],
+            weighted_optimum_status=w["optimum_status"],
+        )
     if "moves" in full:
         out["moves_dominated"] = full["moves"]["dominated"]
     if "guarantee" in full:

@@ -58,7 +58,16 @@ from assignment_oracle.heuristics.registry import (
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.problem.scenario_json import InputError
 
-__all__ = ["CHURN", "SweepSpec", "GridPoint", "Checks", "read_spec", "spec_from_mapping", "bundled_specs", "scenario_id"]
+__all__ = [
+    "CHURN",
+    "SweepSpec",
+    "GridPoint",
+    "Checks",
+    "read_spec",
+    "spec_from_mapping",
+    "bundled_specs",
+    "scenario_id",
+]
 
 #: The family name that runs churn histories instead of single rebalances.
 CHURN = "churn"
@@ -233,12 +242,22 @@ def _assignors(value: Any, source: str) -> tuple[tuple[str, ...], dict]:
 def _external_table(entry: dict, source: str, where: str):
     unknown = sorted(set(entry) - _EXTERNAL_KEYS)
     if unknown:
-        raise InputError(source, f"{where}.{unknown[0]}", f"unknown field (allowed: {', '.join(sorted(_EXTERNAL_KEYS))})")
+        raise InputError(
+            source, f"{where}.{unknown[0]}", f"unknown field (allowed: {', '.join(sorted(_EXTERNAL_KEYS))})"
+        )
     name = entry.get("name")
-    if (not isinstance(name, str) or not name.strip() or name in ("all", "peers", "live") or "," in name
-            or name.startswith(("external:", "external-shell:"))):
-        raise InputError(source, f"{where}.name",
-                         "must be a non-empty name without commas (not all, peers, live, or an external: name)")
+    if (
+        not isinstance(name, str)
+        or not name.strip()
+        or name in ("all", "peers", "live")
+        or "," in name
+        or name.startswith(("external:", "external-shell:"))
+    ):
+        raise InputError(
+            source,
+            f"{where}.name",
+            "must be a non-empty name without commas (not all, peers, live, or an external: name)",
+        )
     if name in ASSIGNORS or name in PEERS or name in LIVE_PEERS:
         raise InputError(source, f"{where}.name", f"{name!r} is a registered assignor; choose another name")
     command = entry.get("command")
@@ -247,8 +266,9 @@ def _external_table(entry: dict, source: str, where: str):
         raise InputError(source, f"{where}.shell", "must be true or false")
     if isinstance(command, list):
         if not command or not all(isinstance(a, str) and a for a in command) or shell:
-            raise InputError(source, f"{where}.command",
-                             "must be a non-empty list of non-empty strings (without shell = true)")
+            raise InputError(
+                source, f"{where}.command", "must be a non-empty list of non-empty strings (without shell = true)"
+            )
     elif not isinstance(command, str) or not command.strip():
         raise InputError(source, f"{where}.command", "must be a command line or a list of arguments")
     env = entry.get("env", {})
@@ -325,7 +345,9 @@ def _check_params(family: str, params: dict, source: str, path: str) -> None:
     if family == CHURN:
         for key, value in params.items():
             if key not in CHURN_PARAMETERS:
-                raise InputError(source, f"{path}.{key}", f"unknown churn parameter (known: {', '.join(CHURN_PARAMETERS)})")
+                raise InputError(
+                    source, f"{path}.{key}", f"unknown churn parameter (known: {', '.join(CHURN_PARAMETERS)})"
+                )
             least = 0 if key == "rounds" else 1
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise InputError(source, f"{path}.{key}", f"must be an integer >= {least}, got {value!r}")

@@ -55,7 +55,10 @@ def apply_moves(assignment, moves):
 def test_local_condition_is_weaker_than_most_balanced():
     # The example: t0 (1 partition), t1 (2); c0 both, c1 only t1, c2 only t0.
     problem = Problem.from_mapping(
-        {"topics": {"t0": 1, "t1": 2}, "members": {"c0": {"topics": ["t0", "t1"]}, "c1": {"topics": ["t1"]}, "c2": {"topics": ["t0"]}}}
+        {
+            "topics": {"t0": 1, "t1": 2},
+            "members": {"c0": {"topics": ["t0", "t1"]}, "c1": {"topics": ["t1"]}, "c2": {"topics": ["t0"]}},
+        }
     )
     a = Assignment({"c0": {"t0": (0,)}, "c1": {"t1": (0, 1)}, "c2": {}})
     assert satisfies_kafka_balance_condition(problem, a)
@@ -70,9 +73,14 @@ def test_the_9_10_11_chain_gap():
     # T1 (10) subscribed by {M1, M2}, T2 (20) by {M2, M3}: 9/10/11 meets the
     # local condition while 10/10/10 exists (Kafka's balanceTopics notes it).
     problem = Problem.from_mapping(
-        {"topics": {"T1": 10, "T2": 20}, "members": {"M1": {"topics": ["T1"]}, "M2": {"topics": ["T1", "T2"]}, "M3": {"topics": ["T2"]}}}
+        {
+            "topics": {"T1": 10, "T2": 20},
+            "members": {"M1": {"topics": ["T1"]}, "M2": {"topics": ["T1", "T2"]}, "M3": {"topics": ["T2"]}},
+        }
     )
-    a = Assignment({"M1": {"T1": tuple(range(9))}, "M2": {"T1": (9,), "T2": tuple(range(9))}, "M3": {"T2": tuple(range(9, 20))}})
+    a = Assignment(
+        {"M1": {"T1": tuple(range(9))}, "M2": {"T1": (9,), "T2": tuple(range(9))}, "M3": {"T2": tuple(range(9, 20))}}
+    )
     assert satisfies_kafka_balance_condition(problem, a)
     chain = improving_chain(problem, a)
     assert chain is not None and len(chain) == 2

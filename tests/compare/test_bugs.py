@@ -14,9 +14,18 @@ from assignment_oracle.heuristics import uniform
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.ownership import violations
 
-REQUIRED = {"kafka-7026", "local-condition-chain", "kafka-12984-equal-generation", "kafka-12984-claim-order",
-            "kafka-15106-loop-shape", "kafka-16277-per-topic-skew", "kafka-18688-balanced-stays",
-            "kafka-14639-stale-handoff", "kafka-14891-co-partitioned-subsets", "kafka-16930-empty-subscription"}
+REQUIRED = {
+    "kafka-7026",
+    "local-condition-chain",
+    "kafka-12984-equal-generation",
+    "kafka-12984-claim-order",
+    "kafka-15106-loop-shape",
+    "kafka-16277-per-topic-skew",
+    "kafka-18688-balanced-stays",
+    "kafka-14639-stale-handoff",
+    "kafka-14891-co-partitioned-subsets",
+    "kafka-16930-empty-subscription",
+}
 
 
 def test_the_corpus_has_the_issues_entries_each_with_a_one_line_source():
@@ -89,7 +98,9 @@ def test_kafka_14891_gives_a_partition_twice_and_another_to_nobody():
     result = replay("kafka-14891-co-partitioned-subsets")
     old, new = result.rows[0]["range-pre-kafka-14891"], result.rows[0]["range"]
     assert [(v.kind, v.topic, v.partitions) for v in old.verdict.violations] == [
-        ("duplicated", "clicks", (1,)), ("missing", "clicks", (0,))]
+        ("duplicated", "clicks", (1,)),
+        ("missing", "clicks", (0,)),
+    ]
     assert old.assignment.to_mapping()["a"]["clicks"] == [1, 1]
     # Both keep orders and payments co-partitioned; the fix is valid and every partition is a's.
     assert old.assignment.to_mapping()["a"]["orders"] == old.assignment.to_mapping()["a"]["payments"] == [0, 1, 2]
@@ -105,8 +116,11 @@ def test_kafka_16930_is_a_null_pointer_before_the_fix_and_kafkas_expectation_aft
 
 def test_kafka_18688_fixed_uniform_keeps_the_balanced_assignment():
     result = replay("kafka-18688-balanced-stays")
-    assert result.rows[0]["uniform-4.1"].assignment.to_mapping() == {"a": {"t": [0, 1]}, "b": {"t": [2, 3]},
-                                                                     "c": {"t": [4, 5, 6]}}
+    assert result.rows[0]["uniform-4.1"].assignment.to_mapping() == {
+        "a": {"t": [0, 1]},
+        "b": {"t": [2, 3]},
+        "c": {"t": [4, 5, 6]},
+    }
     assert result.rows[0]["uniform"].assignment.to_mapping()["a"] == {"t": [0, 1, 6]}
 
 

@@ -48,7 +48,8 @@ from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.scenario_json import dumps
 
 EXAMPLES = sorted(
-    Path(str(p)) for p in (resources.files("assignment_oracle") / "examples" / "churn").iterdir()
+    Path(str(p))
+    for p in (resources.files("assignment_oracle") / "examples" / "churn").iterdir()
     if p.name.endswith(".json")
 )
 
@@ -244,12 +245,7 @@ class ChurnMachine(RuleBasedStateMachine):
     def zombies(self) -> list[tuple[str, int]]:
         rounds = self.sims["sticky"].rounds
         r, present = len(rounds), set(self.members)
-        return [
-            (m, r - j)
-            for j in range(r)
-            for m in rounds[j].problem.member_ids
-            if (m not in present) or r - j >= 2
-        ]
+        return [(m, r - j) for j in range(r) for m in rounds[j].problem.member_ids if (m not in present) or r - j >= 2]
 
     @precondition(lambda self: self.zombies())
     @rule(pick=st.integers(0, 999))
@@ -274,8 +270,10 @@ class ChurnMachine(RuleBasedStateMachine):
 
     @invariant()
     def the_oracle_trajectory_does_not_depend_on_the_assignor(self):
-        oracle = {name: (sim.rounds[-1].oracle.assignment.to_mapping(), sim.rounds[-1].cumulative_oracle_moved)
-                  for name, sim in self.sims.items()}
+        oracle = {
+            name: (sim.rounds[-1].oracle.assignment.to_mapping(), sim.rounds[-1].cumulative_oracle_moved)
+            for name, sim in self.sims.items()
+        }
         assert len({json.dumps(v, sort_keys=True) for v in oracle.values()}) == 1
 
 
@@ -318,7 +316,12 @@ def test_a_valid_history_round_trips():
     assert history.to_mapping() == json.loads(json.dumps(GOOD)) | {"topics": {"orders": 4, "clicks": 2}}
     assert history_from_mapping(history.to_mapping()) == history
     assert [[e.kind for e in events] for events in history.rounds] == [
-        ["join", "leave"], ["partitions", "create"], ["subscribe", "zombie"], ["delete", "bounce"], []]
+        ["join", "leave"],
+        ["partitions", "create"],
+        ["subscribe", "zombie"],
+        ["delete", "bounce"],
+        [],
+    ]
     assert history.rounds[0][0] == Join("d", frozenset({"orders"}), "r2")
 
 
@@ -385,8 +388,11 @@ def test_bad_shapes_name_the_field(data, field, words):
         ([[{"delete": "nope"}]], "rounds[0][0].delete", 'no topic "nope"'),
         ([[{"delete": "clicks"}], [{"delete": "clicks"}]], "rounds[1][0].delete", "at round 2"),
         ([[{"zombie": "c", "rounds_ago": 2}]], "rounds[0][0].rounds_ago", "round 1 has 1 earlier round"),
-        ([[{"join": "x", "topics": ["orders"]}], [{"leave": "x"}], [{"zombie": "x", "rounds_ago": 3}]],
-         "rounds[2][0].rounds_ago", 'member "x" was not in the group at round 0'),
+        (
+            [[{"join": "x", "topics": ["orders"]}], [{"leave": "x"}], [{"zombie": "x", "rounds_ago": 3}]],
+            "rounds[2][0].rounds_ago",
+            'member "x" was not in the group at round 0',
+        ),
         ([[], [{"zombie": "a", "rounds_ago": 1}]], "rounds[1][0].rounds_ago", "current, not stale"),
         ([[], [{"bounce": "a"}, {"zombie": "a", "rounds_ago": 2}]], "rounds[1][1].zombie", "no current claims"),
         ([[{"bounce": "zz"}]], "rounds[0][0].bounce", "no member"),
@@ -426,8 +432,13 @@ def test_unknown_assignor_and_bad_time_limit():
 
 
 def test_an_empty_group_is_allowed_and_refills():
-    history = history_from_mapping({"topics": {"t": 3}, "members": {"a": {"topics": ["t"]}},
-                                    "rounds": [[{"leave": "a"}], [{"zombie": "a", "rounds_ago": 2}]]})
+    history = history_from_mapping(
+        {
+            "topics": {"t": 3},
+            "members": {"a": {"topics": ["t"]}},
+            "rounds": [[{"leave": "a"}], [{"zombie": "a", "rounds_ago": 2}]],
+        }
+    )
     sim = simulate(history, "sticky")
     assert [r["members"] for r in sim.rows()] == [1, 0, 1]
     assert sim.rounds[2].problem.members[0].owned == (("t", (0, 1, 2)),)
@@ -524,12 +535,17 @@ def test_a_zombies_stale_claim_duplicates_before_kip341_and_not_after():
 
 
 def test_a_zombie_still_in_the_group_keeps_its_current_subscription():
-    history = history_from_mapping({
-        "topics": {"t": 4, "u": 2},
-        "members": {"a": {"topics": ["t", "u"]}, "b": {"topics": ["t", "u"]}},
-        "rounds": [[], [{"subscribe": "a", "topics": ["t"]}, {"join": "c", "topics": ["t", "u"]}],
-                   [{"zombie": "a", "rounds_ago": 2}]],
-    })
+    history = history_from_mapping(
+        {
+            "topics": {"t": 4, "u": 2},
+            "members": {"a": {"topics": ["t", "u"]}, "b": {"topics": ["t", "u"]}},
+            "rounds": [
+                [],
+                [{"subscribe": "a", "topics": ["t"]}, {"join": "c", "topics": ["t", "u"]}],
+                [{"zombie": "a", "rounds_ago": 2}],
+            ],
+        }
+    )
     sim = simulate(history, "sticky")
     a = sim.rounds[3].problem.members[0]
     round1 = sim.rounds[1].evaluation.assignment.to_mapping()["a"]
@@ -539,21 +555,25 @@ def test_a_zombie_still_in_the_group_keeps_its_current_subscription():
 
 
 def test_an_absent_zombie_rejoins_with_the_subscription_it_had_then():
-    history = history_from_mapping({
-        "topics": {"t": 4, "u": 2},
-        "members": {"a": {"topics": ["t", "u"]}, "b": {"topics": ["t", "u"], "rack": "r"}},
-        "rounds": [[{"subscribe": "b", "topics": ["u"]}], [{"leave": "b"}], [{"zombie": "b", "rounds_ago": 2}]],
-    })
+    history = history_from_mapping(
+        {
+            "topics": {"t": 4, "u": 2},
+            "members": {"a": {"topics": ["t", "u"]}, "b": {"topics": ["t", "u"], "rack": "r"}},
+            "rounds": [[{"subscribe": "b", "topics": ["u"]}], [{"leave": "b"}], [{"zombie": "b", "rounds_ago": 2}]],
+        }
+    )
     b = simulate(history, "range").rounds[3].problem.members[1]
     assert (b.member_id, b.topics, b.rack, b.generation) == ("b", frozenset({"u"}), "r", 2)
 
 
 def test_a_bounced_static_member_rejoins_with_nothing_and_keeps_its_id():
-    history = history_from_mapping({
-        "topics": {"t": 6},
-        "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}, "c": {"topics": ["t"]}},
-        "rounds": [[{"bounce": "b"}]],
-    })
+    history = history_from_mapping(
+        {
+            "topics": {"t": 6},
+            "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}, "c": {"topics": ["t"]}},
+            "rounds": [[{"bounce": "b"}]],
+        }
+    )
     for name in ("sticky", "cooperative-sticky", "range"):
         sim = simulate(history, name)
         first, bounced = sim.rounds
@@ -577,8 +597,9 @@ def test_a_bounce_is_not_a_leave_and_a_join():
 
 
 def test_counts_of_a_cooperative_round_include_its_follow_up_rebalance():
-    history = history_from_mapping({"topics": {"t": 4}, "members": {"a": {"topics": ["t"]}},
-                                    "rounds": [[{"join": "b", "topics": ["t"]}], []]})
+    history = history_from_mapping(
+        {"topics": {"t": 4}, "members": {"a": {"topics": ["t"]}}, "rounds": [[{"join": "b", "topics": ["t"]}], []]}
+    )
     rows = simulate(history, "cooperative-sticky").rows()
     assert [r["rebalances"] for r in rows] == [1, 2, 1]
     assert [r["generation"] for r in rows] == [1, 2, 3]
@@ -593,10 +614,30 @@ def test_rows_are_flat_and_consistent():
     assert rows[0]["events"] == "initial group" and rows[5]["events"] == "(no events)"
     assert rows[1]["events"] == "join d; leave c"
     expected = {
-        "round", "generation", "events", "members", "partitions", "status", "message", "valid", "sorted_loads",
-        "optimal_sorted_loads", "spread", "optimal_spread", "most_balanced", "kafka_balance_condition",
-        "guarantee_kept", "owned", "retained", "optimal_retained", "moved", "optimal_moved", "oracle_moved",
-        "cumulative_moved", "cumulative_oracle_moved", "rebalances",
+        "round",
+        "generation",
+        "events",
+        "members",
+        "partitions",
+        "status",
+        "message",
+        "valid",
+        "sorted_loads",
+        "optimal_sorted_loads",
+        "spread",
+        "optimal_spread",
+        "most_balanced",
+        "kafka_balance_condition",
+        "guarantee_kept",
+        "owned",
+        "retained",
+        "optimal_retained",
+        "moved",
+        "optimal_moved",
+        "oracle_moved",
+        "cumulative_moved",
+        "cumulative_oracle_moved",
+        "rebalances",
     }
     for row, rnd in zip(rows, sim.rounds):
         assert set(row) == expected
@@ -627,7 +668,12 @@ def test_an_assignor_error_stops_the_simulation(monkeypatch):
     assert sim.stopped == 3 and not sim.completed and len(sim.rounds) == 4
     row = sim.rows()[3]
     assert (row["status"], row["message"], row["moved"], row["cumulative_moved"], row["rebalances"]) == (
-        ERROR, "RuntimeError: boom", None, None, None)
+        ERROR,
+        "RuntimeError: boom",
+        None,
+        None,
+        None,
+    )
     assert sim.to_mapping()["stopped"] == {"round": 3, "status": ERROR, "message": "RuntimeError: boom"}
     assert sim.totals()["rounds"] == 4
     with pytest.raises(ValueError, match="stopped at round 3"):

@@ -79,29 +79,42 @@ def test_splitting_a_unit_is_found(case, data):
     owner = {(t, p): m for m, ts in assignment.members.items() for t, ps in ts.items() for p in ps}
     group = problem.join_groups[0]
     # Move one partition of a two-partition unit to another subscriber of its topic.
-    candidates = [(t, p) for t in group for p in range(problem.partition_counts[t])
-                  if (t, p) in owner and sum((u, p) in owner for u in group) >= 2
-                  and any(m.member_id != owner[(t, p)] and t in m.topics for m in problem.members)]
+    candidates = [
+        (t, p)
+        for t in group
+        for p in range(problem.partition_counts[t])
+        if (t, p) in owner
+        and sum((u, p) in owner for u in group) >= 2
+        and any(m.member_id != owner[(t, p)] and t in m.topics for m in problem.members)
+    ]
     assume(candidates)
     t, p = data.draw(st.sampled_from(candidates))
-    other = data.draw(st.sampled_from([m.member_id for m in problem.members if m.member_id != owner[(t, p)]
-                                       and t in m.topics]))
+    other = data.draw(
+        st.sampled_from([m.member_id for m in problem.members if m.member_id != owner[(t, p)] and t in m.topics])
+    )
     owner[(t, p)] = other
     moved = {m: [tp for tp, o in owner.items() if o == m] for m in problem.member_ids}
-    verdict = co_partition.judge(problem, Assignment.from_partitions(moved, problem.member_ids),
-                                 co_partition.solve_co_partitioned(problem))
+    verdict = co_partition.judge(
+        problem, Assignment.from_partitions(moved, problem.member_ids), co_partition.solve_co_partitioned(problem)
+    )
     assert not verdict.co_partitioned and verdict.split_units == 1
     assert verdict.most_balanced is False and verdict.optimal is False
     assert f"{t}-{p} on {other}" in verdict.first_break or f"on {other}" in verdict.first_break
 
 
-JOIN = {"topics": {"impressions": 4, "clicks": 3, "audit": 3},
-        "join_groups": [["impressions", "clicks"]],
-        "members": {"a": {"topics": ["impressions", "clicks", "audit"], "owned": {"impressions": [0, 1], "clicks": [2]},
-                          "generation": 1},
-                    "b": {"topics": ["impressions", "clicks", "audit"], "owned": {"clicks": [0, 1], "audit": [0]},
-                          "generation": 1},
-                    "c": {"topics": ["impressions", "clicks"]}}}
+JOIN = {
+    "topics": {"impressions": 4, "clicks": 3, "audit": 3},
+    "join_groups": [["impressions", "clicks"]],
+    "members": {
+        "a": {
+            "topics": ["impressions", "clicks", "audit"],
+            "owned": {"impressions": [0, 1], "clicks": [2]},
+            "generation": 1,
+        },
+        "b": {"topics": ["impressions", "clicks", "audit"], "owned": {"clicks": [0, 1], "audit": [0]}, "generation": 1},
+        "c": {"topics": ["impressions", "clicks"]},
+    },
+}
 
 
 def test_compare_judges_every_assignor_against_the_co_partitioned_optimum():
@@ -171,8 +184,17 @@ def test_check_on_the_command_line_exits_by_the_co_partitioned_verdict(tmp_path,
     assert verdict["valid"] and verdict["verdict"] == "optimal"
     assert tuple(tiers["balance"]["optimum"]) == best_loads and tiers["stickiness"]["optimum"] == best_kept
     split = tmp_path / "split.json"  # impressions-0 and clicks-0 apart
-    split.write_text(json.dumps({"assignment": {"a": {"impressions": [0, 1, 2, 3], "audit": [0, 1, 2]}, "b": {"clicks": [0, 1, 2]},
-                                                "c": {}}}))
+    split.write_text(
+        json.dumps(
+            {
+                "assignment": {
+                    "a": {"impressions": [0, 1, 2, 3], "audit": [0, 1, 2]},
+                    "b": {"clicks": [0, 1, 2]},
+                    "c": {},
+                }
+            }
+        )
+    )
     assert main(["check", str(scenario), str(split)]) == 3
     assert "join group clicks+impressions partition 0 split between a, b" in capsys.readouterr().out
     assert main(["compare", str(scenario), "--assignors", "range"]) == 0
@@ -182,16 +204,21 @@ def test_check_on_the_command_line_exits_by_the_co_partitioned_verdict(tmp_path,
 def test_a_unit_no_member_can_take_is_a_break_in_every_assignment():
     """Co-partitioning nobody can take (clicks and views read by different members): the co-partitioned
     optimum is INFEASIBLE, no assignment is co-partitioned (valid or not), as ``check`` says (exit 3)."""
-    data = {"topics": {"clicks": 2, "views": 2, "free": 1}, "join_groups": [["clicks", "views"]],
-            "members": {"a": {"topics": ["clicks", "free"]}, "b": {"topics": ["views"]}}}
+    data = {
+        "topics": {"clicks": 2, "views": 2, "free": 1},
+        "join_groups": [["clicks", "views"]],
+        "members": {"a": {"topics": ["clicks", "free"]}, "b": {"topics": ["views"]}},
+    }
     problem = Problem.from_mapping(data)
     assert join_group_optimum(problem) is None  # brute force: no assignment co-partitions it
     optimum = co_partition.solve_co_partitioned(problem)
     assert optimum.status == "INFEASIBLE" and optimum.assignment is None
-    valid = Assignment.from_partitions({"a": [("clicks", 0), ("clicks", 1), ("free", 0)],
-                                        "b": [("views", 0), ("views", 1)]}, problem.member_ids)
-    invalid = Assignment.from_partitions({"a": [("clicks", 0), ("clicks", 1), ("views", 0), ("views", 1)],
-                                          "b": [("free", 0)]}, problem.member_ids)
+    valid = Assignment.from_partitions(
+        {"a": [("clicks", 0), ("clicks", 1), ("free", 0)], "b": [("views", 0), ("views", 1)]}, problem.member_ids
+    )
+    invalid = Assignment.from_partitions(
+        {"a": [("clicks", 0), ("clicks", 1), ("views", 0), ("views", 1)], "b": [("free", 0)]}, problem.member_ids
+    )
     for assignment, is_valid in ((valid, True), (invalid, False)):
         for verdict in (co_partition.judge(problem, assignment, optimum), co_partition.judge(problem, assignment)):
             assert verdict.valid == is_valid and verdict.optimum_status == "INFEASIBLE"

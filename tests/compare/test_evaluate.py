@@ -15,9 +15,15 @@ from assignment_oracle.heuristics import ASSIGNORS, Assignor
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.model import Assignment
 
-PROBLEM = Problem.from_mapping({"topics": {"t": 4}, "members": {
-    "a": {"topics": ["t"], "owned": {"t": [0, 1, 2]}, "generation": 1},
-    "b": {"topics": ["t"], "owned": {"t": [3]}, "generation": 1}}})
+PROBLEM = Problem.from_mapping(
+    {
+        "topics": {"t": 4},
+        "members": {
+            "a": {"topics": ["t"], "owned": {"t": [0, 1, 2]}, "generation": 1},
+            "b": {"topics": ["t"], "owned": {"t": [3]}, "generation": 1},
+        },
+    }
+)
 
 
 def forever(problem):
@@ -50,8 +56,9 @@ def test_a_loop_that_never_ends_is_a_timeout_not_a_hang(isolation):
 
 def test_a_crash_breaks_a_guarantee_only_where_it_applies():
     identical = evaluate(PROBLEM, Assignor("c", crash, "test", "identical-subscriptions-balance", "eager", "t"))
-    differing = Problem.from_mapping({"topics": {"t": 2, "u": 1},
-                                      "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t", "u"]}}})
+    differing = Problem.from_mapping(
+        {"topics": {"t": 2, "u": 1}, "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t", "u"]}}}
+    )
     elsewhere = evaluate(differing, Assignor("c", crash, "test", "identical-subscriptions-balance", "eager", "t"))
     assert identical.status == elsewhere.status == "error"
     assert identical.guarantee.applies == all(m.topics == PROBLEM.members[0].topics for m in PROBLEM.members)
@@ -76,8 +83,9 @@ def test_off_the_main_thread_the_limit_still_holds():
     import threading
 
     result = {}
-    thread = threading.Thread(target=lambda: result.setdefault("row", evaluate(PROBLEM, entry("forever", forever),
-                                                                               time_limit=0.5)))
+    thread = threading.Thread(
+        target=lambda: result.setdefault("row", evaluate(PROBLEM, entry("forever", forever), time_limit=0.5))
+    )
     thread.start()
     thread.join(30)
     assert result["row"].status == TIMEOUT
@@ -91,20 +99,29 @@ class Picky(ValueError):
 def raises(exception):
     def assign(problem):
         raise exception
+
     return assign
 
 
-@pytest.mark.parametrize("exception, message", [
-    (ZeroDivisionError("boom"), "ZeroDivisionError: boom"),
-    (KeyError("k"), "KeyError: 'k'"),
-    (Picky(1, 2), "Picky: 1 and 2"),  # a constructor that cannot be called with the message alone
-    (json.JSONDecodeError("Expecting value", "x", 0), "JSONDecodeError: Expecting value: line 1 column 1 (char 0)"),
-])
+@pytest.mark.parametrize(
+    "exception, message",
+    [
+        (ZeroDivisionError("boom"), "ZeroDivisionError: boom"),
+        (KeyError("k"), "KeyError: 'k'"),
+        (Picky(1, 2), "Picky: 1 and 2"),  # a constructor that cannot be called with the message alone
+        (json.JSONDecodeError("Expecting value", "x", 0), "JSONDecodeError: Expecting value: line 1 column 1 (char 0)"),
+    ],
+)
 def test_a_crash_is_the_same_error_row_bounded_or_not(exception, message):
     here = evaluate(PROBLEM, entry("crash", raises(exception)))
     alarm = evaluate(PROBLEM, entry("crash", raises(exception)), time_limit=10)
     forked = evaluate(PROBLEM, entry("crash", raises(exception)), time_limit=10, isolation="process")
-    assert (here.status, here.message) == (alarm.status, alarm.message) == (forked.status, forked.message) == (ERROR, message)
+    assert (
+        (here.status, here.message)
+        == (alarm.status, alarm.message)
+        == (forked.status, forked.message)
+        == (ERROR, message)
+    )
 
 
 def test_returning_something_else_is_an_error_row():
@@ -114,8 +131,9 @@ def test_returning_something_else_is_an_error_row():
 
 
 def test_a_killed_child_is_an_error_row():
-    row = evaluate(PROBLEM, entry("dies", lambda problem: os.kill(os.getpid(), signal.SIGKILL)), time_limit=10,
-                   isolation="process")
+    row = evaluate(
+        PROBLEM, entry("dies", lambda problem: os.kill(os.getpid(), signal.SIGKILL)), time_limit=10, isolation="process"
+    )
     assert row.status == ERROR and "signal 9" in row.message
 
 

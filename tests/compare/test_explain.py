@@ -28,9 +28,15 @@ def test_invalid_names_the_violations():
 
 def test_kip54_example1_round_robin_could_have_kept_two_more():
     """KIP-54 example 1 after C1 leaves: round robin is balanced (4/4) but keeps 3; sticky keeps 5."""
-    problem = Problem.from_mapping({"topics": {"t0": 2, "t1": 2, "t2": 2, "t3": 2}, "members": {
-        "C0": {"topics": ["t0", "t1", "t2", "t3"], "owned": {"t0": [0], "t1": [1], "t3": [0]}, "generation": 1},
-        "C2": {"topics": ["t0", "t1", "t2", "t3"], "owned": {"t1": [0], "t2": [1]}, "generation": 1}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t0": 2, "t1": 2, "t2": 2, "t3": 2},
+            "members": {
+                "C0": {"topics": ["t0", "t1", "t2", "t3"], "owned": {"t0": [0], "t1": [1], "t3": [0]}, "generation": 1},
+                "C2": {"topics": ["t0", "t1", "t2", "t3"], "owned": {"t1": [0], "t2": [1]}, "generation": 1},
+            },
+        }
+    )
     candidate = ASSIGNORS["roundrobin"].assign(problem)
     e = explain(problem, candidate)
     assert e.kind == "stickiness" and (e.retained, e.optimal_retained) == (3, 5)
@@ -42,13 +48,19 @@ def test_kip54_example1_round_robin_could_have_kept_two_more():
 
 def test_a_swap_across_racks_is_explained_as_a_rack_gap():
     """Two racks, each partition's replica on one: crossing both is as balanced as keeping both local."""
-    problem = Problem.from_mapping({"topics": {"t": {"partitions": 2, "racks": [["a"], ["b"]]}}, "members": {
-        "x": {"topics": ["t"], "rack": "a"}, "y": {"topics": ["t"], "rack": "b"}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": {"partitions": 2, "racks": [["a"], ["b"]]}},
+            "members": {"x": {"topics": ["t"], "rack": "a"}, "y": {"topics": ["t"], "rack": "b"}},
+        }
+    )
     candidate = Assignment({"x": {"t": (1,)}, "y": {"t": (0,)}})
     e = explain(problem, candidate)
     assert e.kind == "rack" and (e.cross_rack, e.optimal_cross_rack) == (2, 0)
-    assert {(str(c.partition), c.member, c.oracle_member) for c in e.could_be_local} == {("t-0", "y", "x"),
-                                                                                         ("t-1", "x", "y")}
+    assert {(str(c.partition), c.member, c.oracle_member) for c in e.could_be_local} == {
+        ("t-0", "y", "x"),
+        ("t-1", "x", "y"),
+    }
     fixed = apply_moves(candidate, [m for g in e.cycles + e.paths for m in g])
     assert fixed.to_mapping() == {"x": {"t": [0]}, "y": {"t": [1]}}
     assert "could be local" in e.text() and e.to_mapping()["cross_rack"] == 2
@@ -58,12 +70,20 @@ def test_a_swap_across_racks_is_explained_as_a_rack_gap():
 
 def test_judging_balance_first_keeps_the_scenarios_other_tiers():
     """A scenario that leaves rack locality out is not judged on it, whatever its order (balance only moves first)."""
-    base = {"topics": {"t": {"partitions": 2, "racks": [["a"], ["b"]]}},
-            "members": {"x": {"topics": ["t"], "rack": "a", "owned": {"t": [1]}, "generation": 1},
-                        "y": {"topics": ["t"], "rack": "b", "owned": {"t": [0]}, "generation": 1}}}
+    base = {
+        "topics": {"t": {"partitions": 2, "racks": [["a"], ["b"]]}},
+        "members": {
+            "x": {"topics": ["t"], "rack": "a", "owned": {"t": [1]}, "generation": 1},
+            "y": {"topics": ["t"], "rack": "b", "owned": {"t": [0]}, "generation": 1},
+        },
+    }
     sticky = ASSIGNORS["sticky"]
-    for objective, kind in ((["stickiness", "balance"], "optimal"), (["balance", "stickiness"], "optimal"),
-                            (["stickiness", "balance", "rack"], "optimal"), (["rack", "stickiness", "balance"], "rack")):
+    for objective, kind in (
+        (["stickiness", "balance"], "optimal"),
+        (["balance", "stickiness"], "optimal"),
+        (["stickiness", "balance", "rack"], "optimal"),
+        (["rack", "stickiness", "balance"], "rack"),
+    ):
         problem = Problem.from_mapping({**base, "objective": objective})
         judged = problem.balance_first_order()
         assert judged.objective == ("balance", *(t for t in objective if t != "balance"))
@@ -177,18 +197,30 @@ def test_any_request_is_explained_with_a_proof(case):
 def test_join_groups_and_weights_are_explained_not_refused():
     """Co-partitioned orders+payments and a heavy audit partition: sticky keeps the units whole but
     leaves the newcomer light; the explanation names the balance tier and the moves that fix it."""
-    problem = Problem.from_mapping({
-        "topics": {"orders": 2, "payments": 2, "audit": 2},
-        "join_groups": [["orders", "payments"]],
-        "weights": {"audit": [5, 1]},
-        "members": {
-            "a": {"topics": ["orders", "payments", "audit"], "owned": {"orders": [0, 1], "payments": [0, 1]},
-                  "generation": 1},
-            "b": {"topics": ["orders", "payments", "audit"], "owned": {"audit": [0, 1]}, "generation": 1}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"orders": 2, "payments": 2, "audit": 2},
+            "join_groups": [["orders", "payments"]],
+            "weights": {"audit": [5, 1]},
+            "members": {
+                "a": {
+                    "topics": ["orders", "payments", "audit"],
+                    "owned": {"orders": [0, 1], "payments": [0, 1]},
+                    "generation": 1,
+                },
+                "b": {"topics": ["orders", "payments", "audit"], "owned": {"audit": [0, 1]}, "generation": 1},
+            },
+        }
+    )
     # a holds both units (weight 4), b the audit partitions (weight 6): moving unit 1 to b would give
     # 2 and 8; moving audit-1 to a gives 5 and 5, the optimum (balance first).
     e = explain(problem, Assignment({"a": {"orders": (0, 1), "payments": (0, 1)}, "b": {"audit": (0, 1)}}))
     assert e.kind == "balance" and e.exit_code == 1
     assert [str(m) for g in e.paths + e.cycles for m in g] == ["audit-1: b → a"]
-    assert e.to_mapping()["judged"]["tiers"][0] == {"tier": "balance", "value": [6, 4], "optimum": [5, 5],
-                                                    "optimum_proven": True, "comparison": "worse"}
+    assert e.to_mapping()["judged"]["tiers"][0] == {
+        "tier": "balance",
+        "value": [6, 4],
+        "optimum": [5, 5],
+        "optimum_proven": True,
+        "comparison": "worse",
+    }

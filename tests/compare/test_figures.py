@@ -59,7 +59,9 @@ def test_no_two_labels_overlap(drawn, name):
     clashes = [
         (a.get_text(), b.get_text())
         for (a, box_a), (b, box_b) in itertools.combinations(boxes, 2)
-        if box_a.overlaps(box_b) and box_a.intersection(box_a, box_b).width > 1 and box_a.intersection(box_a, box_b).height > 1
+        if box_a.overlaps(box_b)
+        and box_a.intersection(box_a, box_b).width > 1
+        and box_a.intersection(box_a, box_b).height > 1
     ]
     assert clashes == []
 

@@ -49,10 +49,16 @@ def test_kafka_balance_flags_a_member_that_could_take_more():
 def test_cooperative_kafka_balance_judges_every_rebalance_on_what_members_hold():
     """Kafka's CooperativeStickyAssignorTest case: consumer1 and consumer2 both claim topic-0 at
     generation 1.  Claim resolution gives it to nobody, yet both still consume it."""
-    problem = Problem.from_mapping({"topics": {"topic": 3}, "members": {
-        "consumer1": {"topics": ["topic"], "owned": {"topic": [0, 1]}, "generation": 1},
-        "consumer2": {"topics": ["topic"], "owned": {"topic": [0, 2]}, "generation": 1},
-        "consumer3": {"topics": ["topic"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"topic": 3},
+            "members": {
+                "consumer1": {"topics": ["topic"], "owned": {"topic": [0, 1]}, "generation": 1},
+                "consumer2": {"topics": ["topic"], "owned": {"topic": [0, 2]}, "generation": 1},
+                "consumer3": {"topics": ["topic"]},
+            },
+        }
+    )
     final = Assignment({"consumer1": {"topic": (1,)}, "consumer2": {"topic": (2,)}, "consumer3": {"topic": (0,)}})
     first = Assignment({"consumer1": {"topic": (1,)}, "consumer2": {"topic": (2,)}, "consumer3": {}})
     at_once = check_guarantee("cooperative-kafka-balance", problem, final)  # one rebalance: a handoff
@@ -68,8 +74,9 @@ def test_cooperative_kafka_balance_judges_every_rebalance_on_what_members_hold()
 
 
 def test_stream_join_flags_split_numbers_and_lost_stickiness():
-    problem = problem_of({"c": 2, "v": 2}, {"x": ["c", "v"], "y": ["c", "v"]},
-                         {"x": {"c": [0], "v": [0]}, "y": {"c": [1], "v": [1]}})
+    problem = problem_of(
+        {"c": 2, "v": 2}, {"x": ["c", "v"], "y": ["c", "v"]}, {"x": {"c": [0], "v": [0]}, "y": {"c": [1], "v": [1]}}
+    )
     split = Assignment({"x": {"c": (0,), "v": (1,)}, "y": {"c": (1,), "v": (0,)}})
     assert "split" in check_guarantee("stream-join", problem, split).reason
     swapped = Assignment({"x": {"c": (1,), "v": (1,)}, "y": {"c": (0,), "v": (0,)}})
@@ -86,6 +93,13 @@ def test_the_optimum_keeps_every_balance_guarantee(problem):
     optimum = solve(Problem(problem.topics, problem.members)).assignment  # balance first
     for key in ("identical-subscriptions-balance", "kafka-balance", "exact-balance"):
         assert check_guarantee(key, problem, optimum).kept, key
-    assert set(GUARANTEES) == {"per-topic-balance", "identical-subscriptions-balance", "kafka-balance",
-                               "cooperative-kafka-balance", "exact-balance", "stream-join", "valid"}
+    assert set(GUARANTEES) == {
+        "per-topic-balance",
+        "identical-subscriptions-balance",
+        "kafka-balance",
+        "cooperative-kafka-balance",
+        "exact-balance",
+        "stream-join",
+        "valid",
+    }
     assert tuple(GUARANTEES) == GUARANTEE_NAMES  # what assignors may claim is exactly what can be checked

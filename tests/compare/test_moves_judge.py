@@ -41,9 +41,16 @@ def test_dominated_exactly_when_brute_force_finds_better_within_the_same_moves(p
 def test_only_cooperative_assignors_are_judged_on_their_moves():
     from assignment_oracle.problem import Problem
 
-    problem = Problem.from_mapping({"topics": {"a": 6}, "members": {
-        "m1": {"topics": ["a"], "owned": {"a": [0, 1, 2, 3, 4, 5]}, "generation": 1},
-        "m2": {"topics": ["a"]}, "m3": {"topics": ["a"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"a": 6},
+            "members": {
+                "m1": {"topics": ["a"], "owned": {"a": [0, 1, 2, 3, 4, 5]}, "generation": 1},
+                "m2": {"topics": ["a"]},
+                "m3": {"topics": ["a"]},
+            },
+        }
+    )
     assert evaluate(problem, "sticky").moves is None
     row = evaluate(problem, "cooperative-sticky")
     assert row.moves is not None and row.moves.moved == 4  # (2, 2, 2) needs four of m1's six to move

@@ -35,8 +35,9 @@ def test_load_reads_every_row_and_keeps_the_oracle_when_filtering(quick_sweep, r
     some = tables.load(quick_sweep.out, families=["churn", "uniform"], assignors="sticky")
     assert set(some["family"]) == {"churn", "uniform"}
     assert set(some["assignor"]) == {"sticky", "optimum", "optimum-cpsat"} & set(rows["assignor"])
-    assert len(some) == len(rows[rows["family"].isin(["churn", "uniform"])
-                                 & rows["assignor"].isin(["sticky", *tables.ORACLE])])
+    assert len(some) == len(
+        rows[rows["family"].isin(["churn", "uniform"]) & rows["assignor"].isin(["sticky", *tables.ORACLE])]
+    )
 
 
 def test_load_errors_name_the_directory_and_the_field(quick_sweep, tmp_path):
@@ -48,7 +49,13 @@ def test_load_errors_name_the_directory_and_the_field(quick_sweep, tmp_path):
 
 def test_report_order_is_the_registrys_then_the_oracle():
     assert tables.assignor_order({"optimum", "zeta", "sticky", "range", "optimum-cpsat", "alpha"}) == [
-        "range", "sticky", "alpha", "zeta", "optimum", "optimum-cpsat"]
+        "range",
+        "sticky",
+        "alpha",
+        "zeta",
+        "optimum",
+        "optimum-cpsat",
+    ]
 
 
 def test_shares_count_every_result_once_and_agree_across_groupings(rows):
@@ -59,9 +66,13 @@ def test_shares_count_every_result_once_and_agree_across_groupings(rows):
     for column in ("share_valid", "share_most_balanced", "share_guarantee_kept"):
         assert overall[column].dropna().between(0, 1).all()
     # The overall share is the results-weighted mean of the per-family shares.
-    weighted = by_family.assign(v=by_family["share_valid"] * by_family["results"]).groupby("assignor")[["v", "results"]].sum()
+    weighted = (
+        by_family.assign(v=by_family["share_valid"] * by_family["results"]).groupby("assignor")[["v", "results"]].sum()
+    )
     for _, row in overall.iterrows():
-        assert row["share_valid"] == pytest.approx(weighted.loc[row["assignor"], "v"] / weighted.loc[row["assignor"], "results"])
+        assert row["share_valid"] == pytest.approx(
+            weighted.loc[row["assignor"], "v"] / weighted.loc[row["assignor"], "results"]
+        )
     # Assignors that are valid by construction are valid on every scenario.
     valid = overall.set_index("assignor")["share_valid"]
     assert all(valid[name] == 1 for name in valid.index if name not in NOT_ALWAYS_VALID)
@@ -173,7 +184,17 @@ def test_empty_tables_when_the_sweep_lacks_a_family(rows):
     no_zombies = rows[~rows["params"].str.contains("zombies")]
     assert tables.kip341(no_zombies).empty
     assert list(tables.worst_counterexamples(rows.assign(counterexample=None), "x").columns) == [
-        "assignor", "family", "scenario_id", "round", "finding", "members", "partitions", "file", "replay", "explain"]
+        "assignor",
+        "family",
+        "scenario_id",
+        "round",
+        "finding",
+        "members",
+        "partitions",
+        "file",
+        "replay",
+        "explain",
+    ]
     assert isinstance(tables.shares(no_churn), pd.DataFrame)
     assert set(ASSIGNORS) | set(PEERS) >= set(tables.shares(no_churn)["assignor"])
 
@@ -184,15 +205,20 @@ def test_differential_puts_each_peer_next_to_its_port(rows):
     assert (table["port"] == table["peer"].map(PORT_OF)).all()
     # Kafka's RangeAssignor is deterministic: kafka-python's and this project's agree on every scenario.
     assert (table.loc[table["peer"] == "kafka-python:range", "same_result"] == 1).all()
-    assert table["results"].sum() == len(rows[rows["assignor"].isin(PEERS)].merge(
-        rows[rows["assignor"].isin(PORT_OF.values())][["scenario_id", "round"]].drop_duplicates()))
+    assert table["results"].sum() == len(
+        rows[rows["assignor"].isin(PEERS)].merge(
+            rows[rows["assignor"].isin(PORT_OF.values())][["scenario_id", "round"]].drop_duplicates()
+        )
+    )
 
 
 def test_failures_list_each_peer_exception_with_its_smallest_scenario(quick_sweep, rows, capsys):
     failed = tables.failures(rows, quick_sweep.out)
     robin = failed[failed["assignor"] == "kafka-python:roundrobin"]
     assert not robin.empty and robin["message"].str.startswith("KeyError: ").all()
-    assert robin["results"].sum() == ((rows["assignor"] == "kafka-python:roundrobin") & (rows["status"] == "error")).sum()
+    assert (
+        robin["results"].sum() == ((rows["assignor"] == "kafka-python:roundrobin") & (rows["status"] == "error")).sum()
+    )
     first = robin.iloc[0]
     errors = rows[(rows["assignor"] == first["assignor"]) & (rows["message"] == first["message"])]
     smallest = errors.sort_values(["partitions", "members"]).iloc[0]
@@ -209,8 +235,18 @@ def test_differential_stickiness_gaps_are_those_of_most_balanced_results(rows):
 
 
 def test_a_scenario_that_could_not_be_built_is_not_an_assignor_result(quick_sweep, rows):
-    broken = rows.iloc[:1].copy().assign(assignor="scenario", status="error", message="ValueError: bad", members=None,
-                                         partitions=None, counterexample=None)
+    broken = (
+        rows.iloc[:1]
+        .copy()
+        .assign(
+            assignor="scenario",
+            status="error",
+            message="ValueError: bad",
+            members=None,
+            partitions=None,
+            counterexample=None,
+        )
+    )
     with_broken = pd.concat([rows, broken], ignore_index=True)
     assert "scenario" not in set(tables.failures(with_broken, quick_sweep.out)["assignor"])
     assert "scenario" not in set(tables.shares(with_broken)["assignor"])

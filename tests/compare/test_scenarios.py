@@ -171,8 +171,7 @@ def test_stream_join_pairs_have_equal_partition_counts_until_one_grows():
     for i in range(4):
         assert counts[f"clicks-{i:04d}"] == counts[f"impressions-{i:04d}"]
     assert all(m.topics == frozenset(counts) for m in problem.members)
-    grown = generate("stream-join", 6, members=5, pairs=4, partitions=(1, 20), extra_partitions=3,
-                     previous="balanced")
+    grown = generate("stream-join", 6, members=5, pairs=4, partitions=(1, 20), extra_partitions=3, previous="balanced")
     assert grown.partition_counts["clicks-0000"] == counts["clicks-0000"] + 3
     assert {t: n for t, n in grown.partition_counts.items() if t != "clicks-0000"} == {
         t: n for t, n in counts.items() if t != "clicks-0000"
@@ -280,8 +279,12 @@ def test_zombies_claim_the_generation_before_and_lose_every_contested_partition(
         counts = Counter((t, p) for m in current for t, ps in m.owned for p in ps)
         assert set(counts.values()) <= {1}
         resolved = resolve_claims(problem)
-        owner = {(t, p): problem.members[i].member_id
-                 for t, owners in resolved.previous_owner.items() for p, i in enumerate(owners.tolist()) if i >= 0}
+        owner = {
+            (t, p): problem.members[i].member_id
+            for t, owners in resolved.previous_owner.items()
+            for p, i in enumerate(owners.tolist())
+            if i >= 0
+        }
         for m in old:
             for t, ps in m.owned:
                 for p in ps:
@@ -345,8 +348,11 @@ def test_water_fill_is_the_one_by_one_least_loaded_greedy():
         ("racks", {"racks": 0}, "racks: racks must be at least 1, got 0"),
         ("join-groups", {"weighted": "yes"}, "join-groups: weighted must be true or false, got 'yes'"),
         ("uniform", {"zombies": 1}, "uniform: zombies need a previous generation"),
-        ("uniform", {"previous": "random", "churn": 10, "zombies": 3},
-         "uniform: zombies must be at most the members that stay (members - churn = 2), got 3"),
+        (
+            "uniform",
+            {"previous": "random", "churn": 10, "zombies": 3},
+            "uniform: zombies must be at most the members that stay (members - churn = 2), got 3",
+        ),
         ("uniform", {"previous": "random", "generation": 0, "zombies": 1}, "uniform: zombies need generation >= 1"),
     ],
 )
@@ -377,16 +383,24 @@ def test_describe_lists_every_parameter_with_its_default(family):
 
 
 def test_numpy_numbers_are_accepted_and_come_out_as_plain_json():
-    from_numpy = generate("uniform", np.int64(3), members=np.int32(4), partitions=[np.int64(1), 3],
-                          previous="balanced", generation=np.int64(2))
+    from_numpy = generate(
+        "uniform",
+        np.int64(3),
+        members=np.int32(4),
+        partitions=[np.int64(1), 3],
+        previous="balanced",
+        generation=np.int64(2),
+    )
     plain = generate("uniform", 3, members=4, partitions=(1, 3), previous="balanced", generation=2)
     assert scenario_bytes(from_numpy) == scenario_bytes(plain)
 
 
 def test_the_docstring_examples_run():
     from assignment_oracle.compare.scenarios import families
+
     result = doctest.testmod(families)
     assert result.attempted > 0 and result.failed == 0
+
 
 # -- large sizes ----------------------------------------------------------------------
 
@@ -400,19 +414,20 @@ def test_thousands_of_members_and_a_hundred_thousand_partitions():
     owned = sum(len(ps) for m in survivors for _, ps in m.owned)
     assert owned == 100_000 - 5 * 50  # every original member owned 50; five left
     assert {sum(len(ps) for _, ps in m.owned) for m in survivors} == {50}
-    mixed = generate("random-subsets", 0, members=2000, topics=500, partitions=(1, 400), subscribe=0.1,
-                     previous="random")
+    mixed = generate(
+        "random-subsets", 0, members=2000, topics=500, partitions=(1, 400), subscribe=0.1, previous="random"
+    )
     assert len(mixed.members) == 2000 and mixed.total_partitions > 90_000
     assert sum(claimed(mixed).values()) == mixed.total_partitions
-
 
 
 def test_static_members_and_replica_racks_are_drawn_without_reshuffling_the_rest():
     base = generate("racks", 5, members=12, topics=3, partitions=4)
     richer = generate("racks", 5, members=12, topics=3, partitions=4, replicas=2, static=0.5)
     # The same group, only with instance ids and partition racks added.
-    assert [(m.member_id, m.topics, m.rack) for m in base.members] == \
-        [(m.member_id, m.topics, m.rack) for m in richer.members]
+    assert [(m.member_id, m.topics, m.rack) for m in base.members] == [
+        (m.member_id, m.topics, m.rack) for m in richer.members
+    ]
     assert [(t.name, t.partitions) for t in base.topics] == [(t.name, t.partitions) for t in richer.topics]
     instance_ids = [m.instance_id for m in richer.members if m.instance_id is not None]
     assert 0 < len(instance_ids) < 12 and len(set(instance_ids)) == len(instance_ids)

@@ -29,6 +29,8 @@ def test_my_assignor_is_valid_and_meets_kafkas_balance_condition(problem):
 def test_my_assignor_is_as_balanced_as_the_oracle(problem):
     assignment = my_assign(problem)
     assert sorted_loads(load_vector(problem, assignment)) == solve(problem).sorted_loads
+
+
 # --- docs/scenarios.md example: end ---
 
 import re
@@ -56,6 +58,7 @@ def docs_python_blocks() -> list[str]:
 def test_the_docs_example_is_this_code():
     source = Path(__file__).read_text()
     example = source.split("# --- docs/scenarios.md example: start ---\n")[1].split("# --- docs/scenarios.md")[0]
+    example = example.rstrip("\n") + "\n"  # (the formatter's blank lines before the end marker)
     assert example in docs_python_blocks()
 
 

@@ -101,8 +101,14 @@ def test_an_interrupted_sweep_resumes_without_duplicates(spark, first_run, tmp_p
 
 
 def test_assignors_that_do_not_finish_are_rows(spark, tmp_path):
-    spec = spec_from_mapping({**SPEC, "time_limit": 1e-6, "checks": {},
-                              "families": [{"family": "uniform", "grid": {"members": 3, "topics": 1, "partitions": 2}}]})
+    spec = spec_from_mapping(
+        {
+            **SPEC,
+            "time_limit": 1e-6,
+            "checks": {},
+            "families": [{"family": "uniform", "grid": {"members": 3, "topics": 1, "partitions": 2}}],
+        }
+    )
     run_sweep(spec, tmp_path, spark=spark, progress=False)
     rows = read_rows(tmp_path)
     assert set(rows.loc[rows["assignor"] != "optimum", "status"]) == {"timeout"}
@@ -132,8 +138,16 @@ def test_the_bundled_quick_spec(quick_sweep):
 
 
 def test_counterexample_files_stay_inside_the_directory_whatever_the_assignor_is_called(tmp_path):
-    names = ["sticky", "kafka-python:range", "external:python3 /tmp/x.py valid", "external:../../../etc/passwd",
-             "external-shell:a|b", "external:python3 /tmp/x.py valid ", "x" * 300, ".."]
+    names = [
+        "sticky",
+        "kafka-python:range",
+        "external:python3 /tmp/x.py valid",
+        "external:../../../etc/passwd",
+        "external-shell:a|b",
+        "external:python3 /tmp/x.py valid ",
+        "x" * 300,
+        "..",
+    ]
     folders = set()
     for name in names:
         path = counterexample_path(tmp_path, name, "0123", 2)
@@ -151,10 +165,13 @@ def test_external_assignors_in_a_spark_sweep_keep_their_names_and_failures(spark
     script = tmp_path / "assignor.py"
     script.write_text("import sys\nsys.stderr.write('boom\\n')\nsys.exit(2)\n")
     failing = f"external:{sys.executable} {script}"
-    spec = spec_from_mapping({
-        "seeds": 2, "assignors": ["range", failing, {"name": "mine", "command": [sys.executable, str(script)]}],
-        "families": [{"family": "uniform", "grid": {"members": 2, "topics": 1, "partitions": 2}}],
-    })
+    spec = spec_from_mapping(
+        {
+            "seeds": 2,
+            "assignors": ["range", failing, {"name": "mine", "command": [sys.executable, str(script)]}],
+            "families": [{"family": "uniform", "grid": {"members": 2, "topics": 1, "partitions": 2}}],
+        }
+    )
     out = tmp_path / "out"
     run_sweep(spec, out, spark=spark, progress=False)
     rows = tables.load(out)
@@ -175,8 +192,13 @@ def test_external_assignors_in_a_spark_sweep_keep_their_names_and_failures(spark
 def test_a_peer_without_its_extra_stops_the_sweep_before_spark_starts(monkeypatch, tmp_path):
     """No session, no output: the one-line MissingExtra, not a failed Spark job."""
     monkeypatch.setitem(sys.modules, "kafka", None)
-    spec = spec_from_mapping({"seeds": 1, "assignors": ["range", "kafka-python:range"],
-                              "families": [{"family": "uniform", "grid": {"members": 2, "topics": 1}}]})
+    spec = spec_from_mapping(
+        {
+            "seeds": 1,
+            "assignors": ["range", "kafka-python:range"],
+            "families": [{"family": "uniform", "grid": {"members": 2, "topics": 1}}],
+        }
+    )
     with pytest.raises(MissingExtra, match="kafka-python:range needs the 'kafka-python' extra"):
         run_sweep(spec, tmp_path / "out", spark=object())
     assert not (tmp_path / "out").exists()

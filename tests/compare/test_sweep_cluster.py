@@ -63,8 +63,10 @@ SPEC = {
         {"family": "uniform", "grid": {"members": [3, 6], "topics": [2], "partitions": [4]}},
         {"family": "random-subsets", "grid": {"members": [5, 8], "topics": [4], "subscribe": [0.5]}},
         {"family": "stream-join", "grid": {"members": [3], "pairs": [2]}},
-        {"family": "churn", "grid": {"members": [3], "topics": [2], "partitions": [4], "rounds": [3],
-                                     "events_per_round": [2]}},
+        {
+            "family": "churn",
+            "grid": {"members": [3], "topics": [2], "partitions": [4], "rounds": [3], "events_per_round": [2]},
+        },
     ],
 }
 #: Scenarios per Spark job: 4 chunks of 3 tasks, so the kill lands with chunks still to come.
@@ -157,8 +159,9 @@ class Cluster:
     def spawn(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen:
         """Start ``argv`` in a new session; stderr to ``logs/NAME.log``, stdout to ``logs/NAME.out``."""
         with open(self.logs / f"{name}.out", "wb") as out, open(self.logs / f"{name}.log", "wb") as log:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=log, env=env,
-                                    cwd=self.root, start_new_session=True)
+            proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=out, stderr=log, env=env, cwd=self.root, start_new_session=True
+            )
         self.procs[name] = proc
         return proc
 
@@ -167,21 +170,53 @@ class Cluster:
 
     def start(self, workers: int = 2) -> None:
         spark_class = str(self.spark_home / "bin" / "spark-class")
-        self.spawn("master", [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                              "--port", str(_free_port()), "--webui-port", str(_free_port())], self.env())
+        self.spawn(
+            "master",
+            [
+                spark_class,
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(_free_port()),
+                "--webui-port",
+                str(_free_port()),
+            ],
+            self.env(),
+        )
         for i in range(1, workers + 1):
             (self.root / f"work-{i}").mkdir()
         url = _wait_for(lambda: self._master_url(), START_TIMEOUT, "the master to start", [self.log("master")])
         self.master_url = url
         for i in range(1, workers + 1):
             name, work = f"worker-{i}", self.root / f"work-{i}"
-            self.spawn(name, [spark_class, "org.apache.spark.deploy.worker.Worker", url, "--host", "127.0.0.1",
-                              "--cores", "1", "--memory", "1g", "--webui-port", str(_free_port()),
-                              "--work-dir", str(work)], self.env(SPARK_WORKER_DIR=str(work)))
+            self.spawn(
+                name,
+                [
+                    spark_class,
+                    "org.apache.spark.deploy.worker.Worker",
+                    url,
+                    "--host",
+                    "127.0.0.1",
+                    "--cores",
+                    "1",
+                    "--memory",
+                    "1g",
+                    "--webui-port",
+                    str(_free_port()),
+                    "--work-dir",
+                    str(work),
+                ],
+                self.env(SPARK_WORKER_DIR=str(work)),
+            )
             self.workers.append((name, work))
         for name, _ in self.workers:
-            _wait_for(lambda name=name: "Successfully registered with master" in self.log(name).read_text(errors="replace"),
-                      START_TIMEOUT, f"{name} to register", [self.log("master"), self.log(name)])
+            _wait_for(
+                lambda name=name: "Successfully registered with master" in self.log(name).read_text(errors="replace"),
+                START_TIMEOUT,
+                f"{name} to register",
+                [self.log("master"), self.log(name)],
+            )
 
     def _master_url(self) -> str | None:
         proc = self.procs["master"]
@@ -239,8 +274,9 @@ def _attempt_files(rows_dir: Path, tid: str) -> list[str]:
     return found
 
 
-def _kill_during_a_write(cluster: Cluster, sweep: subprocess.Popen, driver_log: Path, rows_dir: Path,
-                         report: dict) -> None:
+def _kill_during_a_write(
+    cluster: Cluster, sweep: subprocess.Popen, driver_log: Path, rows_dir: Path, report: dict
+) -> None:
     """Once a chunk has committed, SIGKILL worker-1 while its executor is writing a later chunk's rows.
 
     The victim's executor id is the folder its worker made for the
@@ -261,15 +297,22 @@ def _kill_during_a_write(cluster: Cluster, sweep: subprocess.Popen, driver_log: 
             if executor is None:
                 continue
             text = driver_log.read_text(errors="replace")
-            started = re.findall(rf"Starting task \S+ in stage \S+ \(TID (\d+)\) \(127\.0\.0\.1, ?executor {executor},", text)
+            started = re.findall(
+                rf"Starting task \S+ in stage \S+ \(TID (\d+)\) \(127\.0\.0\.1, ?executor {executor},", text
+            )
             finished = set(re.findall(r"Finished task \S+ in stage \S+ \(TID (\d+)\)", text))
             running = [tid for tid in started if tid not in finished]
             writing = [(tid, files) for tid in running if (files := _attempt_files(rows_dir, tid))]
             if writing:
                 committed = sorted(rows_dir.glob("family=*/assignor=*/*.parquet"))  # cheap: kill first, read after
                 cluster.kill(name)
-                report.update(killed=name, executor=executor, tid=writing[-1][0], attempt_files=writing[-1][1],
-                              scenarios_committed_at_kill=_distinct_ids(committed))
+                report.update(
+                    killed=name,
+                    executor=executor,
+                    tid=writing[-1][0],
+                    attempt_files=writing[-1][1],
+                    scenarios_committed_at_kill=_distinct_ids(committed),
+                )
                 return
         report["missed"] = "the sweep ended first" if sweep.poll() is not None else "timed out"
     except Exception as err:  # reported by the test, never swallowed
@@ -298,13 +341,29 @@ def test_sweep_survives_a_worker_killed_mid_sweep(cluster, tmp_path):
     spec_file.write_text(json.dumps(SPEC))
     out = tmp_path / "out"
     driver_log = cluster.log("driver")
-    sweep = cluster.spawn("driver", [sys.executable, "-m", "assignment_oracle", "sweep", str(spec_file),
-                                     "--out", str(out), "--master", cluster.master_url,
-                                     "--chunk-size", str(CHUNK_SIZE), "--no-progress", "--json"],
-                          cluster.env())
+    sweep = cluster.spawn(
+        "driver",
+        [
+            sys.executable,
+            "-m",
+            "assignment_oracle",
+            "sweep",
+            str(spec_file),
+            "--out",
+            str(out),
+            "--master",
+            cluster.master_url,
+            "--chunk-size",
+            str(CHUNK_SIZE),
+            "--no-progress",
+            "--json",
+        ],
+        cluster.env(),
+    )
     report: dict = {}
-    killer = threading.Thread(target=_kill_during_a_write, args=(cluster, sweep, driver_log, out / "rows", report),
-                              daemon=True)
+    killer = threading.Thread(
+        target=_kill_during_a_write, args=(cluster, sweep, driver_log, out / "rows", report), daemon=True
+    )
     killer.start()
     try:
         sweep.wait(timeout=SWEEP_TIMEOUT)
@@ -322,8 +381,11 @@ def test_sweep_survives_a_worker_killed_mid_sweep(cluster, tmp_path):
     assert re.search(rf"Lost executor {report['executor']}\b", log), _tail(driver_log, 80)
     # Spark 4 words it "task 0.0 in stage 9.0 (TID 30) failed because while it was being computed, its
     # executor exited ..." (not counted towards spark.task.maxFailures); older Spark "Lost task ... ExecutorLostFailure".
-    assert re.search(rf"\(TID {report['tid']}\) failed because while it was being computed, its executor exited", log) or \
-        re.search(rf"Lost task \S+ in stage \S+ \(TID {report['tid']}\).*ExecutorLostFailure", log), _tail(driver_log, 80)
+    assert re.search(
+        rf"\(TID {report['tid']}\) failed because while it was being computed, its executor exited", log
+    ) or re.search(rf"Lost task \S+ in stage \S+ \(TID {report['tid']}\).*ExecutorLostFailure", log), _tail(
+        driver_log, 80
+    )
 
     # What the CLI says it did.
     printed = json.loads((cluster.logs / "driver.out").read_text())
@@ -339,8 +401,18 @@ def test_sweep_survives_a_worker_killed_mid_sweep(cluster, tmp_path):
     expected = []
     for i in range(spec.scenarios):
         point, seed = spec.task(i)
-        expected.extend(scenario_rows(spec.hash, scenario_id(spec.hash, point, seed), point, seed, spec.assignors,
-                                      spec.time_limit, spec.checks, version=version))
+        expected.extend(
+            scenario_rows(
+                spec.hash,
+                scenario_id(spec.hash, point, seed),
+                point,
+                seed,
+                spec.assignors,
+                spec.time_limit,
+                spec.checks,
+                version=version,
+            )
+        )
     assert printed["rows"] == len(expected)
 
     def comparable(rs):

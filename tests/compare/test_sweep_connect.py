@@ -49,11 +49,18 @@ pytestmark = [
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("SPARK_REMOTE", "PYSPARK_SUBMIT_ARGS", "SPARK_CONNECT_MODE_ENABLED", "MASTER")}
-    env.update(SPARK_LOCAL_IP="127.0.0.1", SPARK_LOCAL_HOSTNAME="127.0.0.1", PYSPARK_PYTHON=sys.executable,
-               PYSPARK_DRIVER_PYTHON=sys.executable,
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("SPARK_REMOTE", "PYSPARK_SUBMIT_ARGS", "SPARK_CONNECT_MODE_ENABLED", "MASTER")
+    }
+    env.update(
+        SPARK_LOCAL_IP="127.0.0.1",
+        SPARK_LOCAL_HOSTNAME="127.0.0.1",
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    )
     return env
 
 
@@ -65,19 +72,42 @@ def connect_server(tmp_path):
     spark_home = Path(pyspark.__file__).resolve().parent
     port = free_port()
     log = tmp_path / "connect-server.log"
-    argv = [str(spark_home / "bin" / "spark-submit"),
-            "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
-            "--name", "assignment-oracle connect test", "--master", "local[2]",
-            "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-            "--conf", f"spark.connect.grpc.binding.port={port}",
-            "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
-            "--conf", "spark.ui.enabled=false", "--conf", f"spark.pyspark.python={sys.executable}",
-            "--conf", "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
-            "spark-internal"]
+    argv = [
+        str(spark_home / "bin" / "spark-submit"),
+        "--class",
+        "org.apache.spark.sql.connect.service.SparkConnectServer",
+        "--name",
+        "assignment-oracle connect test",
+        "--master",
+        "local[2]",
+        "--conf",
+        "spark.connect.grpc.binding.address=127.0.0.1",
+        "--conf",
+        f"spark.connect.grpc.binding.port={port}",
+        "--conf",
+        "spark.driver.host=127.0.0.1",
+        "--conf",
+        "spark.driver.bindAddress=127.0.0.1",
+        "--conf",
+        "spark.ui.enabled=false",
+        "--conf",
+        f"spark.pyspark.python={sys.executable}",
+        "--conf",
+        "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+        "spark-internal",
+    ]
     with open(log, "wb") as out:
-        server = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=_env(),
-                                  cwd=tmp_path, start_new_session=True)
+        server = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=_env(),
+            cwd=tmp_path,
+            start_new_session=True,
+        )
     try:
+
         def started():
             if server.poll() is not None:
                 pytest.fail(f"the Connect server exited with {server.returncode}\n{tail(log)}")
@@ -94,9 +124,25 @@ def test_a_sweep_over_spark_connect_writes_the_in_process_rows(connect_server, t
     url, server_log = connect_server
     spec_file, out = tmp_path / "spec.json", tmp_path / "out"
     spec_file.write_text(json.dumps(SPEC))
-    sweep = subprocess.run([sys.executable, "-m", "assignment_oracle", "sweep", str(spec_file), "--out", str(out),
-                            "--remote", url, "--no-progress", "--json"],
-                           capture_output=True, text=True, env=_env(), timeout=SWEEP_TIMEOUT)
+    sweep = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assignment_oracle",
+            "sweep",
+            str(spec_file),
+            "--out",
+            str(out),
+            "--remote",
+            url,
+            "--no-progress",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=SWEEP_TIMEOUT,
+    )
     assert sweep.returncode == 0, f"{sweep.stderr[-3000:]}\n--- server\n{tail(server_log)}"
     spec = spec_from_mapping(SPEC)
     printed = json.loads(sweep.stdout)

@@ -28,20 +28,23 @@ def test_identity_is_the_whole_spec():
     assert scenario_id(a.hash, point, 1) == scenario_id(b.hash, point, 1) != scenario_id(a.hash, point, 2)
 
 
-@pytest.mark.parametrize("document, field, words", [
-    ({}, "families", "non-empty list"),
-    ({**BASE, "seeds": 0}, "seeds", "at least 1"),
-    ({**BASE, "seeds": [1, 1]}, "seeds", "twice"),
-    ({**BASE, "assignors": ["stiky"]}, "assignors", "unknown assignor 'stiky'"),
-    ({**BASE, "time_limit": -1}, "time_limit", "positive"),
-    ({**BASE, "checks": {"cpsat_sample": 2}}, "checks.cpsat_sample", "between 0 and 1"),
-    ({**BASE, "colour": 1}, "colour", "unknown field"),
-    ({"families": [{"family": "nope"}]}, "families[0].family", "unknown family 'nope'"),
-    ({"families": [{"family": "uniform", "grid": {"members": []}}]}, "families[0].grid.members", "empty list"),
-    ({"families": [{"family": "uniform", "grid": {"subscribe": 0.5}}]}, "families[0].grid", "uniform"),
-    ({"families": [{"family": "churn", "grid": {"rounds": -1}}]}, "families[0].grid.rounds", ">= 0"),
-    ({"families": [BASE["families"][0], BASE["families"][0]]}, "families", "same family"),
-])
+@pytest.mark.parametrize(
+    "document, field, words",
+    [
+        ({}, "families", "non-empty list"),
+        ({**BASE, "seeds": 0}, "seeds", "at least 1"),
+        ({**BASE, "seeds": [1, 1]}, "seeds", "twice"),
+        ({**BASE, "assignors": ["stiky"]}, "assignors", "unknown assignor 'stiky'"),
+        ({**BASE, "time_limit": -1}, "time_limit", "positive"),
+        ({**BASE, "checks": {"cpsat_sample": 2}}, "checks.cpsat_sample", "between 0 and 1"),
+        ({**BASE, "colour": 1}, "colour", "unknown field"),
+        ({"families": [{"family": "nope"}]}, "families[0].family", "unknown family 'nope'"),
+        ({"families": [{"family": "uniform", "grid": {"members": []}}]}, "families[0].grid.members", "empty list"),
+        ({"families": [{"family": "uniform", "grid": {"subscribe": 0.5}}]}, "families[0].grid", "uniform"),
+        ({"families": [{"family": "churn", "grid": {"rounds": -1}}]}, "families[0].grid.rounds", ">= 0"),
+        ({"families": [BASE["families"][0], BASE["families"][0]]}, "families", "same family"),
+    ],
+)
 def test_bad_specs_name_the_field(document, field, words):
     with pytest.raises(InputError) as err:
         spec_from_mapping(document, source="s.toml")
@@ -75,8 +78,9 @@ def test_the_soundness_spec_is_a_100000_scenario_campaign_whose_models_agree():
     checks = set()
     for index in range(0, spec.scenarios, spec.scenarios // 16):
         point, seed = spec.task(index)
-        rows = scenario_rows(spec.hash, scenario_id(spec.hash, point, seed), point, seed, spec.assignors,
-                             spec.time_limit, spec.checks)
+        rows = scenario_rows(
+            spec.hash, scenario_id(spec.hash, point, seed), point, seed, spec.assignors, spec.time_limit, spec.checks
+        )
         checks |= {row["oracle_check"] for row in rows}
     assert checks and not any(c.startswith("DISAGREE") for c in checks)
     assert any("brute-force" in c for c in checks) and any("cpsat" in c for c in checks)

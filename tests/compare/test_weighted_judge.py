@@ -29,8 +29,9 @@ from assignment_oracle.problem.model import Assignment
 def weighted_cases(draw):
     base = draw(problems(max_topics=3, max_partitions=3, max_members=3, max_assignments=None))
     data = base.to_mapping()
-    data["weights"] = {t.name: draw(st.lists(st.integers(0, 9), min_size=t.partitions, max_size=t.partitions))
-                       for t in base.topics}
+    data["weights"] = {
+        t.name: draw(st.lists(st.integers(0, 9), min_size=t.partitions, max_size=t.partitions)) for t in base.topics
+    }
     problem = Problem.from_mapping(data)
     try:
         best = weighted_optimum(problem, limit=2000)
@@ -62,11 +63,15 @@ def test_most_balanced_and_optimal_exactly_when_brute_force_says(case):
         assert verdict.largest_ratio == max(ordered, default=0) / verdict.optimal_largest
 
 
-LAG = {"topics": {"lagging": 5, "quiet": 5},
-       "members": {"a": {"topics": ["lagging", "quiet"], "owned": {"lagging": [0, 1, 2]}, "generation": 3},
-                   "b": {"topics": ["lagging", "quiet"], "owned": {"quiet": [0, 1, 2, 3]}, "generation": 3},
-                   "c": {"topics": ["lagging", "quiet"]}},
-       "weights": {"lagging": [900, 50, 40, 700, 300], "quiet": [1, 1, 2, 1, 3]}}
+LAG = {
+    "topics": {"lagging": 5, "quiet": 5},
+    "members": {
+        "a": {"topics": ["lagging", "quiet"], "owned": {"lagging": [0, 1, 2]}, "generation": 3},
+        "b": {"topics": ["lagging", "quiet"], "owned": {"quiet": [0, 1, 2, 3]}, "generation": 3},
+        "c": {"topics": ["lagging", "quiet"]},
+    },
+    "weights": {"lagging": [900, 50, 40, 700, 300], "quiet": [1, 1, 2, 1, 3]},
+}
 
 
 def test_compare_shows_what_ignoring_weights_costs():
@@ -121,8 +126,7 @@ def test_check_and_explain_on_the_command_line(tmp_path, capsys):
     out = tmp_path / "squares.json"
     assert main(["solve", str(both), "--balance", "max-then-squares", "-o", str(out)]) == 0
     document = json.loads(out.read_text())
-    expected = request_optimum(Problem.from_mapping(json.loads(both.read_text())),
-                               Request(balance="max-then-squares"))
+    expected = request_optimum(Problem.from_mapping(json.loads(both.read_text())), Request(balance="max-then-squares"))
     assert [t["value"] for t in document["tiers"]] == expected
 
 
@@ -145,15 +149,19 @@ def test_the_lower_bound_is_a_bound_and_an_unproven_optimum_claims_nothing():
 
 
 def test_weights_on_join_groups_no_member_can_take_leave_nothing_most_balanced():
-    data = {"topics": {"clicks": 2, "views": 2}, "join_groups": [["clicks", "views"]],
-            "weights": {"clicks": [5, 1]},
-            "members": {"a": {"topics": ["clicks"]}, "b": {"topics": ["views"]}}}
+    data = {
+        "topics": {"clicks": 2, "views": 2},
+        "join_groups": [["clicks", "views"]],
+        "weights": {"clicks": [5, 1]},
+        "members": {"a": {"topics": ["clicks"]}, "b": {"topics": ["views"]}},
+    }
     problem = Problem.from_mapping(data)
     assert weighted_optimum(problem) is None  # brute force over units: none can be placed
     optimum = weighted_judge.solve_weighted(problem)
     assert optimum.status == "INFEASIBLE"
-    assignment = Assignment.from_partitions({"a": [("clicks", 0), ("clicks", 1)], "b": [("views", 0), ("views", 1)]},
-                                            problem.member_ids)
+    assignment = Assignment.from_partitions(
+        {"a": [("clicks", 0), ("clicks", 1)], "b": [("views", 0), ("views", 1)]}, problem.member_ids
+    )
     verdict = weighted_judge.judge(problem, assignment, optimum)
     assert verdict.valid and verdict.sorted_loads == (6, 2)
     assert verdict.most_balanced is False and verdict.optimal is False

@@ -104,10 +104,16 @@ def test_valid_and_guarantee_kept(name, problem):
 def test_the_kip341_fix_removes_the_duplicate():
     """KAFKA-7026: c was evicted at generation 1 holding t-0; generation 2 gave
     t-0 to b; c rejoins with its stale claim."""
-    problem = Problem.from_mapping({"topics": {"t": 3}, "members": {
-        "a": {"topics": ["t"], "owned": {"t": [1, 2]}, "generation": 2},
-        "b": {"topics": ["t"], "owned": {"t": [0]}, "generation": 2},
-        "c": {"topics": ["t"], "owned": {"t": [0]}, "generation": 1}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 3},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": [1, 2]}, "generation": 2},
+                "b": {"topics": ["t"], "owned": {"t": [0]}, "generation": 2},
+                "c": {"topics": ["t"], "owned": {"t": [0]}, "generation": 1},
+            },
+        }
+    )
     before = violations(problem, ASSIGNORS["sticky-kip54"].assign(problem))
     assert [(v.kind, v.topic, v.partitions) for v in before] == [("duplicated", "t", (0,))]
     fixed = ASSIGNORS["sticky"].assign(problem)
@@ -116,9 +122,20 @@ def test_the_kip341_fix_removes_the_duplicate():
 
 
 def test_registry_names_and_unknown_name():
-    assert NAMES == ["range", "roundrobin", "fair", "sticky", "sticky-kip54", "cooperative-sticky",
-                     "constrained-sticky", "server-range", "uniform", "kafka4-sticky",
-                     "kafka4-cooperative-sticky", "stream-join-sticky"]
+    assert NAMES == [
+        "range",
+        "roundrobin",
+        "fair",
+        "sticky",
+        "sticky-kip54",
+        "cooperative-sticky",
+        "constrained-sticky",
+        "server-range",
+        "uniform",
+        "kafka4-sticky",
+        "kafka4-cooperative-sticky",
+        "stream-join-sticky",
+    ]
     assert get_assignor("sticky") is ASSIGNORS["sticky"]
     with pytest.raises(UnknownAssignor) as err:
         get_assignor("stiky")

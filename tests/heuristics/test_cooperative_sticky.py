@@ -92,8 +92,9 @@ def test_no_partition_goes_to_a_new_owner_while_another_member_holds_it(kind, da
     result = cooperative_sticky.rebalance(problem)
     assert_protocol_kept(problem, result)
     assert violations(problem, result.final) == ()
-    assert check_guarantee("cooperative-kafka-balance", problem, result.final,
-                           rounds=[p.assignment for p in result.phases]).kept
+    assert check_guarantee(
+        "cooperative-kafka-balance", problem, result.final, rounds=[p.assignment for p in result.phases]
+    ).kept
 
 
 @settings(max_examples=scaled(200))
@@ -109,39 +110,63 @@ def test_the_protocol_holds_on_any_claims(problem):
 def test_kafka_tied_claims_with_equal_partitions_per_consumer():
     """CooperativeStickyAssignorTest.testAllConsumersHaveOwnedPartitionInvalidatedWhenClaimedByMultiple
     ConsumersInSameGenerationWithEqualPartitionsPerConsumer: topic-0 waits until both have revoked it."""
-    problem = Problem.from_mapping({"topics": {"topic": 3}, "members": {
-        "consumer1": {"topics": ["topic"], "owned": {"topic": [0, 1]}, "generation": 1},
-        "consumer2": {"topics": ["topic"], "owned": {"topic": [0, 2]}, "generation": 1},
-        "consumer3": {"topics": ["topic"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"topic": 3},
+            "members": {
+                "consumer1": {"topics": ["topic"], "owned": {"topic": [0, 1]}, "generation": 1},
+                "consumer2": {"topics": ["topic"], "owned": {"topic": [0, 2]}, "generation": 1},
+                "consumer3": {"topics": ["topic"]},
+            },
+        }
+    )
     result = cooperative_sticky.rebalance(problem)
     assert result.first.to_mapping(problem.member_ids) == {
-        "consumer1": {"topic": [1]}, "consumer2": {"topic": [2]}, "consumer3": {}}
+        "consumer1": {"topic": [1]},
+        "consumer2": {"topic": [2]},
+        "consumer3": {},
+    }
     assert result.revoked.to_mapping() == {"consumer1": {"topic": [0]}, "consumer2": {"topic": [0]}}
     assert result.phases[0].withheld.to_mapping() == {"consumer3": {"topic": [0]}}
     assert result.rebalances == 2
-    assert result.final.to_mapping() == {"consumer1": {"topic": [1]}, "consumer2": {"topic": [2]},
-                                         "consumer3": {"topic": [0]}}
+    assert result.final.to_mapping() == {
+        "consumer1": {"topic": [1]},
+        "consumer2": {"topic": [2]},
+        "consumer3": {"topic": [0]},
+    }
 
 
 def test_kafka_tied_claims_with_unequal_partitions_per_consumer():
     """...WithUnequalPartitionsPerConsumer: four partitions; consumer1 also takes topic-3 at once
     (nobody held it), consumer3 waits for topic-0."""
-    problem = Problem.from_mapping({"topics": {"topic": 4}, "members": {
-        "consumer1": {"topics": ["topic"], "owned": {"topic": [0, 1]}, "generation": 1},
-        "consumer2": {"topics": ["topic"], "owned": {"topic": [0, 2]}, "generation": 1},
-        "consumer3": {"topics": ["topic"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"topic": 4},
+            "members": {
+                "consumer1": {"topics": ["topic"], "owned": {"topic": [0, 1]}, "generation": 1},
+                "consumer2": {"topics": ["topic"], "owned": {"topic": [0, 2]}, "generation": 1},
+                "consumer3": {"topics": ["topic"]},
+            },
+        }
+    )
     result = cooperative_sticky.rebalance(problem)
     assert result.first.to_mapping(problem.member_ids) == {
-        "consumer1": {"topic": [1, 3]}, "consumer2": {"topic": [2]}, "consumer3": {}}
+        "consumer1": {"topic": [1, 3]},
+        "consumer2": {"topic": [2]},
+        "consumer3": {},
+    }
     assert partitions(result.final, "consumer3") == {("topic", 0)}
     assert result.rebalances == 2
 
 
 def test_a_member_that_unsubscribed_still_holds_its_partitions():
     """``a`` owned t-0 and t-1 but now subscribes only to u: it consumes them until it revokes them."""
-    problem = Problem.from_mapping({"topics": {"t": 2, "u": 1}, "members": {
-        "a": {"topics": ["u"], "owned": {"t": [0, 1]}, "generation": 3},
-        "b": {"topics": ["t"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 2, "u": 1},
+            "members": {"a": {"topics": ["u"], "owned": {"t": [0, 1]}, "generation": 3}, "b": {"topics": ["t"]}},
+        }
+    )
     result = cooperative_sticky.rebalance(problem)
     assert result.first.to_mapping(problem.member_ids) == {"a": {"u": [0]}, "b": {}}
     assert result.revoked.to_mapping() == {"a": {"t": [0, 1]}}
@@ -158,10 +183,16 @@ def test_a_stale_claim_is_still_held():
     ``a`` revokes t-0, and because it revoked something the group rebalances
     once more, with nothing left to move.
     """
-    problem = Problem.from_mapping({"topics": {"t": 2}, "members": {
-        "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 2},
-        "n": {"topics": ["t"]},
-        "z": {"topics": ["t"], "owned": {"t": [0]}, "generation": 1}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 2},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 2},
+                "n": {"topics": ["t"]},
+                "z": {"topics": ["t"], "owned": {"t": [0]}, "generation": 1},
+            },
+        }
+    )
     result = cooperative_sticky.rebalance(problem)
     assert_protocol_kept(problem, result)
     assert result.first.to_mapping(problem.member_ids) == {"a": {"t": [1]}, "n": {}, "z": {"t": [0]}}
@@ -174,10 +205,16 @@ def test_a_stale_claim_blocks_a_handoff_to_a_third_member():
     """``z`` (generation 1) claims t-0, t-2 and t-3, ``a`` (generation 2) t-0 and t-1: t-0 is held
     twice and every other partition once, so whatever the new member ``n`` is to get waits for its
     holders to revoke it, t-0 included if it is chosen, although ``z``'s claim on it lost."""
-    problem = Problem.from_mapping({"topics": {"t": 4}, "members": {
-        "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 2},
-        "n": {"topics": ["t"]},
-        "z": {"topics": ["t"], "owned": {"t": [0, 2, 3]}, "generation": 1}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 4},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 2},
+                "n": {"topics": ["t"]},
+                "z": {"topics": ["t"], "owned": {"t": [0, 2, 3]}, "generation": 1},
+            },
+        }
+    )
     result = cooperative_sticky.rebalance(problem)
     assert_protocol_kept(problem, result)
     assert result.first.load("n") == 0  # whatever n gets, a or z still held it
@@ -187,9 +224,12 @@ def test_a_stale_claim_blocks_a_handoff_to_a_third_member():
 
 def test_a_departed_member_holds_nothing():
     """``d`` left the group (it sends no claims): its partitions go to ``b`` in the first rebalance."""
-    problem = Problem.from_mapping({"topics": {"t": 4}, "members": {
-        "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 3},
-        "b": {"topics": ["t"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 4},
+            "members": {"a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 3}, "b": {"topics": ["t"]}},
+        }
+    )
     result = cooperative_sticky.rebalance(problem)
     assert result.rebalances == 1 and not result.revoked.members
     assert result.final.to_mapping() == {"a": {"t": [0, 1]}, "b": {"t": [2, 3]}}
@@ -198,10 +238,16 @@ def test_a_departed_member_holds_nothing():
 def test_a_joining_member_waits_for_the_follow_up_rebalance():
     """The KIP-429 scenario: A and B consume, C joins; only the partition that
     moves stops, for one rebalance."""
-    problem = Problem.from_mapping({"topics": {"t": 4}, "members": {
-        "A": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 5},
-        "B": {"topics": ["t"], "owned": {"t": [2, 3]}, "generation": 5},
-        "C": {"topics": ["t"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 4},
+            "members": {
+                "A": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 5},
+                "B": {"topics": ["t"], "owned": {"t": [2, 3]}, "generation": 5},
+                "C": {"topics": ["t"]},
+            },
+        }
+    )
     result = cooperative_sticky.rebalance(problem)
     assert result.rebalances == 2
     assert result.first.to_mapping(problem.member_ids)["C"] == {}
@@ -212,8 +258,14 @@ def test_a_joining_member_waits_for_the_follow_up_rebalance():
 
 
 def test_nothing_to_move_is_one_rebalance():
-    problem = Problem.from_mapping({"topics": {"t": 2}, "members": {
-        "A": {"topics": ["t"], "owned": {"t": [0]}, "generation": 1},
-        "B": {"topics": ["t"], "owned": {"t": [1]}, "generation": 1}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 2},
+            "members": {
+                "A": {"topics": ["t"], "owned": {"t": [0]}, "generation": 1},
+                "B": {"topics": ["t"], "owned": {"t": [1]}, "generation": 1},
+            },
+        }
+    )
     result = cooperative_sticky.rebalance(problem)
     assert result.rebalances == 1 and result.first == result.final and not result.revoked.members

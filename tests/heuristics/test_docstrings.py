@@ -5,7 +5,18 @@ import importlib
 
 import pytest
 
-MODULES = ["member_info", "range", "server_range", "uniform", "roundrobin", "fair", "sticky", "cooperative_sticky", "constrained_sticky", "stream_join_sticky"]
+MODULES = [
+    "member_info",
+    "range",
+    "server_range",
+    "uniform",
+    "roundrobin",
+    "fair",
+    "sticky",
+    "cooperative_sticky",
+    "constrained_sticky",
+    "stream_join_sticky",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -22,7 +22,7 @@ from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import InputError
 
 # One script, many behaviours (argv[1]); it only ever reads the scenario from stdin.
-SCRIPT = r'''
+SCRIPT = r"""
 import json, os, sys, time
 mode = sys.argv[1]
 record = os.environ.get("RECORD")
@@ -88,7 +88,7 @@ elif mode == "argv":
     with open(sys.argv[2], "w") as f:
         json.dump(sys.argv[3:], f)
     print(json.dumps({"assignment": deal()}))
-'''
+"""
 
 PROBLEM = generate("random-subsets", 3, members=4, topics=3, previous="balanced", churn=1, zombies=1)
 
@@ -117,16 +117,19 @@ def test_an_invalid_answer_is_an_invalid_result_not_an_error(script):
     assert e.guarantee.kept is False
 
 
-@pytest.mark.parametrize("mode, message", [
-    ("garbage", "stdout is not JSON (Expecting value at line 1 column 1; it starts 'rebalance complete!')"),
-    ("partial", "stdout is not JSON"),
-    ("empty", "wrote nothing on stdout"),
-    ("no-assignment", 'stdout is JSON but has no "assignment" object'),
-    ("fail", "; stderr: Exception in thread main: NullPointerException | at Assignor.assign"),
-    ("unknown-member", "assignment names member 'ghost', who is not in the group"),
-    ("unknown-partition", "has partition 999, which does not exist (t0000 has"),
-    ("unknown-topic", "names topic 'no-such-topic', which does not exist"),
-])
+@pytest.mark.parametrize(
+    "mode, message",
+    [
+        ("garbage", "stdout is not JSON (Expecting value at line 1 column 1; it starts 'rebalance complete!')"),
+        ("partial", "stdout is not JSON"),
+        ("empty", "wrote nothing on stdout"),
+        ("no-assignment", 'stdout is JSON but has no "assignment" object'),
+        ("fail", "; stderr: Exception in thread main: NullPointerException | at Assignor.assign"),
+        ("unknown-member", "assignment names member 'ghost', who is not in the group"),
+        ("unknown-partition", "has partition 999, which does not exist (t0000 has"),
+        ("unknown-topic", "names topic 'no-such-topic', which does not exist"),
+    ],
+)
 def test_every_failure_is_an_error_row_naming_what_was_wrong(script, mode, message):
     e = evaluate(PROBLEM, command(script, mode))
     assert e.status == "error", e
@@ -185,8 +188,10 @@ def test_no_shell_and_nothing_interpolated(script, tmp_path):
 def test_a_shell_only_when_asked(tmp_path):
     marker = tmp_path / "made-by-shell"
     answer = json.dumps({"assignment": {"a": {"t": [0]}}})
-    e = evaluate(Problem.from_mapping({"topics": {"t": 1}, "members": {"a": {"topics": ["t"]}}}),
-                 f"external-shell:touch {marker} && echo '{answer}'")
+    e = evaluate(
+        Problem.from_mapping({"topics": {"t": 1}, "members": {"a": {"topics": ["t"]}}}),
+        f"external-shell:touch {marker} && echo '{answer}'",
+    )
     assert e.status == "ok" and marker.exists()
 
 
@@ -202,11 +207,13 @@ def test_stdin_is_the_documented_scenario_format(script, tmp_path):
 
 
 def test_each_round_of_a_simulation_sends_the_last_result_as_owned_partitions(script, tmp_path):
-    history = history_from_mapping({
-        "topics": {"t": 4, "u": 2},
-        "members": {"a": {"topics": ["t", "u"]}, "b": {"topics": ["t"]}},
-        "rounds": [[{"join": "c", "topics": ["t", "u"]}], [{"leave": "a"}]],
-    })
+    history = history_from_mapping(
+        {
+            "topics": {"t": 4, "u": 2},
+            "members": {"a": {"topics": ["t", "u"]}, "b": {"topics": ["t"]}},
+            "rounds": [[{"join": "c", "topics": ["t", "u"]}], [{"leave": "a"}]],
+        }
+    )
     assignor = external_assignor([sys.executable, script, "valid"], env={"RECORD": str(tmp_path)}, name="deal")
     sim = simulate(history, assignor)
     assert [r.evaluation.status for r in sim.rounds] == ["ok", "ok", "ok"]
@@ -225,8 +232,11 @@ def test_each_round_of_a_simulation_sends_the_last_result_as_owned_partitions(sc
 def test_names_and_definitions():
     assert parse_external("external:java -jar 'my assignor.jar'").argv == ("java", "-jar", "my assignor.jar")
     assert parse_external("external-shell:a | b").argv == ("a | b",)
-    for bad, message in (("external:", "no command"), ("external:'open", "does not split"),
-                         ("external-shell:  ", "no command")):
+    for bad, message in (
+        ("external:", "no command"),
+        ("external:'open", "does not split"),
+        ("external-shell:  ", "no command"),
+    ):
         with pytest.raises(ValueError, match=message):
             get_assignor(bad)
     with pytest.raises(ValueError, match="unknown guarantee 'fastest'"):
@@ -237,17 +247,27 @@ def test_names_and_definitions():
 
 
 def test_in_a_sweep_spec_by_name_and_as_a_table(script):
-    spec = spec_from_mapping({
-        "seeds": 1,
-        "assignors": ["sticky", command(script, "valid"),
-                      {"name": "my-go-assignor", "command": [sys.executable, script, "fail"], "guarantee": "kafka-balance",
-                       "timeout": 5}],
-        "families": [{"family": "uniform", "grid": {"members": 3, "topics": 1, "partitions": 3}}],
-    })
+    spec = spec_from_mapping(
+        {
+            "seeds": 1,
+            "assignors": [
+                "sticky",
+                command(script, "valid"),
+                {
+                    "name": "my-go-assignor",
+                    "command": [sys.executable, script, "fail"],
+                    "guarantee": "kafka-balance",
+                    "timeout": 5,
+                },
+            ],
+            "families": [{"family": "uniform", "grid": {"members": 3, "topics": 1, "partitions": 3}}],
+        }
+    )
     assert spec.assignors == ("sticky", command(script, "valid"), "my-go-assignor")
     point, seed = spec.task(0)
-    rows = scenario_rows(spec.hash, "id", point, seed, [spec.assignor(n) for n in spec.assignors],
-                         spec.time_limit, spec.checks)
+    rows = scenario_rows(
+        spec.hash, "id", point, seed, [spec.assignor(n) for n in spec.assignors], spec.time_limit, spec.checks
+    )
     by_name = {r["assignor"]: r for r in rows}
     assert by_name[command(script, "valid")]["status"] == "ok"
     failed = by_name["my-go-assignor"]
@@ -255,19 +275,25 @@ def test_in_a_sweep_spec_by_name_and_as_a_table(script):
     assert json.loads(failed["counterexample"])["assignor"] == "my-go-assignor"  # a failure is a finding
 
 
-@pytest.mark.parametrize("entry, message", [
-    ({"name": "x"}, "assignors[0].command: must be a command line or a list of arguments"),
-    ({"name": "sticky", "command": "x"}, "assignors[0].name: 'sticky' is a registered assignor"),
-    ({"name": "x", "command": "x", "guarantee": "fastest"}, "assignors[0].guarantee: unknown guarantee 'fastest'"),
-    ({"name": "x", "command": "x", "timeout": -1}, "assignors[0].timeout: must be a positive number"),
-    ({"name": "x", "command": "x", "shell": "yes"}, "assignors[0].shell: must be true or false"),
-    ({"name": "x", "command": "x", "cwd": "/"}, "assignors[0].cwd: unknown field"),
-    ({"name": "a,b", "command": "x"}, "assignors[0].name: must be a non-empty name without commas"),
-    ({"name": "external:./other", "command": "./a"}, "assignors[0].name: must be a non-empty name without commas"),
-    ({"name": "x", "command": "x", "guarantee": ["valid"]}, "assignors[0].guarantee: must be the name of a guarantee"),
-    ({"name": "x", "command": "x", "timeout": 1e10}, "assignors[0].timeout: must be at most 3.1536e+07 seconds"),
-    ({"name": "x", "command": "external:y", "shell": True}, "assignors[0].command: give the command itself"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"name": "x"}, "assignors[0].command: must be a command line or a list of arguments"),
+        ({"name": "sticky", "command": "x"}, "assignors[0].name: 'sticky' is a registered assignor"),
+        ({"name": "x", "command": "x", "guarantee": "fastest"}, "assignors[0].guarantee: unknown guarantee 'fastest'"),
+        ({"name": "x", "command": "x", "timeout": -1}, "assignors[0].timeout: must be a positive number"),
+        ({"name": "x", "command": "x", "shell": "yes"}, "assignors[0].shell: must be true or false"),
+        ({"name": "x", "command": "x", "cwd": "/"}, "assignors[0].cwd: unknown field"),
+        ({"name": "a,b", "command": "x"}, "assignors[0].name: must be a non-empty name without commas"),
+        ({"name": "external:./other", "command": "./a"}, "assignors[0].name: must be a non-empty name without commas"),
+        (
+            {"name": "x", "command": "x", "guarantee": ["valid"]},
+            "assignors[0].guarantee: must be the name of a guarantee",
+        ),
+        ({"name": "x", "command": "x", "timeout": 1e10}, "assignors[0].timeout: must be at most 3.1536e+07 seconds"),
+        ({"name": "x", "command": "external:y", "shell": True}, "assignors[0].command: give the command itself"),
+    ],
+)
 def test_bad_external_tables_are_one_line_errors(entry, message):
     with pytest.raises(InputError) as raised:
         spec_from_mapping({"assignors": [entry], "families": [{"family": "uniform", "grid": {}}]})
@@ -295,7 +321,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "external.md"
 def _doc_block(after: str, language: str) -> str:
     text = DOCS.read_text(encoding="utf-8")
     start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
-    return text[start:text.index("```", start)]
+    return text[start : text.index("```", start)]
 
 
 def test_the_documented_python_example_is_a_valid_round_robin(tmp_path):
@@ -313,10 +339,16 @@ def test_the_documented_python_example_is_a_valid_round_robin(tmp_path):
 @pytest.mark.skipif(__import__("shutil").which("jq") is None, reason="the documented one-liner needs jq")
 def test_the_documented_jq_one_liner_runs(tmp_path, capsys):
     block = _doc_block("## Example: a shell one-liner with jq", "bash")
-    name = block[block.index("'external-shell:") + 1:block.rindex("'")]
-    e = evaluate(PROBLEM.__class__.from_mapping({"topics": {"t": 3, "u": {"partitions": 2}},
-                                                 "members": {"a": {"topics": ["t", "u"]}, "b": {"topics": ["t"]}}}),
-                 name)
+    name = block[block.index("'external-shell:") + 1 : block.rindex("'")]
+    e = evaluate(
+        PROBLEM.__class__.from_mapping(
+            {
+                "topics": {"t": 3, "u": {"partitions": 2}},
+                "members": {"a": {"topics": ["t", "u"]}, "b": {"topics": ["t"]}},
+            }
+        ),
+        name,
+    )
     assert e.status == "ok" and e.verdict.valid and e.verdict.sorted_loads == (5, 0)
 
 
@@ -332,9 +364,16 @@ def _gone(pid: int, seconds: float = 5.0) -> bool:
 
 def test_a_key_twice_in_one_object_is_an_error_not_a_silent_pick():
     problem = Problem.from_mapping({"topics": {"t": 3}, "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}}})
-    e = evaluate(problem, external_assignor([sys.executable, "-c", "import sys; sys.stdout.write("
-                                             "'{\"assignment\": {\"a\": {\"t\": [0]}, \"a\": {\"t\": [1]}, "
-                                             "\"b\": {\"t\": [2]}}}')"]))
+    e = evaluate(
+        problem,
+        external_assignor(
+            [
+                sys.executable,
+                "-c",
+                'import sys; sys.stdout.write(\'{"assignment": {"a": {"t": [0]}, "a": {"t": [1]}, "b": {"t": [2]}}}\')',
+            ]
+        ),
+    )
     assert e.status == "error" and "stdout names 'a' twice in one JSON object" in e.message
 
 

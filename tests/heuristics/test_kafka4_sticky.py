@@ -53,14 +53,14 @@ def sub(topics, index, owned="", generation=None, v2=True):
     return {"topics": list(topics), "owned": owned, "generation": generation, "index": index, "v2": v2}
 
 
-def kafka_problem(topics: dict[str, int], members: dict, *, config: str = "NO_CONSUMER_RACK",
-                  assignor: str = "sticky") -> Problem:
+def kafka_problem(
+    topics: dict[str, int], members: dict, *, config: str = "NO_CONSUMER_RACK", assignor: str = "sticky"
+) -> Problem:
     broker_racks = config != "NO_BROKER_RACK"
     out = {}
     for member_id, m in members.items():
         owned: dict[str, list[int]] = {}
-        for t, p in (sorted(tps(m["owned"]), key=lambda x: (x[0], x[1])) if isinstance(m["owned"], str)
-                     else m["owned"]):
+        for t, p in sorted(tps(m["owned"]), key=lambda x: (x[0], x[1])) if isinstance(m["owned"], str) else m["owned"]:
             owned.setdefault(t, []).append(p)
         entry = {"topics": m["topics"]}
         if owned:
@@ -75,8 +75,9 @@ def kafka_problem(topics: dict[str, int], members: dict, *, config: str = "NO_CO
 
 
 def sets(problem: Problem, assignment) -> dict[str, set]:
-    return {m: {(t, p) for t, ps in ts.items() for p in ps}
-            for m, ts in assignment.to_mapping(problem.member_ids).items()}
+    return {
+        m: {(t, p) for t, ps in ts.items() for p in ps} for m, ts in assignment.to_mapping(problem.member_ids).items()
+    }
 
 
 def run(problem: Problem, assignor: str):
@@ -100,7 +101,7 @@ def verify_validity_and_balance(problem: Problem, assignment: dict[str, set]) ->
     consumers = sorted(assignment)
     for i, c in enumerate(consumers):
         assert all(t in subscribed[c] for t, _ in assignment[c])
-        for other in consumers[i + 1:]:
+        for other in consumers[i + 1 :]:
             assert not assignment[c] & assignment[other]
             if abs(len(assignment[c]) - len(assignment[other])) > 1:
                 assert not {t for t, _ in assignment[c]} & {t for t, _ in assignment[other]}
@@ -141,52 +142,82 @@ def test_testOneConsumerOneTopic(assignor, config):
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testOnlyAssignsPartitionsFromSubscribedTopics(assignor, config):
-    p = kafka_problem({"topic": 2}, {"consumer": sub(["topic"], 0, "topic-0, topic-1, other-0, other-1", 1)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic": 2},
+        {"consumer": sub(["topic"], 0, "topic-0, topic-1, other-0, other-1", 1)},
+        config=config,
+        assignor=assignor,
+    )
     _first, final, transferring = check(p, assignor)
     assert final == {"consumer": tps("topic-0, topic-1")} and transferring == {}
 
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testOneConsumerMultipleTopics(assignor, config):
-    p = kafka_problem({"topic1": 1, "topic2": 2}, {"consumer": sub(["topic1", "topic2"], 0, v2=False)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic1": 1, "topic2": 2},
+        {"consumer": sub(["topic1", "topic2"], 0, v2=False)},
+        config=config,
+        assignor=assignor,
+    )
     _first, final, transferring = check(p, assignor)
     assert final == {"consumer": tps("topic1-0, topic2-0, topic2-1")} and transferring == {}
 
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testTwoConsumersOneTopicOnePartition(assignor, config):
-    p = kafka_problem({"topic": 1}, {"consumer1": sub(["topic"], 0, v2=False), "consumer2": sub(["topic"], 1, v2=False)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic": 1},
+        {"consumer1": sub(["topic"], 0, v2=False), "consumer2": sub(["topic"], 1, v2=False)},
+        config=config,
+        assignor=assignor,
+    )
     _first, final, transferring = check(p, assignor)
     assert transferring == {} and is_fully_balanced(final)
 
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testTwoConsumersOneTopicTwoPartitions(assignor, config):
-    p = kafka_problem({"topic": 2}, {"consumer1": sub(["topic"], 0, v2=False), "consumer2": sub(["topic"], 1, v2=False)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic": 2},
+        {"consumer1": sub(["topic"], 0, v2=False), "consumer2": sub(["topic"], 1, v2=False)},
+        config=config,
+        assignor=assignor,
+    )
     _first, final, transferring = check(p, assignor)
     assert final == {"consumer1": tps("topic-0"), "consumer2": tps("topic-1")} and transferring == {}
 
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testMultipleConsumersMixedTopicSubscriptions(assignor, config):
-    p = kafka_problem({"topic1": 3, "topic2": 2}, {
-        "consumer1": sub(["topic1"], 0, v2=False), "consumer2": sub(["topic1", "topic2"], 1, v2=False),
-        "consumer3": sub(["topic1"], 2, v2=False)}, config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic1": 3, "topic2": 2},
+        {
+            "consumer1": sub(["topic1"], 0, v2=False),
+            "consumer2": sub(["topic1", "topic2"], 1, v2=False),
+            "consumer3": sub(["topic1"], 2, v2=False),
+        },
+        config=config,
+        assignor=assignor,
+    )
     _first, final, transferring = check(p, assignor)
-    assert final == {"consumer1": tps("topic1-0, topic1-2"), "consumer2": tps("topic2-0, topic2-1"),
-                     "consumer3": tps("topic1-1")}
+    assert final == {
+        "consumer1": tps("topic1-0, topic1-2"),
+        "consumer2": tps("topic2-0, topic2-1"),
+        "consumer3": tps("topic1-1"),
+    }
     assert transferring is None  # the general builder ran
 
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testTwoConsumersTwoTopicsSixPartitions(assignor, config):
     both = ["topic1", "topic2"]
-    p = kafka_problem({"topic1": 3, "topic2": 3}, {"consumer1": sub(both, 0, v2=False), "consumer2": sub(both, 1, v2=False)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic1": 3, "topic2": 3},
+        {"consumer1": sub(both, 0, v2=False), "consumer2": sub(both, 1, v2=False)},
+        config=config,
+        assignor=assignor,
+    )
     _first, final, transferring = check(p, assignor)
     assert final == {"consumer1": tps("topic1-0, topic1-2, topic2-1"), "consumer2": tps("topic1-1, topic2-0, topic2-2")}
     assert transferring == {}
@@ -195,9 +226,12 @@ def test_testTwoConsumersTwoTopicsSixPartitions(assignor, config):
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testConsumerOwningMinQuotaExpectedMaxQuota(assignor, config):
     both = ["topic1", "topic2"]
-    p = kafka_problem({"topic1": 2, "topic2": 3}, {"consumer1": sub(both, 0, "topic1-0, topic2-1", 1),
-                                                   "consumer2": sub(both, 1, "topic1-1, topic2-2", 1)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic1": 2, "topic2": 3},
+        {"consumer1": sub(both, 0, "topic1-0, topic2-1", 1), "consumer2": sub(both, 1, "topic1-1, topic2-2", 1)},
+        config=config,
+        assignor=assignor,
+    )
     _first, final, transferring = check(p, assignor)
     assert final == {"consumer1": tps("topic1-0, topic2-1, topic2-0"), "consumer2": tps("topic1-1, topic2-2")}
     assert transferring == {}
@@ -212,9 +246,16 @@ def test_testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers(assignor, con
     # one keeps both claims, the other keeps its topic1 partition, consumer3 gets the partition
     # given up, and it is the one partition transferring ownership.
     both = ["topic1", "topic2"]
-    p = kafka_problem({"topic1": 2, "topic2": 2}, {"consumer1": sub(both, 0, "topic1-0, topic2-0", 1),
-                                                   "consumer2": sub(both, 1, "topic1-1, topic2-1", 1),
-                                                   "consumer3": sub(both, 2, "", 1)}, config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic1": 2, "topic2": 2},
+        {
+            "consumer1": sub(both, 0, "topic1-0, topic2-0", 1),
+            "consumer2": sub(both, 1, "topic1-1, topic2-1", 1),
+            "consumer3": sub(both, 2, "", 1),
+        },
+        config=config,
+        assignor=assignor,
+    )
     _first, final, transferring = check(p, assignor)
     claims = {"consumer1": tps("topic1-0, topic2-0"), "consumer2": tps("topic1-1, topic2-1")}
     keeper = next(m for m in claims if final[m] == claims[m])
@@ -228,13 +269,23 @@ def test_testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers(assignor, con
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testAllConsumersAreUnderMinQuota(assignor, config):
     both = ["topic1", "topic2"]
-    p = kafka_problem({"topic1": 2, "topic2": 3}, {"consumer1": sub(both, 0, "topic1-0", 1),
-                                                   "consumer2": sub(both, 1, "topic1-1", 1),
-                                                   "consumer3": sub(both, 2, "", 1)}, config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic1": 2, "topic2": 3},
+        {
+            "consumer1": sub(both, 0, "topic1-0", 1),
+            "consumer2": sub(both, 1, "topic1-1", 1),
+            "consumer3": sub(both, 2, "", 1),
+        },
+        config=config,
+        assignor=assignor,
+    )
     _first, final, transferring = check(p, assignor)
     assert transferring == {}
-    assert final == {"consumer1": tps("topic1-0, topic2-1"), "consumer2": tps("topic1-1, topic2-2"),
-                     "consumer3": tps("topic2-0")}
+    assert final == {
+        "consumer1": tps("topic1-0, topic2-1"),
+        "consumer2": tps("topic1-1, topic2-2"),
+        "consumer3": tps("topic2-0"),
+    }
 
 
 def _owned(assignment: set) -> str:
@@ -246,13 +297,18 @@ def test_testAddRemoveConsumerOneTopic(assignor, config):
     p = kafka_problem({"topic": 3}, {"consumer1": sub(["topic"], 0, v2=False)}, config=config, assignor=assignor)
     _, a, _ = check(p, assignor)
     assert a == {"consumer1": tps("topic-0, topic-1, topic-2")}
-    p = kafka_problem({"topic": 3}, {"consumer1": sub(["topic"], 0, _owned(a["consumer1"]), 1),
-                                     "consumer2": sub(["topic"], 1, "", 1)}, config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic": 3},
+        {"consumer1": sub(["topic"], 0, _owned(a["consumer1"]), 1), "consumer2": sub(["topic"], 1, "", 1)},
+        config=config,
+        assignor=assignor,
+    )
     _, a, transferring = check(p, assignor)
     assert transferring == {("topic", 2): "consumer2"}
     assert a == {"consumer1": tps("topic-0, topic-1"), "consumer2": tps("topic-2")}
-    p = kafka_problem({"topic": 3}, {"consumer2": sub(["topic"], 1, _owned(a["consumer2"]), 1)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic": 3}, {"consumer2": sub(["topic"], 1, _owned(a["consumer2"]), 1)}, config=config, assignor=assignor
+    )
     _, a, transferring = check(p, assignor)
     assert a == {"consumer2": tps("topic-0, topic-1, topic-2")} and transferring == {}
 
@@ -261,25 +317,48 @@ def test_testAddRemoveConsumerOneTopic(assignor, config):
 def test_testAddRemoveTwoConsumersTwoTopics(assignor, config):
     both = ["topic1", "topic2"]
     counts = {"topic1": 3, "topic2": 4}
-    p = kafka_problem(counts, {"consumer1": sub(both, 0, v2=False), "consumer2": sub(both, 1, v2=False)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        counts,
+        {"consumer1": sub(both, 0, v2=False), "consumer2": sub(both, 1, v2=False)},
+        config=config,
+        assignor=assignor,
+    )
     _, a, transferring = check(p, assignor)
-    assert a == {"consumer1": tps("topic1-0, topic1-2, topic2-1, topic2-3"),
-                 "consumer2": tps("topic1-1, topic2-0, topic2-2")}
+    assert a == {
+        "consumer1": tps("topic1-0, topic1-2, topic2-1, topic2-3"),
+        "consumer2": tps("topic1-1, topic2-0, topic2-2"),
+    }
     assert transferring == {}
-    p = kafka_problem(counts, {"consumer1": sub(both, 0, _owned(a["consumer1"]), 1),
-                               "consumer2": sub(both, 1, _owned(a["consumer2"]), 1),
-                               "consumer3": sub(both, 2, "", 1), "consumer4": sub(both, 3, "", 1)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        counts,
+        {
+            "consumer1": sub(both, 0, _owned(a["consumer1"]), 1),
+            "consumer2": sub(both, 1, _owned(a["consumer2"]), 1),
+            "consumer3": sub(both, 2, "", 1),
+            "consumer4": sub(both, 3, "", 1),
+        },
+        config=config,
+        assignor=assignor,
+    )
     _, a, transferring = check(p, assignor)
     assert transferring == {("topic1", 2): "consumer3", ("topic2", 3): "consumer3", ("topic2", 2): "consumer4"}
-    assert a == {"consumer1": tps("topic1-0, topic2-1"), "consumer2": tps("topic2-0, topic1-1"),
-                 "consumer3": tps("topic1-2, topic2-3"), "consumer4": tps("topic2-2")}
-    p = kafka_problem(counts, {"consumer3": sub(both, 2, _owned(a["consumer3"]), 1),
-                               "consumer4": sub(both, 3, _owned(a["consumer4"]), 1)}, config=config, assignor=assignor)
+    assert a == {
+        "consumer1": tps("topic1-0, topic2-1"),
+        "consumer2": tps("topic2-0, topic1-1"),
+        "consumer3": tps("topic1-2, topic2-3"),
+        "consumer4": tps("topic2-2"),
+    }
+    p = kafka_problem(
+        counts,
+        {"consumer3": sub(both, 2, _owned(a["consumer3"]), 1), "consumer4": sub(both, 3, _owned(a["consumer4"]), 1)},
+        config=config,
+        assignor=assignor,
+    )
     _, a, transferring = check(p, assignor)
-    assert a == {"consumer3": tps("topic1-2, topic2-3, topic1-0, topic2-1"),
-                 "consumer4": tps("topic2-2, topic1-1, topic2-0")}
+    assert a == {
+        "consumer3": tps("topic1-2, topic2-3, topic1-0, topic2-1"),
+        "consumer4": tps("topic2-2, topic1-1, topic2-0"),
+    }
     assert transferring == {}
 
 
@@ -287,28 +366,49 @@ def test_testAddRemoveTwoConsumersTwoTopics(assignor, config):
 def test_testPoorRoundRobinAssignmentScenario(assignor, config):
     topics = {f"topic{i}": i % 2 + 1 for i in range(1, 6)}
     all5, odd = list(topics), ["topic1", "topic3", "topic5"]
-    p = kafka_problem(topics, {"consumer1": sub(all5, 0, v2=False), "consumer2": sub(odd, 1, v2=False),
-                               "consumer3": sub(odd, 2, v2=False), "consumer4": sub(all5, 3, v2=False)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        topics,
+        {
+            "consumer1": sub(all5, 0, v2=False),
+            "consumer2": sub(odd, 1, v2=False),
+            "consumer3": sub(odd, 2, v2=False),
+            "consumer4": sub(all5, 3, v2=False),
+        },
+        config=config,
+        assignor=assignor,
+    )
     check(p, assignor)
 
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testAddRemoveTopicTwoConsumers(assignor, config):
-    p = kafka_problem({"topic": 3}, {"consumer1": sub(["topic"], 0, v2=False), "consumer2": sub(["topic"], 1, v2=False)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic": 3},
+        {"consumer1": sub(["topic"], 0, v2=False), "consumer2": sub(["topic"], 1, v2=False)},
+        config=config,
+        assignor=assignor,
+    )
     _, a1, transferring = check(p, assignor)
     assert transferring == {} and sorted(len(v) for v in a1.values()) == [1, 2]
     two = ["topic", "topic2"]
-    p = kafka_problem({"topic": 3, "topic2": 3}, {"consumer1": sub(two, 0, _owned(a1["consumer1"]), 1),
-                                                  "consumer2": sub(two, 1, _owned(a1["consumer2"]), 1)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic": 3, "topic2": 3},
+        {"consumer1": sub(two, 0, _owned(a1["consumer1"]), 1), "consumer2": sub(two, 1, _owned(a1["consumer2"]), 1)},
+        config=config,
+        assignor=assignor,
+    )
     _, a2, transferring = check(p, assignor)
     assert transferring == {} and [len(a2["consumer1"]), len(a2["consumer2"])] == [3, 3]
     assert a1["consumer1"] <= a2["consumer1"] and a1["consumer2"] <= a2["consumer2"]
-    p = kafka_problem({"topic2": 3}, {"consumer1": sub(["topic2"], 0, _owned(a2["consumer1"]), 1),
-                                      "consumer2": sub(["topic2"], 1, _owned(a2["consumer2"]), 1)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic2": 3},
+        {
+            "consumer1": sub(["topic2"], 0, _owned(a2["consumer1"]), 1),
+            "consumer2": sub(["topic2"], 1, _owned(a2["consumer2"]), 1),
+        },
+        config=config,
+        assignor=assignor,
+    )
     _, a3, transferring = check(p, assignor)
     assert transferring == {} and sorted(len(v) for v in a3.values()) == [1, 2]
     assert a3["consumer1"] <= a2["consumer1"] and a3["consumer2"] <= a2["consumer2"]
@@ -351,11 +451,16 @@ def test_testSameSubscriptions(assignor, config):
 def test_testSubscriptionNotEqualAndAssignSamePartitionWith3Generation():
     for g1, g2, g3 in [(1, 2, 3), (1, 3, 2), (2, 1, 3), (2, 3, 1), (3, 1, 2), (3, 2, 1)]:
         for assignor in BOTH:
-            p = kafka_problem({"topic": 6, "topic1": 1}, {
-                "consumer1": sub(["topic"], 0, "topic-0, topic-2", g1),
-                "consumer2": sub(["topic"], 1, "topic-1, topic-2, topic-3", g2),
-                "consumer3": sub(["topic"], 2, "topic-2, topic-4, topic-5", g3),
-                "consumer4": sub(["topic1"], 3, "topic1-0", 2)}, assignor=assignor)
+            p = kafka_problem(
+                {"topic": 6, "topic1": 1},
+                {
+                    "consumer1": sub(["topic"], 0, "topic-0, topic-2", g1),
+                    "consumer2": sub(["topic"], 1, "topic-1, topic-2, topic-3", g2),
+                    "consumer3": sub(["topic"], 2, "topic-2, topic-4, topic-5", g3),
+                    "consumer4": sub(["topic1"], 3, "topic1-0", 2),
+                },
+                assignor=assignor,
+            )
             first, _, _ = run(p, assignor)
             assert sum(map(len, first.values())) == len(set().union(*first.values()))
             if assignor == "sticky":
@@ -365,11 +470,16 @@ def test_testSubscriptionNotEqualAndAssignSamePartitionWith3Generation():
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testMoveExistingAssignments(assignor, config):
     topics = {f"topic{i}": 1 for i in range(1, 7)}
-    p = kafka_problem(topics, {
-        "consumer1": sub(["topic1", "topic2"], 0, "topic1-0", 1),
-        "consumer2": sub(["topic1", "topic2", "topic3", "topic4"], 1, "topic2-0, topic3-0", 1),
-        "consumer3": sub(["topic2", "topic3", "topic4", "topic5", "topic6"], 2, "topic4-0, topic5-0, topic6-0", 1)},
-        config=config, assignor=assignor)
+    p = kafka_problem(
+        topics,
+        {
+            "consumer1": sub(["topic1", "topic2"], 0, "topic1-0", 1),
+            "consumer2": sub(["topic1", "topic2", "topic3", "topic4"], 1, "topic2-0, topic3-0", 1),
+            "consumer3": sub(["topic2", "topic3", "topic4", "topic5", "topic6"], 2, "topic4-0, topic5-0, topic6-0", 1),
+        },
+        config=config,
+        assignor=assignor,
+    )
     _, _, transferring = check(p, assignor)
     assert transferring is None
 
@@ -387,8 +497,12 @@ def test_testStickiness(assignor, config):
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testAssignmentUpdatedForDeletedTopic(assignor, config):
-    p = kafka_problem({"topic1": 1, "topic3": 100}, {"consumer": sub(["topic1", "topic2", "topic3"], 0, v2=False)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic1": 1, "topic3": 100},
+        {"consumer": sub(["topic1", "topic2", "topic3"], 0, v2=False)},
+        config=config,
+        assignor=assignor,
+    )
     _first, final, transferring = run(p, assignor)
     assert transferring == {} and list(final) == ["consumer"] and len(final["consumer"]) == 101
 
@@ -405,9 +519,16 @@ def test_testNoExceptionThrownWhenOnlySubscribedTopicDeleted(assignor, config):
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testAllConsumersReachExpectedQuotaAndAreConsideredFilled(assignor, config):
-    p = kafka_problem({"topic": 4}, {"consumer1": sub(["topic"], 0, "topic-0, topic-1", 1),
-                                     "consumer2": sub(["topic"], 1, "topic-2", 1),
-                                     "consumer3": sub(["topic"], 2, "", 1)}, config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic": 4},
+        {
+            "consumer1": sub(["topic"], 0, "topic-0, topic-1", 1),
+            "consumer2": sub(["topic"], 1, "topic-2", 1),
+            "consumer3": sub(["topic"], 2, "", 1),
+        },
+        config=config,
+        assignor=assignor,
+    )
     first, _final, transferring = check(p, assignor)
     assert first == {"consumer1": tps("topic-0, topic-1"), "consumer2": tps("topic-2"), "consumer3": tps("topic-3")}
     assert transferring == {}
@@ -415,9 +536,12 @@ def test_testAllConsumersReachExpectedQuotaAndAreConsideredFilled(assignor, conf
 
 def _two_topic_claims(assignor, config, owned2: str, generation2):
     both = ["topic", "topic2"]
-    return kafka_problem({"topic": 3, "topic2": 3}, {"consumer1": sub(both, 0, "topic-0, topic-2, topic2-1", 10),
-                                                     "consumer2": sub(both, 1, owned2, generation2)},
-                         config=config, assignor=assignor)
+    return kafka_problem(
+        {"topic": 3, "topic2": 3},
+        {"consumer1": sub(both, 0, "topic-0, topic-2, topic2-1", 10), "consumer2": sub(both, 1, owned2, generation2)},
+        config=config,
+        assignor=assignor,
+    )
 
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
@@ -439,9 +563,15 @@ def test_testOwnedPartitionsAreInvalidatedForConsumerWithNoGeneration(assignor, 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testOwnedPartitionsAreInvalidatedForConsumerWithMultipleGeneration(assignor, config):
     both = ["topic", "topic2"]
-    p = kafka_problem({"topic": 3, "topic2": 3}, {"consumer1": sub(both, 0, "topic-0, topic2-1, topic-1", 10),
-                                                  "consumer2": sub(both, 1, "topic-0, topic2-1, topic2-2", 8)},
-                      config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic": 3, "topic2": 3},
+        {
+            "consumer1": sub(both, 0, "topic-0, topic2-1, topic-1", 10),
+            "consumer2": sub(both, 1, "topic-0, topic2-1, topic2-2", 8),
+        },
+        config=config,
+        assignor=assignor,
+    )
     first, _final, transferring = check(p, assignor)
     assert first == {"consumer1": tps("topic-0, topic2-1, topic-1"), "consumer2": tps("topic-2, topic2-2, topic2-0")}
     assert transferring == {}
@@ -449,10 +579,18 @@ def test_testOwnedPartitionsAreInvalidatedForConsumerWithMultipleGeneration(assi
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testPartitionsTransferringOwnershipIncludeThePartitionClaimedByMultipleConsumersInSameGeneration(
-        assignor, config):
-    p = kafka_problem({"topic": 3}, {"consumer1": sub(["topic"], 0, "topic-0, topic-1", 1),
-                                     "consumer2": sub(["topic"], 1, "topic-0, topic-2", 1),
-                                     "consumer3": sub(["topic"], 2, "", 1)}, config=config, assignor=assignor)
+    assignor, config
+):
+    p = kafka_problem(
+        {"topic": 3},
+        {
+            "consumer1": sub(["topic"], 0, "topic-0, topic-1", 1),
+            "consumer2": sub(["topic"], 1, "topic-0, topic-2", 1),
+            "consumer3": sub(["topic"], 2, "", 1),
+        },
+        config=config,
+        assignor=assignor,
+    )
     _first, final, transferring = check(p, assignor)
     assert transferring == {("topic", 0): "consumer3"}
     assert final == {"consumer1": tps("topic-1"), "consumer2": tps("topic-2"), "consumer3": tps("topic-0")}
@@ -461,24 +599,39 @@ def test_testPartitionsTransferringOwnershipIncludeThePartitionClaimedByMultiple
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testEnsurePartitionsAssignedToHighestGeneration(assignor, config):
     three = ["topic", "topic2", "topic3"]
-    p = kafka_problem({"topic": 3, "topic2": 3, "topic3": 3}, {
-        "consumer1": sub(three, 0, "topic-0, topic2-0, topic3-0", 10),
-        "consumer2": sub(three, 1, "topic-1, topic2-1, topic3-1", 9),
-        "consumer3": sub(three, 1, "topic2-1, topic3-0, topic3-2", 8)}, config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic": 3, "topic2": 3, "topic3": 3},
+        {
+            "consumer1": sub(three, 0, "topic-0, topic2-0, topic3-0", 10),
+            "consumer2": sub(three, 1, "topic-1, topic2-1, topic3-1", 9),
+            "consumer3": sub(three, 1, "topic2-1, topic3-0, topic3-2", 8),
+        },
+        config=config,
+        assignor=assignor,
+    )
     first, _final, transferring = check(p, assignor)
-    assert first == {"consumer1": tps("topic-0, topic2-0, topic3-0"), "consumer2": tps("topic-1, topic2-1, topic3-1"),
-                     "consumer3": tps("topic-2, topic2-2, topic3-2")}
+    assert first == {
+        "consumer1": tps("topic-0, topic2-0, topic3-0"),
+        "consumer2": tps("topic-1, topic2-1, topic3-1"),
+        "consumer3": tps("topic-2, topic2-2, topic3-2"),
+    }
     assert transferring == {}
 
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
 def test_testNoReassignmentOnCurrentMembers(assignor, config):
     four = ["topic", "topic2", "topic3", "topic1"]
-    p = kafka_problem({"topic": 3, "topic1": 3, "topic2": 3, "topic3": 3}, {
-        "consumer1": sub(four, 0, "", -1),
-        "consumer2": sub(four, 1, "topic-0, topic2-0, topic1-0", 9),
-        "consumer3": sub(four, 2, "topic3-2, topic2-2, topic1-1", 8),
-        "consumer4": sub(four, 3, "topic3-1, topic-1, topic-2", 7)}, config=config, assignor=assignor)
+    p = kafka_problem(
+        {"topic": 3, "topic1": 3, "topic2": 3, "topic3": 3},
+        {
+            "consumer1": sub(four, 0, "", -1),
+            "consumer2": sub(four, 1, "topic-0, topic2-0, topic1-0", 9),
+            "consumer3": sub(four, 2, "topic3-2, topic2-2, topic1-1", 8),
+            "consumer4": sub(four, 3, "topic3-1, topic-1, topic-2", 7),
+        },
+        config=config,
+        assignor=assignor,
+    )
     first, _final, transferring = check(p, assignor)
     assert first["consumer1"] == tps("topic1-2, topic2-1, topic3-0") and transferring == {}
 
@@ -492,7 +645,9 @@ def rack_problem(replication_factor, broker_racks, consumer_racks, consumer_topi
     ``ownedPartitions`` at DEFAULT_GENERATION (the StickyAssignor reads user data, which is empty there)."""
     topics, start = {}, 0
     for name, n in (("t1", 6), ("t2", 7), ("t3", 2)):
-        racks = [[broker_racks[(i + j + start) % len(broker_racks)] for j in range(replication_factor)] for i in range(n)]
+        racks = [
+            [broker_racks[(i + j + start) % len(broker_racks)] for j in range(replication_factor)] for i in range(n)
+        ]
         racks = [[r for r in rs if r is not None] for rs in racks]
         topics[name] = {"partitions": n, "racks": racks} if any(racks) else n
         start += n
@@ -537,13 +692,25 @@ def test_testRackAwareAssignmentWithUniformSubscription(assignor):
     # (preferRackAwareLogic, replication factor, broker racks, consumer racks, mismatches), verifyUniformSubscription:
     # once without claims, once claiming the expected assignment.
     for prefer, rf, brokers, consumers, mismatches in [
-            (False, 3, NULL3, R3, -1), (False, 3, R3, NULL3, -1), (True, 3, R3, R3, 0), (True, 4, R4, R3, 0),
-            (False, 3, R3, R3, 0), (False, 3, R3, ["d", "e", "f"], -1), (False, 3, R3, [None, "e", "f"], -1),
-            (False, 1, R3, R3, 0), (False, 2, R3, R3, 0), (False, 3, R2, R3, 5)]:
+        (False, 3, NULL3, R3, -1),
+        (False, 3, R3, NULL3, -1),
+        (True, 3, R3, R3, 0),
+        (True, 4, R4, R3, 0),
+        (False, 3, R3, R3, 0),
+        (False, 3, R3, ["d", "e", "f"], -1),
+        (False, 3, R3, [None, "e", "f"], -1),
+        (False, 1, R3, R3, 0),
+        (False, 2, R3, R3, 0),
+        (False, 3, R2, R3, 5),
+    ]:
         for owned in (None, UNIFORM_EXPECTED):
-            verify_rack_assignment(assignor, prefer, rf, brokers, consumers, topics, owned, UNIFORM_EXPECTED, mismatches)
+            verify_rack_assignment(
+                assignor, prefer, rf, brokers, consumers, topics, owned, UNIFORM_EXPECTED, mismatches
+            )
     if assignor == "cooperative":
-        verify_rack_assignment(assignor, False, 1, R3, R3, topics, MISALIGNED_OWNED, ["t1-0, t1-3", "t2-1", "t2-5, t3-1"], 0)
+        verify_rack_assignment(
+            assignor, False, 1, R3, R3, topics, MISALIGNED_OWNED, ["t1-0, t1-3", "t2-1", "t2-5, t3-1"], 0
+        )
         verify_rack_assignment(assignor, True, 3, R3, R3, topics, UNIFORM_EXPECTED, UNIFORM_EXPECTED, 0)
     else:
         verify_rack_assignment(assignor, False, 1, R3, R3, topics, MISALIGNED_OWNED, UNIFORM_EXPECTED, 0)
@@ -557,11 +724,17 @@ def test_testRackAwareAssignmentWithNonEqualSubscription(assignor):
     rf1 = ["t1-3, t2-0, t2-2, t2-3, t2-6", "t1-4, t2-1, t2-4, t2-5, t3-0", "t1-0, t1-1, t1-2, t1-5, t3-1"]
     rf2 = ["t1-3, t2-0, t2-2, t2-5, t2-6", "t1-0, t2-1, t2-3, t2-4, t3-0", "t1-1, t1-2, t1-4, t1-5, t3-1"]
     for prefer, rf, brokers, consumers, expected, mismatches in [
-            (False, 3, NULL3, R3, non_rack_aware, -1), (False, 3, R3, NULL3, non_rack_aware, -1),
-            (True, 3, R3, R3, non_rack_aware, 0), (True, 4, R4, R3, non_rack_aware, 0),
-            (False, 3, R3, R3, non_rack_aware, 0), (False, 3, R3, ["d", "e", "f"], non_rack_aware, -1),
-            (False, 3, R3, [None, "e", "f"], non_rack_aware, -1), (False, 1, R3, R3, rf1, 4),
-            (False, 2, R3, R3, rf2, 0), (False, 3, R2, R3, non_rack_aware, 5)]:
+        (False, 3, NULL3, R3, non_rack_aware, -1),
+        (False, 3, R3, NULL3, non_rack_aware, -1),
+        (True, 3, R3, R3, non_rack_aware, 0),
+        (True, 4, R4, R3, non_rack_aware, 0),
+        (False, 3, R3, R3, non_rack_aware, 0),
+        (False, 3, R3, ["d", "e", "f"], non_rack_aware, -1),
+        (False, 3, R3, [None, "e", "f"], non_rack_aware, -1),
+        (False, 1, R3, R3, rf1, 4),
+        (False, 2, R3, R3, rf2, 0),
+        (False, 3, R2, R3, non_rack_aware, 5),
+    ]:
         for owned in (None, expected):
             verify_rack_assignment(assignor, prefer, rf, brokers, consumers, topics, owned, expected, mismatches)
     if assignor == "sticky":
@@ -583,10 +756,19 @@ def test_testRackAwareAssignmentWithNonEqualSubscription(assignor):
 
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
-def test_testAllConsumersHaveOwnedPartitionInvalidatedWhenClaimedByMultipleConsumersInSameGenerationWithEqualPartitionsPerConsumer(assignor, config):
-    p = kafka_problem({"topic": 3}, {"consumer1": sub(["topic"], 0, "topic-0, topic-1", 1),
-                                     "consumer2": sub(["topic"], 1, "topic-0, topic-2", 1),
-                                     "consumer3": sub(["topic"], 2, "", 1)}, config=config, assignor=assignor)
+def test_testAllConsumersHaveOwnedPartitionInvalidatedWhenClaimedByMultipleConsumersInSameGenerationWithEqualPartitionsPerConsumer(
+    assignor, config
+):
+    p = kafka_problem(
+        {"topic": 3},
+        {
+            "consumer1": sub(["topic"], 0, "topic-0, topic-1", 1),
+            "consumer2": sub(["topic"], 1, "topic-0, topic-2", 1),
+            "consumer3": sub(["topic"], 2, "", 1),
+        },
+        config=config,
+        assignor=assignor,
+    )
     first, final, _ = check(p, assignor)
     # cooperative: topic-0 is "owned" by both, so it cannot be assigned until both have revoked it
     third = set() if assignor == "cooperative" else tps("topic-0")
@@ -595,10 +777,19 @@ def test_testAllConsumersHaveOwnedPartitionInvalidatedWhenClaimedByMultipleConsu
 
 
 @pytest.mark.parametrize(("assignor", "config"), CASES)
-def test_testAllConsumersHaveOwnedPartitionInvalidatedWhenClaimedByMultipleConsumersInSameGenerationWithUnequalPartitionsPerConsumer(assignor, config):
-    p = kafka_problem({"topic": 4}, {"consumer1": sub(["topic"], 0, "topic-0, topic-1", 1),
-                                     "consumer2": sub(["topic"], 1, "topic-0, topic-2", 1),
-                                     "consumer3": sub(["topic"], 2, "", 1)}, config=config, assignor=assignor)
+def test_testAllConsumersHaveOwnedPartitionInvalidatedWhenClaimedByMultipleConsumersInSameGenerationWithUnequalPartitionsPerConsumer(
+    assignor, config
+):
+    p = kafka_problem(
+        {"topic": 4},
+        {
+            "consumer1": sub(["topic"], 0, "topic-0, topic-1", 1),
+            "consumer2": sub(["topic"], 1, "topic-0, topic-2", 1),
+            "consumer3": sub(["topic"], 2, "", 1),
+        },
+        config=config,
+        assignor=assignor,
+    )
     first, final, _ = check(p, assignor)
     third = set() if assignor == "cooperative" else tps("topic-0")
     assert first == {"consumer1": tps("topic-1, topic-3"), "consumer2": tps("topic-2"), "consumer3": third}
@@ -612,19 +803,48 @@ def test_testAssignmentWithMultipleGenerations1(config, equal):
     all2 = ["topic", "topic2"]
     c2 = all2 if equal else ["topic"]
     counts = {"topic": 6, "topic2": 6}
-    _, r1, _ = check(kafka_problem(counts, {"consumer1": sub(all2, 0, v2=False), "consumer2": sub(c2, 1, v2=False),
-                                            "consumer3": sub(all2, 2, v2=False)}, config=config, assignor=a), a)
+    _, r1, _ = check(
+        kafka_problem(
+            counts,
+            {
+                "consumer1": sub(all2, 0, v2=False),
+                "consumer2": sub(c2, 1, v2=False),
+                "consumer3": sub(all2, 2, v2=False),
+            },
+            config=config,
+            assignor=a,
+        ),
+        a,
+    )
     assert [len(r1[c]) for c in ("consumer1", "consumer2", "consumer3")] == [4, 4, 4]
-    _, r2, _ = check(kafka_problem(counts, {"consumer1": sub(all2, 0, _owned(r1["consumer1"]), 1),
-                                            "consumer2": sub(c2, 1, _owned(r1["consumer2"]), 1)},
-                                   config=config, assignor=a), a)
+    _, r2, _ = check(
+        kafka_problem(
+            counts,
+            {
+                "consumer1": sub(all2, 0, _owned(r1["consumer1"]), 1),
+                "consumer2": sub(c2, 1, _owned(r1["consumer2"]), 1),
+            },
+            config=config,
+            assignor=a,
+        ),
+        a,
+    )
     assert len(r2["consumer1"]) == len(r2["consumer2"]) == 6
     if equal:
         assert r1["consumer1"] <= r2["consumer1"]
     assert r1["consumer2"] <= r2["consumer2"] and r2["consumer2"] & r1["consumer3"]
-    _, r3, _ = check(kafka_problem(counts, {"consumer2": sub(c2, 1, _owned(r2["consumer2"]), 2),
-                                            "consumer3": sub(all2, 2, _owned(r1["consumer3"]), 1)},
-                                   config=config, assignor=a), a)
+    _, r3, _ = check(
+        kafka_problem(
+            counts,
+            {
+                "consumer2": sub(c2, 1, _owned(r2["consumer2"]), 2),
+                "consumer3": sub(all2, 2, _owned(r1["consumer3"]), 1),
+            },
+            config=config,
+            assignor=a,
+        ),
+        a,
+    )
     assert len(r3["consumer2"]) == len(r3["consumer3"]) == 6 and not r3["consumer2"] & r3["consumer3"]
 
 
@@ -635,16 +855,33 @@ def test_testAssignmentWithMultipleGenerations2(config, equal):
     all3 = ["topic", "topic2", "topic3"]
     c1, c3 = (all3, all3) if equal else (["topic"], ["topic", "topic2"])
     counts = {"topic": 4, "topic2": 4, "topic3": 4}
-    _, r1, _ = check(kafka_problem(counts, {"consumer1": sub(c1, 0, v2=False), "consumer2": sub(all3, 1, v2=False),
-                                            "consumer3": sub(c3, 2, v2=False)}, config=config, assignor=a), a)
+    _, r1, _ = check(
+        kafka_problem(
+            counts,
+            {"consumer1": sub(c1, 0, v2=False), "consumer2": sub(all3, 1, v2=False), "consumer3": sub(c3, 2, v2=False)},
+            config=config,
+            assignor=a,
+        ),
+        a,
+    )
     assert [len(r1[c]) for c in ("consumer1", "consumer2", "consumer3")] == [4, 4, 4]
-    _, r2, _ = check(kafka_problem(counts, {"consumer2": sub(all3, 1, _owned(r1["consumer2"]), 1)},
-                                   config=config, assignor=a), a)
+    _, r2, _ = check(
+        kafka_problem(counts, {"consumer2": sub(all3, 1, _owned(r1["consumer2"]), 1)}, config=config, assignor=a), a
+    )
     assert len(r2["consumer2"]) == 12 and r1["consumer2"] <= r2["consumer2"]
-    _, r3, _ = check(kafka_problem(counts, {"consumer1": sub(c1, 0, _owned(r1["consumer1"]), 1),
-                                            "consumer2": sub(all3, 1, _owned(r2["consumer2"]), 2),
-                                            "consumer3": sub(c3, 2, _owned(r1["consumer3"]), 1)},
-                                   config=config, assignor=a), a)
+    _, r3, _ = check(
+        kafka_problem(
+            counts,
+            {
+                "consumer1": sub(c1, 0, _owned(r1["consumer1"]), 1),
+                "consumer2": sub(all3, 1, _owned(r2["consumer2"]), 2),
+                "consumer3": sub(c3, 2, _owned(r1["consumer3"]), 1),
+            },
+            config=config,
+            assignor=a,
+        ),
+        a,
+    )
     assert [len(r3[c]) for c in ("consumer1", "consumer2", "consumer3")] == [4, 4, 4]
 
 
@@ -654,12 +891,21 @@ def test_testAssignmentWithConflictingPreviousGenerations(config, equal):
     a = "sticky"
     all3 = ["topic", "topic2", "topic3"]
     c1, c2 = (all3, all3) if equal else (["topic"], ["topic", "topic2"])
-    c1_owned = "topic-0, topic-1, topic-2, topic2-2, topic2-3, topic3-0" if equal else "topic-0, topic-1, topic-2, topic-3"
+    c1_owned = (
+        "topic-0, topic-1, topic-2, topic2-2, topic2-3, topic3-0" if equal else "topic-0, topic-1, topic-2, topic-3"
+    )
     c2_owned = "topic-0, topic-1, topic2-0, topic2-1, topic2-2, topic2-3"
     c3_owned = "topic-2, topic-3, topic3-0, topic3-1, topic3-2, topic3-3"
-    p = kafka_problem({"topic": 4, "topic2": 4, "topic3": 4}, {
-        "consumer1": sub(c1, 0, c1_owned, 1), "consumer2": sub(c2, 1, c2_owned, 2),
-        "consumer3": sub(all3, 2, c3_owned, 2)}, config=config, assignor=a)
+    p = kafka_problem(
+        {"topic": 4, "topic2": 4, "topic3": 4},
+        {
+            "consumer1": sub(c1, 0, c1_owned, 1),
+            "consumer2": sub(c2, 1, c2_owned, 2),
+            "consumer3": sub(all3, 2, c3_owned, 2),
+        },
+        config=config,
+        assignor=a,
+    )
     _, got, _ = check(p, a)
     assert [len(got[c]) for c in ("consumer1", "consumer2", "consumer3")] == [4, 4, 4]
     assert got["consumer2"] <= tps(c2_owned) and got["consumer3"] <= tps(c3_owned)
@@ -668,9 +914,15 @@ def test_testAssignmentWithConflictingPreviousGenerations(config, equal):
 @pytest.mark.parametrize("config", CONFIGS)
 def test_testSchemaBackwardCompatibility(config):
     # consumer2 sends user data V0: its claims carry no generation.
-    p = kafka_problem({"topic": 3}, {"consumer1": sub(["topic"], 0, "topic-0, topic-2", 1),
-                                     "consumer2": sub(["topic"], 1, "topic-1", None, v2=False),
-                                     "consumer3": sub(["topic"], 2, v2=False)}, config=config)
+    p = kafka_problem(
+        {"topic": 3},
+        {
+            "consumer1": sub(["topic"], 0, "topic-0, topic-2", 1),
+            "consumer2": sub(["topic"], 1, "topic-1", None, v2=False),
+            "consumer3": sub(["topic"], 2, v2=False),
+        },
+        config=config,
+    )
     _, got, _ = check(p, "sticky")
     assert [len(got[c]) for c in ("consumer1", "consumer2", "consumer3")] == [1, 1, 1]
     assert got["consumer1"] <= tps("topic-0, topic-2") and got["consumer2"] <= tps("topic-1")
@@ -678,20 +930,30 @@ def test_testSchemaBackwardCompatibility(config):
 
 @pytest.mark.parametrize("assignor", BOTH)
 def test_testAssignorWithOldVersionSubscriptions(assignor):
-    p = kafka_problem({"topic1": 3}, {"consumer1": sub(["topic1"], 0, "topic1-0", 1),
-                                      "consumer2": sub(["topic1"], 1, "topic1-1", 1),
-                                      "consumer3": sub(["topic1"], 2, "", 1)}, assignor=assignor)
+    p = kafka_problem(
+        {"topic1": 3},
+        {
+            "consumer1": sub(["topic1"], 0, "topic1-0", 1),
+            "consumer2": sub(["topic1"], 1, "topic1-1", 1),
+            "consumer3": sub(["topic1"], 2, "", 1),
+        },
+        assignor=assignor,
+    )
     first, _final, _ = check(p, assignor)
     assert first == {"consumer1": tps("topic1-0"), "consumer2": tps("topic1-1"), "consumer3": tps("topic1-2")}
 
 
 def test_testUniformSubscriptionTransferOwnershipListIsRight():
     # replicationFactor 1, two broker racks: topic1-p has one replica, on rack a, b, a, b; c0 on a, c1 on b.
-    p = Problem.from_mapping({"topics": {"topic1": {"partitions": 4, "racks": [["a"], ["b"], ["a"], ["b"]]}},
-                              "members": {"c0": {"topics": ["topic1"], "owned": {"topic1": [0, 1]}, "generation": 1,
-                                                 "rack": "a"},
-                                          "c1": {"topics": ["topic1"], "owned": {"topic1": [2, 3]}, "generation": 1,
-                                                 "rack": "b"}}})
+    p = Problem.from_mapping(
+        {
+            "topics": {"topic1": {"partitions": 4, "racks": [["a"], ["b"], ["a"], ["b"]]}},
+            "members": {
+                "c0": {"topics": ["topic1"], "owned": {"topic1": [0, 1]}, "generation": 1, "rack": "a"},
+                "c1": {"topics": ["topic1"], "owned": {"topic1": [2, 3]}, "generation": 1, "rack": "b"},
+            },
+        }
+    )
     assert len(kafka4_sticky.run_assignor(p).partitions_transferring_ownership) == 2
 
 
@@ -701,9 +963,17 @@ def test_testUniformSubscriptionTransferOwnershipListIsRight():
 def kafka_15170_scenario() -> Problem:
     """Four members on racks a, a, b, b; five partitions of t, all on rack a but t-4 on b; nobody owns anything.
     Quotas 1..2, one member at 2.  The rack round robin puts t-0..t-3 on the rack-a members (each to 2)."""
-    return Problem.from_mapping({"topics": {"t": {"partitions": 5, "racks": [["a"], ["a"], ["a"], ["a"], ["b"]]}},
-                                 "members": {"m0": {"topics": ["t"], "rack": "a"}, "m1": {"topics": ["t"], "rack": "a"},
-                                             "m2": {"topics": ["t"], "rack": "b"}, "m3": {"topics": ["t"], "rack": "b"}}})
+    return Problem.from_mapping(
+        {
+            "topics": {"t": {"partitions": 5, "racks": [["a"], ["a"], ["a"], ["a"], ["b"]]}},
+            "members": {
+                "m0": {"topics": ["t"], "rack": "a"},
+                "m1": {"topics": ["t"], "rack": "a"},
+                "m2": {"topics": ["t"], "rack": "b"},
+                "m3": {"topics": ["t"], "rack": "b"},
+            },
+        }
+    )
 
 
 def test_pre_KAFKA_15170_throws_where_the_fix_assigns():

@@ -22,10 +22,13 @@ from assignment_oracle.problem.model import Problem
 EXAMPLE = next(p for p in bundled_examples() if p.stem == "kip49-example")
 
 # Differing subscriptions, previous owners, members leaving and joining: where the assignors differ.
-DIFFERING = [generate("random-subsets", seed, members=6, topics=4, subscribe=0.5, previous="random", churn=1)
-             for seed in range(12)]
-IDENTICAL = [generate("uniform", seed, members=5, topics=3, partitions=(2, 9), previous="balanced", churn=1)
-             for seed in range(8)]
+DIFFERING = [
+    generate("random-subsets", seed, members=6, topics=4, subscribe=0.5, previous="random", churn=1)
+    for seed in range(12)
+]
+IDENTICAL = [
+    generate("uniform", seed, members=5, topics=3, partitions=(2, 9), previous="balanced", churn=1) for seed in range(8)
+]
 
 
 def test_the_peers_are_registered_next_to_their_ports(capsys):
@@ -48,7 +51,8 @@ def test_the_sticky_peer_reads_previous_partitions_and_generation_from_real_byte
         parsed = StickyPartitionAssignor.parse_member_metadata(member.metadata)
         mine = by_id[member.member_id]
         assert sorted((tp.topic, tp.partition) for tp in parsed.partitions) == sorted(
-            (t, p) for t, ps in mine.owned for p in ps)
+            (t, p) for t, ps in mine.owned for p in ps
+        )
         if mine.owned:
             assert parsed.generation == mine.generation
         assert sorted(parsed.subscription) == sorted(mine.topics)
@@ -112,8 +116,10 @@ def test_without_kafka_python_a_peer_says_which_extra_to_install(monkeypatch, ca
         for limit in (None, 10):
             with pytest.raises(MissingExtra) as err:
                 evaluate(problem, "kafka-python:range", time_limit=limit, isolation="process")
-            assert str(err.value) == ("every kafka-python:* peer needs the 'kafka-python' extra (kafka is not "
-                                      "installed): pip install 'assignment-oracle[kafka-python]'")
+            assert str(err.value) == (
+                "every kafka-python:* peer needs the 'kafka-python' extra (kafka is not "
+                "installed): pip install 'assignment-oracle[kafka-python]'"
+            )
         code = main(["assign", str(EXAMPLE), "--assignor", "kafka-python:range"])
         err_text = capsys.readouterr().err
         assert code == 2 and err_text.count("\n") == 1 and "'kafka-python' extra" in err_text

@@ -35,8 +35,12 @@ def _threads() -> int:
 
 
 def test_the_live_peers_are_registered_next_to_their_ports():
-    assert list(LIVE_PEERS) == ["librdkafka:range", "librdkafka:roundrobin", "librdkafka:cooperative-sticky",
-                                "librdkafka:consumer-protocol"]
+    assert list(LIVE_PEERS) == [
+        "librdkafka:range",
+        "librdkafka:roundrobin",
+        "librdkafka:cooperative-sticky",
+        "librdkafka:consumer-protocol",
+    ]
     for name in ("librdkafka:range", "librdkafka:roundrobin", "librdkafka:cooperative-sticky"):
         assert get_assignor(name).guarantee == ASSIGNORS[PORT_OF[name]].guarantee  # judged like the port
     assert get_assignor("librdkafka:cooperative-sticky").protocol == "cooperative"
@@ -47,8 +51,9 @@ def test_the_live_peers_are_registered_next_to_their_ports():
 def test_a_live_range_group_gives_kafkas_ranges():
     """Range (RangeAssignor's javadoc example: 2 members, 2 topics of 3 partitions): members ordered by
     group.instance.id, the first gets the extra partition of each topic."""
-    problem = Problem.from_mapping({"topics": {"t0": 3, "t1": 3}, "members": {
-        "C0": {"topics": ["t0", "t1"]}, "C1": {"topics": ["t0", "t1"]}}})
+    problem = Problem.from_mapping(
+        {"topics": {"t0": 3, "t1": 3}, "members": {"C0": {"topics": ["t0", "t1"]}, "C1": {"topics": ["t0", "t1"]}}}
+    )
     e = evaluate(problem, "librdkafka:range", time_limit=30)
     assert e.status == "ok" and e.guarantee.kept
     assert e.assignment.to_mapping() == {"C0": {"t0": [0, 1], "t1": [0, 1]}, "C1": {"t0": [2], "t1": [2]}}
@@ -57,9 +62,11 @@ def test_a_live_range_group_gives_kafkas_ranges():
 
 def test_compare_prints_the_port_and_the_live_peer(capsys, tmp_path):
     scenario = tmp_path / "group.json"
-    scenario.write_text('{"topics": {"orders": 6, "clicks": 4}, "members": {'
-                        '"a": {"topics": ["orders", "clicks"]}, "b": {"topics": ["orders", "clicks"]}, '
-                        '"c": {"topics": ["orders"]}}}')
+    scenario.write_text(
+        '{"topics": {"orders": 6, "clicks": 4}, "members": {'
+        '"a": {"topics": ["orders", "clicks"]}, "b": {"topics": ["orders", "clicks"]}, '
+        '"c": {"topics": ["orders"]}}}'
+    )
     code = main(["compare", str(scenario), "--assignors", "cooperative-sticky,librdkafka:cooperative-sticky"])
     out = capsys.readouterr().out
     rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[3:]}
@@ -69,9 +76,15 @@ def test_compare_prints_the_port_and_the_live_peer(capsys, tmp_path):
 def test_a_rebalance_with_claims_is_judged_on_the_live_groups_own_previous_generation():
     """A live group cannot be handed claims: the claimants form the previous generation live, and the
     row is judged against the optimum of that state."""
-    problem = Problem.from_mapping({"topics": {"t": 6}, "members": {
-        "a": {"topics": ["t"], "owned": {"t": [0, 1, 2, 3, 4, 5]}, "generation": 3},
-        "b": {"topics": ["t"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 6},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": [0, 1, 2, 3, 4, 5]}, "generation": 3},
+                "b": {"topics": ["t"]},
+            },
+        }
+    )
     e = evaluate(problem, "librdkafka:cooperative-sticky", time_limit=30)
     # a alone held all six live, exactly the scenario's claims: judged on the scenario itself.
     assert e.judged_problem is None
@@ -80,10 +93,16 @@ def test_a_rebalance_with_claims_is_judged_on_the_live_groups_own_previous_gener
     assert e.rebalances >= 2 and e.guarantee.kept
     assert e.verdict.retained == solve(problem).retained == 3
     # Claims a live group cannot take (b claims what a got) are replaced by the live group's own.
-    split = Problem.from_mapping({"topics": {"t": 6}, "members": {
-        "a": {"topics": ["t"], "owned": {"t": [0, 1, 2]}, "generation": 3},
-        "b": {"topics": ["t"], "owned": {"t": [3, 4, 5]}, "generation": 3},
-        "c": {"topics": ["t"]}}})
+    split = Problem.from_mapping(
+        {
+            "topics": {"t": 6},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": [0, 1, 2]}, "generation": 3},
+                "b": {"topics": ["t"], "owned": {"t": [3, 4, 5]}, "generation": 3},
+                "c": {"topics": ["t"]},
+            },
+        }
+    )
     e = evaluate(split, "librdkafka:cooperative-sticky", time_limit=30)
     if e.judged_problem is not None:  # the live pair split the topic another way
         held = {m.member_id: m.owned for m in e.judged_problem.members}
@@ -93,9 +112,13 @@ def test_a_rebalance_with_claims_is_judged_on_the_live_groups_own_previous_gener
 
 
 def test_a_churn_history_runs_through_simulate_on_one_live_group():
-    history = history_from_mapping({"topics": {"t": 6}, "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}},
-                                    "rounds": [[{"join": "c", "topics": ["t"]}], [{"leave": "a"}],
-                                               [{"partitions": "t", "count": 8}]]})
+    history = history_from_mapping(
+        {
+            "topics": {"t": 6},
+            "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}},
+            "rounds": [[{"join": "c", "topics": ["t"]}], [{"leave": "a"}], [{"partitions": "t", "count": 8}]],
+        }
+    )
     sim = simulate(history, "librdkafka:range", time_limit=30)
     assert sim.completed
     # Each round is judged with that generation's true previous assignment: the live group's previous round.
@@ -170,9 +193,13 @@ def test_a_static_bounce_restarts_the_member_under_the_same_instance_id():
     problem = Problem.from_mapping({"topics": {"t": 4}, "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}}})
     first = peer.rebalance(peer.prepare(problem)).final
     # b restarted: it claims nothing (its state was in memory), a claims what it held.
-    again = Problem(problem.topics, (Member("a", frozenset({"t"}), tuple((t, tuple(ps)) for t, ps in
-                                                                          first.members["a"].items()), 1),
-                                     Member("b", frozenset({"t"}))))
+    again = Problem(
+        problem.topics,
+        (
+            Member("a", frozenset({"t"}), tuple((t, tuple(ps)) for t, ps in first.members["a"].items()), 1),
+            Member("b", frozenset({"t"})),
+        ),
+    )
     assert peer.prepare(again) is again  # the live group holds exactly a's claims: no replay
     final = peer.rebalance(again).final
     assert final.to_mapping() == {"a": {"t": [0, 1]}, "b": {"t": [2, 3]}}  # range: same ids, same ranges

@@ -28,10 +28,12 @@ def histories(draw, identical: bool):
     """Topics, the first members, and per round the members that leave and join."""
     topics = {f"t{i}": draw(st.integers(1, 6)) for i in range(draw(st.integers(1, 3)))}
     names = sorted(topics)
+
     def subscription():
         if identical:
             return names
         return draw(st.lists(st.sampled_from(names), min_size=1, unique=True))
+
     first = {f"m{i}": subscription() for i in range(draw(st.integers(1, 5)))}
     rounds = []
     for r in range(draw(st.integers(1, 4))):

@@ -29,7 +29,11 @@ from assignment_oracle.problem import Problem
 from assignment_oracle.problem.ownership import violations
 
 ALL_RACKS = ("a", "b", "c", "d", "e", "f")  # AbstractPartitionAssignorTest.ALL_RACKS
-NO_BROKER_RACK, NO_CONSUMER_RACK, BROKER_AND_CONSUMER_RACK = "NO_BROKER_RACK", "NO_CONSUMER_RACK", "BROKER_AND_CONSUMER_RACK"
+NO_BROKER_RACK, NO_CONSUMER_RACK, BROKER_AND_CONSUMER_RACK = (
+    "NO_BROKER_RACK",
+    "NO_CONSUMER_RACK",
+    "BROKER_AND_CONSUMER_RACK",
+)
 RACK_CONFIGS = (NO_BROKER_RACK, NO_CONSUMER_RACK, BROKER_AND_CONSUMER_RACK)
 
 
@@ -75,8 +79,15 @@ def mismatched(problem: Problem, assignment) -> int:
 # -- the RackConfig-parameterized tests (RangeAssignorTest's own helpers) -------------------------------------------
 
 
-def rack_config_group(config: str, topics: dict[str, int], consumers: list[tuple], *, max_consumers: int = 3,
-                      replication: int | None = None, broker_racks: int | None = None) -> Problem:
+def rack_config_group(
+    config: str,
+    topics: dict[str, int],
+    consumers: list[tuple],
+    *,
+    max_consumers: int = 3,
+    replication: int | None = None,
+    broker_racks: int | None = None,
+) -> Problem:
     """``initializeRacks(config, maxConsumers)``, then ``partitionInfos(topic, n)`` and ``subscription(topics, index)``.
 
     ``consumers``: (member id, topics, group.instance.id or None, consumer index).  ``replication`` and
@@ -89,12 +100,19 @@ def rack_config_group(config: str, topics: dict[str, int], consumers: list[tuple
     brokers = rf if partition_racks <= 0 else partition_racks * rf
     broker_rack_list = [None if partition_racks <= 0 else ALL_RACKS[i % partition_racks] for i in range(brokers)]
     num_racks = num_broker_racks if num_broker_racks > 0 else len(ALL_RACKS)
-    return Problem.from_mapping({
-        "topics": {t: topic_entry(n, replica_racks(n, rf, broker_rack_list, 0)) for t, n in topics.items()},
-        "members": {m: {"topics": ts, **({"instance_id": i} if i else {}),
-                        **({"rack": ALL_RACKS[index % num_racks]} if has_consumer_rack else {})}
-                    for m, ts, i, index in consumers},
-    })
+    return Problem.from_mapping(
+        {
+            "topics": {t: topic_entry(n, replica_racks(n, rf, broker_rack_list, 0)) for t, n in topics.items()},
+            "members": {
+                m: {
+                    "topics": ts,
+                    **({"instance_id": i} if i else {}),
+                    **({"rack": ALL_RACKS[index % num_racks]} if has_consumer_rack else {}),
+                }
+                for m, ts, i, index in consumers
+            },
+        }
+    )
 
 
 T1, T2 = "topic1", "topic2"
@@ -117,47 +135,118 @@ STATIC = [("consumer1", BOTH, "instance1", 0), ("consumer2", BOTH, "instance2", 
 
 SIMPLE = [
     # hasConsumerRack = true / false: BROKER_AND_CONSUMER_RACK / NO_CONSUMER_RACK
-    Simple("testOneConsumerNoTopic", (BROKER_AND_CONSUMER_RACK, NO_CONSUMER_RACK), {},
-           [("consumer1", [], None, 0)], {"consumer1": ""}),
-    Simple("testOneConsumerNonexistentTopic", (BROKER_AND_CONSUMER_RACK, NO_CONSUMER_RACK), {},
-           [("consumer1", [T1], None, 0)], {"consumer1": ""}),
-    Simple("testOneConsumerOneTopic", RACK_CONFIGS, {T1: 3},
-           [("consumer1", [T1], None, 0)], {"consumer1": "topic1-0, topic1-1, topic1-2"}),
-    Simple("testOnlyAssignsPartitionsFromSubscribedTopics", RACK_CONFIGS, {T1: 3, "other": 3},
-           [("consumer1", [T1], None, 0)], {"consumer1": "topic1-0, topic1-1, topic1-2"}),
-    Simple("testOneConsumerMultipleTopics", RACK_CONFIGS, {T1: 1, T2: 2},
-           [("consumer1", BOTH, None, 0)], {"consumer1": "topic1-0, topic2-0, topic2-1"}),
-    Simple("testTwoConsumersOneTopicOnePartition", RACK_CONFIGS, {T1: 1},
-           [("consumer1", [T1], None, 0), ("consumer2", [T1], None, 1)], {"consumer1": "topic1-0", "consumer2": ""}),
-    Simple("testTwoConsumersOneTopicTwoPartitions", RACK_CONFIGS, {T1: 2},
-           [("consumer1", [T1], None, 0), ("consumer2", [T1], None, 1)],
-           {"consumer1": "topic1-0", "consumer2": "topic1-1"}),
-    Simple("testMultipleConsumersMixedTopics", RACK_CONFIGS, {T1: 3, T2: 2},
-           [("consumer1", [T1], None, 0), ("consumer2", BOTH, None, 1), ("consumer3", [T1], None, 2)],
-           {"consumer1": "topic1-0", "consumer2": "topic1-1, topic2-0, topic2-1", "consumer3": "topic1-2"}),
-    Simple("testTwoConsumersTwoTopicsSixPartitions", RACK_CONFIGS, {T1: 3, T2: 3},
-           [("consumer1", BOTH, None, 0), ("consumer2", BOTH, None, 1)],
-           {"consumer1": "topic1-0, topic1-1, topic2-0, topic2-1", "consumer2": "topic1-2, topic2-2"}),
-    Simple("testTwoStaticConsumersTwoTopicsSixPartitions", RACK_CONFIGS, {T1: 3, T2: 3},
-           [("consumer-b", BOTH, "instance1", 0), ("consumer-a", BOTH, "instance2", 1)],
-           {"consumer-b": "topic1-0, topic1-1, topic2-0, topic2-1", "consumer-a": "topic1-2, topic2-2"}),
-    Simple("testOneStaticConsumerAndOneDynamicConsumerTwoTopicsSixPartitions", RACK_CONFIGS, {T1: 3, T2: 3},
-           [("consumer-b", BOTH, "instance1", 0), ("consumer-a", BOTH, None, 1)],
-           {"consumer-b": "topic1-0, topic1-1, topic2-0, topic2-1", "consumer-a": "topic1-2, topic2-2"}),
-    Simple("testStaticMemberRangeAssignmentPersistent", RACK_CONFIGS, {T1: 5, T2: 4},
-           [*STATIC, ("consumer4", BOTH, None, 3)],
-           {"consumer1": "topic1-0, topic1-1, topic2-0", "consumer2": "topic1-2, topic2-1",
-            "consumer3": "topic1-3, topic2-2", "consumer4": "topic1-4, topic2-3"}, max_consumers=5),
+    Simple(
+        "testOneConsumerNoTopic",
+        (BROKER_AND_CONSUMER_RACK, NO_CONSUMER_RACK),
+        {},
+        [("consumer1", [], None, 0)],
+        {"consumer1": ""},
+    ),
+    Simple(
+        "testOneConsumerNonexistentTopic",
+        (BROKER_AND_CONSUMER_RACK, NO_CONSUMER_RACK),
+        {},
+        [("consumer1", [T1], None, 0)],
+        {"consumer1": ""},
+    ),
+    Simple(
+        "testOneConsumerOneTopic",
+        RACK_CONFIGS,
+        {T1: 3},
+        [("consumer1", [T1], None, 0)],
+        {"consumer1": "topic1-0, topic1-1, topic1-2"},
+    ),
+    Simple(
+        "testOnlyAssignsPartitionsFromSubscribedTopics",
+        RACK_CONFIGS,
+        {T1: 3, "other": 3},
+        [("consumer1", [T1], None, 0)],
+        {"consumer1": "topic1-0, topic1-1, topic1-2"},
+    ),
+    Simple(
+        "testOneConsumerMultipleTopics",
+        RACK_CONFIGS,
+        {T1: 1, T2: 2},
+        [("consumer1", BOTH, None, 0)],
+        {"consumer1": "topic1-0, topic2-0, topic2-1"},
+    ),
+    Simple(
+        "testTwoConsumersOneTopicOnePartition",
+        RACK_CONFIGS,
+        {T1: 1},
+        [("consumer1", [T1], None, 0), ("consumer2", [T1], None, 1)],
+        {"consumer1": "topic1-0", "consumer2": ""},
+    ),
+    Simple(
+        "testTwoConsumersOneTopicTwoPartitions",
+        RACK_CONFIGS,
+        {T1: 2},
+        [("consumer1", [T1], None, 0), ("consumer2", [T1], None, 1)],
+        {"consumer1": "topic1-0", "consumer2": "topic1-1"},
+    ),
+    Simple(
+        "testMultipleConsumersMixedTopics",
+        RACK_CONFIGS,
+        {T1: 3, T2: 2},
+        [("consumer1", [T1], None, 0), ("consumer2", BOTH, None, 1), ("consumer3", [T1], None, 2)],
+        {"consumer1": "topic1-0", "consumer2": "topic1-1, topic2-0, topic2-1", "consumer3": "topic1-2"},
+    ),
+    Simple(
+        "testTwoConsumersTwoTopicsSixPartitions",
+        RACK_CONFIGS,
+        {T1: 3, T2: 3},
+        [("consumer1", BOTH, None, 0), ("consumer2", BOTH, None, 1)],
+        {"consumer1": "topic1-0, topic1-1, topic2-0, topic2-1", "consumer2": "topic1-2, topic2-2"},
+    ),
+    Simple(
+        "testTwoStaticConsumersTwoTopicsSixPartitions",
+        RACK_CONFIGS,
+        {T1: 3, T2: 3},
+        [("consumer-b", BOTH, "instance1", 0), ("consumer-a", BOTH, "instance2", 1)],
+        {"consumer-b": "topic1-0, topic1-1, topic2-0, topic2-1", "consumer-a": "topic1-2, topic2-2"},
+    ),
+    Simple(
+        "testOneStaticConsumerAndOneDynamicConsumerTwoTopicsSixPartitions",
+        RACK_CONFIGS,
+        {T1: 3, T2: 3},
+        [("consumer-b", BOTH, "instance1", 0), ("consumer-a", BOTH, None, 1)],
+        {"consumer-b": "topic1-0, topic1-1, topic2-0, topic2-1", "consumer-a": "topic1-2, topic2-2"},
+    ),
+    Simple(
+        "testStaticMemberRangeAssignmentPersistent",
+        RACK_CONFIGS,
+        {T1: 5, T2: 4},
+        [*STATIC, ("consumer4", BOTH, None, 3)],
+        {
+            "consumer1": "topic1-0, topic1-1, topic2-0",
+            "consumer2": "topic1-2, topic2-1",
+            "consumer3": "topic1-3, topic2-2",
+            "consumer4": "topic1-4, topic2-3",
+        },
+        max_consumers=5,
+    ),
     # ... then dynamic member 4 replaced by a new dynamic member 5 (the next subscription index).
-    Simple("testStaticMemberRangeAssignmentPersistent", RACK_CONFIGS, {T1: 5, T2: 4},
-           [*STATIC, ("consumer5", BOTH, None, 4)],
-           {"consumer1": "topic1-0, topic1-1, topic2-0", "consumer2": "topic1-2, topic2-1",
-            "consumer3": "topic1-3, topic2-2", "consumer5": "topic1-4, topic2-3"}, max_consumers=5),
+    Simple(
+        "testStaticMemberRangeAssignmentPersistent",
+        RACK_CONFIGS,
+        {T1: 5, T2: 4},
+        [*STATIC, ("consumer5", BOTH, None, 4)],
+        {
+            "consumer1": "topic1-0, topic1-1, topic2-0",
+            "consumer2": "topic1-2, topic2-1",
+            "consumer3": "topic1-3, topic2-2",
+            "consumer5": "topic1-4, topic2-3",
+        },
+        max_consumers=5,
+    ),
 ]
 
 
-@pytest.mark.parametrize("case, config", [(c, config) for c in SIMPLE for config in c.configs],
-                         ids=lambda v: v.test if isinstance(v, Simple) else v)
+@pytest.mark.parametrize(
+    "case, config",
+    [(c, config) for c in SIMPLE for config in c.configs],
+    ids=lambda v: v.test if isinstance(v, Simple) else v,
+)
 def test_rack_config_cases(case: Simple, config: str):
     problem = rack_config_group(config, case.topics, case.consumers, max_consumers=case.max_consumers)
     got = range_assignor.assign(problem, prefer_rack_aware=True)  # initializeRacks turns preferRackAwareLogic on
@@ -172,13 +261,20 @@ def by_instance(problem: Problem, assignment) -> dict[str, str]:
 
 
 # After the first assignment, consumer3's subscription moves to consumer4 and consumer2's to consumer5.
-RENAMED = [("consumer1", BOTH, "instance1", 0), ("consumer5", BOTH, "instance2", 1), ("consumer4", BOTH, "instance3", 2)]
+RENAMED = [
+    ("consumer1", BOTH, "instance1", 0),
+    ("consumer5", BOTH, "instance2", 1),
+    ("consumer4", BOTH, "instance3", 2),
+]
 
 
 @pytest.mark.parametrize("config", RACK_CONFIGS)
 def test_testStaticMemberRangeAssignmentPersistentAfterMemberIdChanges(config):
-    expected = {"instance1": "topic1-0, topic1-1, topic2-0, topic2-1",
-                "instance2": "topic1-2, topic1-3, topic2-2, topic2-3", "instance3": "topic1-4, topic2-4"}
+    expected = {
+        "instance1": "topic1-0, topic1-1, topic2-0, topic2-1",
+        "instance2": "topic1-2, topic1-3, topic2-2, topic2-3",
+        "instance3": "topic1-4, topic2-4",
+    }
     for consumers in (STATIC, RENAMED):
         problem = rack_config_group(config, {T1: 5, T2: 5}, consumers)
         assert by_instance(problem, range_assignor.assign(problem, prefer_rack_aware=True)) == expected
@@ -186,8 +282,11 @@ def test_testStaticMemberRangeAssignmentPersistentAfterMemberIdChanges(config):
 
 def test_testRackAwareStaticMemberRangeAssignmentPersistentAfterMemberIdChanges():
     # initializeRacks(BROKER_AND_CONSUMER_RACK); partitions with replicationFactor 2 over 3 broker racks.
-    expected = {"instance1": "topic1-0, topic1-2, topic2-0, topic2-2",
-                "instance2": "topic1-1, topic1-3, topic2-1, topic2-3", "instance3": "topic1-4, topic2-4"}
+    expected = {
+        "instance1": "topic1-0, topic1-2, topic2-0, topic2-2",
+        "instance2": "topic1-1, topic1-3, topic2-1, topic2-3",
+        "instance3": "topic1-4, topic2-4",
+    }
     for consumers in (STATIC, RENAMED):
         problem = rack_config_group(BROKER_AND_CONSUMER_RACK, {T1: 5, T2: 5}, consumers, replication=2, broker_racks=3)
         assert by_instance(problem, range_assignor.assign(problem, prefer_rack_aware=True)) == expected
@@ -214,15 +313,18 @@ class Call:
 
 def non_rack_aware(test: str, topics: dict, consumer_topics: list, expected: list) -> list[Call]:
     """``verifyNonRackAwareAssignment``: six combinations where rack awareness is not used, and the forced one."""
-    return [Call(test, topics, rf, brokers, consumers, consumer_topics, expected, n, prefer) for rf, brokers, consumers, n, prefer in (
-        (3, null_racks(3), racks(3), -1, False),
-        (3, racks(3), null_racks(3), -1, False),
-        (3, racks(3), racks(3), 0, False),
-        (4, racks(4), racks(3), 0, False),
-        (3, racks(3), ["d", "e", "f"], -1, False),
-        (3, racks(3), [None, "e", "f"], -1, False),
-        (3, racks(3), racks(3), 0, True),
-    )]
+    return [
+        Call(test, topics, rf, brokers, consumers, consumer_topics, expected, n, prefer)
+        for rf, brokers, consumers, n, prefer in (
+            (3, null_racks(3), racks(3), -1, False),
+            (3, racks(3), null_racks(3), -1, False),
+            (3, racks(3), racks(3), 0, False),
+            (4, racks(4), racks(3), 0, False),
+            (3, racks(3), ["d", "e", "f"], -1, False),
+            (3, racks(3), [None, "e", "f"], -1, False),
+            (3, racks(3), racks(3), 0, True),
+        )
+    ]
 
 
 ALL3 = ["t1", "t2", "t3"]
@@ -235,32 +337,96 @@ COPART_RACKS = [ALL_RACKS[0], ALL_RACKS[1], ALL_RACKS[1], ALL_RACKS[0]]
 SIX = {"t1": 6, "t2": 6, "t3": 2, "t4": 2, "t5": 4, "t6": 4}
 FIVES_PLAIN = ["t1-0, t1-1, t2-0, t2-1, t3-0, t3-1", "t1-2, t1-3, t2-2, t2-3, t3-2, t3-3", "t1-4, t2-4, t3-4"]
 COPART_PLAIN = ["t1-0, t1-1, t1-2, t2-0, t2-1, t2-2", "t1-3, t1-4, t1-5, t2-3, t2-4, t2-5", "t3-0, t4-0", "t3-1, t4-1"]
-COPART_ALL_PLAIN = ["t1-0, t1-1, t2-0, t2-1, t3-0, t4-0", "t1-2, t1-3, t2-2, t2-3, t3-1, t4-1", "t1-4, t2-4", "t1-5, t2-5"]
-SIX_PLAIN = ["t1-0, t1-1, t2-0, t2-1, t3-0, t4-0, t5-0, t5-1, t6-0, t6-1", "t1-2, t1-3, t2-2, t2-3, t3-1, t4-1, t5-2, t6-2",
-             "t1-4, t1-5, t2-4, t2-5, t5-3, t6-3"]
+COPART_ALL_PLAIN = [
+    "t1-0, t1-1, t2-0, t2-1, t3-0, t4-0",
+    "t1-2, t1-3, t2-2, t2-3, t3-1, t4-1",
+    "t1-4, t2-4",
+    "t1-5, t2-5",
+]
+SIX_PLAIN = [
+    "t1-0, t1-1, t2-0, t2-1, t3-0, t4-0, t5-0, t5-1, t6-0, t6-1",
+    "t1-2, t1-3, t2-2, t2-3, t3-1, t4-1, t5-2, t6-2",
+    "t1-4, t1-5, t2-4, t2-5, t5-3, t6-3",
+]
 
 name = "testRackAwareAssignmentWithUniformSubscription"
 CALLS = [
-    *non_rack_aware(name, UNIFORM, [ALL3] * 3, ["t1-0, t1-1, t2-0, t2-1, t2-2, t3-0", "t1-2, t1-3, t2-3, t2-4, t3-1",
-                                                 "t1-4, t1-5, t2-5, t2-6"]),
-    Call(name, UNIFORM, 1, racks(3), racks(3), [ALL3] * 3,
-         ["t1-0, t1-3, t2-0, t2-3, t2-6", "t1-1, t1-4, t2-1, t2-4, t3-0", "t1-2, t1-5, t2-2, t2-5, t3-1"], 0),
-    Call(name, UNIFORM, 2, racks(3), racks(3), [ALL3] * 3,
-         ["t1-0, t1-2, t2-0, t2-2, t2-3, t3-1", "t1-1, t1-3, t2-1, t2-4, t3-0", "t1-4, t1-5, t2-5, t2-6"], 1),
-    Call(name, UNIFORM, 3, racks(2), racks(3), [ALL3] * 3,
-         ["t1-0, t1-1, t2-0, t2-1, t2-2, t3-0", "t1-2, t1-3, t2-3, t2-4, t3-1", "t1-4, t1-5, t2-5, t2-6"], 4),
+    *non_rack_aware(
+        name,
+        UNIFORM,
+        [ALL3] * 3,
+        ["t1-0, t1-1, t2-0, t2-1, t2-2, t3-0", "t1-2, t1-3, t2-3, t2-4, t3-1", "t1-4, t1-5, t2-5, t2-6"],
+    ),
+    Call(
+        name,
+        UNIFORM,
+        1,
+        racks(3),
+        racks(3),
+        [ALL3] * 3,
+        ["t1-0, t1-3, t2-0, t2-3, t2-6", "t1-1, t1-4, t2-1, t2-4, t3-0", "t1-2, t1-5, t2-2, t2-5, t3-1"],
+        0,
+    ),
+    Call(
+        name,
+        UNIFORM,
+        2,
+        racks(3),
+        racks(3),
+        [ALL3] * 3,
+        ["t1-0, t1-2, t2-0, t2-2, t2-3, t3-1", "t1-1, t1-3, t2-1, t2-4, t3-0", "t1-4, t1-5, t2-5, t2-6"],
+        1,
+    ),
+    Call(
+        name,
+        UNIFORM,
+        3,
+        racks(2),
+        racks(3),
+        [ALL3] * 3,
+        ["t1-0, t1-1, t2-0, t2-1, t2-2, t3-0", "t1-2, t1-3, t2-3, t2-4, t3-1", "t1-4, t1-5, t2-5, t2-6"],
+        4,
+    ),
 ]
 name = "testRackAwareAssignmentWithNonEqualSubscription"
 NON_EQUAL = [ALL3, ALL3, ["t1", "t3"]]
 CALLS += [
-    *non_rack_aware(name, UNIFORM, NON_EQUAL, ["t1-0, t1-1, t2-0, t2-1, t2-2, t2-3, t3-0",
-                                               "t1-2, t1-3, t2-4, t2-5, t2-6, t3-1", "t1-4, t1-5"]),
-    Call(name, UNIFORM, 1, racks(3), racks(3), NON_EQUAL,
-         ["t1-0, t1-3, t2-0, t2-2, t2-3, t2-6", "t1-1, t1-4, t2-1, t2-4, t2-5, t3-0", "t1-2, t1-5, t3-1"], 2),
-    Call(name, UNIFORM, 2, racks(3), racks(3), NON_EQUAL,
-         ["t1-0, t1-2, t2-0, t2-2, t2-3, t2-5, t3-1", "t1-1, t1-3, t2-1, t2-4, t2-6, t3-0", "t1-4, t1-5"], 0),
-    Call(name, UNIFORM, 3, racks(2), racks(3), NON_EQUAL,
-         ["t1-0, t1-1, t2-0, t2-1, t2-2, t2-3, t3-0", "t1-2, t1-3, t2-4, t2-5, t2-6, t3-1", "t1-4, t1-5"], 2),
+    *non_rack_aware(
+        name,
+        UNIFORM,
+        NON_EQUAL,
+        ["t1-0, t1-1, t2-0, t2-1, t2-2, t2-3, t3-0", "t1-2, t1-3, t2-4, t2-5, t2-6, t3-1", "t1-4, t1-5"],
+    ),
+    Call(
+        name,
+        UNIFORM,
+        1,
+        racks(3),
+        racks(3),
+        NON_EQUAL,
+        ["t1-0, t1-3, t2-0, t2-2, t2-3, t2-6", "t1-1, t1-4, t2-1, t2-4, t2-5, t3-0", "t1-2, t1-5, t3-1"],
+        2,
+    ),
+    Call(
+        name,
+        UNIFORM,
+        2,
+        racks(3),
+        racks(3),
+        NON_EQUAL,
+        ["t1-0, t1-2, t2-0, t2-2, t2-3, t2-5, t3-1", "t1-1, t1-3, t2-1, t2-4, t2-6, t3-0", "t1-4, t1-5"],
+        0,
+    ),
+    Call(
+        name,
+        UNIFORM,
+        3,
+        racks(2),
+        racks(3),
+        NON_EQUAL,
+        ["t1-0, t1-1, t2-0, t2-1, t2-2, t2-3, t3-0", "t1-2, t1-3, t2-4, t2-5, t2-6, t3-1", "t1-4, t1-5"],
+        2,
+    ),
 ]
 name = "testRackAwareAssignmentWithUniformPartitions"
 CALLS += [
@@ -272,14 +438,42 @@ CALLS += [
 ]
 name = "testRackAwareAssignmentWithUniformPartitionsNonEqualSubscription"
 CALLS += [
-    *non_rack_aware(name, FIVES, NON_EQUAL, ["t1-0, t1-1, t2-0, t2-1, t2-2, t3-0, t3-1", "t1-2, t1-3, t2-3, t2-4, t3-2, t3-3",
-                                             "t1-4, t3-4"]),
-    Call(name, FIVES, 1, racks(3), racks(3), NON_EQUAL,
-         ["t1-0, t1-1, t2-0, t2-1, t2-4, t3-0, t3-1", "t1-2, t1-3, t2-2, t2-3, t3-2, t3-3", "t1-4, t3-4"], 9),
-    Call(name, FIVES, 2, racks(3), racks(3), NON_EQUAL,
-         ["t1-2, t2-0, t2-1, t2-3, t3-2", "t1-0, t1-3, t2-2, t2-4, t3-0, t3-3", "t1-1, t1-4, t3-1, t3-4"], 0),
-    Call(name, FIVES, 3, racks(2), racks(3), NON_EQUAL,
-         ["t1-0, t1-1, t2-0, t2-1, t2-2, t3-0, t3-1", "t1-2, t1-3, t2-3, t2-4, t3-2, t3-3", "t1-4, t3-4"], 2),
+    *non_rack_aware(
+        name,
+        FIVES,
+        NON_EQUAL,
+        ["t1-0, t1-1, t2-0, t2-1, t2-2, t3-0, t3-1", "t1-2, t1-3, t2-3, t2-4, t3-2, t3-3", "t1-4, t3-4"],
+    ),
+    Call(
+        name,
+        FIVES,
+        1,
+        racks(3),
+        racks(3),
+        NON_EQUAL,
+        ["t1-0, t1-1, t2-0, t2-1, t2-4, t3-0, t3-1", "t1-2, t1-3, t2-2, t2-3, t3-2, t3-3", "t1-4, t3-4"],
+        9,
+    ),
+    Call(
+        name,
+        FIVES,
+        2,
+        racks(3),
+        racks(3),
+        NON_EQUAL,
+        ["t1-2, t2-0, t2-1, t2-3, t3-2", "t1-0, t1-3, t2-2, t2-4, t3-0, t3-3", "t1-1, t1-4, t3-1, t3-4"],
+        0,
+    ),
+    Call(
+        name,
+        FIVES,
+        3,
+        racks(2),
+        racks(3),
+        NON_EQUAL,
+        ["t1-0, t1-1, t2-0, t2-1, t2-2, t3-0, t3-1", "t1-2, t1-3, t2-3, t2-4, t3-2, t3-3", "t1-4, t3-4"],
+        2,
+    ),
 ]
 name = "testRackAwareAssignmentWithCoPartitioning"
 PAIRS = [["t1", "t2"], ["t1", "t2"], ["t3", "t4"], ["t3", "t4"]]
@@ -287,34 +481,91 @@ CALLS += [
     Call(name, COPART, 3, racks(2), COPART_RACKS, PAIRS, COPART_PLAIN, -1),
     Call(name, COPART, 3, racks(2), COPART_RACKS, PAIRS, COPART_PLAIN, -1),
     Call(name, COPART, 2, racks(2), COPART_RACKS, PAIRS, COPART_PLAIN, 0),
-    Call(name, COPART, 1, racks(2), COPART_RACKS, PAIRS,
-         ["t1-0, t1-2, t1-4, t2-0, t2-2, t2-4", "t1-1, t1-3, t1-5, t2-1, t2-3, t2-5", "t3-1, t4-1", "t3-0, t4-0"], 0),
+    Call(
+        name,
+        COPART,
+        1,
+        racks(2),
+        COPART_RACKS,
+        PAIRS,
+        ["t1-0, t1-2, t1-4, t2-0, t2-2, t2-4", "t1-1, t1-3, t1-5, t2-1, t2-3, t2-5", "t3-1, t4-1", "t3-0, t4-0"],
+        0,
+    ),
     Call(name, COPART, 3, racks(2), COPART_RACKS, [ALL4] * 4, COPART_ALL_PLAIN, -1),
     Call(name, COPART, 3, racks(2), COPART_RACKS, [ALL4] * 4, COPART_ALL_PLAIN, -1),
     Call(name, COPART, 2, racks(2), COPART_RACKS, [ALL4] * 4, COPART_ALL_PLAIN, 0),
-    Call(name, COPART, 1, racks(2), COPART_RACKS, [ALL4] * 4,
-         ["t1-0, t1-2, t2-0, t2-2, t3-0, t4-0", "t1-1, t1-3, t2-1, t2-3, t3-1, t4-1", "t1-5, t2-5", "t1-4, t2-4"], 0),
-    Call(name, COPART, 1, racks(3), COPART_RACKS, [ALL4] * 4,
-         ["t1-0, t1-3, t2-0, t2-3, t3-0, t4-0", "t1-1, t1-4, t2-1, t2-4, t3-1, t4-1", "t1-2, t2-2", "t1-5, t2-5"], 6),
+    Call(
+        name,
+        COPART,
+        1,
+        racks(2),
+        COPART_RACKS,
+        [ALL4] * 4,
+        ["t1-0, t1-2, t2-0, t2-2, t3-0, t4-0", "t1-1, t1-3, t2-1, t2-3, t3-1, t4-1", "t1-5, t2-5", "t1-4, t2-4"],
+        0,
+    ),
+    Call(
+        name,
+        COPART,
+        1,
+        racks(3),
+        COPART_RACKS,
+        [ALL4] * 4,
+        ["t1-0, t1-3, t2-0, t2-3, t3-0, t4-0", "t1-1, t1-4, t2-1, t2-4, t3-1, t4-1", "t1-2, t2-2", "t1-5, t2-5"],
+        6,
+    ),
 ]
 name = "testCoPartitionedAssignmentWithSameSubscription"
 CALLS += [
     Call(name, SIX, 3, null_racks(3), racks(3), [NINE] * 3, SIX_PLAIN, -1),
     Call(name, SIX, 3, racks(3), racks(3), [NINE] * 3, SIX_PLAIN, 0, prefer=True),
-    Call(name, SIX, 2, racks(3), racks(3), [NINE] * 3,
-         ["t1-0, t1-2, t2-0, t2-2, t3-0, t4-0, t5-1, t6-1", "t1-1, t1-3, t2-1, t2-3, t3-1, t4-1, t5-2, t6-2",
-          "t1-4, t1-5, t2-4, t2-5, t5-0, t5-3, t6-0, t6-3"], 0, prefer=True),
+    Call(
+        name,
+        SIX,
+        2,
+        racks(3),
+        racks(3),
+        [NINE] * 3,
+        [
+            "t1-0, t1-2, t2-0, t2-2, t3-0, t4-0, t5-1, t6-1",
+            "t1-1, t1-3, t2-1, t2-3, t3-1, t4-1, t5-2, t6-2",
+            "t1-4, t1-5, t2-4, t2-5, t5-0, t5-3, t6-0, t6-3",
+        ],
+        0,
+        prefer=True,
+    ),
 ]
 # The same test method before KAFKA-14891 (b64ac94^): its last two calls expected the co-partitioned pass
 # over every topic -- 4 and 10 partitions off their consumer's rack where the fix has 0 and 6.
 name = "testRackAwareAssignmentWithCoPartitioning (before KAFKA-14891)"
 PRE = range_assignor.PRE_KAFKA_14891
 CALLS += [
-    *[Call(name, c.topics, c.replication, c.broker_racks, c.consumer_racks, c.consumer_topics, c.expected, c.mismatches,
-           variant=PRE) for c in CALLS if c.test == "testRackAwareAssignmentWithCoPartitioning"][:7],
-    Call(name, COPART, 1, racks(2), COPART_RACKS, [ALL4] * 4,
-         ["t1-0, t1-2, t2-0, t2-2, t3-0, t4-0", "t1-1, t1-3, t2-1, t2-3, t3-1, t4-1", "t1-4, t2-4", "t1-5, t2-5"], 4,
-         variant=PRE),
+    *[
+        Call(
+            name,
+            c.topics,
+            c.replication,
+            c.broker_racks,
+            c.consumer_racks,
+            c.consumer_topics,
+            c.expected,
+            c.mismatches,
+            variant=PRE,
+        )
+        for c in CALLS
+        if c.test == "testRackAwareAssignmentWithCoPartitioning"
+    ][:7],
+    Call(
+        name,
+        COPART,
+        1,
+        racks(2),
+        COPART_RACKS,
+        [ALL4] * 4,
+        ["t1-0, t1-2, t2-0, t2-2, t3-0, t4-0", "t1-1, t1-3, t2-1, t2-3, t3-1, t4-1", "t1-4, t2-4", "t1-5, t2-5"],
+        4,
+        variant=PRE,
+    ),
     Call(name, COPART, 1, racks(3), COPART_RACKS, [ALL4] * 4, COPART_ALL_PLAIN, 10, variant=PRE),
 ]
 
@@ -325,9 +576,15 @@ def verify_problem(call: Call) -> Problem:
     for topic, n in call.topics.items():
         topics[topic] = topic_entry(n, replica_racks(n, call.replication, call.broker_racks, offset))
         offset += n
-    return Problem.from_mapping({"topics": topics, "members": {
-        f"consumer{i}": {"topics": ts, **({"rack": rack} if rack is not None else {})}
-        for i, (ts, rack) in enumerate(zip(call.consumer_topics, call.consumer_racks))}})
+    return Problem.from_mapping(
+        {
+            "topics": topics,
+            "members": {
+                f"consumer{i}": {"topics": ts, **({"rack": rack} if rack is not None else {})}
+                for i, (ts, rack) in enumerate(zip(call.consumer_topics, call.consumer_racks))
+            },
+        }
+    )
 
 
 def _call_id(call: Call) -> str:
@@ -345,9 +602,14 @@ def test_verify_rack_assignment_cases(call: Call):
 
 
 def test_every_kafka_test_method_is_translated():
-    methods = {c.test for c in SIMPLE} | {c.test for c in CALLS if "before" not in c.test} | {
-        "testStaticMemberRangeAssignmentPersistentAfterMemberIdChanges",
-        "testRackAwareStaticMemberRangeAssignmentPersistentAfterMemberIdChanges"}
+    methods = (
+        {c.test for c in SIMPLE}
+        | {c.test for c in CALLS if "before" not in c.test}
+        | {
+            "testStaticMemberRangeAssignmentPersistentAfterMemberIdChanges",
+            "testRackAwareStaticMemberRangeAssignmentPersistentAfterMemberIdChanges",
+        }
+    )
     assert len(methods) == 20  # RangeAssignorTest at 1eb7644 has 20 test methods
     assert len([c for c in CALLS if c.variant is None]) == 52  # verifyRackAssignment calls, helpers expanded
 
@@ -386,17 +648,31 @@ def test_rack_awareness_can_cost_locality():
     only), so the ranges hand t*-1 to m0 and t*-2 to m1: three partitions off their member's rack.  The
     rack-unaware ranges (m0: 0, m1: 1, m2: 2) leave two: t0-0 (rack c) on m0, t1-1 (rack c) on m1.
     """
-    problem = Problem.from_mapping({
-        "topics": {"t0": {"partitions": 3, "racks": [["c"], ["a", "b", "c"], ["a"]]},
-                   "t1": {"partitions": 3, "racks": [["a", "c"], ["c"], ["c"]]}},
-        "members": {"m0": {"topics": ["t0", "t1"], "rack": "a"}, "m1": {"topics": ["t0", "t1"], "rack": "b"},
-                    "m2": {"topics": ["t0", "t1"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {
+                "t0": {"partitions": 3, "racks": [["c"], ["a", "b", "c"], ["a"]]},
+                "t1": {"partitions": 3, "racks": [["a", "c"], ["c"], ["c"]]},
+            },
+            "members": {
+                "m0": {"topics": ["t0", "t1"], "rack": "a"},
+                "m1": {"topics": ["t0", "t1"], "rack": "b"},
+                "m2": {"topics": ["t0", "t1"]},
+            },
+        }
+    )
     aware = range_assignor.assign(problem)
-    assert aware.to_mapping() == {"m0": {"t0": [1], "t1": [1]}, "m1": {"t0": [2], "t1": [2]},
-                                  "m2": {"t0": [0], "t1": [0]}}
+    assert aware.to_mapping() == {
+        "m0": {"t0": [1], "t1": [1]},
+        "m1": {"t0": [2], "t1": [2]},
+        "m2": {"t0": [0], "t1": [0]},
+    }
     unaware = range_assignor.assign(without_replica_racks(problem))
-    assert unaware.to_mapping() == {"m0": {"t0": [0], "t1": [0]}, "m1": {"t0": [1], "t1": [1]},
-                                    "m2": {"t0": [2], "t1": [2]}}
+    assert unaware.to_mapping() == {
+        "m0": {"t0": [0], "t1": [0]},
+        "m1": {"t0": [1], "t1": [1]},
+        "m2": {"t0": [2], "t1": [2]},
+    }
     assert (mismatched(problem, aware), mismatched(problem, unaware)) == (3, 2)
 
 

@@ -20,9 +20,12 @@ from assignment_oracle.problem.errors import (
     UnknownAssignor,
 )
 
-PROBLEM = Problem.from_mapping({"topics": {"t": 3}, "members": {
-    "a": {"topics": ["t"], "owned": {"t": [0, 1, 2]}, "generation": 1},
-    "b": {"topics": ["t"]}}})
+PROBLEM = Problem.from_mapping(
+    {
+        "topics": {"t": 3},
+        "members": {"a": {"topics": ["t"], "owned": {"t": [0, 1, 2]}, "generation": 1}, "b": {"topics": ["t"]}},
+    }
+)
 
 
 def entry(name, assign):
@@ -31,8 +34,9 @@ def entry(name, assign):
 
 def test_ports_peers_externals_and_cooperative_assignors_share_one_runner(tmp_path):
     script = tmp_path / "everything_to_b.py"
-    script.write_text("import json, sys\nrequest = json.load(sys.stdin)\n"
-                      "print(json.dumps({'assignment': {'b': {'t': [0, 1, 2]}}}))\n")
+    script.write_text(
+        "import json, sys\nrequest = json.load(sys.stdin)\nprint(json.dumps({'assignment': {'b': {'t': [0, 1, 2]}}}))\n"
+    )
     kinds = {
         "port": get_assignor("sticky"),
         "peer": get_assignor("kafka-python:range"),
@@ -45,7 +49,10 @@ def test_ports_peers_externals_and_cooperative_assignors_share_one_runner(tmp_pa
         assert sum(result.assignment.load(m) for m in PROBLEM.member_ids) == 3, kind
     cooperative = run("cooperative-sticky", PROBLEM)
     assert len(cooperative.phases) == 2 and cooperative.assignment == cooperative.phases[-1].assignment
-    assert run(f"external:{sys.executable} {script}", PROBLEM).assignment.to_mapping() == {"a": {}, "b": {"t": [0, 1, 2]}}
+    assert run(f"external:{sys.executable} {script}", PROBLEM).assignment.to_mapping() == {
+        "a": {},
+        "b": {"t": [0, 1, 2]},
+    }
 
 
 @pytest.mark.parametrize("limit, isolation", [(None, "auto"), (10, "auto"), (10, "process")])
@@ -67,13 +74,22 @@ def test_the_time_limit_is_assignor_did_not_finish(isolation):
 
 
 def test_the_hierarchy_is_small_and_every_message_one_line():
-    errors = [InputError("s.json", "members.a", "must be an object"), MissingExtra("spark", "sweep", "pyspark"),
-              SolverError("boom"), UnknownAssignor("nope", ["range"]), AssignorDidNotFinish("x"), AssignorFailed("y")]
+    errors = [
+        InputError("s.json", "members.a", "must be an object"),
+        MissingExtra("spark", "sweep", "pyspark"),
+        SolverError("boom"),
+        UnknownAssignor("nope", ["range"]),
+        AssignorDidNotFinish("x"),
+        AssignorFailed("y"),
+    ]
     for error in errors:
         assert isinstance(error, OracleError) and "\n" not in str(error)
     assert [e.exit_code for e in errors] == [2, 2, 5, 2, 6, 7]
     assert all(isinstance(e, AssignorError) for e in errors[3:])
     assert str(errors[3]) == "unknown assignor 'nope' (known: range, or external:COMMAND)"
-    assert str(errors[1]) == "sweep needs the 'spark' extra (pyspark is not installed): pip install 'assignment-oracle[spark]'"
+    assert (
+        str(errors[1])
+        == "sweep needs the 'spark' extra (pyspark is not installed): pip install 'assignment-oracle[spark]'"
+    )
     with pytest.raises(UnknownAssignor):
         run("no-such-assignor", PROBLEM)

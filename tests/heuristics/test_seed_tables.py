@@ -94,7 +94,7 @@ EXAMPLE3_FIRST = table({"C0": "t0p0, t1p0", "C1": "t0p1, t1p1"})
 
 @pytest.mark.parametrize("name", ["range", "roundrobin", "sticky"])
 def test_kip54_example3_fresh(name):
-    """"The range, round robin, and sticky assignors all result in" the same table."""
+    """ "The range, round robin, and sticky assignors all result in" the same table."""
     assert run(name, group(EXAMPLE3, {"C0": ["t0", "t1"], "C1": ["t0", "t1"]})) == EXAMPLE3_FIRST
 
 
@@ -155,7 +155,7 @@ def numbers(assignment: dict, topic: str = "impressions") -> dict[str, list[int]
 
 
 def test_kip315_range_gives_the_valid_join_table():
-    """"Consumer A is responsible for all of partition 0,1, and 2 across all
+    """ "Consumer A is responsible for all of partition 0,1, and 2 across all
     topics ... B ... 3,4, and 5": Range co-partitions; four members, ten partitions."""
     problem = group({"clicks": 10, "impressions": 10}, {m: JOIN for m in "ABCD"})
     got = run("range", problem)
@@ -198,4 +198,3 @@ def test_kip315_new_topic_tried_on_one_member():
     got = run("stream-join-sticky", problem)
     assert got["A"]["new"] == got["A"]["clicks"]
     assert "new" not in got["B"]
-

@@ -17,21 +17,32 @@ from assignment_oracle.problem import Problem
 
 
 def scenario(topics: dict[str, int], members: dict[str, tuple[list[str], str | None]]) -> Problem:
-    return Problem.from_mapping({"topics": topics, "members": {
-        m: {"topics": ts, **({"instance_id": i} if i else {})} for m, (ts, i) in members.items()}})
+    return Problem.from_mapping(
+        {
+            "topics": topics,
+            "members": {m: {"topics": ts, **({"instance_id": i} if i else {})} for m, (ts, i) in members.items()},
+        }
+    )
 
 
 def test_testFirstAssignmentTwoMembersTwoTopicsSameSubscriptions():
     p = scenario({"topic1": 3, "topic3": 2}, {"A": (["topic1", "topic3"], None), "B": (["topic1", "topic3"], None)})
     assert server_range.assign(p).to_mapping() == {
-        "A": {"topic1": [0, 1], "topic3": [0]}, "B": {"topic1": [2], "topic3": [1]}}
+        "A": {"topic1": [0, 1], "topic3": [0]},
+        "B": {"topic1": [2], "topic3": [1]},
+    }
 
 
 def test_testFirstAssignmentThreeMembersThreeTopicsDifferentSubscriptions():
-    p = scenario({"topic1": 3, "topic2": 3, "topic3": 2},
-                 {"A": (["topic1", "topic2"], None), "B": (["topic3"], None), "C": (["topic2", "topic3"], None)})
+    p = scenario(
+        {"topic1": 3, "topic2": 3, "topic3": 2},
+        {"A": (["topic1", "topic2"], None), "B": (["topic3"], None), "C": (["topic2", "topic3"], None)},
+    )
     assert server_range.assign(p).to_mapping() == {
-        "A": {"topic1": [0, 1, 2], "topic2": [0, 1]}, "B": {"topic3": [0]}, "C": {"topic2": [2], "topic3": [1]}}
+        "A": {"topic1": [0, 1, 2], "topic2": [0, 1]},
+        "B": {"topic3": [0]},
+        "C": {"topic2": [2], "topic3": [1]},
+    }
 
 
 def test_testFirstAssignmentNumMembersGreaterThanNumPartitions():
@@ -39,7 +50,10 @@ def test_testFirstAssignmentNumMembersGreaterThanNumPartitions():
     p = scenario({"topic1": 3, "topic3": 2}, {"A": (both, None), "B": (both, None), "C": (both, None)})
     # "Topic 3 has 2 partitions but three Members subscribed to it - one of them will not get a partition."
     assert server_range.assign(p).to_mapping() == {
-        "A": {"topic1": [0], "topic3": [0]}, "B": {"topic1": [1], "topic3": [1]}, "C": {"topic1": [2]}}
+        "A": {"topic1": [0], "topic3": [0]},
+        "B": {"topic1": [1], "topic3": [1]},
+        "C": {"topic1": [2]},
+    }
 
 
 def test_testStaticMembership():

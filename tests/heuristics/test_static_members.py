@@ -21,15 +21,19 @@ BOTH = ["topic1", "topic2"]
 
 def group(partitions: tuple[int, int], members: dict[str, str | None]) -> Problem:
     """Two topics; member id -> instance id (None: dynamic), everyone subscribed to both."""
-    return Problem.from_mapping({
-        "topics": {"topic1": partitions[0], "topic2": partitions[1]},
-        "members": {m: {"topics": BOTH, **({"instance_id": i} if i else {})} for m, i in members.items()},
-    })
+    return Problem.from_mapping(
+        {
+            "topics": {"topic1": partitions[0], "topic2": partitions[1]},
+            "members": {m: {"topics": BOTH, **({"instance_id": i} if i else {})} for m, i in members.items()},
+        }
+    )
 
 
 def given(assign, problem: Problem) -> dict[str, set[tuple[str, int]]]:
-    return {m: {(t, p) for t, ps in topics.items() for p in ps} for m, topics in assign(problem).to_mapping(
-        problem.member_ids).items()}
+    return {
+        m: {(t, p) for t, ps in topics.items() for p in ps}
+        for m, topics in assign(problem).to_mapping(problem.member_ids).items()
+    }
 
 
 def tps(*pairs: tuple[str, int]) -> set[tuple[str, int]]:
@@ -57,8 +61,7 @@ def test_roundrobin_testOneStaticConsumerAndOneDynamicConsumerTwoTopicsSixPartit
 
 def test_roundrobin_testStaticMemberRoundRobinAssignmentPersistent():
     static = {"consumer1": "instance1", "consumer2": "instance2", "consumer3": "instance3"}
-    expected = {"consumer1": tps((T1, 0), (T2, 1)), "consumer2": tps((T1, 1), (T2, 2)),
-                "consumer3": tps((T1, 2))}
+    expected = {"consumer1": tps((T1, 0), (T2, 1)), "consumer2": tps((T1, 1), (T2, 2)), "consumer3": tps((T1, 2))}
     got = given(roundrobin.assign, group((3, 3), {**static, "consumer4": None}))
     assert got == {**expected, "consumer4": tps((T2, 0))}
     # Replace dynamic member 4 with a new dynamic member 5.
@@ -71,14 +74,28 @@ def by_instance(assign, problem: Problem) -> dict[str, set[tuple[str, int]]]:
     return {m.instance_id: got[m.member_id] for m in problem.members if m.instance_id}
 
 
-@pytest.mark.parametrize("assign, expected", [
-    (roundrobin.assign, {"instance1": tps((T1, 0), (T1, 3), (T2, 1), (T2, 4)),
-                         "instance2": tps((T1, 1), (T1, 4), (T2, 2)),
-                         "instance3": tps((T1, 2), (T2, 0), (T2, 3))}),
-    (range_assignor.assign, {"instance1": tps((T1, 0), (T1, 1), (T2, 0), (T2, 1)),
-                             "instance2": tps((T1, 2), (T1, 3), (T2, 2), (T2, 3)),
-                             "instance3": tps((T1, 4), (T2, 4))}),
-], ids=["roundrobin", "range"])
+@pytest.mark.parametrize(
+    "assign, expected",
+    [
+        (
+            roundrobin.assign,
+            {
+                "instance1": tps((T1, 0), (T1, 3), (T2, 1), (T2, 4)),
+                "instance2": tps((T1, 1), (T1, 4), (T2, 2)),
+                "instance3": tps((T1, 2), (T2, 0), (T2, 3)),
+            },
+        ),
+        (
+            range_assignor.assign,
+            {
+                "instance1": tps((T1, 0), (T1, 1), (T2, 0), (T2, 1)),
+                "instance2": tps((T1, 2), (T1, 3), (T2, 2), (T2, 3)),
+                "instance3": tps((T1, 4), (T2, 4)),
+            },
+        ),
+    ],
+    ids=["roundrobin", "range"],
+)
 def test_testStaticMemberAssignmentPersistentAfterMemberIdChanges(assign, expected):
     before = group((5, 5), {"consumer1": "instance1", "consumer2": "instance2", "consumer3": "instance3"})
     assert by_instance(assign, before) == expected
@@ -104,8 +121,11 @@ def test_range_testOneStaticConsumerAndOneDynamicConsumerTwoTopicsSixPartitions(
 
 def test_range_testStaticMemberRangeAssignmentPersistent():
     static = {"consumer1": "instance1", "consumer2": "instance2", "consumer3": "instance3"}
-    expected = {"consumer1": tps((T1, 0), (T1, 1), (T2, 0)), "consumer2": tps((T1, 2), (T2, 1)),
-                "consumer3": tps((T1, 3), (T2, 2))}
+    expected = {
+        "consumer1": tps((T1, 0), (T1, 1), (T2, 0)),
+        "consumer2": tps((T1, 2), (T2, 1)),
+        "consumer3": tps((T1, 3), (T2, 2)),
+    }
     got = given(range_assignor.assign, group((5, 4), {**static, "consumer4": None}))
     assert got == {**expected, "consumer4": tps((T1, 4), (T2, 3))}
     got = given(range_assignor.assign, group((5, 4), {**static, "consumer5": None}))

@@ -71,9 +71,16 @@ def test_fast_structures_agree_with_kafkas_rescans(literal_checks, problem):
 
 def test_the_rescans_were_exercised(literal_checks):
     """Not vacuous: a rebalance that needs moves calls both checks."""
-    problem = Problem.from_mapping({"topics": {"t": 6}, "members": {
-        "a": {"topics": ["t"], "owned": {"t": [0, 1, 2, 3, 4, 5]}, "generation": 1},
-        "b": {"topics": ["t"]}, "c": {"topics": ["t"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 6},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": [0, 1, 2, 3, 4, 5]}, "generation": 1},
+                "b": {"topics": ["t"]},
+                "c": {"topics": ["t"]},
+            },
+        }
+    )
     assignment = sticky.assign(problem)
     assert sorted(assignment.load(m) for m in "abc") == [2, 2, 2]
     assert literal_checks["balanced"] > 0 and literal_checks["lightest"] == 4
@@ -84,10 +91,16 @@ def test_previous_owner_pulls_a_partition_back():
     t-0..3; b's older claim on t-0 (generation 2) makes b its previous owner.
     t-0 is the first partition step 4 looks at, a is 2+ heavier than b, so
     t-0 goes back to b, although c is lighter still."""
-    problem = Problem.from_mapping({"topics": {"t": 4, "u": 1}, "members": {
-        "a": {"topics": ["t"], "owned": {"t": [0, 1, 2, 3]}, "generation": 3},
-        "b": {"topics": ["t", "u"], "owned": {"t": [0], "u": [0]}, "generation": 2},
-        "c": {"topics": ["t"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 4, "u": 1},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": [0, 1, 2, 3]}, "generation": 3},
+                "b": {"topics": ["t", "u"], "owned": {"t": [0], "u": [0]}, "generation": 2},
+                "c": {"topics": ["t"]},
+            },
+        }
+    )
     assignment = sticky.assign(problem)
     assert assignment.to_mapping()["b"] == {"t": [0], "u": [0]}
     assert violations(problem, assignment) == ()
@@ -96,18 +109,32 @@ def test_previous_owner_pulls_a_partition_back():
 def test_a_tie_at_the_top_generation_owns_nothing():
     """KAFKA-14639: two claims at the same, highest generation cancel; the
     partition is handed out like an unowned one, and is not assigned twice."""
-    problem = Problem.from_mapping({"topics": {"t": 2}, "members": {
-        "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 4},
-        "b": {"topics": ["t"], "owned": {"t": [1]}, "generation": 4}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 2},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 4},
+                "b": {"topics": ["t"], "owned": {"t": [1]}, "generation": 4},
+            },
+        }
+    )
     got = sticky.assign(problem).to_mapping()
     assert got == {"a": {"t": [0]}, "b": {"t": [1]}}
 
 
 def test_a_loop_that_does_not_end_is_reported():
     """Step 4's bound: with ``max_passes=1`` a rebalance that needs a second pass stops with a clear error."""
-    problem = Problem.from_mapping({"topics": {"t": 8}, "members": {
-        "a": {"topics": ["t"], "owned": {"t": list(range(8))}, "generation": 1},
-        "b": {"topics": ["t"]}, "c": {"topics": ["t"]}, "d": {"topics": ["t"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 8},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": list(range(8))}, "generation": 1},
+                "b": {"topics": ["t"]},
+                "c": {"topics": ["t"]},
+                "d": {"topics": ["t"]},
+            },
+        }
+    )
     assignment = sticky.assign(problem)
     assert sorted(assignment.load(m) for m in "abcd") == [2, 2, 2, 2]
     with pytest.raises(sticky.AssignorDidNotFinish, match="after 1 passes"):
@@ -119,11 +146,17 @@ def test_a_previous_owner_that_left_the_topic_is_not_replaced_by_an_older_claim(
     subscribes only to u; c's claim is older still (generation 1).  The
     previous owner is x, which cannot take it, so nobody pulls t-0 back:
     it goes by load, to b (found by review against Kafka 2.1)."""
-    problem = Problem.from_mapping({"topics": {"t": 4, "u": 4}, "members": {
-        "a": {"topics": ["t"], "owned": {"t": [0, 1, 2]}, "generation": 3},
-        "b": {"topics": ["t"], "generation": 3},
-        "c": {"topics": ["t"], "owned": {"t": [0, 3]}, "generation": 1},
-        "x": {"topics": ["u"], "owned": {"t": [0], "u": [0, 1, 2]}, "generation": 2},
-        "y": {"topics": ["u"], "owned": {"u": [3]}, "generation": 3}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 4, "u": 4},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": [0, 1, 2]}, "generation": 3},
+                "b": {"topics": ["t"], "generation": 3},
+                "c": {"topics": ["t"], "owned": {"t": [0, 3]}, "generation": 1},
+                "x": {"topics": ["u"], "owned": {"t": [0], "u": [0, 1, 2]}, "generation": 2},
+                "y": {"topics": ["u"], "owned": {"u": [3]}, "generation": 3},
+            },
+        }
+    )
     got = sticky.assign(problem).to_mapping()
     assert got["a"] == {"t": [1, 2]} and got["b"] == {"t": [0]} and got["c"] == {"t": [3]}

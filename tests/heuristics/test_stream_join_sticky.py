@@ -15,9 +15,15 @@ def numbers(problem: Problem) -> dict[str, list[int]]:
 
 
 def group(n: int, members: dict) -> Problem:
-    return Problem.from_mapping({"topics": {"clicks": n, "views": n}, "members": {
-        m: {"topics": JOIN, **({"owned": {"clicks": ps, "views": ps}, "generation": g} if ps else {})}
-        for m, (ps, g) in members.items()}})
+    return Problem.from_mapping(
+        {
+            "topics": {"clicks": n, "views": n},
+            "members": {
+                m: {"topics": JOIN, **({"owned": {"clicks": ps, "views": ps}, "generation": g} if ps else {})}
+                for m, (ps, g) in members.items()
+            },
+        }
+    )
 
 
 def test_fair_steal_starts_with_the_longest_previous_list():

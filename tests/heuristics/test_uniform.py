@@ -31,15 +31,23 @@ PLAIN = {t: t for t in HASH_ORDER}
 
 
 def run(names, topics: dict[str, int], members: dict[str, tuple[list[str], dict[str, list[int]]]]) -> dict:
-    problem = Problem.from_mapping({
-        "topics": {names[t]: n for t, n in topics.items()},
-        "members": {m: {"topics": [names[t] for t in subscribed],
-                        **({"owned": {names[t]: ps for t, ps in owned.items()}, "generation": 1} if owned else {})}
-                    for m, (subscribed, owned) in members.items()},
-    })
+    problem = Problem.from_mapping(
+        {
+            "topics": {names[t]: n for t, n in topics.items()},
+            "members": {
+                m: {
+                    "topics": [names[t] for t in subscribed],
+                    **({"owned": {names[t]: ps for t, ps in owned.items()}, "generation": 1} if owned else {}),
+                }
+                for m, (subscribed, owned) in members.items()
+            },
+        }
+    )
     back = {v: k for k, v in names.items()}
-    return {m: {back[t]: ps for t, ps in ts.items()} for m, ts in uniform.assign(problem).to_mapping(
-        problem.member_ids).items()}
+    return {
+        m: {back[t]: ps for t, ps in ts.items()}
+        for m, ts in uniform.assign(problem).to_mapping(problem.member_ids).items()
+    }
 
 
 T12, T13 = ["topic1", "topic2"], ["topic1", "topic3"]
@@ -59,27 +67,38 @@ def test_homogeneous_testFirstAssignmentNumMembersGreaterThanTotalNumPartitions(
 
 
 def test_testReassignmentForTwoMembersTwoTopicsGivenUnbalancedPrevAssignment():
-    got = run(PLAIN, {"topic1": 3, "topic2": 3}, {
-        "A": (T12, {"topic1": [0, 1], "topic2": [0, 1]}), "B": (T12, {"topic1": [2], "topic2": [2]})})
+    got = run(
+        PLAIN,
+        {"topic1": 3, "topic2": 3},
+        {"A": (T12, {"topic1": [0, 1], "topic2": [0, 1]}), "B": (T12, {"topic1": [2], "topic2": [2]})},
+    )
     assert got == {"A": {"topic1": [0, 1], "topic2": [0]}, "B": {"topic1": [2], "topic2": [1, 2]}}
 
 
 def test_testReassignmentWhenPartitionsAreAddedForTwoMembersTwoTopics():
-    got = run(HASH_ORDER, {"topic1": 6, "topic2": 5}, {
-        "A": (T12, {"topic1": [0, 2], "topic2": [0]}), "B": (T12, {"topic1": [1], "topic2": [1, 2]})})
+    got = run(
+        HASH_ORDER,
+        {"topic1": 6, "topic2": 5},
+        {"A": (T12, {"topic1": [0, 2], "topic2": [0]}), "B": (T12, {"topic1": [1], "topic2": [1, 2]})},
+    )
     assert got == {"A": {"topic1": [0, 2, 3], "topic2": [0, 3, 4]}, "B": {"topic1": [1, 4, 5], "topic2": [1, 2]}}
 
 
 def test_testReassignmentWhenOneMemberAddedAfterInitialAssignmentWithTwoMembersTwoTopics():
-    got = run(PLAIN, {"topic1": 3, "topic2": 3}, {
-        "A": (T12, {"topic1": [0, 2], "topic2": [0]}), "B": (T12, {"topic1": [1], "topic2": [1, 2]}),
-        "C": (T12, {})})
+    got = run(
+        PLAIN,
+        {"topic1": 3, "topic2": 3},
+        {"A": (T12, {"topic1": [0, 2], "topic2": [0]}), "B": (T12, {"topic1": [1], "topic2": [1, 2]}), "C": (T12, {})},
+    )
     assert got == {"A": {"topic1": [0, 2]}, "B": {"topic1": [1], "topic2": [1]}, "C": {"topic2": [0, 2]}}
 
 
 def test_testReassignmentWhenOneMemberRemovedAfterInitialAssignmentWithThreeMembersTwoTopics():
-    got = run(HASH_ORDER, {"topic1": 3, "topic2": 3}, {
-        "A": (T12, {"topic1": [0], "topic2": [0]}), "B": (T12, {"topic1": [1], "topic2": [1]})})
+    got = run(
+        HASH_ORDER,
+        {"topic1": 3, "topic2": 3},
+        {"A": (T12, {"topic1": [0], "topic2": [0]}), "B": (T12, {"topic1": [1], "topic2": [1]})},
+    )
     assert got == {"A": {"topic1": [0], "topic2": [0, 2]}, "B": {"topic1": [1, 2], "topic2": [1]}}
 
 
@@ -92,28 +111,40 @@ def test_testFirstAssignmentTwoMembersTwoTopics():
 
 
 def test_heterogeneous_testFirstAssignmentNumMembersGreaterThanTotalNumPartitions():
-    got = run(PLAIN, {"topic3": 1, "topic1": 2},
-              {"A": (["topic3"], {}), "B": (["topic3"], {}), "C": (["topic1"], {})})
+    got = run(PLAIN, {"topic3": 1, "topic1": 2}, {"A": (["topic3"], {}), "B": (["topic3"], {}), "C": (["topic1"], {})})
     assert got == {"A": {"topic3": [0]}, "B": {}, "C": {"topic1": [0, 1]}}
 
 
 def test_testReassignmentForTwoMembersThreeTopicsGivenUnbalancedPrevAssignment():
-    got = run(PLAIN, {"topic1": 6, "topic2": 4, "topic3": 4}, {
-        "A": (["topic1"], {"topic1": [0, 1, 2]}),
-        "B": (T12, {"topic1": [3], "topic2": [0]}),
-        "C": (["topic1", "topic2", "topic3"], {"topic1": [4, 5], "topic2": [1, 2, 3], "topic3": [0, 1, 2, 3]}),
-    })
-    assert got == {"A": {"topic1": [0, 1, 2, 5]}, "B": {"topic1": [3], "topic2": [0, 1, 2, 3]},
-                   "C": {"topic1": [4], "topic3": [0, 1, 2, 3]}}
+    got = run(
+        PLAIN,
+        {"topic1": 6, "topic2": 4, "topic3": 4},
+        {
+            "A": (["topic1"], {"topic1": [0, 1, 2]}),
+            "B": (T12, {"topic1": [3], "topic2": [0]}),
+            "C": (["topic1", "topic2", "topic3"], {"topic1": [4, 5], "topic2": [1, 2, 3], "topic3": [0, 1, 2, 3]}),
+        },
+    )
+    assert got == {
+        "A": {"topic1": [0, 1, 2, 5]},
+        "B": {"topic1": [3], "topic2": [0, 1, 2, 3]},
+        "C": {"topic1": [4], "topic3": [0, 1, 2, 3]},
+    }
 
 
 def test_testReassignmentWhenPartitionsAreAddedForTwoMembers():
-    got = run(PLAIN, {"topic1": 6, "topic2": 5, "topic3": 3, "topic4": 3}, {
-        "A": (T13, {"topic1": [0, 1, 2, 3], "topic3": [0, 1]}),
-        "B": (["topic1", "topic2", "topic3", "topic4"], {"topic2": [0, 1, 2], "topic4": [0, 1, 2]}),
-    })
-    assert got == {"A": {"topic1": [0, 1, 2, 3, 4, 5], "topic3": [0, 1, 2]},
-                   "B": {"topic2": [0, 1, 2, 3, 4], "topic4": [0, 1, 2]}}
+    got = run(
+        PLAIN,
+        {"topic1": 6, "topic2": 5, "topic3": 3, "topic4": 3},
+        {
+            "A": (T13, {"topic1": [0, 1, 2, 3], "topic3": [0, 1]}),
+            "B": (["topic1", "topic2", "topic3", "topic4"], {"topic2": [0, 1, 2], "topic4": [0, 1, 2]}),
+        },
+    )
+    assert got == {
+        "A": {"topic1": [0, 1, 2, 3, 4, 5], "topic3": [0, 1, 2]},
+        "B": {"topic2": [0, 1, 2, 3, 4], "topic4": [0, 1, 2]},
+    }
 
 
 # -- the guarantee, as a property ---------------------------------------------------------------------------------

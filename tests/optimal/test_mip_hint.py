@@ -17,8 +17,10 @@ from assignment_oracle.optimal import mip_hint
 @st.composite
 def models(draw):
     model = cp_model.CpModel()
-    numbers = [model.new_int_var(draw(st.integers(-3, 0)), draw(st.integers(0, 4)), f"x{i}")
-               for i in range(draw(st.integers(1, 4)))]
+    numbers = [
+        model.new_int_var(draw(st.integers(-3, 0)), draw(st.integers(0, 4)), f"x{i}")
+        for i in range(draw(st.integers(1, 4)))
+    ]
     flags = [model.new_bool_var(f"b{i}") for i in range(draw(st.integers(1, 4)))]
 
     def literal():

@@ -42,7 +42,9 @@ def test_hubs_are_distinct_subscriber_sets_and_classes_partition_the_free_partit
 def test_kafka_scale_group_collapses_to_one_hub():
     # 300 members, 40 topics x 300 partitions, all subscribed: one hub, one class.
     topics = {f"t{i}": 300 for i in range(40)}
-    problem = Problem.from_mapping({"topics": topics, "members": {f"m{j}": {"topics": list(topics)} for j in range(300)}})
+    problem = Problem.from_mapping(
+        {"topics": topics, "members": {f"m{j}": {"topics": list(topics)} for j in range(300)}}
+    )
     network = build_network(problem)
     assert len(network.hubs) == 1 and network.class_count.size == 1
     solution = solve(problem)

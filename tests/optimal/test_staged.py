@@ -73,8 +73,10 @@ def test_the_front_door_answers_every_combination_as_asked(case):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(problems(max_topics=4, max_partitions=6, max_members=5, max_assignments=None, racks=True),
-       st.sampled_from(BALANCE_DEFINITIONS))
+@given(
+    problems(max_topics=4, max_partitions=6, max_members=5, max_assignments=None, racks=True),
+    st.sampled_from(BALANCE_DEFINITIONS),
+)
 def test_the_staged_model_agrees_with_the_certified_flow(problem, definition):
     """Where the flow can express the request (counts, no joins, no budget), both exact models give the
     same tier values; the flow's are certified."""
@@ -114,10 +116,14 @@ def test_a_budget_that_binds_nothing_keeps_the_rack_tier():
 
 def test_the_objective_order_is_honoured_with_weights():
     """Stickiness first with weights keeps every claim (it used to balance first)."""
-    problem = Problem.from_mapping({
-        "topics": {"t": 4}, "weights": {"t": [5, 1, 1, 1]},
-        "members": {"a": {"topics": ["t"], "owned": {"t": [0, 1, 2, 3]}}, "b": {"topics": ["t"]}},
-        "objective": ["stickiness", "balance"]})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 4},
+            "weights": {"t": [5, 1, 1, 1]},
+            "members": {"a": {"topics": ["t"], "owned": {"t": [0, 1, 2, 3]}}, "b": {"topics": ["t"]}},
+            "objective": ["stickiness", "balance"],
+        }
+    )
     solution = solve(problem)
     assert solution.status == OPTIMAL
     assert solution.tier("stickiness").value == 4
@@ -127,8 +133,13 @@ def test_the_objective_order_is_honoured_with_weights():
 
 
 def test_an_infeasible_co_partitioning_is_infeasible():
-    problem = Problem.from_mapping({"topics": {"l": 2, "r": 2}, "join_groups": [["l", "r"]],
-                                    "members": {"a": {"topics": ["l"]}, "b": {"topics": ["r"]}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"l": 2, "r": 2},
+            "join_groups": [["l", "r"]],
+            "members": {"a": {"topics": ["l"]}, "b": {"topics": ["r"]}},
+        }
+    )
     solution = solve(problem)
     assert solution.status == INFEASIBLE and "no member subscribes" in solution.message
     assert solution.to_mapping()["status"] == INFEASIBLE
@@ -136,16 +147,22 @@ def test_an_infeasible_co_partitioning_is_infeasible():
 
 def test_a_budget_no_assignment_keeps_is_infeasible():
     """A join group unit owned by two members must move one member's partition: no budget of 0 holds."""
-    problem = Problem.from_mapping({"topics": {"l": 1, "r": 1}, "join_groups": [["l", "r"]],
-                                    "members": {"a": {"topics": ["l", "r"], "owned": {"l": [0]}},
-                                                "b": {"topics": ["l", "r"], "owned": {"r": [0]}}}})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"l": 1, "r": 1},
+            "join_groups": [["l", "r"]],
+            "members": {
+                "a": {"topics": ["l", "r"], "owned": {"l": [0]}},
+                "b": {"topics": ["l", "r"], "owned": {"r": [0]}},
+            },
+        }
+    )
     assert solve(problem, Request(max_moves=0)).status == INFEASIBLE
     assert solve(problem, Request(max_moves=1)).status == OPTIMAL
 
 
 def test_a_method_that_cannot_express_the_request_is_refused():
-    problem = Problem.from_mapping({"topics": {"t": 2}, "weights": {"t": [1, 2]},
-                                    "members": {"a": {"topics": ["t"]}}})
+    problem = Problem.from_mapping({"topics": {"t": 2}, "weights": {"t": [1, 2]}, "members": {"a": {"topics": ["t"]}}})
     with pytest.raises(UnsupportedRequest, match="method flow cannot express"):
         solve(problem, method="flow")
     with pytest.raises(UnsupportedRequest, match="balance: unknown"):
@@ -161,8 +178,9 @@ def test_a_time_limit_never_claims_optimality():
     tier claims a proof it lacks."""
     rng = np.random.default_rng(7)
     weights = [int(x) for x in rng.integers(10**6, 10**7, size=60)]
-    problem = Problem.from_mapping({"topics": {"t": 60}, "weights": {"t": weights},
-                                    "members": {f"m{i}": {"topics": ["t"]} for i in range(7)}})
+    problem = Problem.from_mapping(
+        {"topics": {"t": 60}, "weights": {"t": weights}, "members": {f"m{i}": {"topics": ["t"]} for i in range(7)}}
+    )
     solution = solve(problem, time_limit=0.05)
     if solution.status == OPTIMAL:  # a very fast machine: then every tier was proven
         assert all(t.proven for t in solution.tiers)
@@ -219,23 +237,34 @@ def levelled(draw):
     needs several levels (the ``(C+1)``-th largest load, then the members at it), not a shortcut."""
     members = draw(st.integers(4, 5))
     sizes = {"a": draw(st.integers(2, 4)), "b": draw(st.integers(1, 3))}
-    subscribers = {t: draw(st.lists(st.integers(0, members - 1), min_size=1, max_size=members, unique=True))
-                   for t in sizes}
+    subscribers = {
+        t: draw(st.lists(st.integers(0, members - 1), min_size=1, max_size=members, unique=True)) for t in sizes
+    }
     owner = {t: [draw(st.integers(-1, members - 1)) for _ in range(n)] for t, n in sizes.items()}
-    data = {"topics": sizes,
-            "weights": {t: draw(st.lists(st.integers(1, 9), min_size=n, max_size=n)) for t, n in sizes.items()},
-            "members": {f"m{i}": {"topics": [t for t in sizes if i in subscribers[t]],
-                                  "owned": {t: [p for p in range(sizes[t]) if owner[t][p] == i] for t in sizes}}
-                        for i in range(members)}}
+    data = {
+        "topics": sizes,
+        "weights": {t: draw(st.lists(st.integers(1, 9), min_size=n, max_size=n)) for t, n in sizes.items()},
+        "members": {
+            f"m{i}": {
+                "topics": [t for t in sizes if i in subscribers[t]],
+                "owned": {t: [p for p in range(sizes[t]) if owner[t][p] == i] for t in sizes},
+            }
+            for i in range(members)
+        },
+    }
     problem = Problem.from_mapping(data)
     size = 1
     for t in problem.topics:
         size *= len(problem.subscribers[t.name]) ** t.partitions
     assume(size <= 20_000)
-    order = draw(st.sampled_from([("balance", "stickiness"), ("balance", "spread", "stickiness"),
-                                  ("stickiness", "balance")]))
-    return problem, Request(objective=order, balance=draw(st.sampled_from(BALANCE_DEFINITIONS)),
-                            max_moves=draw(st.one_of(st.none(), st.integers(0, 4))))
+    order = draw(
+        st.sampled_from([("balance", "stickiness"), ("balance", "spread", "stickiness"), ("stickiness", "balance")])
+    )
+    return problem, Request(
+        objective=order,
+        balance=draw(st.sampled_from(BALANCE_DEFINITIONS)),
+        max_moves=draw(st.one_of(st.none(), st.integers(0, 4))),
+    )
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

@@ -42,10 +42,14 @@ def test_the_tier_never_costs_balance(problem):
 def test_kafka_16277s_shape_a_joining_member_gets_a_share_of_each_topic(tmp_path, capsys):
     # Two members own all of two topics, one topic each; a third joins.  Balance and stickiness alone
     # give the newcomer partitions of one topic only; with the spread tier each topic is split 2/1/1.
-    data = {"topics": {"a": 4, "b": 4}, "members": {
-        "m1": {"topics": ["a", "b"], "owned": {"a": [0, 1, 2, 3]}, "generation": 2},
-        "m2": {"topics": ["a", "b"], "owned": {"b": [0, 1, 2, 3]}, "generation": 2},
-        "m3": {"topics": ["a", "b"]}}}
+    data = {
+        "topics": {"a": 4, "b": 4},
+        "members": {
+            "m1": {"topics": ["a", "b"], "owned": {"a": [0, 1, 2, 3]}, "generation": 2},
+            "m2": {"topics": ["a", "b"], "owned": {"b": [0, 1, 2, 3]}, "generation": 2},
+            "m3": {"topics": ["a", "b"]},
+        },
+    }
     problem = Problem.from_mapping(data)
     solution = topic_spread.solve(problem)
     loads, squares, kept = topic_spread_optimum(problem)
@@ -57,4 +61,9 @@ def test_kafka_16277s_shape_a_joining_member_gets_a_share_of_each_topic(tmp_path
     scenario.write_text(json.dumps(data))
     assert main(["solve", str(scenario), "--topic-spread"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["topic_squares"] == squares and document["objective_order"] == ["balance", "spread", "rack", "stickiness"]
+    assert document["topic_squares"] == squares and document["objective_order"] == [
+        "balance",
+        "spread",
+        "rack",
+        "stickiness",
+    ]

@@ -127,20 +127,28 @@ def test_the_balance_definitions_differ_on_units_of_different_sizes():
 
 
 def test_a_unit_no_member_can_take_is_infeasible_and_said_so():
-    problem = Problem.from_mapping({"topics": {"clicks": 2, "views": 2}, "members": {
-        "a": {"topics": ["clicks"]}, "b": {"topics": ["views"]}}, "join_groups": [["clicks", "views"]]})
+    problem = Problem.from_mapping(
+        {
+            "topics": {"clicks": 2, "views": 2},
+            "members": {"a": {"topics": ["clicks"]}, "b": {"topics": ["views"]}},
+            "join_groups": [["clicks", "views"]],
+        }
+    )
     assert join_group_optimum(problem) is None
     solution = solve(problem, _request())
     assert solution.status == INFEASIBLE and solution.assignment is None and "clicks-0" in solution.message
 
 
-@pytest.mark.parametrize("groups, where, words", [
-    ("x", "join_groups", "must be a list of topic lists"),
-    ([["a"]], r"join_groups\[0\]", "at least two"),
-    ([["a", "nope"]], r"join_groups\[0\]\[1\]", "not a topic of the scenario"),
-    ([["a", "b"], ["b", "c"]], r"join_groups\[1\]\[0\]", r"already in join_groups\[0\]"),
-    ([["a", "a"]], r"join_groups\[0\]\[1\]", "named twice"),
-])
+@pytest.mark.parametrize(
+    "groups, where, words",
+    [
+        ("x", "join_groups", "must be a list of topic lists"),
+        ([["a"]], r"join_groups\[0\]", "at least two"),
+        ([["a", "nope"]], r"join_groups\[0\]\[1\]", "not a topic of the scenario"),
+        ([["a", "b"], ["b", "c"]], r"join_groups\[1\]\[0\]", r"already in join_groups\[0\]"),
+        ([["a", "a"]], r"join_groups\[0\]\[1\]", "named twice"),
+    ],
+)
 def test_bad_join_groups_name_the_field(groups, where, words):
     data = {"topics": {"a": 1, "b": 1, "c": 1}, "members": {"m": {"topics": ["a", "b", "c"]}}, "join_groups": groups}
     with pytest.raises(InputError, match=f"{where}: .*{words}"):
@@ -177,11 +185,16 @@ def weighted_problems(draw, max_weight: int = 6, grouped: bool = False):
     data = base.to_mapping()
     if grouped:
         assume(len(names) >= 2)
-        data["join_groups"] = [sorted(draw(st.lists(st.sampled_from(names), min_size=2, max_size=len(names),
-                                                    unique=True)))]
+        data["join_groups"] = [
+            sorted(draw(st.lists(st.sampled_from(names), min_size=2, max_size=len(names), unique=True)))
+        ]
     listed = draw(st.lists(st.sampled_from(names), unique=True)) if names else []
-    data["weights"] = {t: draw(st.lists(st.integers(0, max_weight), min_size=base.partition_counts[t],
-                                        max_size=base.partition_counts[t])) for t in listed}
+    data["weights"] = {
+        t: draw(
+            st.lists(st.integers(0, max_weight), min_size=base.partition_counts[t], max_size=base.partition_counts[t])
+        )
+        for t in listed
+    }
     problem = Problem.from_mapping(data)
     try:
         weighted_optimum(problem, limit=3000)
@@ -204,9 +217,14 @@ def weighted_joins(draw):
             if holder is not None:
                 owned[holder].setdefault(t, []).append(p)
     weights = {t: draw(st.lists(st.integers(0, 6), min_size=n, max_size=n)) for t, n in counts.items()}
-    return Problem.from_mapping({
-        "topics": counts, "join_groups": [["left", "right"]], "weights": weights,
-        "members": {m: {"topics": topics[m], "owned": owned[m], "generation": 1} for m in members}})
+    return Problem.from_mapping(
+        {
+            "topics": counts,
+            "join_groups": [["left", "right"]],
+            "weights": weights,
+            "members": {m: {"topics": topics[m], "owned": owned[m], "generation": 1} for m in members},
+        }
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -223,20 +241,27 @@ def test_the_weighted_optimum_equals_brute_force(problem):
     assert solution.tiers[0].value == list(expected[0])  # the balance tier's value: the sorted weighted loads
     _assert_co_partitioned(problem, solution)
     weights = dict(problem.weights)  # the weighted loads, read off the scenario's lists here
-    loads = {m: sum(weights[t][p] if t in weights else 1 for t, ps in ts.items() for p in ps)
-             for m, ts in solution.assignment.members.items()}
+    loads = {
+        m: sum(weights[t][p] if t in weights else 1 for t, ps in ts.items() for p in ps)
+        for m, ts in solution.assignment.members.items()
+    }
     assert solution.weighted_loads == {m: loads.get(m, 0) for m in problem.member_ids}
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.one_of(problems(max_topics=3, max_partitions=4, max_members=4, max_assignments=None, racks=True),
-                 weighted_problems(max_weight=1, grouped=True)))
+@given(
+    st.one_of(
+        problems(max_topics=3, max_partitions=4, max_members=4, max_assignments=None, racks=True),
+        weighted_problems(max_weight=1, grouped=True),
+    )
+)
 def test_unit_weights_give_the_partition_count_optimum(problem):
     """Weights of 1 everywhere are partition counts: the same optimum as the problem without weights (the
     certified flow where there are no join groups)."""
     counted = Problem.from_mapping({**problem.to_mapping(), "weights": {}})
-    ones = Problem.from_mapping({**problem.to_mapping(),
-                                 "weights": {t: [1] * n for t, n in counted.partition_counts.items()}})
+    ones = Problem.from_mapping(
+        {**problem.to_mapping(), "weights": {t: [1] * n for t, n in counted.partition_counts.items()}}
+    )
     by_weights, by_counts = solve(ones, _request()), solve(counted, _request())
     assert by_weights.method == "cpsat-staged"
     assert by_weights.status == by_counts.status
@@ -248,24 +273,31 @@ def test_weights_cost_what_counting_partitions_ignores():
     """Worked by hand: one topic of six partitions weighing 5, 1, 1, 1, 1, 1, two members.  Dec-min over
     weighted loads is (5, 5): the heavy partition alone, the five light ones together.  Counting
     partitions (three each) puts the heavy one with two light ones: (7, 3) at best."""
-    data = {"topics": {"t": 6}, "weights": {"t": [5, 1, 1, 1, 1, 1]},
-            "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}}}
+    data = {
+        "topics": {"t": 6},
+        "weights": {"t": [5, 1, 1, 1, 1, 1]},
+        "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}},
+    }
     problem = Problem.from_mapping(data)
     weighted = solve(problem, _request())
     assert weighted.status == OPTIMAL and weighted.measures.sorted_loads == (5, 5) == weighted_optimum(problem)[0]
     assert weighted.sorted_loads == (5, 1)  # partition counts of that answer
     counted = solve(Problem.from_mapping({**data, "weights": {}}), _request())
     heavy = {m for m, ts in counted.assignment.members.items() if 0 in ts.get("t", ())}
-    with_counts = sorted((sum(data["weights"]["t"][p] for p in ts.get("t", ())) for ts in counted.assignment.members.values()),
-                         reverse=True)
+    with_counts = sorted(
+        (sum(data["weights"]["t"][p] for p in ts.get("t", ())) for ts in counted.assignment.members.values()),
+        reverse=True,
+    )
     assert counted.sorted_loads == (3, 3) and len(heavy) == 1 and with_counts == [7, 3]
 
 
 def test_a_time_limit_never_claims_what_it_did_not_prove():
     rng_weights = [(i * 7919) % 97 + 1 for i in range(240)]
-    data = {"topics": {f"t{i}": 40 for i in range(6)},
-            "members": {f"m{j:02d}": {"topics": [f"t{i}" for i in range(6) if (i + j) % 3]} for j in range(13)},
-            "weights": {f"t{i}": rng_weights[40 * i: 40 * (i + 1)] for i in range(6)}}
+    data = {
+        "topics": {f"t{i}": 40 for i in range(6)},
+        "members": {f"m{j:02d}": {"topics": [f"t{i}" for i in range(6) if (i + j) % 3]} for j in range(13)},
+        "weights": {f"t{i}": rng_weights[40 * i : 40 * (i + 1)] for i in range(6)},
+    }
     problem = Problem.from_mapping(data)
     solution = solve(problem, _request(), time_limit=0.05)
     assert solution.status in (OPTIMAL, FEASIBLE, UNKNOWN)
@@ -285,25 +317,32 @@ def test_a_time_limit_never_claims_what_it_did_not_prove():
             assert stage["bound"] <= largest
 
 
-@pytest.mark.parametrize("weights, where, words", [
-    ([1], "weights", "must be an object"),
-    ({"nope": [1]}, "weights.nope", "not a topic"),
-    ({"a": [1]}, "weights.a", "1 weight.* for 2 partition"),
-    ({"a": [1, -2]}, r"weights.a\[1\]", "whole number"),
-    ({"a": [1, 2.5]}, r"weights.a\[1\]", "whole number"),
-    ({"a": [1, True]}, r"weights.a\[1\]", "whole number"),
-])
+@pytest.mark.parametrize(
+    "weights, where, words",
+    [
+        ([1], "weights", "must be an object"),
+        ({"nope": [1]}, "weights.nope", "not a topic"),
+        ({"a": [1]}, "weights.a", "1 weight.* for 2 partition"),
+        ({"a": [1, -2]}, r"weights.a\[1\]", "whole number"),
+        ({"a": [1, 2.5]}, r"weights.a\[1\]", "whole number"),
+        ({"a": [1, True]}, r"weights.a\[1\]", "whole number"),
+    ],
+)
 def test_bad_weights_name_the_field(weights, where, words):
     with pytest.raises(InputError, match=f"{where}: .*{words}"):
         Problem.from_mapping({"topics": {"a": 2}, "members": {"m": {"topics": ["a"]}}, "weights": weights})
 
 
 def test_weights_round_trip_and_solve_on_the_command_line(tmp_path):
-    data = {"topics": {"lagging": 4, "quiet": 4},
-            "members": {"a": {"topics": ["lagging", "quiet"], "owned": {"lagging": [0, 1]}, "generation": 3},
-                        "b": {"topics": ["lagging", "quiet"], "owned": {"quiet": [0, 1, 2, 3]}, "generation": 3},
-                        "c": {"topics": ["quiet"]}},
-            "weights": {"lagging": [900, 50, 40, 10]}}
+    data = {
+        "topics": {"lagging": 4, "quiet": 4},
+        "members": {
+            "a": {"topics": ["lagging", "quiet"], "owned": {"lagging": [0, 1]}, "generation": 3},
+            "b": {"topics": ["lagging", "quiet"], "owned": {"quiet": [0, 1, 2, 3]}, "generation": 3},
+            "c": {"topics": ["quiet"]},
+        },
+        "weights": {"lagging": [900, 50, 40, 10]},
+    }
     problem = Problem.from_mapping(data)
     assert Problem.from_mapping(problem.to_mapping()) == problem
     scenario = tmp_path / "weighted.json"
@@ -317,13 +356,16 @@ def test_weights_round_trip_and_solve_on_the_command_line(tmp_path):
 
 
 def test_weights_with_join_groups_on_the_command_line(tmp_path, capsys):
-    data = {"topics": {"impressions": 3, "clicks": 2, "audit": 2},
-            "join_groups": [["clicks", "impressions"]],
-            "members": {"a": {"topics": ["impressions", "clicks", "audit"], "owned": {"impressions": [0, 1]},
-                              "generation": 2},
-                        "b": {"topics": ["impressions", "clicks", "audit"], "owned": {"clicks": [0]}, "generation": 2},
-                        "c": {"topics": ["audit"]}},
-            "weights": {"impressions": [500, 20, 10], "clicks": [300, 5], "audit": [100, 100]}}
+    data = {
+        "topics": {"impressions": 3, "clicks": 2, "audit": 2},
+        "join_groups": [["clicks", "impressions"]],
+        "members": {
+            "a": {"topics": ["impressions", "clicks", "audit"], "owned": {"impressions": [0, 1]}, "generation": 2},
+            "b": {"topics": ["impressions", "clicks", "audit"], "owned": {"clicks": [0]}, "generation": 2},
+            "c": {"topics": ["audit"]},
+        },
+        "weights": {"impressions": [500, 20, 10], "clicks": [300, 5], "audit": [100, 100]},
+    }
     problem = Problem.from_mapping(data)
     scenario = tmp_path / "both.json"
     scenario.write_text(json.dumps(data))
@@ -338,8 +380,17 @@ def test_weights_with_join_groups_on_the_command_line(tmp_path, capsys):
     capsys.readouterr()
     assert main(["check", str(scenario), str(optimum)]) == 0
     split = tmp_path / "split.json"  # impressions-0 and clicks-0 on different members: not co-partitioned
-    split.write_text(json.dumps({"assignment": {"a": {"impressions": [0, 1, 2], "clicks": [1]},
-                                                "b": {"clicks": [0]}, "c": {"audit": [0, 1]}}}))
+    split.write_text(
+        json.dumps(
+            {
+                "assignment": {
+                    "a": {"impressions": [0, 1, 2], "clicks": [1]},
+                    "b": {"clicks": [0]},
+                    "c": {"audit": [0, 1]},
+                }
+            }
+        )
+    )
     capsys.readouterr()
     assert main(["check", str(scenario), str(split)]) == 3
     out_text = capsys.readouterr().out
@@ -391,18 +442,26 @@ def test_without_limits_it_is_the_flow_optimum_and_with_none_allowed_every_claim
 #: Worked by hand: six partitions, all on m1, two more members.  No limit: (2, 2, 2), four of m1's six
 #: moving.  Two moves: m1 keeps four, the others one each, (4, 1, 1).  Three from any one member (m1 is
 #: the only owner): m1 keeps three, the other three split 2 and 1, (3, 2, 1).  No move: (6, 0, 0).
-SIX_ON_ONE = {"topics": {"a": 6}, "members": {
-    "m1": {"topics": ["a"], "owned": {"a": [0, 1, 2, 3, 4, 5]}, "generation": 1},
-    "m2": {"topics": ["a"]}, "m3": {"topics": ["a"]}}}
+SIX_ON_ONE = {
+    "topics": {"a": 6},
+    "members": {
+        "m1": {"topics": ["a"], "owned": {"a": [0, 1, 2, 3, 4, 5]}, "generation": 1},
+        "m2": {"topics": ["a"]},
+        "m3": {"topics": ["a"]},
+    },
+}
 
 
-@pytest.mark.parametrize("limits, loads, moved", [
-    ({}, (2, 2, 2), 4),
-    ({"max_moves": 2}, (4, 1, 1), 2),
-    ({"max_moves_per_member": 3}, (3, 2, 1), 3),
-    ({"max_moves": 5, "max_moves_per_member": 3}, (3, 2, 1), 3),
-    ({"max_moves": 0}, (6, 0, 0), 0),
-])
+@pytest.mark.parametrize(
+    "limits, loads, moved",
+    [
+        ({}, (2, 2, 2), 4),
+        ({"max_moves": 2}, (4, 1, 1), 2),
+        ({"max_moves_per_member": 3}, (3, 2, 1), 3),
+        ({"max_moves": 5, "max_moves_per_member": 3}, (3, 2, 1), 3),
+        ({"max_moves": 0}, (6, 0, 0), 0),
+    ],
+)
 def test_a_budget_of_moves_worked_by_hand(limits, loads, moved):
     problem = Problem.from_mapping(SIX_ON_ONE)
     solution = solve(problem, _request(**limits))

@@ -11,12 +11,7 @@ from assignment_oracle.problem import Problem, resolve_claims
 def owners(problem):
     resolved = resolve_claims(problem)
     ids = problem.member_ids
-    return {
-        (t, p): ids[o]
-        for t, arr in resolved.previous_owner.items()
-        for p, o in enumerate(arr.tolist())
-        if o >= 0
-    }
+    return {(t, p): ids[o] for t, arr in resolved.previous_owner.items() for p, o in enumerate(arr.tolist()) if o >= 0}
 
 
 def reasons(problem):

@@ -33,7 +33,8 @@ def test_rows_hold_exactly_the_nested_mapping(mapping):
     for member, topics in mapping.items():
         assert assignment.load(member) == sum(len(ps) for ps in topics.values())
         assert sorted(assignment.partitions_of(member)) == sorted(
-            TopicPartition(t, p) for t, ps in topics.items() for p in ps)
+            TopicPartition(t, p) for t, ps in topics.items() for p in ps
+        )
     assert {m: {t: list(ps) for t, ps in ts.items()} for m, ts in assignment.members.items()} == normalised(mapping)
     assert pickle.loads(pickle.dumps(assignment)) == assignment
 

@@ -76,8 +76,9 @@ def reference_owner_arrays(problem, assignment):
                 continue
             beyond = [p for p in given if not 0 <= p < counts[topic]]
             if beyond:
-                found.append(Violation("unknown", topic, tuple(beyond), member_id,
-                                       f"the topic has {counts[topic]} partitions"))
+                found.append(
+                    Violation("unknown", topic, tuple(beyond), member_id, f"the topic has {counts[topic]} partitions")
+                )
             inside = [p for p in given if 0 <= p < counts[topic]]
             if topic not in problem.members[index[member_id]].topics:
                 found.append(Violation("not-subscribed", topic, tuple(inside), member_id))
@@ -100,16 +101,22 @@ def problems_and_assignments(draw):
     members = {}
     for m in range(draw(st.integers(1, 4))):
         subscribed = draw(st.lists(st.sampled_from(sorted(topics)), unique=True, max_size=len(topics)))
-        owned = {t: draw(st.lists(st.integers(0, 5), max_size=3)) for t in draw(st.lists(st.sampled_from(
-            sorted(topics) + ["gone"]), unique=True, max_size=2))}
+        owned = {
+            t: draw(st.lists(st.integers(0, 5), max_size=3))
+            for t in draw(st.lists(st.sampled_from(sorted(topics) + ["gone"]), unique=True, max_size=2))
+        }
         members[f"m{m}"] = {"topics": subscribed, "owned": owned, "generation": draw(st.integers(1, 2))}
     problem = Problem.from_mapping({"topics": topics, "members": members})
     names = sorted(members) + ["stranger"]
-    assignment = draw(st.dictionaries(
-        st.sampled_from(names),
-        st.dictionaries(st.sampled_from(sorted(topics) + ["nope"]), st.lists(st.integers(-1, 5), max_size=4),
-                        max_size=3),
-        max_size=5))
+    assignment = draw(
+        st.dictionaries(
+            st.sampled_from(names),
+            st.dictionaries(
+                st.sampled_from(sorted(topics) + ["nope"]), st.lists(st.integers(-1, 5), max_size=4), max_size=3
+            ),
+            max_size=5,
+        )
+    )
     return problem, Assignment(assignment)
 
 
@@ -132,14 +139,23 @@ def test_loads_retained_and_spread_match_plain_counting(case):
     problem, assignment = case
     members = assignment.members
     assert load_vector(problem, assignment) == tuple(
-        sum(len(ps) for ps in members.get(m, {}).values()) for m in problem.member_ids)
+        sum(len(ps) for ps in members.get(m, {}).values()) for m in problem.member_ids
+    )
     previous = resolve_claims(problem).previous_owner
-    kept = {(t, p) for m, ts in members.items() if m in problem.member_index for t, ps in ts.items()
-            if t in previous for p in ps if 0 <= p < previous[t].size
-            and previous[t][p] == problem.member_index[m]}
+    kept = {
+        (t, p)
+        for m, ts in members.items()
+        if m in problem.member_index
+        for t, ps in ts.items()
+        if t in previous
+        for p in ps
+        if 0 <= p < previous[t].size and previous[t][p] == problem.member_index[m]
+    }
     assert retained(problem, assignment) == len(kept)
     spread = {}
     for topic in problem.assignable_topics:
-        held = [len(members.get(problem.member_ids[m], {}).get(topic.name, ())) for m in problem.subscribers[topic.name]]
+        held = [
+            len(members.get(problem.member_ids[m], {}).get(topic.name, ())) for m in problem.subscribers[topic.name]
+        ]
         spread[topic.name] = int(np.ptp(held))
     assert per_topic_spread(problem, assignment) == spread

@@ -207,8 +207,11 @@ def test_bad_replica_racks_are_named(topic, field, words):
     [
         ({"m": {"topics": ["t"], "instance_id": ""}}, "members.m.instance_id", "must not be empty"),
         ({"m": {"topics": ["t"], "instance_id": 7}}, "members.m.instance_id", "must be a string"),
-        ({"a": {"topics": ["t"], "instance_id": "x"}, "b": {"topics": ["t"], "instance_id": "x"}},
-         "members.b.instance_id", 'already the instance id of member "a"'),
+        (
+            {"a": {"topics": ["t"], "instance_id": "x"}, "b": {"topics": ["t"], "instance_id": "x"}},
+            "members.b.instance_id",
+            'already the instance id of member "a"',
+        ),
     ],
 )
 def test_bad_instance_ids_are_named(members, field, words):

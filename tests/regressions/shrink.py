@@ -35,8 +35,13 @@ def main(names: list[str]) -> int:
         example = find(
             search,
             lambda p, f=finding: f.holds_for(p),
-            settings=settings(max_examples=5000, database=None, derandomize=True, deadline=None,
-                              suppress_health_check=list(HealthCheck)),
+            settings=settings(
+                max_examples=5000,
+                database=None,
+                derandomize=True,
+                deadline=None,
+                suppress_health_check=list(HealthCheck),
+            ),
         )
         case = {
             "finding": finding.name,
