@@ -37,6 +37,7 @@ import contextlib
 import os
 import sys
 import threading
+import time
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -187,6 +188,7 @@ def hint(
     solution within the limits.  The values are rounded to integers and not checked here: CP-SAT
     checks them when they are its hint (module docstring).
     """
+    started = time.perf_counter()
     # Imported here: scipy.optimize costs a quarter of a second, which every command would pay at start.
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_array
@@ -206,9 +208,12 @@ def hint(
             cost[col] += float(coef)
     n = len(program.lower)
     matrix = coo_array((program.values, (program.rows, program.cols)), shape=(len(program.row_lower), n)).tocsr()
-    options: dict = {"disp": False, "node_limit": node_limit, "mip_rel_gap": 0.0}
+    options: dict = {"disp": False, "node_limit": node_limit, "mip_rel_gap": 0.0, "presolve": False}
     if time_limit is not None:
-        options["time_limit"] = max(0.01, time_limit)
+        left = time_limit - (time.perf_counter() - started)  # the translation counts against the limit
+        if left <= 0:
+            return None
+        options["time_limit"] = max(0.01, left)
     constraints = [LinearConstraint(matrix, program.row_lower, program.row_upper)] if program.row_lower else []
     found: dict = {}
     done = threading.Event()
