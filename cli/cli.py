@@ -203,6 +203,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     m.add_argument("--json", action="store_true", help="print the rows as JSON (without wall times unless --timing)")
     m.add_argument("--timing", action="store_true", help="include wall times in --json output (not byte-stable)")
+    _request_arguments(m)  # given: every row is also judged against the optimum of that request
 
     e = sub.add_parser(
         "explain", help="why an assignment is not optimal: the improving chain, or what could have stayed"
@@ -496,7 +497,19 @@ def _compare(args) -> int:
     except ValueError as err:
         raise InputError("--assignors", "", str(err)) from None
     problem = _read_problem(args)
-    result = compare_assignors(problem, names, time_limit=args.time_limit)
+    request = None
+    if (
+        args.objective is not None
+        or args.topic_spread
+        or args.balance != DEFAULT_BALANCE
+        or args.max_moves is not None
+        or args.max_moves_per_member is not None
+    ):
+        # Asked for: every row is also judged against the optimum of this request (balance first
+        # unless --objective says otherwise, as explain does).
+        request = _request(args, problem, default_order=problem.balance_first_order().objective)
+    limit = STAGED_TIME_LIMIT if request is not None and choose(problem, request).name == "cpsat-staged" else None
+    result = compare_assignors(problem, names, time_limit=args.time_limit, request=request, request_time_limit=limit)
     if args.json:
         sys.stdout.write(dumps(result.to_mapping(timing=args.timing)))
     else:

@@ -453,3 +453,42 @@ def test_ctrl_c_during_a_staged_solve_stops_it_and_writes_nothing(tmp_path):
     assert child.returncode == 130 and err == ""
     assert time.perf_counter() - started < 10  # stopped, not run to the time limit (60 s)
     assert out.read_text() == '{"assignment": {}}\n'
+
+
+@pytest.mark.parametrize("flags", [("--max-moves", "1"), ("--objective", "balance,spread,stickiness")])
+def test_compare_judges_every_row_against_the_asked_requests_optimum(capsys, flags):
+    """`compare` with request flags: the request's optimum is the brute force's, and a row is optimal
+    under it exactly when it is valid under the request and equal to that optimum on every tier."""
+    from assignment_oracle.optimal import Request
+    from assignment_oracle.optimal.brute_force import previous_owners, request_optimum
+
+    scenario = EXAMPLES["kip54-example-2-rebalance"]
+    problem = read_problem(scenario)
+    code, out, _ = run(capsys, "compare", scenario, "--json", "--assignors", "sticky,roundrobin,range", *flags)
+    assert code == 0
+    document = json.loads(out)
+    asked = document["request"]
+    request = Request(
+        objective=tuple(asked["objective"]),
+        max_moves=asked["max_moves"],
+    )
+    expected = request_optimum(problem, request)
+    assert [t["value"] for t in asked["optimum_tiers"]] == expected and asked["optimum_status"] == "OPTIMAL"
+    from assignment_oracle.compare.judge.evaluate import compare
+
+    # The rows' assignments, from the library (the JSON rows carry measures, not assignments).
+    assignments = {r.assignor: r.assignment for r in compare(problem, ["sticky", "roundrobin", "range"]).rows}
+    previous = previous_owners(problem)
+    for row in document["rows"]:
+        verdict = row["request"]
+        given = assignments[row["assignor"]]
+        owner = {(t, p): m for m, topics in given.members.items() for t, ps in topics.items() for p in ps}
+        moved = sum(1 for tp, m in previous.items() if owner.get(tp) != m)
+        over = request.max_moves is not None and moved > request.max_moves
+        if not row["valid"] or over:
+            assert verdict["verdict"] == "invalid"
+            continue
+        values = [t["value"] for t in verdict["tiers"]]
+        assert (verdict["verdict"] == "optimal") == (values == expected), (row["assignor"], values, expected)
+    code, text, _ = run(capsys, "compare", scenario, "--assignors", "sticky", *flags)
+    assert "against the optimum of the request" in text

@@ -44,12 +44,14 @@ from assignment_oracle.compare.judge.co_partition import judge as judge_co_parti
 from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
 from assignment_oracle.compare.judge.moves import MovesVerdict, Unlimited, unlimited, unlimited_of
 from assignment_oracle.compare.judge.moves import judge as judge_moves
+from assignment_oracle.compare.judge.tiers import TierVerdict
+from assignment_oracle.compare.judge.tiers import judge as judge_tiers
 from assignment_oracle.compare.judge.weighted import WeightedVerdict, solve_weighted
 from assignment_oracle.compare.judge.weighted import judge as judge_weighted
 from assignment_oracle.heuristics import ASSIGNORS, Assignor, get_assignor, run
 from assignment_oracle.heuristics.cooperative_sticky import Phase
 from assignment_oracle.heuristics.registry import is_live
-from assignment_oracle.optimal import Solution, solve
+from assignment_oracle.optimal import Request, Solution, solve
 from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorFailed, MissingExtra
 from assignment_oracle.problem.model import Assignment, Problem
 
@@ -106,6 +108,8 @@ class Evaluation:
     weighted: WeightedVerdict | None = None
     #: A cooperative assignor's settled assignment against the most balanced one within its own moves.
     moves: MovesVerdict | None = None
+    #: Against the optimum of the request ``compare`` was given (:mod:`compare.judge.tiers`), if any.
+    asked: TierVerdict | None = None
 
     def to_mapping(self, *, timing: bool = True) -> dict:
         """A flat row (the JSON of ``compare``, a sweep's Parquet row's metrics)."""
@@ -148,6 +152,8 @@ class Evaluation:
             out["weighted"] = self.weighted.to_mapping()
         if self.moves is not None:
             out["moves"] = self.moves.to_mapping()
+        if self.asked is not None:
+            out["request"] = self.asked.to_mapping()
         if timing:
             out["wall_time_s"] = None if self.wall_time is None else round(self.wall_time, 6)
         return out
@@ -164,13 +170,27 @@ class Comparison:
     co_optimum: Solution | None = None
     #: The weighted optimum, when the scenario has partition weights (:func:`compare.judge.weighted.solve_weighted`).
     weighted_optimum: Solution | None = None
+    #: The request ``compare`` was given and its optimum (every row has ``asked``), if any.
+    request: Request | None = None
+    request_optimum: Solution | None = None
 
     def to_mapping(self, *, timing: bool = True) -> dict:
-        return {
+        out = {
             "members": len(self.problem.members),
             "partitions": self.problem.total_partitions,
             "rows": [row.to_mapping(timing=timing) for row in self.rows],
         }
+        if self.request is not None and self.request_optimum is not None:
+            out["request"] = {
+                **self.request.to_mapping(self.problem),
+                "optimum_status": self.request_optimum.status,
+                "optimum_method": self.request_optimum.method,
+                "optimum_message": self.request_optimum.message,
+                "optimum_tiers": [
+                    {"tier": t.tier, "value": t.value, "proven": t.proven} for t in self.request_optimum.tiers
+                ],
+            }
+        return out
 
 
 def evaluate(
@@ -332,14 +352,20 @@ def compare(
     names: list[str | Assignor] | tuple[str | Assignor, ...] | None = None,
     *,
     time_limit: float | None = None,
+    request: Request | None = None,
+    request_time_limit: float | None = None,
 ) -> Comparison:
     """Every assignor in ``names`` (default: all registered) on ``problem``, the optimum first.
 
     The problem is solved once, balance first (the order the assignors aim
-    for), whatever objective order the scenario states.
+    for), whatever objective order the scenario states.  With ``request`` (an objective order, a
+    balance definition, a budget of moves: :class:`optimal.Request`) its optimum is solved once more,
+    on the scenario as given (``request_time_limit`` bounds a CP-SAT engine), and every row is also
+    judged against it tier by tier (``asked``: :func:`compare.judge.tiers.judge`, as ``check`` does).
     """
     names = list(ASSIGNORS) if names is None else list(names)
     names = [get_assignor(n) if isinstance(n, str) else n for n in names]  # unknown names fail first
+    given = problem
     problem = _balance_first(problem)
     plain = _without_join_groups(problem)
     optimum = solve(plain)
@@ -404,7 +430,16 @@ def compare(
         )
         for name in names
     ]
-    return Comparison(problem, optimum, tuple(rows), co_optimum, heavy)
+    asked = None
+    if request is not None:
+        asked = solve(given, request, time_limit=request_time_limit)
+        rows = [
+            row
+            if row.assignment is None
+            else dataclasses.replace(row, asked=judge_tiers(given, row.assignment, request, optimum=asked))
+            for row in rows
+        ]
+    return Comparison(problem, optimum, tuple(rows), co_optimum, heavy, request, asked)
 
 
 def _undelivered(assignor: Assignor, problem: Problem, optimum: Solution, message: str) -> GuaranteeCheck:

@@ -107,7 +107,54 @@ def comparison_text(result: Comparison) -> str:
     moving = [row for row in result.rows if row.moves is not None]
     if moving:
         text += "\n" + _moves_text(moving)
+    if result.request is not None and result.request_optimum is not None:
+        text += "\n" + _request_text(result)
     return text
+
+
+def _request_text(result) -> str:
+    """Every row against the optimum of the request ``compare`` was given (compare.judge.tiers)."""
+    request, optimum = result.request, result.request_optimum
+    order = request.tiers(result.problem)
+    limits = "".join(
+        (
+            f"; at most {request.max_moves} moves" if request.max_moves is not None else "",
+            f"; at most {request.max_moves_per_member} from any member"
+            if request.max_moves_per_member is not None
+            else "",
+        )
+    )
+    title = (
+        f"against the optimum of the request: {', '.join(order)} (balance: {request.balance}{limits}); "
+        f"that optimum: {optimum.status}" + (f" ({optimum.message})" if optimum.message else "")
+    )
+    header = ("assignor", "valid", "verdict", "first gap", *order)
+    rows = []
+    for row in result.rows:
+        v = row.asked
+        if v is None:
+            rows.append((row.assignor, "-", row.status, "-", *("-" for _ in order)))
+            continue
+        values = {line.tier: _cell(line.value) for line in v.tiers}
+        rows.append(
+            (
+                row.assignor,
+                "yes" if v.valid else "no",
+                v.verdict,
+                v.gap_tier or "-",
+                *(values.get(t, "-") for t in order),
+            )
+        )
+    best = {line.tier: _cell(line.value) for line in optimum.tiers} if optimum.assignment is not None else {}
+    rows.append(("(the optimum)", "yes" if best else "-", optimum.status, "-", *(best.get(t, "-") for t in order)))
+    return title + "\n" + "\n".join(table(header, rows)) + "\n"
+
+
+def _cell(value) -> str:
+    if isinstance(value, list):
+        shown = ",".join(str(x) for x in value[:8])
+        return f"[{shown}{',…' if len(value) > 8 else ''}]"
+    return "-" if value is None else str(value)
 
 
 def _moves_text(rows: list[Evaluation]) -> str:
