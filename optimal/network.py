@@ -56,6 +56,7 @@ from functools import cached_property
 import numpy as np
 
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
+from assignment_oracle.problem.errors import SolverError
 from assignment_oracle.problem.model import BALANCE, RACK, STICKINESS, Assignment, Problem
 
 __all__ = ["AggregatedNetwork", "build_network"]
@@ -233,7 +234,7 @@ class AggregatedNetwork:
             pool = np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
             flows = np.asarray(arc_flow[starts[h] : starts[h + 1]], dtype=np.int64)
             if int(flows.sum()) != pool.size:
-                raise AssertionError(f"hub {h} sends {int(flows.sum())} partitions but holds {pool.size}")
+                raise SolverError(f"flow: hub {h} sends {int(flows.sum())} partitions but holds {pool.size} (a bug)")
             owner[pool] = np.repeat(self.arc_member[starts[h] : starts[h + 1]], flows)
         problem = self.problem
         if len(self.topics) == len(problem.topics):  # every topic assignable: the same numbering

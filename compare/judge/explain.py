@@ -190,7 +190,8 @@ class Explanation:
 
     def _request_text(self, limit: int) -> str:
         verdict = self.verdict
-        assert verdict is not None
+        if verdict is None:  # (only called when there is one)
+            return ""
         lines = verdict.text().splitlines()[:-1]  # the tier lines; the verdict line is said below
         if self.kind == INVALID:
             lines.append(f"not valid under the request: {len(verdict.breaks)} break(s)")
