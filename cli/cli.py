@@ -138,7 +138,7 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds for the CP-SAT engines (the flows are exact and need none; default "
         f"{STAGED_TIME_LIMIT:g} for the staged model: weighted dec-min is NP-hard)",
     )
-    p.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
+    p.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout (- is stdout)")
     p.add_argument(
         "--timing", action="store_true", help="include wall time and model sizes (output is then not byte-stable)"
     )
@@ -178,7 +178,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="a registered name (see `assignors`), or external:COMMAND (docs/external.md)",
     )
-    a.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
+    a.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout (- is stdout)")
 
     sub.add_parser("assignors", help="list the registered assignors, one line each")
 
@@ -673,7 +673,12 @@ def bundled_examples() -> list[Path]:
 def _demo(args) -> int:
     out = Path(args.out) if args.out else None
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+        if out.exists() and not out.is_dir():
+            raise InputError(str(out), "", "--out must be a folder (this exists and is not one)")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise InputError(str(out), "", f"cannot create the folder ({err.strerror or err})") from None
     failures = 0
     for path in bundled_examples():
         problem = read_problem(path)

@@ -30,6 +30,7 @@ import itertools
 import json
 import os
 import re
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -122,7 +123,7 @@ def load_json(text: str | bytes, *, source: str) -> Any:
             pass
         else:
             keys = _key_count(document)
-            if keys is not None and keys == data.count(b":"):
+            if keys is not None and keys == data.count(b":") and b"\\u0000" not in data:
                 return document
         return _load_strict(text, source=source)
     except RecursionError:
@@ -169,15 +170,43 @@ def _key_count(document: Any) -> int | None:
 
 def _load_strict(text: str | bytes, *, source: str) -> Any:
     try:
-        return json.loads(
+        document = json.loads(
             text,
             object_pairs_hook=_reject_duplicates(source),
             parse_constant=_reject_constant(source),
         )
+        _reject_bad_strings(document, source)
+        return document
     except json.JSONDecodeError as err:
         raise InputError(source, "", f"not valid JSON ({err.msg} at line {err.lineno} column {err.colno})") from None
     except UnicodeDecodeError:
         raise InputError(source, "", "not UTF-8 text") from None
+
+
+def _reject_bad_strings(document: Any, source: str) -> None:
+    """A lone surrogate (``"\\ud800"``: not Unicode, so no answer naming it could be written) or a NUL
+    in any key or string is one line naming where; other strings are kept exactly as given."""
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                where = field_path(path, key) if path else str(key)
+                _check_string(key, source, where)
+                stack.append((where, item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", item) for i, item in enumerate(value))
+        elif isinstance(value, str):
+            _check_string(value, source, path)
+
+
+def _check_string(value: str, source: str, path: str) -> None:
+    if "\x00" in value:
+        raise InputError(source, path, "contains a NUL character (\\u0000), which no name may hold")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(source, path, "contains a lone surrogate (e.g. \\ud800): not valid Unicode") from None
 
 
 def read_json_file(path: str | Path) -> Any:
@@ -631,6 +660,10 @@ def write_output(path: str | Path, text: str, *, inputs: tuple[str | Path, ...] 
     Writing over an input file is refused (:class:`InputError`): the user's
     scenario must not be lost to a typo in ``-o``.
     """
+    if str(path) == "-":  # standard output, as a stream (what no -o does)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
     target = Path(path)
     for given in inputs:
         if _same_file(target, Path(given)):
@@ -644,6 +677,10 @@ def write_output(path: str | Path, text: str, *, inputs: tuple[str | Path, ...] 
             "cannot write file (it exists and is not a regular file: "
             "a link, device, fifo or folder; choose a regular file)",
         )
+    if target.is_file() and not target.stat().st_mode & 0o222:
+        # A user's `>` refuses a write-protected file, and the rename below would replace it whatever its
+        # mode (root's `>` would truncate it): a file without write permission is someone's decision.
+        raise InputError(str(path), "", "cannot write file (it is write-protected: make it writable or choose another)")
     directory = target.parent if str(target.parent) else Path(".")
     try:
         handle = tempfile.NamedTemporaryFile(

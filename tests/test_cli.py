@@ -492,3 +492,11 @@ def test_compare_judges_every_row_against_the_asked_requests_optimum(capsys, fla
         assert (verdict["verdict"] == "optimal") == (values == expected), (row["assignor"], values, expected)
     code, text, _ = run(capsys, "compare", scenario, "--assignors", "sticky", *flags)
     assert "against the optimum of the request" in text
+
+
+def test_demo_out_onto_a_file_is_one_line_and_leaves_it(tmp_path, capsys):
+    taken = tmp_path / "taken"
+    taken.write_text("mine\n")
+    code, out, err = run(capsys, "demo", "--out", taken)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "must be a folder" in err
+    assert taken.read_text() == "mine\n"

@@ -243,3 +243,34 @@ def test_output_onto_a_link_a_device_or_a_folder_is_refused_and_left_alone(tmp_p
 def test_deeply_nested_json_is_one_line_of_bad_input():
     with pytest.raises(InputError, match="nested too deeply"):
         load_json("[" * 100_000 + "]" * 100_000, source="deep.json")
+
+
+def test_a_write_protected_output_is_refused_and_dash_is_standard_output(tmp_path, capsys, monkeypatch):
+    from assignment_oracle.problem.scenario_json import write_output
+
+    protected = tmp_path / "protected.json"
+    protected.write_text("{}\n")
+    protected.chmod(0o444)
+    with pytest.raises(InputError, match="write-protected"):
+        write_output(protected, "answer\n")
+    assert protected.read_text() == "{}\n" and not list(tmp_path.glob(".protected.json.*"))
+    monkeypatch.chdir(tmp_path)
+    write_output("-", "answer\n")  # a stream to standard output, no file named "-"
+    assert capsys.readouterr().out == "answer\n" and not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "words"),
+    [
+        ('{"topics": {"t": 1}, "members": {"a\\ud800": {"topics": ["t"]}}}', 'members."a\\ud800"', "lone surrogate"),
+        ('{"topics": {"t\\udfff": 1}, "members": {}}', 'topics."t\\udfff"', "lone surrogate"),
+        ('{"topics": {"t": 1}, "members": {"a\\u0000b": {"topics": ["t"]}}}', 'members."a\\u0000b"', "NUL"),
+        ('{"topics": {"t": 1}, "members": {"a": {"topics": ["t\\u0000"]}}}', "members.a.topics[0]", "NUL"),
+    ],
+)
+def test_lone_surrogates_and_nuls_are_named_not_written(text, field, words):
+    """Neither can be written back (a surrogate is not UTF-8) or shown safely: one line, the field named."""
+    with pytest.raises(InputError) as err:
+        load_json(text, source="s.json")
+    assert str(err.value).startswith(f"s.json: {field}: ") and words in str(err.value)
+    assert "\n" not in str(err.value)
