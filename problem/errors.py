@@ -28,6 +28,7 @@ __all__ = [
     "OracleError",
     "InputError",
     "MissingExtra",
+    "MissingRuntime",
     "SolverError",
     "AssignorError",
     "UnknownAssignor",
@@ -65,6 +66,12 @@ class MissingExtra(OracleError, ImportError):
             f"{needed_by} needs the '{extra}' extra ({module} is not installed): "
             f"pip install 'assignment-oracle[{extra}]'"
         )
+
+
+class MissingRuntime(OracleError):
+    """Something the machine must provide outside Python is not there (Java for Spark in local mode)."""
+
+    exit_code = 2
 
 
 class UnsupportedRequest(OracleError, ValueError):

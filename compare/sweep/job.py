@@ -35,6 +35,7 @@ import json
 import math
 import os
 import re
+import shutil
 import sys
 import threading
 import time
@@ -46,6 +47,7 @@ from assignment_oracle.compare.judge.text import table
 from assignment_oracle.compare.sweep.rows import ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
 from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
 from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS
+from assignment_oracle.problem.errors import MissingRuntime
 from assignment_oracle.problem.extras import require
 from assignment_oracle.problem.scenario_json import InputError, dumps
 
@@ -137,6 +139,19 @@ class SweepResult:
         return "\n".join(lines) + "\n"
 
 
+def _require_java() -> None:
+    """Spark's driver is a JVM, found the way PySpark finds it (``$JAVA_HOME/bin/java``, else ``java``
+    on ``PATH``): without one, one line naming what to install, not PySpark's traceback."""
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if not java or not os.access(java, os.X_OK):
+        where = f"JAVA_HOME={home} has no bin/java" if home else "no java on PATH and JAVA_HOME is not set"
+        raise MissingRuntime(
+            f"sweep runs Spark, which needs Java 17 or later ({where}): install a JDK "
+            "(e.g. apt install openjdk-17-jre-headless) or set JAVA_HOME; or use --remote sc://HOST:PORT"
+        )
+
+
 def spark_session(master: str = "local[*]", remote: str | None = None, *, app: str = "assignment-oracle sweep"):
     """A Spark session for sweeps: the UI off, Arrow on, this Python on the workers.
 
@@ -147,6 +162,7 @@ def spark_session(master: str = "local[*]", remote: str | None = None, *, app: s
 
     if remote is not None:
         return SparkSession.builder.remote(remote).appName(app).getOrCreate()
+    _require_java()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (
         SparkSession.builder.master(master)

@@ -202,3 +202,19 @@ def test_a_peer_without_its_extra_stops_the_sweep_before_spark_starts(monkeypatc
     with pytest.raises(MissingExtra, match="kafka-python:range needs the 'kafka-python' extra"):
         run_sweep(spec, tmp_path / "out", spark=object())
     assert not (tmp_path / "out").exists()
+
+
+def test_a_sweep_without_java_is_one_line_naming_what_to_install(tmp_path, monkeypatch):
+    pytest.importorskip("pyspark")
+    from assignment_oracle.compare.sweep.job import spark_session
+    from assignment_oracle.problem.errors import MissingRuntime
+
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no java anywhere
+    with pytest.raises(MissingRuntime) as err:
+        spark_session("local[1]")
+    message = str(err.value)
+    assert "\n" not in message and "Java 17" in message and "JAVA_HOME" in message and err.value.exit_code == 2
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))  # a JAVA_HOME without bin/java
+    with pytest.raises(MissingRuntime, match="has no bin/java"):
+        spark_session("local[1]")
