@@ -30,6 +30,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
+from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.scenario_json import write_output
+
 __all__ = ["NOTEBOOKS", "NotebookFailed", "execute", "notebook_path", "to_html", "write_gap_report"]
 
 #: The notebooks shipped with the package.
@@ -194,6 +197,9 @@ def write_gap_report(
     path.
     """
     sweep_dir = Path(sweep_dir).resolve()
+    for target in (html, notebook):
+        if target is not None:
+            _refuse_sweep_file(sweep_dir, Path(target))
     parameters = {
         "SWEEP_DIR": str(sweep_dir),
         "RUN_IF_MISSING": None,
@@ -204,9 +210,25 @@ def write_gap_report(
     nb = execute("gap_report", parameters)
     html = Path(html)
     html.parent.mkdir(parents=True, exist_ok=True)
-    html.write_text(to_html(nb, title=f"Gap report: {sweep_dir.name}", show_code=show_code), encoding="utf-8")
+    write_output(html, to_html(nb, title=f"Gap report: {sweep_dir.name}", show_code=show_code))
     if notebook is not None:
         import nbformat
 
-        nbformat.write(nb, str(notebook))
+        text = nbformat.writes(nb)
+        write_output(notebook, text if text.endswith("\n") else text + "\n")
     return html
+
+
+#: What a sweep directory holds of its own (compare.sweep.job): never written over by a report.
+SWEEP_FILES = ("spec.json", "summary.json")
+SWEEP_FOLDERS = ("rows", "counterexamples")
+
+
+def _refuse_sweep_file(sweep_dir: Path, target: Path) -> None:
+    """A report written over the sweep's spec, summary, rows or counterexamples would lose the sweep
+    (it could not resume): refused in one line, before anything runs."""
+    where = target.resolve()
+    own = [sweep_dir / name for name in SWEEP_FILES]
+    inside = any(where == folder or folder in where.parents for folder in (sweep_dir / f for f in SWEEP_FOLDERS))
+    if where in own or inside:
+        raise InputError(str(target), "", f"is one of the sweep's own files in {sweep_dir}: choose another output")

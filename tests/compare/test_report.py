@@ -251,3 +251,19 @@ def test_a_scenario_that_could_not_be_built_is_not_an_assignor_result(quick_swee
     assert "scenario" not in set(tables.failures(with_broken, quick_sweep.out)["assignor"])
     assert "scenario" not in set(tables.shares(with_broken)["assignor"])
     assert tables.status_counts(with_broken).set_index("assignor").loc["scenario", "error"] == 1
+
+
+@pytest.mark.parametrize("own", ["spec.json", "summary.json", "rows/part-0.parquet", "counterexamples/x.json"])
+def test_a_report_never_writes_over_the_sweeps_own_files(tmp_path, own):
+    """Over the spec (or summary, rows, counterexamples) the sweep could not resume: refused before
+    the notebook runs, and the file is left as it was."""
+    from assignment_oracle.compare.report.notebooks import write_gap_report
+    from assignment_oracle.problem.errors import InputError
+
+    target = tmp_path / own
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("the sweep's\n")
+    for html, notebook in ((target, None), (tmp_path / "report.html", target)):
+        with pytest.raises(InputError, match="one of the sweep's own files"):
+            write_gap_report(tmp_path, html, notebook=notebook)
+    assert target.read_text() == "the sweep's\n" and not (tmp_path / "report.html").exists()
