@@ -12,7 +12,9 @@ import argparse
 import dataclasses
 import gc
 import json
+import signal
 import sys
+import threading
 from importlib import resources
 from pathlib import Path
 from typing import Sequence
@@ -281,14 +283,29 @@ def _parser() -> argparse.ArgumentParser:
 ONE_SHOT = frozenset({"solve", "check", "assign", "compare", "explain"})
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, delivered like Ctrl-C: every place that stops a search on ``KeyboardInterrupt`` (CP-SAT,
+    HiGHS, an assignor's child, Spark) stops on it too; the command then exits 143 instead of 130."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     paused = args.command in ONE_SHOT and gc.isenabled()
     if paused:
         gc.disable()
+    # SIGTERM as a KeyboardInterrupt (signal handlers belong to the main thread; restored on the way out).
+    previous = (
+        signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() else None
+    )
     try:
         return _run(args)
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         if paused:
             gc.enable()
 
@@ -319,7 +336,11 @@ def _run(args) -> int:
     except OracleError as err:  # the library's one error vocabulary: one line, its exit status
         print(f"{PROG}: {_label(err)}: {err}", file=sys.stderr)
         return err.exit_code
-    except KeyboardInterrupt:
+    except Terminated:  # SIGTERM: stopped, nothing written past what is complete
+        print(f"{PROG}: terminated (SIGTERM)", file=sys.stderr)
+        return 143
+    except KeyboardInterrupt:  # Ctrl-C
+        print(f"{PROG}: interrupted (Ctrl-C)", file=sys.stderr)
         return 130
 
 
