@@ -89,6 +89,20 @@ def test_scenarios_draw_valid_problems_of_every_family(family, data):
     assert all(1 <= t.partitions <= limit for t in problem.topics)
 
 
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_member_bound_is_reached_not_only_respected(family):
+    """The bound flows through: some draw has exactly ``max_members`` members (a strategy that ignored
+    the bound, or capped it lower, would pass the ``<= most`` check above and fail here)."""
+    from hypothesis import HealthCheck, find
+
+    found = find(
+        scenarios(family, max_members=4, max_topics=4, max_partitions=6),
+        lambda problem: len(problem.members) == 4,
+        settings=settings(max_examples=300, database=None, suppress_health_check=list(HealthCheck)),
+    )
+    assert len(found.members) == 4
+
+
 def test_scenarios_shrink_to_small_problems():
     smallest = find(scenarios(), lambda p: len(p.members) >= 3)
     assert len(smallest.members) == 3 and len(smallest.topics) == 1
