@@ -378,41 +378,35 @@ def compare(
         rebalances=1,
     )
     rows = [best]
+
+    def optimum_row(label: str, solution: Solution, **judged) -> Evaluation:
+        """The row of an optimum of another objective (co-partitioned, weighted), judged as its own."""
+        return Evaluation(
+            assignor=label,
+            status=OK,
+            message=solution.status + (f": {solution.message}" if solution.message else ""),
+            wall_time=solution.wall_time,
+            assignment=solution.assignment,
+            verdict=check(plain, solution.assignment, optimum=optimum),
+            rebalances=1,
+            **judged,
+        )
+
     co_optimum = None
     if problem.join_groups:
         co_optimum = solve_co_partitioned(problem)
         best = dataclasses.replace(best, co_partition=judge_co_partition(problem, optimum.assignment, co_optimum))
         rows = [best]
         if co_optimum.assignment is not None:
-            rows.append(
-                Evaluation(
-                    assignor=CO_PARTITIONED_OPTIMUM,
-                    status=OK,
-                    message=f"{co_optimum.status}" + (f": {co_optimum.message}" if co_optimum.message else ""),
-                    wall_time=co_optimum.wall_time,
-                    assignment=co_optimum.assignment,
-                    verdict=check(plain, co_optimum.assignment, optimum=optimum),
-                    rebalances=1,
-                    co_partition=judge_co_partition(problem, co_optimum.assignment, co_optimum),
-                )
-            )
+            co_partition = judge_co_partition(problem, co_optimum.assignment, co_optimum)
+            rows.append(optimum_row(CO_PARTITIONED_OPTIMUM, co_optimum, co_partition=co_partition))
     heavy = None
     if problem.weights:
         heavy = solve_weighted(problem)
         rows[0] = dataclasses.replace(rows[0], weighted=judge_weighted(problem, optimum.assignment, heavy))
         if heavy.assignment is not None:
-            rows.append(
-                Evaluation(
-                    assignor=WEIGHTED_OPTIMUM,
-                    status=OK,
-                    message=heavy.status + (f": {heavy.message}" if heavy.message else ""),
-                    wall_time=heavy.wall_time,
-                    assignment=heavy.assignment,
-                    verdict=check(plain, heavy.assignment, optimum=optimum),
-                    rebalances=1,
-                    weighted=judge_weighted(problem, heavy.assignment, heavy),
-                )
-            )
+            weighted = judge_weighted(problem, heavy.assignment, heavy)
+            rows.append(optimum_row(WEIGHTED_OPTIMUM, heavy, weighted=weighted))
     # The unlimited optimum's moves, once for every cooperative row's moves judge (compare.judge.moves): the
     # optimum's own when it is most balanced then stickiest, else that flow solved once here.
     free = None

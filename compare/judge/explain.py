@@ -163,27 +163,23 @@ class Explanation:
                 f"most balanced, but {self.cross_rack} partition(s) outside their replicas' racks; "
                 f"the oracle has {self.optimal_cross_rack} at equal balance"
             )
-            lines.append(f"could be local ({len(self.could_be_local)}):")
-            lines += [f"  {c}" for c in self.could_be_local[:limit]]
-            lines.append(
+            lines += _listed("could be local", self.could_be_local, limit)
+            lines += self._walks(
                 f"moves to a most-balanced, most rack-local assignment: {len(self.paths)} path(s) (loads permuted), "
-                f"{len(self.cycles)} cycle(s) (loads unchanged)"
+                f"{len(self.cycles)} cycle(s) (loads unchanged)",
+                limit,
             )
-            for group in (self.paths + self.cycles)[:limit]:
-                lines.append("  " + ", then ".join(str(m) for m in group))
         elif self.kind == STICKINESS:
             lines.append(
                 f"most balanced, but keeps {self.retained} partitions with their previous owner; "
                 f"the oracle keeps {self.optimal_retained} at equal balance"
             )
-            lines.append(f"could have stayed ({len(self.could_have_stayed)}):")
-            lines += [f"  {s}" for s in self.could_have_stayed[:limit]]
-            lines.append(
+            lines += _listed("could have stayed", self.could_have_stayed, limit)
+            lines += self._walks(
                 f"moves to a stickiest most-balanced assignment: {len(self.paths)} path(s) (loads permuted), "
-                f"{len(self.cycles)} cycle(s) (loads unchanged)"
+                f"{len(self.cycles)} cycle(s) (loads unchanged)",
+                limit,
             )
-            for group in (self.paths + self.cycles)[:limit]:
-                lines.append("  " + ", then ".join(str(m) for m in group))
         else:
             lines.append("optimal: most balanced, and as sticky as the oracle")
         return "\n".join(lines) + "\n"
@@ -203,18 +199,19 @@ class Explanation:
         else:
             lines.append(f"first shortfall: the {self.kind} tier")
             if self.could_have_stayed:
-                lines.append(f"could have stayed ({len(self.could_have_stayed)}):")
-                lines += [f"  {s}" for s in self.could_have_stayed[:limit]]
+                lines += _listed("could have stayed", self.could_have_stayed, limit)
             if self.could_be_local:
-                lines.append(f"could be local ({len(self.could_be_local)}):")
-                lines += [f"  {c}" for c in self.could_be_local[:limit]]
-            lines.append(
+                lines += _listed("could be local", self.could_be_local, limit)
+            lines += self._walks(
                 f"moves to the optimum's answer (valid, equal before the {self.kind} tier, better on it): "
-                f"{len(self.paths)} path(s), {len(self.cycles)} cycle(s)"
+                f"{len(self.paths)} path(s), {len(self.cycles)} cycle(s)",
+                limit,
             )
-            for group in (self.paths + self.cycles)[:limit]:
-                lines.append("  " + ", then ".join(str(m) for m in group))
         return "\n".join(lines) + "\n"
+
+    def _walks(self, header: str, limit: int) -> list[str]:
+        """The header, then the paths and cycles to the oracle's assignment, one per line."""
+        return [header] + ["  " + ", then ".join(str(m) for m in group) for group in (self.paths + self.cycles)[:limit]]
 
     def to_mapping(self) -> dict:
         def groups(gs):
@@ -237,6 +234,10 @@ class Explanation:
             "sorted_loads": list(self.sorted_loads),
             "optimal_sorted_loads": list(self.optimal_sorted_loads),
         }
+
+
+def _listed(title: str, items, limit: int) -> list[str]:
+    return [f"{title} ({len(items)}):"] + [f"  {item}" for item in items[:limit]]
 
 
 def explain(

@@ -180,57 +180,41 @@ def _rebalance_rows(
     check, cpsat_row = _cross_check(base, problem, optimum, round_, checks)
     shape = _shape(problem)
     co_optimum, co_rows = None, []
+
+    def optimum_row(label: str, solution, check: str, **judged) -> dict:
+        """The row of an optimum of another objective (co-partitioned, weighted), judged as its own."""
+        e = dataclasses.replace(
+            evaluate_optimum(problem, optimum, solution.assignment),
+            assignor=label,
+            wall_time=solution.wall_time,
+            **judged,
+        )
+        return _row(
+            base,
+            round=round_,
+            assignor=label,
+            status="ok",
+            message=solution.status,
+            **shape,
+            **_metrics(e),
+            wall_time_s=solution.wall_time,
+            oracle_wall_time_s=oracle_time,
+            oracle_check=check,
+        )
+
     if grouped.join_groups:
         co_optimum = solve_co_partitioned(grouped)
-        co_check = _brute_force_check("co-partitioned", co_optimum, checks)
-        check = f"{co_check}; {check}" if co_check.startswith("DISAGREE") else f"{check}; {co_check}"
+        check = _joined(check, _brute_force_check("co-partitioned", co_optimum, checks))
         if co_optimum.assignment is not None:
-            e = dataclasses.replace(
-                evaluate_optimum(problem, optimum, co_optimum.assignment),
-                assignor=CO_PARTITIONED_OPTIMUM,
-                wall_time=co_optimum.wall_time,
-                co_partition=judge_co_partition(grouped, co_optimum.assignment, co_optimum),
-            )
-            co_rows.append(
-                _row(
-                    base,
-                    round=round_,
-                    assignor=CO_PARTITIONED_OPTIMUM,
-                    status="ok",
-                    message=co_optimum.status,
-                    **shape,
-                    **_metrics(e),
-                    wall_time_s=co_optimum.wall_time,
-                    oracle_wall_time_s=oracle_time,
-                    oracle_check=check,
-                )
-            )
+            co_partition = judge_co_partition(grouped, co_optimum.assignment, co_optimum)
+            co_rows.append(optimum_row(CO_PARTITIONED_OPTIMUM, co_optimum, check, co_partition=co_partition))
     heavy = None
     if grouped.weights:
         heavy = solve_weighted(grouped)
-        weighted_check = _brute_force_check("weighted", heavy, checks)
-        check = f"{weighted_check}; {check}" if weighted_check.startswith("DISAGREE") else f"{check}; {weighted_check}"
+        check = _joined(check, _brute_force_check("weighted", heavy, checks))
         if heavy.assignment is not None:
-            e = dataclasses.replace(
-                evaluate_optimum(problem, optimum, heavy.assignment),
-                assignor=WEIGHTED_OPTIMUM,
-                wall_time=heavy.wall_time,
-                weighted=judge_weighted(grouped, heavy.assignment, heavy),
-            )
-            co_rows.append(
-                _row(
-                    base,
-                    round=round_,
-                    assignor=WEIGHTED_OPTIMUM,
-                    status="ok",
-                    message=heavy.status,
-                    **shape,
-                    **_metrics(e),
-                    wall_time_s=heavy.wall_time,
-                    oracle_wall_time_s=oracle_time,
-                    oracle_check=check,
-                )
-            )
+            weighted = judge_weighted(grouped, heavy.assignment, heavy)
+            co_rows.append(optimum_row(WEIGHTED_OPTIMUM, heavy, check, weighted=weighted))
     best = evaluate_optimum(problem, optimum)
     if co_optimum is not None:  # is the optimum without co-partitioning co-partitioned anyway?
         best = dataclasses.replace(best, co_partition=judge_co_partition(grouped, optimum.assignment, co_optimum))
@@ -296,6 +280,11 @@ def evaluate_optimum(problem: Problem, optimum, assignment=None) -> Evaluation:
         verdict=check(problem, assignment, optimum=optimum),
         rebalances=1,
     )
+
+
+def _joined(check: str, more: str) -> str:
+    """Two cross-check verdicts in one cell, a disagreement first."""
+    return f"{more}; {check}" if more.startswith("DISAGREE") else f"{check}; {more}"
 
 
 def _brute_force_check(name: str, solution: Solution, checks: Checks) -> str:
