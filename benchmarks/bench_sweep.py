@@ -207,7 +207,7 @@ def child(job: dict) -> None:
         sweep = time.perf_counter() - started
     finally:
         spark.stop()
-    files = sum(1 for _ in Path(job["out"], "rows").glob("family=*/assignor=*/*.parquet"))
+    files = sum(1 for _ in Path(job["out"], "rows").glob("batch=*/family=*/assignor=*/*.parquet"))
     print(
         json.dumps(
             {"session": session, "sweep": sweep, "rows": result.rows, "computed": result.computed, "files": files}

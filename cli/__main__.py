@@ -1,5 +1,3 @@
-import sys
+from assignment_oracle.cli import command
 
-from assignment_oracle.cli import main
-
-sys.exit(main())
+command()

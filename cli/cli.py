@@ -12,12 +12,14 @@ import argparse
 import dataclasses
 import gc
 import json
+import logging
+import os
 import signal
 import sys
 import threading
 from importlib import resources
 from pathlib import Path
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from assignment_oracle.compare.judge.check import check
 from assignment_oracle.compare.judge.evaluate import compare as compare_assignors
@@ -49,6 +51,7 @@ from assignment_oracle.problem.errors import (
     AssignorFailed,
     OracleError,
     SolverError,
+    SparkFailed,
 )
 from assignment_oracle.problem.extras import require
 from assignment_oracle.problem.model import BALANCE, SPREAD
@@ -61,6 +64,7 @@ from assignment_oracle.problem.scenario_json import (
     read_problem,
     write_output,
 )
+from assignment_oracle.problem.text import printable
 
 PROG = "assignment-oracle"
 #: argparse's own usage errors; every other status is the error's ``exit_code`` (problem.errors).
@@ -292,6 +296,21 @@ def _terminate(signum, frame) -> None:
     raise Terminated()
 
 
+def command() -> NoReturn:
+    """The installed program: :func:`main`, then exit with its status.
+
+    A stopped command (Ctrl-C 130, SIGTERM 143) leaves at once, without the
+    interpreter's teardown (a few hundred ms after a sweep): what it wrote
+    is complete, and Spark's JVM ends with the pipe to this process.
+    """
+    code = main()
+    if code in (130, 143):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     paused = args.command in ONE_SHOT and gc.isenabled()
@@ -347,6 +366,7 @@ def _run(args) -> int:
 def _label(err: OracleError) -> str:
     for kind, label in (
         (SolverError, "solver failed"),
+        (SparkFailed, "sweep failed"),
         (AssignorDidNotFinish, "assignor did not finish"),
         (AssignorFailed, "assignor failed"),
     ):
@@ -642,12 +662,27 @@ def _simulate(args) -> int:
     return 0 if result.completed else 1
 
 
+class _OneLineLog(logging.Handler):
+    """Python-side logs during a sweep as one line each, warnings and up.  py4j's own (tracebacks of a
+    connection the stop of a sweep closed) are dropped: a failure of Spark surfaces as an exception,
+    which the sweep turns into one line naming Spark's log."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if f"{os.sep}py4j{os.sep}" in record.pathname or record.name.startswith("py4j"):
+            return
+        print(f"{PROG}: {record.name}: {printable(record.getMessage())}", file=sys.stderr)
+
+
 def _sweep(args) -> int:
     require("spark", "assignment-oracle sweep")
     from assignment_oracle.compare.sweep.job import run_sweep  # imports pyspark: only when sweeping
     from assignment_oracle.compare.sweep.spec import read_spec
 
     spec = read_spec(args.spec)
+    logging.getLogger().addHandler(_OneLineLog())  # before py4j's first log could configure its own
     if args.remote is not None and not args.remote.startswith("sc://"):
         raise InputError("--remote", "", f"must be a Spark Connect URL sc://HOST:PORT, got {args.remote!r}")
     if args.remote is None and not (args.master.startswith("local") or args.master.startswith("spark://")):
@@ -662,6 +697,8 @@ def _sweep(args) -> int:
         progress=not args.no_progress,
         chunk_size=args.chunk_size,
     )
+    for note in result.notes:
+        print(f"{PROG}: note: {note}", file=sys.stderr)
     if args.json:
         sys.stdout.write(dumps(result.to_mapping()))
     else:

@@ -5,6 +5,8 @@
     OracleError
     ├── InputError            bad input: "source: field: problem"                    exit 2
     ├── MissingExtra          a part of the install is not there: which extra to add  exit 2
+    ├── MissingRuntime        the machine lacks a runtime (Java for Spark)            exit 2
+    ├── SparkFailed           a sweep's Spark job or session failed (its log named)   exit 8
     ├── SolverError           an exact model failed (a bug or a limit, never the user) exit 5
     └── AssignorError         an assignor delivered no assignment
         ├── UnknownAssignor       no assignor by that name                            exit 2
@@ -30,6 +32,7 @@ __all__ = [
     "MissingExtra",
     "MissingRuntime",
     "SolverError",
+    "SparkFailed",
     "AssignorError",
     "UnknownAssignor",
     "AssignorDidNotFinish",
@@ -79,6 +82,13 @@ class UnsupportedRequest(OracleError, ValueError):
     exactly as asked: refused in one line naming the combination, never answered for another objective."""
 
     exit_code = 2
+
+
+class SparkFailed(OracleError, RuntimeError):
+    """Spark failed under a sweep (a job, the session, the JVM): the first line of its error and where
+    its log is, instead of py4j's and Java's traces."""
+
+    exit_code = 8
 
 
 class SolverError(OracleError, RuntimeError):

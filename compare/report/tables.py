@@ -91,7 +91,7 @@ def assignor_order(names) -> list[str]:
     return known + others + oracle
 
 
-NO_SWEEP = "holds no sweep rows (no rows/family=*/); run `assignment-oracle sweep` first"
+NO_SWEEP = "holds no sweep rows (no rows/batch=*/family=*/); run `assignment-oracle sweep` first"
 
 
 def partitions(out: str | Path) -> tuple[list[str], list[str]]:
@@ -106,8 +106,10 @@ def partitions(out: str | Path) -> tuple[list[str], list[str]]:
     rows_dir = Path(out) / "rows"
     if not rows_dir.is_dir():
         return [], []
-    families = sorted({unquote(p.name.removeprefix("family=")) for p in rows_dir.glob("family=*")})
-    assignors = sorted({unquote(p.name.removeprefix("assignor=")) for p in rows_dir.glob("family=*/assignor=*")})
+    families = sorted({unquote(p.name.removeprefix("family=")) for p in rows_dir.glob("batch=*/family=*")})
+    assignors = sorted(
+        {unquote(p.name.removeprefix("assignor=")) for p in rows_dir.glob("batch=*/family=*/assignor=*")}
+    )
     return families, assignors
 
 
@@ -126,7 +128,8 @@ def load(out: str | Path, *, families=None, assignors=None) -> pd.DataFrame:
     rows_dir = Path(out) / "rows"
     if not partitions(out)[0]:
         raise InputError(str(out), "", NO_SWEEP)
-    frame = ds.dataset(str(rows_dir), format="parquet", partitioning="hive").to_table().to_pandas()
+    table = ds.dataset(str(rows_dir), format="parquet", partitioning="hive").to_table()
+    frame = table.drop_columns([c for c in ("batch",) if c in table.column_names]).to_pandas()
     for column in ("family", "assignor"):
         frame[column] = frame[column].astype(str)
     for column, wanted, keep in (("family", families, ()), ("assignor", assignors, ORACLE)):

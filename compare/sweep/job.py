@@ -17,25 +17,30 @@ scenarios from their seeds, runs the assignors and the oracle
 *chunks* and aggregates the summary with Spark; only counterexamples (rare
 by construction) are streamed back to be written as files.
 
-Exactly once.  Each chunk is one Spark job that appends to ``DIR/rows``; the
-Parquet committer makes a job's files appear together at commit, so an
-interrupted chunk leaves nothing behind (only an ignored ``_temporary``
-folder).  Before each chunk the scenarios already in ``DIR/rows`` are
-removed with an anti-join on their deterministic ids, so a rerun of the
-same spec skips what is complete and an interrupted sweep resumes; a
-failed task retried on another executor (a worker lost) writes its rows
-once, because only the winning attempt's output is committed.  ``DIR``
-remembers its spec (``DIR/spec.json``): a different spec there is refused.
+Exactly once.  The directory's protocol is :mod:`compare.sweep.store`: one
+sweep at a time writes ``DIR`` (a lock naming its holder; a lock left by a
+killed sweep is taken over); workers stage every finished scenario's rows
+(complete files, at least every second of work); the driver publishes them
+into ``DIR/rows`` through a journal after each chunk, when stopped (Ctrl-C,
+SIGTERM: the Spark job is cancelled, what finished is kept) and, for what a
+killed sweep left, at the next start.  A scenario's rows appear whole or not
+at all, and never twice (a retried task, a task lost with its worker, a
+crash mid-publish).  A rerun of the same spec skips the scenarios ``DIR/rows``
+has, so an interrupted sweep resumes exactly.  ``DIR`` remembers its spec
+(``DIR/spec.json``): a different spec there is refused.  Spark's own log goes
+to ``DIR/spark.log`` (unless ``SPARK_CONF_DIR`` configures it).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
 import os
 import re
 import shutil
+import signal
 import sys
 import threading
 import time
@@ -44,12 +49,15 @@ from pathlib import Path
 from typing import Iterator
 
 from assignment_oracle.compare.judge.text import table
+from assignment_oracle.compare.sweep import store
 from assignment_oracle.compare.sweep.rows import ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
 from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
+from assignment_oracle.compare.sweep.store import FLUSH_SCENARIOS, FLUSH_SECONDS, stage
 from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS
-from assignment_oracle.problem.errors import MissingRuntime
+from assignment_oracle.problem.errors import MissingRuntime, SparkFailed
 from assignment_oracle.problem.extras import require
-from assignment_oracle.problem.scenario_json import InputError, dumps
+from assignment_oracle.problem.scenario_json import InputError, dumps, write_output
+from assignment_oracle.problem.text import printable
 
 __all__ = [
     "SweepResult",
@@ -82,6 +90,8 @@ class SweepResult:
     counterexamples: int
     summary: list[dict] = field(default_factory=list)
     wall_time_s: float = 0.0
+    #: What the run found and did about it (a lock taken over, staged scenarios kept): one line each.
+    notes: tuple[str, ...] = ()
 
     def to_mapping(self) -> dict:
         """The JSON ``sweep --json`` prints."""
@@ -94,6 +104,7 @@ class SweepResult:
             "rows": self.rows,
             "counterexamples": self.counterexamples,
             "assignors": self.summary,
+            "notes": list(self.notes),
         }
 
     def text(self) -> str:
@@ -152,11 +163,18 @@ def _require_java() -> None:
         )
 
 
-def spark_session(master: str = "local[*]", remote: str | None = None, *, app: str = "assignment-oracle sweep"):
+def spark_session(
+    master: str = "local[*]",
+    remote: str | None = None,
+    *,
+    app: str = "assignment-oracle sweep",
+    log: Path | None = None,
+):
     """A Spark session for sweeps: the UI off, Arrow on, this Python on the workers.
 
     Local mode binds to 127.0.0.1.  With ``remote`` (Spark Connect) the
-    server's configuration applies.
+    server's configuration applies.  With ``log``, the driver's log goes to
+    that file instead of the terminal (unless ``SPARK_CONF_DIR`` is set).
     """
     from pyspark.sql import SparkSession
 
@@ -164,6 +182,14 @@ def spark_session(master: str = "local[*]", remote: str | None = None, *, app: s
         return SparkSession.builder.remote(remote).appName(app).getOrCreate()
     _require_java()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # The JVM only moves a few rows per scenario (Python does the work), but a cold JVM
+    # spent more CPU than the Python workers on a 48-scenario sweep (C2 compiling, adaptive
+    # planning, whole-stage code generation), CPU the workers need on a small machine:
+    # C1 only, one GC thread, plain plans.  Measured in benchmarks/bench_sweep.py.
+    java_options = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+    if log is not None and not os.environ.get("SPARK_CONF_DIR"):
+        config = Path(__file__).with_name("log4j2-sweep.properties")
+        java_options += f" -Dlog4j2.configurationFile=file:{config} -Dassignment_oracle.spark_log={Path(log).resolve()}"
     builder = (
         SparkSession.builder.master(master)
         .appName(app)
@@ -174,17 +200,37 @@ def spark_session(master: str = "local[*]", remote: str | None = None, *, app: s
         .config("spark.pyspark.python", sys.executable)
         .config("spark.pyspark.driver.python", sys.executable)
         .config("spark.task.maxFailures", "4")
-        # The JVM only moves a few rows per scenario (Python does the work), but a cold JVM
-        # spent more CPU than the Python workers on a 48-scenario sweep (C2 compiling, adaptive
-        # planning, whole-stage code generation), CPU the workers need on a small machine:
-        # C1 only, one GC thread, plain plans.  Measured in benchmarks/bench_sweep.py.
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        .config("spark.driver.extraJavaOptions", java_options)
         .config("spark.sql.adaptive.enabled", "false")
         .config("spark.sql.codegen.wholeStage", "false")
     )
     if master.startswith("local"):
         builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-    return builder.getOrCreate()
+    try:
+        return builder.getOrCreate()
+    except BaseException:
+        _kill_spark_children()
+        raise
+
+
+def _kill_spark_children() -> None:
+    """End the JVM a session start was launching (stopped by Ctrl-C or SIGTERM, or failed).
+
+    PySpark deletes the folder where that JVM is to say which port it
+    listens on; the JVM then never hears from Python, and its py4j server
+    thread keeps it alive after this process has gone (holding the
+    terminal's output).  Linux: children found in ``/proc``.
+    """
+    me = str(os.getpid())
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text()
+            if stat[stat.rindex(")") + 2 :].split()[1] != me:
+                continue
+            if b"org.apache.spark.deploy.SparkSubmit" in (entry / "cmdline").read_bytes():
+                os.kill(int(entry.name), signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            continue
 
 
 def _spark_schema():
@@ -202,20 +248,30 @@ def _arrow_schema():
 
 
 def _prepare(out: Path, spec: SweepSpec) -> None:
-    out.mkdir(parents=True, exist_ok=True)
     marker = out / "spec.json"
     record = {"hash": spec.hash, "spec": spec.document}
     if marker.exists():
         try:
             existing = json.loads(marker.read_text(encoding="utf-8")).get("hash")
-        except (json.JSONDecodeError, AttributeError):
+        except (json.JSONDecodeError, AttributeError, UnicodeDecodeError):
             raise InputError(str(marker), "", "not a sweep's spec.json; choose another --out") from None
         if existing != spec.hash:
             raise InputError(
                 str(out), "", f"holds another sweep (spec hash {existing}, this one {spec.hash}); choose another --out"
             )
     else:
-        marker.write_text(dumps(record), encoding="utf-8")
+        write_output(marker, dumps(record))
+
+
+def _make_directory(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InputError(str(out), "", "exists and is not a directory; choose another --out") from None
+    except OSError as err:
+        raise InputError(str(out), "", f"cannot create the sweep directory ({err.strerror or err})") from None
+    if not out.is_dir():
+        raise InputError(str(out), "", "exists and is not a directory; choose another --out")
 
 
 def run_sweep(
@@ -234,9 +290,11 @@ def run_sweep(
     ``spark``: an existing session (else one is made from ``master`` or
     ``remote`` and stopped at the end).  ``chunk_size``: scenarios per Spark
     job (default: the spec split in at most :data:`MAX_CHUNKS`, at least
-    :data:`MIN_CHUNK` each); what an interruption can lose at most.
-    ``stop_after_chunks`` ends the run early, as an interruption would
-    (tests use it to check resuming).
+    :data:`MIN_CHUNK` each).  ``stop_after_chunks`` ends the run early, as
+    an interruption would (tests use it to check resuming).  Stopped by
+    ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM as the command line delivers
+    it), the Spark job is cancelled, every finished scenario is published,
+    and the interrupt goes on.
     """
     if chunk_size is not None and chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
@@ -246,28 +304,80 @@ def run_sweep(
         if name in LIVE_PEERS:
             require("librdkafka", f"the sweep's assignor {name}")
     started = time.perf_counter()
-    out = Path(out)
-    _prepare(out, spec)
-    own_session = spark is None
-    if own_session:
-        spark = spark_session(master, remote)
+    import pyarrow.compute  # noqa: F401  (what publishing needs, loaded now: a stopped sweep publishes at once)
+    import pyarrow.dataset  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+
+    out = Path(out).absolute()  # the workers write here: the same folder whatever their working directory
+    _make_directory(out)
+    held = store.lock(out)
     try:
-        return _run(spark, spec, out, progress, stop_after_chunks, chunk_size, started)
-    finally:
+        _prepare(out, spec)
+        if any((out / "rows").glob("family=*")):
+            raise InputError(
+                str(out / "rows"),
+                "",
+                "was written by an earlier version of assignment-oracle (no batch= folders): "
+                "finish it with that version, or choose another --out",
+            )
+        store.recover(out)
+        done = store.published_ids(out)
+        recovered = store.publish(out, done)  # what a killed sweep had staged
+        notes = [note for note in (store.took_over_text(held),) if note]
+        if recovered:
+            notes.append(f"kept {recovered} scenario(s) a stopped sweep had finished but not published")
+        own_session = spark is None
         if own_session:
-            spark.stop()
+            spark = spark_session(master, remote, log=out / "spark.log")
+        # PySpark's SIGINT handler cancels the jobs from inside the signal, over the py4j connection the
+        # main thread is reading (a reentrant call, logged as a traceback): Ctrl-C is a plain
+        # KeyboardInterrupt here, and the jobs are cancelled below, over a connection of their own.
+        main = threading.current_thread() is threading.main_thread()
+        interrupts = signal.signal(signal.SIGINT, signal.default_int_handler) if main else None
+        try:
+            result = _run(spark, spec, out, done, progress, stop_after_chunks, chunk_size, started)
+        except BaseException as err:
+            _cancel(spark)
+            store.publish(out, done)  # every scenario finished so far is kept
+            if _from_spark(err):
+                raise SparkFailed(f"Spark failed ({_first_line(err)}); its log: {out / 'spark.log'}") from None
+            raise
+        finally:
+            if interrupts is not None:
+                signal.signal(signal.SIGINT, interrupts)
+            if own_session:
+                spark.stop()
+        return dataclasses.replace(result, notes=tuple(notes))
+    finally:
+        held.release()
 
 
-def _completed_ids(spark, rows_dir: Path):
-    if not rows_dir.exists() or not any(rows_dir.glob("family=*")):
-        return None
-    return spark.read.parquet(str(rows_dir)).select("scenario_id").distinct()
+def _from_spark(err: BaseException) -> bool:
+    """An error raised by PySpark or py4j (a failed job, a lost JVM), not by this project or the user."""
+    return isinstance(err, Exception) and type(err).__module__.split(".")[0] in ("py4j", "pyspark")
+
+
+def _first_line(err: BaseException) -> str:
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return printable(lines[0][:300]) if lines else type(err).__name__
+
+
+def _cancel(spark) -> None:
+    """Stop the running Spark jobs (Ctrl-C, SIGTERM, an error): their workers stage nothing more."""
+    try:
+        if hasattr(spark, "interruptAll") and not hasattr(spark, "sparkContext"):
+            spark.interruptAll()  # Spark Connect
+        else:
+            spark.sparkContext.cancelAllJobs()
+    except Exception:  # a session already going down: nothing left to cancel
+        pass
 
 
 def _run(
     spark,
     spec: SweepSpec,
     out: Path,
+    done: set[str],
     progress: bool,
     stop_after_chunks: int | None,
     chunk_size: int | None,
@@ -275,10 +385,8 @@ def _run(
 ) -> SweepResult:
     rows_dir = out / "rows"
     total = spec.scenarios
-    done = _completed_ids(spark, rows_dir)  # read once: later chunks only add ids outside their range
-    if done is not None:
-        done = done.cache()
-    already = 0 if done is None else done.count()
+    already = len(done)
+    resuming = already > 0
     chunk_size = chunk_size or max(MIN_CHUNK, math.ceil(total / MAX_CHUNKS))
     bar = _Progress(total, already, enabled=progress, label=spec.name)
     computed = 0
@@ -287,35 +395,21 @@ def _run(
             if stop_after_chunks is not None and k >= stop_after_chunks:
                 break
             end = min(total, start + chunk_size)
-            if done is None:
-                # A fresh sweep: the indices themselves, already in balanced partitions (no job, no shuffle).
-                count = end - start
-                pending = spark.range(0, count, numPartitions=_tasks_for(spark, count)).withColumnRenamed(
-                    "id", "position"
-                )
-            else:
-                # Resuming: the ids not yet written; the anti-join leaves them unevenly spread.
-                pending = _pending(spark, spec, start, end, done).cache()
-                count = pending.count()
-                if count == 0:
-                    pending.unpersist()
+            indices: range | list[int] = range(start, end)
+            if resuming:  # the scenarios of this chunk not published yet
+                indices = [i for i in indices if _scenario_id(spec, i) not in done]
+                if not indices:
                     continue
-                pending = pending.repartition(_tasks_for(spark, count))
-            # One Parquet file per (family, assignor) per chunk: the Python tasks spread their
-            # scenarios over the chunk's families, and each task writing its own file per pair made
-            # small files that cost the JVM more CPU than the scenarios cost Python (a shuffle of a
-            # few rows per scenario is cheaper; docs/sweeps-cluster.md has the measurements).
-            batches = pending.mapInArrow(_worker(spec, start, count), _spark_schema()).repartition("family", "assignor")
+            count = len(indices)
+            job = spark.range(0, count, numPartitions=_tasks_for(spark, count)).mapInArrow(
+                _worker(spec, out, indices), "scenarios long"
+            )
             bar.watch(spark, count)
-            (batches.write.mode("append").partitionBy("family", "assignor").parquet(str(rows_dir)))
+            job.collect()  # the workers stage their scenarios' rows; the driver publishes them
+            computed += store.publish(out, done)
             bar.chunk_done(count)
-            if done is not None:
-                pending.unpersist()
-            computed += count
     finally:
         bar.close()
-        if done is not None:
-            done.unpersist()
     written = _write_counterexamples(spark, rows_dir, out / "counterexamples")
     frame = spark.read.parquet(str(rows_dir)) if rows_dir.exists() else None
     summary = summarize(frame) if frame is not None else []
@@ -323,7 +417,8 @@ def _run(
     result = SweepResult(
         out, spec.hash, total, already, computed, row_count, written, summary, time.perf_counter() - started
     )
-    (out / "summary.json").write_text(
+    write_output(
+        out / "summary.json",
         dumps(
             {
                 "spec": spec.name,
@@ -334,9 +429,13 @@ def _run(
                 "assignors": summary,
             }
         ),
-        encoding="utf-8",
     )
     return result
+
+
+def _scenario_id(spec: SweepSpec, index: int) -> str:
+    point, seed = spec.points[index // len(spec.seeds)], spec.seeds[index % len(spec.seeds)]
+    return scenario_id(spec.hash, point, seed)
 
 
 def _tasks_for(spark, count: int) -> int:
@@ -350,27 +449,6 @@ def _tasks_for(spark, count: int) -> int:
     except Exception:  # Spark Connect: no SparkContext on the client
         slots = 8
     return max(1, min(count, 2 * slots, math.ceil(count / SCENARIOS_PER_TASK)))
-
-
-def _pending(spark, spec: SweepSpec, start: int, end: int, done):
-    """Resuming: scenario indices ``start..end-1`` with their ids, minus those already written (``done``)."""
-    from pyspark.sql.types import LongType, StringType, StructField, StructType
-
-    sweep_hash, points, seeds = spec.hash, spec.points, spec.seeds
-
-    def ids(batches: Iterator) -> Iterator:
-        import pyarrow as pa
-
-        for batch in batches:
-            index = batch.column(0).to_pylist()
-            sids = [scenario_id(sweep_hash, points[i // len(seeds)], seeds[i % len(seeds)]) for i in index]
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(index, pa.int64()), pa.array(sids, pa.string())], names=["index", "scenario_id"]
-            )
-
-    schema = StructType([StructField("index", LongType(), False), StructField("scenario_id", StringType(), False)])
-    tasks = spark.range(start, end, numPartitions=max(1, min(8, end - start))).mapInArrow(ids, schema)
-    return tasks.join(done, on="scenario_id", how="left_anti")
 
 
 def _spread(count: int) -> int:
@@ -389,46 +467,64 @@ def _spread(count: int) -> int:
     return a
 
 
-def _worker(spec: SweepSpec, start: int, count: int):
-    """The function each Python worker runs over its batches of scenarios.
+def _worker(spec: SweepSpec, out: Path, indices: range | list[int]):
+    """The function each Python worker runs over its share of a chunk.
 
-    A batch has either ``position`` (a fresh chunk ``start .. start+count-1``,
-    positions spread over it by :func:`_spread`) or ``index`` (resuming:
-    the scenario indices still missing).
+    Its batches hold positions ``0 .. count-1`` into ``indices`` (the
+    chunk's scenario indices), spread over the chunk by :func:`_spread`.  It
+    stages the rows of what it finished (:func:`compare.sweep.store.stage`)
+    every :data:`~compare.sweep.store.FLUSH_SECONDS` of work or
+    :data:`~compare.sweep.store.FLUSH_SCENARIOS` scenarios, and yields how
+    many scenarios each staged file holds.
     """
     sweep_hash, points, seeds = spec.hash, spec.points, spec.seeds
     assignors, time_limit, checks = [spec.assignor(n) for n in spec.assignors], spec.time_limit, spec.checks
     version = versions()
+    count = len(indices)
     a = _spread(count)
+    folder = str(out)
 
     def run(batches: Iterator) -> Iterator:
         import pyarrow as pa
+        from pyspark import TaskContext
 
+        context = TaskContext.get()
+        attempt = context.taskAttemptId() if context is not None else os.getpid()
         schema = _arrow_schema()
+        rows: list[dict] = []
+        first, finished, since = "", 0, time.monotonic()
+
+        def flush() -> Iterator:
+            nonlocal rows, first, finished, since
+            stage(folder, pa.Table.from_pylist(rows, schema=schema), f"{first}-{finished}-t{attempt}")
+            yield pa.RecordBatch.from_arrays([pa.array([finished], pa.int64())], names=["scenarios"])
+            rows, first, finished, since = [], "", 0, time.monotonic()
+
         for batch in batches:
-            if batch.schema.get_field_index("position") >= 0:
-                index = [
-                    start + p * a % count for p in batch.column(batch.schema.get_field_index("position")).to_pylist()
-                ]
-            else:
-                index = batch.column(batch.schema.get_field_index("index")).to_pylist()
-            for i in index:
+            for position in batch.column(0).to_pylist():
+                i = indices[position * a % count]
                 point, seed = points[i // len(seeds)], seeds[i % len(seeds)]
                 sid = scenario_id(sweep_hash, point, seed)
-                rows = scenario_rows(sweep_hash, sid, point, seed, assignors, time_limit, checks, version=version)
-                yield pa.RecordBatch.from_pylist(rows, schema=schema)
+                rows += scenario_rows(sweep_hash, sid, point, seed, assignors, time_limit, checks, version=version)
+                first, finished = first or sid, finished + 1
+                if finished >= FLUSH_SCENARIOS or time.monotonic() - since >= FLUSH_SECONDS:
+                    yield from flush()
+        if finished:
+            yield from flush()
 
     return run
 
 
 def read_rows(out: str | Path, spark=None):
-    """The sweep's rows as a Spark DataFrame (with ``spark``) or a pandas one (without)."""
+    """The sweep's rows as a Spark DataFrame (with ``spark``) or a pandas one (without): the columns of
+    :data:`~compare.sweep.rows.ROW_SCHEMA` (not ``batch``, which publish wrote a row)."""
     rows_dir = Path(out) / "rows"
     if spark is not None:
-        return spark.read.parquet(str(rows_dir))
+        return spark.read.parquet(str(rows_dir)).drop("batch")
     import pyarrow.dataset as ds
 
-    return ds.dataset(str(rows_dir), format="parquet", partitioning="hive").to_table().to_pandas()
+    table = ds.dataset(str(rows_dir), format="parquet", partitioning="hive").to_table()
+    return table.drop_columns([c for c in ("batch",) if c in table.column_names]).to_pandas()
 
 
 def counterexample_path(out: str | Path, assignor: str, scenario: str, round_: int) -> Path:

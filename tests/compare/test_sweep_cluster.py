@@ -4,14 +4,14 @@ Issue 5: start a master and two workers (one core each) on 127.0.0.1 with
 the launcher that ships in the pyspark wheel (``bin/spark-class``; the
 wheel's ``sbin/`` has no ``start-master.sh``), run ``assignment-oracle
 sweep`` against ``spark://127.0.0.1:PORT`` in a subprocess, and once a first
-chunk has committed, SIGKILL one worker's whole process session (worker JVM,
-executor JVM, Python workers: a lost machine) while its executor is writing
-a later chunk's rows.  Then:
+chunk has been published, SIGKILL one worker's whole process session (worker
+JVM, executor JVM, Python workers: a lost machine) while its executor runs a
+later chunk's task that has staged some of its scenarios.  Then:
 
 * the sweep exits 0 and reports every scenario computed;
-* the kill happened mid-sweep (some but not all scenarios committed), the
-  killed attempt had opened files under ``rows/_temporary``, and the driver
-  logged the lost executor and that task's failure;
+* the kill happened mid-sweep (some but not all scenarios published), the
+  killed attempt had staged files (``DIR/staged``), and the driver logged
+  the lost executor and that task's failure;
 * the rows hold each scenario id of the spec exactly once, no
   ``(scenario_id, round, assignor)`` twice, and, timing columns aside, are
   exactly the rows :func:`compare.sweep.rows.scenario_rows` computes in this
@@ -259,31 +259,28 @@ def cluster(tmp_path):
 
 
 def _committed_rows(rows_dir: Path) -> bool:
-    return any(rows_dir.glob("family=*/assignor=*/*.parquet"))
+    return any(rows_dir.glob("batch=*/family=*/assignor=*/*.parquet"))
 
 
 def _attempt_files(rows_dir: Path, tid: str) -> list[str]:
-    """Files the task attempt ``tid`` has opened under ``rows/_temporary`` (not committed yet).
+    """Files the task attempt ``tid`` has staged (finished scenarios not published yet).
 
-    Spark names a write task's attempt folder ``attempt_<job>_m_<partition>_<TID>``.
+    A worker names its staged files ``<first scenario>-<count>-t<TID>.parquet``
+    (:func:`compare.sweep.store.stage`); a staged file is complete or absent.
     """
-    found = []
-    for folder, _, files in os.walk(rows_dir / "_temporary"):
-        if any(part.startswith("attempt_") and part.endswith(f"_{tid}") for part in Path(folder).parts):
-            found.extend(os.path.join(folder, f) for f in files if not f.startswith("."))
-    return found
+    return sorted(str(p) for p in (rows_dir.parent / "staged").glob(f"*-t{tid}.parquet"))
 
 
 def _kill_during_a_write(
     cluster: Cluster, sweep: subprocess.Popen, driver_log: Path, rows_dir: Path, report: dict
 ) -> None:
-    """Once a chunk has committed, SIGKILL worker-1 while its executor is writing a later chunk's rows.
+    """Once a chunk is published, SIGKILL worker-1 while its executor runs a task that has staged rows.
 
     The victim's executor id is the folder its worker made for the
     application (``WORK/app-*/ID``); its running task is a ``Starting task
     ... executor ID`` line of the driver's log (TaskSetManager at INFO) with
-    no ``Finished task`` for that TID yet; it is writing when its attempt
-    folder under ``rows/_temporary`` holds a file.  All three, then the kill.
+    no ``Finished task`` for that TID yet; it has staged rows when
+    ``DIR/staged`` holds a file of that TID.  All three, then the kill.
     """
     deadline = time.monotonic() + KILL_WAIT_TIMEOUT
     name, work = cluster.workers[0]
@@ -304,7 +301,9 @@ def _kill_during_a_write(
             running = [tid for tid in started if tid not in finished]
             writing = [(tid, files) for tid in running if (files := _attempt_files(rows_dir, tid))]
             if writing:
-                committed = sorted(rows_dir.glob("family=*/assignor=*/*.parquet"))  # cheap: kill first, read after
+                committed = sorted(
+                    rows_dir.glob("batch=*/family=*/assignor=*/*.parquet")
+                )  # cheap: kill first, read after
                 cluster.kill(name)
                 report.update(
                     killed=name,
