@@ -353,7 +353,7 @@ def _run(args) -> int:
             return _report(args)
         return _demo(args)
     except OracleError as err:  # the library's one error vocabulary: one line, its exit status
-        print(f"{PROG}: {_label(err)}: {err}", file=sys.stderr)
+        print(f"{PROG}: {_label(err)}: {printable(str(err))}", file=sys.stderr)
         return err.exit_code
     except Terminated:  # SIGTERM: stopped, nothing written past what is complete
         print(f"{PROG}: terminated (SIGTERM)", file=sys.stderr)
@@ -441,13 +441,13 @@ def _solve(args) -> int:
     if solution.status == OPTIMAL:
         return 0
     if solution.status == INFEASIBLE:
-        print(f"{PROG}: INFEASIBLE: {solution.message}", file=sys.stderr)
+        print(f"{PROG}: INFEASIBLE: {printable(solution.message)}", file=sys.stderr)
         return EXIT_INFEASIBLE
     unproven = "; ".join(f"{t.tier}: bound {json.dumps(t.bound)}" for t in solution.tiers if not t.proven)
     detail = solution.message or "not proven optimal"
     if solution.objective is not None:  # the network's CP-SAT model: its weighted objective and bound
         detail += f"; objective {solution.objective}, proven lower bound {solution.bound}"
-    print(f"{PROG}: {solution.status}: {detail}" + (f" ({unproven})" if unproven else ""), file=sys.stderr)
+    print(printable(f"{PROG}: {solution.status}: {detail}" + (f" ({unproven})" if unproven else "")), file=sys.stderr)
     return 1
 
 
@@ -485,7 +485,10 @@ def _assign(args) -> int:
     _write(args.output, dumps(document), inputs=(args.scenario,))
     if not document["valid"]:
         kinds = sorted({v["kind"] for v in document["violations"]})
-        print(f"{PROG}: note: {args.assignor} produced an invalid assignment ({', '.join(kinds)})", file=sys.stderr)
+        print(
+            printable(f"{PROG}: note: {args.assignor} produced an invalid assignment ({', '.join(kinds)})"),
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -620,7 +623,7 @@ def _report(args) -> int:
             notebook=args.notebook,
         )
     except NotebookFailed as err:
-        print(f"{PROG}: report failed: {err}", file=sys.stderr)
+        print(f"{PROG}: report failed: {printable(str(err))}", file=sys.stderr)
         return 1
     print(f"{PROG}: gap report for {out} -> {written}", file=sys.stderr)
     return 0
@@ -698,7 +701,7 @@ def _sweep(args) -> int:
         chunk_size=args.chunk_size,
     )
     for note in result.notes:
-        print(f"{PROG}: note: {note}", file=sys.stderr)
+        print(f"{PROG}: note: {printable(note)}", file=sys.stderr)
     if args.json:
         sys.stdout.write(dumps(result.to_mapping()))
     else:

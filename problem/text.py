@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["printable"]
+__all__ = ["printable", "lines_text"]
 
 #: C0 and C1 controls and DEL (Unicode category Cc), the line and paragraph separators, and the
 #: bidirectional formatting characters (marks, embeddings, overrides, isolates).
@@ -34,3 +34,9 @@ def _escape(match: re.Match) -> str:
 def printable(name: str) -> str:
     """``name`` with every control, separator and bidi formatting character escaped (others as given)."""
     return _CONTROL.sub(_escape, name) if _CONTROL.search(name) else name
+
+
+def lines_text(lines) -> str:
+    """Text for people from ``lines``, each meant as one line: each shown through :func:`printable`, so a
+    name inside a line cannot break it into two."""
+    return "".join(printable(line) + "\n" for line in lines)

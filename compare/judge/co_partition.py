@@ -43,6 +43,7 @@ from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads
 from assignment_oracle.problem.model import BALANCE, STICKINESS, Assignment, Problem
 from assignment_oracle.problem.ownership import owner_array
+from assignment_oracle.problem.text import lines_text
 
 __all__ = [
     "CLAIM_TIME_LIMIT",
@@ -174,7 +175,7 @@ class CoPartitionVerdict:
             f"stickiest: {yes(self.stickiest)}",
             f"verdict: {_summary(self)}",
         ]
-        return "\n".join(lines) + "\n"
+        return lines_text(lines)
 
 
 def _summary(v: CoPartitionVerdict) -> str:

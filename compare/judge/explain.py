@@ -64,6 +64,7 @@ from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.metrics import cross_rack, load_vector, retained, sorted_loads
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 from assignment_oracle.problem.ownership import Violation, owner_arrays
+from assignment_oracle.problem.text import lines_text
 
 __all__ = ["CrossRack", "Explanation", "StayedAway", "apply_moves", "explain"]
 
@@ -182,7 +183,7 @@ class Explanation:
             )
         else:
             lines.append("optimal: most balanced, and as sticky as the oracle")
-        return "\n".join(lines) + "\n"
+        return lines_text(lines)
 
     def _request_text(self, limit: int) -> str:
         verdict = self.verdict
@@ -207,7 +208,7 @@ class Explanation:
                 f"{len(self.paths)} path(s), {len(self.cycles)} cycle(s)",
                 limit,
             )
-        return "\n".join(lines) + "\n"
+        return lines_text(lines)
 
     def _walks(self, header: str, limit: int) -> list[str]:
         """The header, then the paths and cycles to the oracle's assignment, one per line."""

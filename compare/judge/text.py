@@ -15,13 +15,14 @@ from assignment_oracle.compare.judge.check import Verdict
 from assignment_oracle.compare.judge.evaluate import Comparison, Evaluation
 from assignment_oracle.compare.judge.weighted import largest_lower_bound
 from assignment_oracle.optimal import INFEASIBLE
+from assignment_oracle.problem.text import lines_text, printable
 
 __all__ = ["table", "yes", "cell", "short_list", "verdict_text", "comparison_text", "evaluation_line"]
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     """Lines of a left-aligned table: the header, a rule, then the rows (trailing spaces stripped)."""
-    body = [tuple(header)] + [tuple(r) for r in rows]
+    body = [tuple(header)] + [tuple(printable(c) for c in r) for r in rows]  # names shown escaped
     widths = [max(len(r[i]) for r in body) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in body]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -319,4 +320,4 @@ def verdict_text(v: Verdict) -> str:
         4: "optimal, but its certificate does not verify",
     }[v.exit_code()]
     lines.append(f"verdict: {summary} (exit {v.exit_code()})")
-    return "\n".join(lines) + "\n"
+    return lines_text(lines)

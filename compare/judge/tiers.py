@@ -30,6 +30,7 @@ from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.errors import SolverError
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import violations
+from assignment_oracle.problem.text import lines_text
 
 __all__ = ["TierLine", "TierVerdict", "judge"]
 
@@ -125,7 +126,7 @@ class TierVerdict:
             "invalid": "not valid under the constraints",
         }[self.verdict]
         lines.append(f"verdict: {said} (exit {self.exit_code()})")
-        return "\n".join(lines) + "\n"
+        return lines_text(lines)
 
 
 def _short(value) -> str:

@@ -31,6 +31,7 @@ import numpy as np
 from assignment_oracle.optimal import INFEASIBLE, OPTIMAL, Request, Solution, measure, solve
 from assignment_oracle.problem.model import BALANCE, STICKINESS, Assignment, Problem
 from assignment_oracle.problem.ownership import violations
+from assignment_oracle.problem.text import lines_text
 
 __all__ = ["JUDGE_TIME_LIMIT", "REQUEST", "WeightedVerdict", "judge", "largest_lower_bound", "solve_weighted"]
 
@@ -172,7 +173,7 @@ class WeightedVerdict:
             f"{'-' if self.optimal_retained is None else self.optimal_retained}",
             f"verdict: {_summary(self)}",
         ]
-        return "\n".join(lines) + "\n"
+        return lines_text(lines)
 
 
 def _summary(v: WeightedVerdict) -> str:

@@ -50,6 +50,7 @@ from assignment_oracle.compare.sweep.job import counterexample_path
 from assignment_oracle.compare.sweep.spec import CHURN
 from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS
 from assignment_oracle.problem.scenario_json import InputError
+from assignment_oracle.problem.text import printable
 
 __all__ = [
     "ORACLE",
@@ -69,6 +70,7 @@ __all__ = [
     "rack_gaps",
     "run_times",
     "shares",
+    "styled",
     "status_counts",
     "stickiness_gaps",
     "sweep_overview",
@@ -92,6 +94,15 @@ def assignor_order(names) -> list[str]:
 
 
 NO_SWEEP = "holds no sweep rows (no rows/batch=*/family=*/); run `assignment-oracle sweep` first"
+
+
+def styled(frame: pd.DataFrame, precision: int = 3):
+    """``frame`` as the report shows it: no index, numbers to ``precision`` digits, and every text cell
+    through :func:`problem.text.printable` (an assignor named with a newline or an escape sequence is
+    shown escaped, as on the command line)."""
+    text = [c for c in frame.columns if frame[c].dtype == object]
+    shown = {c: (lambda v: printable(v) if isinstance(v, str) else v) for c in text}
+    return frame.style.hide(axis="index").format(shown, precision=precision)
 
 
 def partitions(out: str | Path) -> tuple[list[str], list[str]]:

@@ -120,8 +120,6 @@ from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.optimal import Solution, solve, verify
 from assignment_oracle.problem.metrics import spread
 from assignment_oracle.problem.model import Assignment, Member, Problem, Topic
-
-# The scenario format's own field checks, so that both formats word their errors alike.
 from assignment_oracle.problem.scenario_json import (
     INT32_MAX,
     InputError,
@@ -134,6 +132,9 @@ from assignment_oracle.problem.scenario_json import (
     reject_unknown_keys,
     topic_from_value,
 )
+
+# The scenario format's own field checks, so that both formats word their errors alike.
+from assignment_oracle.problem.text import lines_text
 
 __all__ = [
     "Join",
@@ -1169,4 +1170,4 @@ def simulation_text(result: Simulation) -> str:
         f"the oracle's own trajectory moved {totals['oracle_moved']}"
         + ("" if result.completed else f"; stopped at round {result.stopped}")
     )
-    return "\n".join(lines) + "\n"
+    return lines_text(lines)

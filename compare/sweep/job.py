@@ -57,7 +57,7 @@ from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS
 from assignment_oracle.problem.errors import MissingRuntime, SparkFailed
 from assignment_oracle.problem.extras import require
 from assignment_oracle.problem.scenario_json import InputError, dumps, write_output
-from assignment_oracle.problem.text import printable
+from assignment_oracle.problem.text import lines_text, printable
 
 __all__ = [
     "SweepResult",
@@ -147,7 +147,7 @@ class SweepResult:
             f"{self.scenarios} scenarios ({self.skipped} already done, {self.computed} computed), "
             f"{self.rows} rows, {self.counterexamples} counterexamples, in {self.wall_time_s:.1f} s -> {self.out}"
         )
-        return "\n".join(lines) + "\n"
+        return lines_text(lines)
 
 
 def _require_java() -> None:

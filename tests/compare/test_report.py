@@ -267,3 +267,9 @@ def test_a_report_never_writes_over_the_sweeps_own_files(tmp_path, own):
         with pytest.raises(InputError, match="one of the sweep's own files"):
             write_gap_report(tmp_path, html, notebook=notebook)
     assert target.read_text() == "the sweep's\n" and not (tmp_path / "report.html").exists()
+
+
+def test_report_tables_show_hostile_names_escaped():
+    frame = pd.DataFrame({"assignor": ["ok", "x\nFORGED\x1b[2J"], "share": [0.5, 0.123456]})
+    html = tables.styled(frame).to_html()
+    assert "x\\nFORGED\\x1b[2J" in html and "\x1b" not in html and "0.123" in html and "0.123456" not in html
