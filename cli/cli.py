@@ -32,6 +32,7 @@ from assignment_oracle.compare.scenarios.bugs import replay as replay_bug
 from assignment_oracle.compare.scenarios.churn import random_history, read_history, simulate, simulation_text
 from assignment_oracle.heuristics import ASSIGNORS
 from assignment_oracle.heuristics import run as run_assignor
+from assignment_oracle.heuristics.external import DEFAULT_MAX_OUTPUT, MAX_OUTPUT_VARIABLE
 from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS, get_assignor, resolve_names
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.optimal import (
@@ -117,6 +118,25 @@ def _request_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _max_output_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--max-output",
+        type=float,
+        metavar="MIB",
+        help=f"cap on an external assignor's stdout and on its stderr, MiB (default {DEFAULT_MAX_OUTPUT >> 20})",
+    )
+
+
+def _apply_max_output(args) -> None:
+    """``--max-output`` for every external command this process (and its children) runs."""
+    value = getattr(args, "max_output", None)
+    if value is None:
+        return
+    if not (0 < value <= 1 << 20):  # NaN fails too
+        raise InputError("--max-output", "", f"must be a positive number of MiB up to 1048576, got {value:g}")
+    os.environ[MAX_OUTPUT_VARIABLE] = f"{value:g}"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Provably optimal Kafka consumer partition assignment.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -185,6 +205,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a registered name (see `assignors`), or external:COMMAND (docs/external.md)",
     )
     a.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout (- is stdout)")
+    _max_output_argument(a)
 
     sub.add_parser("assignors", help="list the registered assignors, one line each")
 
@@ -210,6 +231,7 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true", help="print the rows as JSON (without wall times unless --timing)")
     m.add_argument("--timing", action="store_true", help="include wall times in --json output (not byte-stable)")
     _request_arguments(m)  # given: every row is also judged against the optimum of that request
+    _max_output_argument(m)
 
     e = sub.add_parser(
         "explain", help="why an assignment is not optimal: the improving chain, or what could have stayed"
@@ -244,6 +266,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--rounds", type=int, default=6, help="random history: rounds after the first (default 6)")
     s.add_argument("--events-per-round", type=int, default=2, help="random history: at most this many events a round")
     s.add_argument("--time-limit", type=float, metavar="S", help="seconds per round for the assignor")
+    _max_output_argument(s)
     s.add_argument("--json", action="store_true", help="print the simulation as JSON")
 
     w = sub.add_parser("sweep", help="run a scenario sweep on Spark into Parquet (resumable)")
@@ -320,9 +343,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = (
         signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() else None
     )
+    cap = os.environ.get(MAX_OUTPUT_VARIABLE)
     try:
         return _run(args)
     finally:
+        if cap is None:  # --max-output lasts for this command (main() is also called in-process)
+            os.environ.pop(MAX_OUTPUT_VARIABLE, None)
+        else:
+            os.environ[MAX_OUTPUT_VARIABLE] = cap
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
         if paused:
@@ -331,6 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args) -> int:
     try:
+        _apply_max_output(args)
         if args.command == "solve":
             return _solve(args)
         if args.command == "check":

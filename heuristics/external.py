@@ -33,6 +33,10 @@ first lines of the command's stderr):
 * the assignment names a member that is not in the group, a topic that does
   not exist, or a partition number outside its topic.
 
+It writes more than the cap (:data:`DEFAULT_MAX_OUTPUT`, 64 MiB, to stdout
+or to stderr; ``--max-output MIB`` raises it): the process group is killed
+and the run fails in one line; memory stays bounded.
+
 It runs longer than ``timeout`` seconds: the process group is killed and
 the result is a ``timeout`` (:class:`~assignment_oracle.problem.errors.AssignorDidNotFinish`).
 Everything else (a partition assigned twice, one left out, one given to a
@@ -45,6 +49,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import selectors
 import shlex
 import signal
 import subprocess
@@ -57,7 +62,16 @@ from assignment_oracle.problem.errors import AssignorDidNotFinish
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 from assignment_oracle.problem.scenario_json import dumps
 
-__all__ = ["DEFAULT_TIMEOUT", "PREFIXES", "ExternalAssignorError", "ExternalCommand", "parse_external"]
+__all__ = [
+    "DEFAULT_MAX_OUTPUT",
+    "DEFAULT_TIMEOUT",
+    "MAX_OUTPUT_VARIABLE",
+    "PREFIXES",
+    "ExternalAssignorError",
+    "ExternalCommand",
+    "default_max_output",
+    "parse_external",
+]
 
 #: Seconds an external command may take per rebalance unless told otherwise.
 DEFAULT_TIMEOUT = 60.0
@@ -65,6 +79,12 @@ DEFAULT_TIMEOUT = 60.0
 PREFIXES = ("external:", "external-shell:")
 #: How many lines of the command's stderr an error quotes.
 STDERR_LINES = 3
+#: Bytes an external command may write to stdout, and to stderr, unless told otherwise: 64 MiB, eight
+#: times the answer for Kafka's 1,000,000-partition stress test.
+DEFAULT_MAX_OUTPUT = 64 * 2**20
+#: The environment variable ``--max-output`` sets (MiB), read by every external command in this process
+#: and in the processes it starts.
+MAX_OUTPUT_VARIABLE = "ASSIGNMENT_ORACLE_MAX_OUTPUT"
 
 
 class ExternalAssignorError(RuntimeError):
@@ -77,13 +97,16 @@ class ExternalCommand:
 
     ``argv``: the program and its arguments (``shell=False``), or a single
     shell command line (``shell=True``).  ``env``: extra environment
-    variables for the command.
+    variables for the command.  ``max_output``: the cap on each of its
+    stdout and stderr, in bytes (default :func:`default_max_output`).
     """
 
     argv: tuple[str, ...]
     shell: bool = False
     timeout: float = DEFAULT_TIMEOUT
     env: tuple[tuple[str, str], ...] = field(default=())
+    #: Bytes stdout and stderr may each hold (``None``: :func:`default_max_output`).
+    max_output: int | None = None
 
     def __post_init__(self) -> None:
         if not self.argv or not all(isinstance(a, str) and a for a in self.argv):
@@ -132,32 +155,86 @@ class ExternalCommand:
         return read_answer(stdout, problem, self.display, stderr)
 
     def _exchange(self, process: subprocess.Popen, payload: bytes) -> tuple[bytes, bytes]:
-        """Send the scenario, read the answer: until EOF, or shortly after the command itself exits.
+        """Send the scenario, read the answer and stderr: until EOF, or shortly after the command exits.
 
         A background process it started may hold stdout open: once the
-        command has exited, waiting a second more is enough.
+        command has exited, waiting a second more is enough.  Each stream is
+        capped at :attr:`output_cap` bytes: past it the command is stopped
+        and the run fails in one line (memory stays bounded whatever it
+        writes).
         """
         deadline = time.monotonic() + self.timeout
-        exited = None
-        first = True
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssignorDidNotFinish(f"gave no answer in {self.timeout:g} s ({_short(self.display)})")
-            try:
-                return process.communicate(payload if first else None, timeout=min(0.25, remaining))
-            except subprocess.TimeoutExpired:
-                first = False
-            if process.poll() is not None:
-                exited = exited or time.monotonic()
-                if time.monotonic() - exited > EXIT_GRACE:
-                    _kill_group(process, drain=False)
-                    try:
-                        return process.communicate(timeout=EXIT_GRACE)
-                    except subprocess.TimeoutExpired:
+        cap = self.output_cap
+        received = {process.stdout: bytearray(), process.stderr: bytearray()}
+        pending = memoryview(payload)
+        exited = killed = None
+        with selectors.DefaultSelector() as selector:
+            for stream in received:
+                selector.register(stream, selectors.EVENT_READ)
+            os.set_blocking(process.stdin.fileno(), False)
+            selector.register(process.stdin, selectors.EVENT_WRITE)
+            while selector.get_map():
+                now = time.monotonic()
+                if now >= deadline:
+                    raise AssignorDidNotFinish(f"gave no answer in {self.timeout:g} s ({_short(self.display)})")
+                if process.poll() is not None:
+                    exited = exited or now
+                    if killed is None and now - exited > EXIT_GRACE:
+                        _kill_group(process, drain=False, reap=False)  # a background child holding the pipes
+                        killed = now
+                    elif killed is not None and now - killed > EXIT_GRACE:
                         raise ExternalAssignorError(
                             f"exited, but a process it started keeps its stdout open ({_short(self.display)})"
-                        ) from None
+                        )
+                for key, _ in selector.select(timeout=min(0.25, deadline - now)):
+                    stream = key.fileobj
+                    if stream is process.stdin:
+                        try:
+                            pending = pending[os.write(stream.fileno(), pending[:65536]) :]
+                        except (BrokenPipeError, ConnectionResetError):
+                            pending = pending[:0]  # it stopped reading: its answer (or failure) says why
+                        if not pending:
+                            selector.unregister(stream)
+                            stream.close()
+                            process.stdin = None  # sent and closed: communicate() must not flush it again
+                        continue
+                    chunk = os.read(stream.fileno(), 1 << 20)
+                    if not chunk:
+                        selector.unregister(stream)
+                        continue
+                    received[stream] += chunk
+                    if len(received[stream]) > cap:
+                        which = "stdout" if stream is process.stdout else "stderr"
+                        raise ExternalAssignorError(
+                            f"wrote more than {_mib(cap)} to {which} ({_short(self.display)}): the cap on an "
+                            "external assignor's output; raise it with --max-output MIB "
+                            f"(or {MAX_OUTPUT_VARIABLE})"
+                        )
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise AssignorDidNotFinish(f"gave no answer in {self.timeout:g} s ({_short(self.display)})") from None
+        return bytes(received[process.stdout]), bytes(received[process.stderr])
+
+    @property
+    def output_cap(self) -> int:
+        """Bytes each of stdout and stderr may hold: ``max_output``, else :func:`default_max_output`."""
+        return self.max_output if self.max_output is not None else default_max_output()
+
+
+def default_max_output() -> int:
+    """The cap on an external command's stdout and on its stderr, in bytes: ``$ASSIGNMENT_ORACLE_MAX_OUTPUT``
+    MiB (what ``--max-output`` sets, for this process and its children), else :data:`DEFAULT_MAX_OUTPUT`."""
+    text = os.environ.get(MAX_OUTPUT_VARIABLE)
+    try:
+        mib = float(text) if text else None
+    except ValueError:
+        mib = None
+    return int(mib * 2**20) if mib is not None and 0 < mib <= 1 << 20 else DEFAULT_MAX_OUTPUT
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:g} MiB"
 
 
 #: Seconds the answer may still arrive after the command itself exited (a background child holding stdout).
@@ -189,12 +266,14 @@ def _own_group_dying_with_parent() -> None:
         _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
 
 
-def _kill_group(process: subprocess.Popen, *, drain: bool = True) -> None:
+def _kill_group(process: subprocess.Popen, *, drain: bool = True, reap: bool = True) -> None:
     """SIGKILL the command's process group; reap it without waiting on pipes a stray process may hold."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    if not reap:
+        return
     if drain and process.returncode is None:
         try:
             process.communicate(timeout=EXIT_GRACE)

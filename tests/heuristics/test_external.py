@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -404,3 +405,61 @@ def test_a_deadline_in_a_forked_run_kills_the_command_too(script, tmp_path):
             break
         time.sleep(0.1)
     assert _gone(int(pid_file.read_text()))
+
+
+FLOOD = """
+import sys
+sys.stdin.read()
+stream = sys.stderr if sys.argv[1] == "stderr" else sys.stdout
+block = "x" * (1 << 20)
+for _ in range(int(sys.argv[2])):
+    stream.write(block)
+stream.flush()
+"""
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_a_flood_past_the_cap_is_one_line_and_memory_stays_bounded(tmp_path, stream):
+    """3 GiB written to one stream: stopped at the 64 MiB default cap, one line, a few hundred MiB at most."""
+    flood = tmp_path / "flood.py"
+    flood.write_text(FLOOD)
+    probe = (
+        "import resource, sys, time\n"
+        "from assignment_oracle.compare.judge.evaluate import evaluate\n"
+        "from assignment_oracle.heuristics.registry import external_assignor\n"
+        "from assignment_oracle.problem.scenario_json import problem_from_mapping\n"
+        "problem = problem_from_mapping({'topics': {'t': 2}, 'members': {'a': {'topics': ['t']}}})\n"
+        "started = time.monotonic()\n"
+        f"e = evaluate(problem, external_assignor([sys.executable, {str(flood)!r}, {stream!r}, '3072']))\n"
+        "print(e.status, time.monotonic() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "print(e.message)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    first, message = done.stdout.splitlines()
+    status, seconds, peak_kib = first.split()
+    assert status == "error"
+    assert f"wrote more than 64 MiB to {stream}" in message and "--max-output" in message and "\n" not in message
+    assert int(peak_kib) < 600 * 1024, f"peak memory {int(peak_kib) >> 10} MiB"
+    assert float(seconds) < 30
+
+
+def test_max_output_raises_the_cap_for_a_long_but_valid_answer(tmp_path, capsys):
+    """An answer padded to 3 MiB: over a 1 MiB cap it fails; under --max-output 4 it is judged."""
+    padded = tmp_path / "padded.py"
+    padded.write_text(
+        "import json, sys\n"
+        "scenario = json.load(sys.stdin)\n"
+        "print(' ' * (3 << 20) + json.dumps({'assignment': {'a': {'t': [0, 1]}}}))\n"
+    )
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps({"topics": {"t": 2}, "members": {"a": {"topics": ["t"]}}}))
+    name = f"external:{sys.executable} {padded}"
+    assert main(["assign", str(scenario), "--assignor", name, "--max-output", "1"]) != 0
+    assert "wrote more than 1 MiB to stdout" in capsys.readouterr().err
+    assert main(["assign", str(scenario), "--assignor", name, "--max-output", "4"]) == 0
+    assert json.loads(capsys.readouterr().out)["assignment"] == {"a": {"t": [0, 1]}}
+    assert main(["assign", str(scenario), "--assignor", name, "--max-output", "0"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "assignment-oracle: error: --max-output: must be a positive number of MiB up to 1048576, got 0"
+    )
