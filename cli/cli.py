@@ -59,6 +59,7 @@ from assignment_oracle.problem.model import BALANCE, SPREAD
 from assignment_oracle.problem.scenario_json import (
     MAX_PARTITIONS,
     InputError,
+    check_output,
     dumps,
     parse_objective,
     read_assignment,
@@ -360,6 +361,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args) -> int:
     try:
         _apply_max_output(args)
+        if getattr(args, "output", None) is not None:  # refused before any work, not after it
+            check_output(args.output, inputs=tuple(a for a in (getattr(args, "scenario", None),) if a))
         if args.command == "solve":
             return _solve(args)
         if args.command == "check":

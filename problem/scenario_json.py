@@ -30,6 +30,7 @@ import itertools
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -70,6 +71,7 @@ __all__ = [
     "read_assignment",
     "dumps",
     "write_output",
+    "check_output",
     "MAX_PARTITIONS",
 ]
 
@@ -191,7 +193,7 @@ def _reject_bad_strings(document: Any, source: str) -> None:
         path, value = stack.pop()
         if isinstance(value, dict):
             for key, item in value.items():
-                where = field_path(path, key) if path else str(key)
+                where = field_path(path, key)
                 _check_string(key, source, where)
                 stack.append((where, item))
         elif isinstance(value, list):
@@ -664,27 +666,12 @@ def write_output(path: str | Path, text: str, *, inputs: tuple[str | Path, ...] 
         sys.stdout.write(text)
         sys.stdout.flush()
         return
+    check_output(path, inputs=inputs)
     target = Path(path)
-    for given in inputs:
-        if _same_file(target, Path(given)):
-            raise InputError(str(path), "", f"is also an input of this command ({given}): choose another output file")
-    if target.is_symlink() or (target.exists() and not target.is_file()):
-        # os.replace would put a regular file in place of the link, device, fifo or folder (as root, over
-        # /dev/null itself): only what the shell's `>` would leave a regular file is written.
-        raise InputError(
-            str(path),
-            "",
-            "cannot write file (it exists and is not a regular file: "
-            "a link, device, fifo or folder; choose a regular file)",
-        )
-    if target.is_file() and not target.stat().st_mode & 0o222:
-        # A user's `>` refuses a write-protected file, and the rename below would replace it whatever its
-        # mode (root's `>` would truncate it): a file without write permission is someone's decision.
-        raise InputError(str(path), "", "cannot write file (it is write-protected: make it writable or choose another)")
     directory = target.parent if str(target.parent) else Path(".")
     try:
         handle = tempfile.NamedTemporaryFile(
-            "w", encoding="utf-8", dir=directory, prefix=f".{target.name}.", suffix=".tmp", delete=False
+            "w", encoding="utf-8", dir=directory, prefix=f".{target.name[:120]}.", suffix=".tmp", delete=False
         )
     except OSError as err:
         raise InputError(str(path), "", f"cannot write file ({err.strerror or err})") from None
@@ -704,11 +691,53 @@ def write_output(path: str | Path, text: str, *, inputs: tuple[str | Path, ...] 
         raise
 
 
+def check_output(path: str | Path, *, inputs: tuple[str | Path, ...] = ()) -> None:
+    """Refuse, in one line (:class:`InputError`), an output path :func:`write_output` would not write.
+
+    Commands call it before any work (an hour's solve must not end in a
+    refused ``-o``), and :func:`write_output` again before writing.  ``-``
+    (standard output) is always fine.
+    """
+    if str(path) == "-":
+        return
+    target = Path(path)
+    for given in inputs:
+        if _same_file(target, Path(given)):
+            raise InputError(str(path), "", f"is also an input of this command ({given}): choose another output file")
+    try:
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as err:  # a name too long, a path through a file, a loop of links
+        raise InputError(str(path), "", f"cannot write file ({err.strerror or err})") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        # os.replace would put a regular file in place of the link, device, fifo or folder (as root, over
+        # /dev/null itself): only what the shell's `>` would leave a regular file is written.
+        raise InputError(
+            str(path),
+            "",
+            "cannot write file (it exists and is not a regular file: "
+            "a link, device, fifo or folder; choose a regular file)",
+        )
+    if mode is not None and not mode & 0o222:
+        # A user's `>` refuses a write-protected file, and the rename below would replace it whatever its
+        # mode (root's `>` would truncate it): a file without write permission is someone's decision.
+        raise InputError(str(path), "", "cannot write file (it is write-protected: make it writable or choose another)")
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise InputError(str(path), "", f"cannot write file (no folder {str(directory)!r})")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise InputError(str(path), "", f"cannot write file (the folder {str(directory)!r} is not writable)")
+
+
 def _same_file(a: Path, b: Path) -> bool:
     try:
         return a.exists() and b.exists() and os.path.samefile(a, b)
     except OSError:
-        return a.resolve() == b.resolve()
+        try:
+            return a.resolve() == b.resolve()
+        except OSError:
+            return False
 
 
 def _umask() -> int:

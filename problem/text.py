@@ -17,9 +17,10 @@ import re
 
 __all__ = ["printable", "lines_text"]
 
-#: C0 and C1 controls and DEL (Unicode category Cc), the line and paragraph separators, and the
-#: bidirectional formatting characters (marks, embeddings, overrides, isolates).
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: C0 and C1 controls and DEL (Unicode category Cc), the line and paragraph separators, the
+#: bidirectional formatting characters (marks, embeddings, overrides, isolates), and lone surrogates
+#: (not Unicode: no terminal could be sent one).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

@@ -134,8 +134,14 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+#: The most members, or topics, a generated group may have (Kafka's own stress test has 1,000,000
+#: partitions): a bigger grid value is refused when the spec is read, not met by a worker's MemoryError.
+GROUP_MAXIMUM = 1_000_000
+
+
 def _is_real(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    # An int is finite however large (math.isfinite would overflow converting 10**400 to a float).
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and (_is_int(value) or math.isfinite(value))
 
 
 def _at_least(minimum: int, maximum: int | None = None) -> Callable[[Any], str | None]:
@@ -205,8 +211,8 @@ class Parameter:
 
 
 _PARAMETER_LIST = (
-    Parameter("members", "members in the group (churn replaces some, the count stays)", _at_least(1)),
-    Parameter("topics", "topics (kip49-rolling: the base topics)", _at_least(1)),
+    Parameter("members", "members in the group (churn replaces some, the count stays)", _at_least(1, GROUP_MAXIMUM)),
+    Parameter("topics", "topics (kip49-rolling: the base topics)", _at_least(1, GROUP_MAXIMUM)),
     Parameter("partitions", "partitions per topic: a count, or [low, high] drawn uniformly per topic", _partitions),
     Parameter(
         "subscribe",
@@ -226,7 +232,9 @@ _PARAMETER_LIST = (
         _non_negative_real,
     ),
     Parameter("top", "probability of subscribing to the most popular topic (rank 1)", _probability),
-    Parameter("new_topics", "topics added by the rolling update (named after the base topics)", _at_least(1)),
+    Parameter(
+        "new_topics", "topics added by the rolling update (named after the base topics)", _at_least(1, GROUP_MAXIMUM)
+    ),
     Parameter(
         "updated", "members (the first by id) already on the new subscription; None: half, rounded down", _updated
     ),

@@ -56,7 +56,7 @@ from assignment_oracle.heuristics.registry import (
     resolve_names,
 )
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
-from assignment_oracle.problem.scenario_json import InputError
+from assignment_oracle.problem.scenario_json import InputError, load_json
 
 __all__ = [
     "CHURN",
@@ -154,10 +154,16 @@ def read_spec(name_or_path: str | Path) -> SweepSpec:
         raise InputError(source, "", f"no such file, and not a bundled spec ({known})") from None
     except OSError as err:
         raise InputError(source, "", f"cannot read file ({err.strerror or err})") from None
+    except UnicodeDecodeError as err:
+        raise InputError(source, "", f"is not UTF-8 text (byte {err.start}: {err.reason})") from None
+    if path.suffix == ".json":  # strict: a key twice, NaN, nesting past the parser's limit are one line
+        return spec_from_mapping(load_json(text, source=source), source=source)
     try:
-        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as err:
-        raise InputError(source, "", f"not valid {'JSON' if path.suffix == '.json' else 'TOML'}: {err}") from None
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(source, "", f"not valid TOML: {err}") from None
+    except RecursionError:
+        raise InputError(source, "", "is nested too deeply to be a sweep spec") from None
     return spec_from_mapping(data, source=source)
 
 
@@ -190,18 +196,28 @@ def spec_from_mapping(data: Any, *, source: str = "spec") -> SweepSpec:
     return SweepSpec(name, description, tuple(points), seeds, assignors, time_limit, checks, data, definitions)
 
 
+#: Seeds per grid point, at most (a count, or a list of seeds from 0 to 2^63-1: the rows' int64 column).
+MAX_SEEDS = 1_000_000
+
+
 def _seeds(value: Any, source: str) -> tuple[int, ...]:
     if isinstance(value, bool):
         raise InputError(source, "seeds", "must be a count or a list of integers")
     if isinstance(value, int):
-        if value < 1:
-            raise InputError(source, "seeds", f"must be at least 1, got {value}")
+        if not 1 <= value <= MAX_SEEDS:
+            raise InputError(source, "seeds", f"must be a count from 1 to {MAX_SEEDS:,}, got {_shown(value)}")
         return tuple(range(value))
-    if isinstance(value, list) and value and all(isinstance(s, int) and not isinstance(s, bool) for s in value):
+    if (
+        isinstance(value, list)
+        and 0 < len(value) <= MAX_SEEDS
+        and all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63 for s in value)
+    ):
         if len(set(value)) != len(value):
             raise InputError(source, "seeds", "lists a seed twice")
         return tuple(value)
-    raise InputError(source, "seeds", "must be a count or a non-empty list of integers")
+    raise InputError(
+        source, "seeds", f"must be a count or a non-empty list of integers from 0 to 2^63-1 (at most {MAX_SEEDS:,})"
+    )
 
 
 _EXTERNAL_KEYS = {"name", "command", "shell", "guarantee", "timeout", "env"}
@@ -289,12 +305,22 @@ def _external_table(entry: dict, source: str, where: str):
         raise InputError(source, f"{where}.{field_name}", str(err)) from None
 
 
+#: The largest count or limit a spec may give (seconds, scenarios, enumerated assignments).
+SPEC_MAXIMUM = 10**9
+
+
 def _positive(value: Any, source: str, field: str, *, integer: bool = False) -> float:
     ok = isinstance(value, int) if integer else isinstance(value, (int, float))
-    if isinstance(value, bool) or not ok or not math.isfinite(value) or value <= 0:
+    finite = ok and (not isinstance(value, float) or math.isfinite(value))  # a huge int is not a float
+    if isinstance(value, bool) or not finite or not 0 < value <= SPEC_MAXIMUM:
         kind = "a positive integer" if integer else "a positive number"
-        raise InputError(source, field, f"must be {kind}, got {value!r}")
+        raise InputError(source, field, f"must be {kind} up to {SPEC_MAXIMUM:g}, got {_shown(value)}")
     return value
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _checks(value: Any, source: str) -> Checks:
