@@ -653,6 +653,11 @@ def read_assignment(path: str | Path) -> tuple[Assignment, dict]:
     return assignment_from_mapping(doc, source=str(path)), doc
 
 
+#: Output names that mean this process's standard output, written as a stream (a terminal, a pipe):
+#: ``/dev/stdout`` is a link, which is otherwise refused, to /proc/self/fd/1.
+STANDARD_OUTPUT = frozenset({"-", "/dev/stdout"})
+
+
 def write_output(path: str | Path, text: str, *, inputs: tuple[str | Path, ...] = ()) -> None:
     """Write ``text`` to ``path`` atomically, never over one of the command's ``inputs``.
 
@@ -662,7 +667,7 @@ def write_output(path: str | Path, text: str, *, inputs: tuple[str | Path, ...] 
     Writing over an input file is refused (:class:`InputError`): the user's
     scenario must not be lost to a typo in ``-o``.
     """
-    if str(path) == "-":  # standard output, as a stream (what no -o does)
+    if str(path) in STANDARD_OUTPUT:  # standard output, as a stream (what no -o does)
         sys.stdout.write(text)
         sys.stdout.flush()
         return
@@ -698,7 +703,7 @@ def check_output(path: str | Path, *, inputs: tuple[str | Path, ...] = ()) -> No
     refused ``-o``), and :func:`write_output` again before writing.  ``-``
     (standard output) is always fine.
     """
-    if str(path) == "-":
+    if str(path) in STANDARD_OUTPUT:
         return
     target = Path(path)
     for given in inputs:

@@ -220,13 +220,13 @@ def write_gap_report(
 
 
 #: What a sweep directory holds of its own (compare.sweep.job): never written over by a report.
-SWEEP_FILES = ("spec.json", "summary.json")
-SWEEP_FOLDERS = ("rows", "counterexamples")
+SWEEP_FILES = ("spec.json", "summary.json", "lock", "spark.log")
+SWEEP_FOLDERS = ("rows", "counterexamples", "staged")
 
 
 def _refuse_sweep_file(sweep_dir: Path, target: Path) -> None:
-    """A report written over the sweep's spec, summary, rows or counterexamples would lose the sweep
-    (it could not resume): refused in one line, before anything runs."""
+    """A report written over the sweep's spec, summary, lock, log, rows, staged rows or counterexamples
+    would lose the sweep (it could not resume): refused in one line, before anything runs."""
     where = target.resolve()
     own = [sweep_dir / name for name in SWEEP_FILES]
     inside = any(where == folder or folder in where.parents for folder in (sweep_dir / f for f in SWEEP_FOLDERS))

@@ -253,7 +253,18 @@ def test_a_scenario_that_could_not_be_built_is_not_an_assignor_result(quick_swee
     assert tables.status_counts(with_broken).set_index("assignor").loc["scenario", "error"] == 1
 
 
-@pytest.mark.parametrize("own", ["spec.json", "summary.json", "rows/part-0.parquet", "counterexamples/x.json"])
+@pytest.mark.parametrize(
+    "own",
+    [
+        "spec.json",
+        "summary.json",
+        "lock",
+        "spark.log",
+        "rows/part-0.parquet",
+        "staged/a.parquet",
+        "counterexamples/x.json",
+    ],
+)
 def test_a_report_never_writes_over_the_sweeps_own_files(tmp_path, own):
     """Over the spec (or summary, rows, counterexamples) the sweep could not resume: refused before
     the notebook runs, and the file is left as it was."""

@@ -257,6 +257,8 @@ def test_a_write_protected_output_is_refused_and_dash_is_standard_output(tmp_pat
     monkeypatch.chdir(tmp_path)
     write_output("-", "answer\n")  # a stream to standard output, no file named "-"
     assert capsys.readouterr().out == "answer\n" and not (tmp_path / "-").exists()
+    write_output("/dev/stdout", "again\n")  # the link is followed as a stream, never replaced
+    assert capsys.readouterr().out == "again\n" and Path("/dev/stdout").is_symlink()
 
 
 @pytest.mark.parametrize(
