@@ -1,21 +1,23 @@
 """Scenario sweeps on Spark: generate, assign, solve and score at scale, written to Parquet.
 
 :func:`run_sweep` turns a :class:`~compare.sweep.spec.SweepSpec` into a
-Parquet dataset under ``DIR/rows`` (partitioned by ``family`` and
+Parquet dataset under ``DIR/rows`` (partitioned by ``batch``, ``family`` and
 ``assignor``; schema :data:`compare.sweep.rows.ROW_SCHEMA`), standalone
 counterexample JSON files under ``DIR/counterexamples``, and a summary
 (``DIR/summary.json``).  Spark runs in local mode by default; the same call
 runs on a standalone cluster (``master="spark://host:port"``) or over Spark
 Connect (``remote="sc://host:port"``).
 
-How it scales.  Scenarios are never listed on the driver: a scenario is an
-index into the spec's grid (grid points × seeds), ``spark.range`` makes the
-indices, and each Python worker decodes its indices, generates the
-scenarios from their seeds, runs the assignors and the oracle
-(:func:`compare.sweep.rows.scenario_rows`) and returns Arrow record batches
-(``mapInArrow``).  The driver holds the spec, loops over a bounded number of
-*chunks* and aggregates the summary with Spark; only counterexamples (rare
-by construction) are streamed back to be written as files.
+How it scales.  A scenario is an index into the spec's grid (grid points ×
+seeds); ``spark.range`` makes a chunk's positions, and each Python worker
+decodes its indices, generates the scenarios from their seeds, runs the
+assignors and the oracle (:func:`compare.sweep.rows.scenario_rows`) and
+stages their rows as Parquet (``mapInArrow`` returns only counts).  The
+driver holds the spec and the ids of the finished scenarios (to publish
+each exactly once; resuming, it lists a chunk's missing indices), loops
+over a bounded number of *chunks*, publishes their rows and aggregates the
+summary with Spark; only counterexamples (rare by construction) are
+streamed back to be written as files.
 
 Exactly once.  The directory's protocol is :mod:`compare.sweep.store`: one
 sweep at a time writes ``DIR`` (a lock naming its holder; a lock left by a
