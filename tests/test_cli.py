@@ -358,7 +358,9 @@ def test_sweep_bad_input_is_one_line_before_spark_starts(capsys, tmp_path):
     bad = tmp_path / "s.toml"
     bad.write_text('seeds = 0\n[[families]]\nfamily = "uniform"\n')
     code, out, err = run(capsys, "sweep", bad, "--out", tmp_path / "o")
-    assert code == 2 and out == "" and err.count("\n") == 1 and "seeds: must be at least 1" in err
+    assert (
+        code == 2 and out == "" and err.count("\n") == 1 and "seeds: must be a count from 1 to 1,000,000, got 0" in err
+    )
     code, _, err = run(capsys, "sweep", "quick", "--out", tmp_path / "o", "--master", "yarn")
     assert code == 2 and "--master" in err
     code, _, err = run(capsys, "sweep", "nonesuch", "--out", tmp_path / "o")

@@ -63,7 +63,7 @@ def test_the_wheel_adds_one_import_name_and_the_console_script(wheel):
         scripts = archive.read(entry_points).decode()
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"assignment_oracle"}
-    assert "assignment-oracle = assignment_oracle.cli:main" in scripts
+    assert "assignment-oracle = assignment_oracle.cli:command" in scripts
     # The data files travel with their packages.
     for data in (
         "assignment_oracle/examples/kip49-example.json",

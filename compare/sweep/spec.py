@@ -183,7 +183,7 @@ def spec_from_mapping(data: Any, *, source: str = "spec") -> SweepSpec:
         raise InputError(source, "description", "must be a string")
     seeds = _seeds(data.get("seeds", 1), source)
     assignors, definitions = _assignors(data.get("assignors", "all"), source)
-    time_limit = _positive(data.get("time_limit", 60), source, "time_limit")
+    time_limit = _positive(data.get("time_limit", 60), source, "time_limit", maximum=MAX_TIME_LIMIT)
     checks = _checks(data.get("checks", {}), source)
     families = data.get("families")
     if not isinstance(families, list) or not families:
@@ -290,9 +290,11 @@ def _external_table(entry: dict, source: str, where: str):
     env = entry.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         raise InputError(source, f"{where}.env", "must be a table of strings")
-    timeout = _positive(entry.get("timeout", 60), source, f"{where}.timeout")
+    timeout = _positive(entry.get("timeout", 60), source, f"{where}.timeout", maximum=math.inf)
     if timeout > MAX_TIME_LIMIT:
-        raise InputError(source, f"{where}.timeout", f"must be at most {MAX_TIME_LIMIT:g} seconds, got {timeout:g}")
+        raise InputError(
+            source, f"{where}.timeout", f"must be at most {MAX_TIME_LIMIT:g} seconds, got {_shown(timeout)}"
+        )
     guarantee = entry.get("guarantee", "valid")
     if not isinstance(guarantee, str):
         raise InputError(source, f"{where}.guarantee", "must be the name of a guarantee (a string)")
@@ -309,12 +311,12 @@ def _external_table(entry: dict, source: str, where: str):
 SPEC_MAXIMUM = 10**9
 
 
-def _positive(value: Any, source: str, field: str, *, integer: bool = False) -> float:
+def _positive(value: Any, source: str, field: str, *, integer: bool = False, maximum: float = SPEC_MAXIMUM) -> float:
     ok = isinstance(value, int) if integer else isinstance(value, (int, float))
     finite = ok and (not isinstance(value, float) or math.isfinite(value))  # a huge int is not a float
-    if isinstance(value, bool) or not finite or not 0 < value <= SPEC_MAXIMUM:
+    if isinstance(value, bool) or not finite or not 0 < value <= maximum:
         kind = "a positive integer" if integer else "a positive number"
-        raise InputError(source, field, f"must be {kind} up to {SPEC_MAXIMUM:g}, got {_shown(value)}")
+        raise InputError(source, field, f"must be {kind} up to {maximum:g}, got {_shown(value)}")
     return value
 
 
@@ -335,7 +337,9 @@ def _checks(value: Any, source: str) -> Checks:
         raise InputError(source, "checks.cpsat_sample", f"must be a share between 0 and 1, got {sample!r}")
     return Checks(
         float(sample),
-        float(_positive(value.get("cpsat_time_limit", 30.0), source, "checks.cpsat_time_limit")),
+        float(
+            _positive(value.get("cpsat_time_limit", 30.0), source, "checks.cpsat_time_limit", maximum=MAX_TIME_LIMIT)
+        ),
         int(_positive(value.get("brute_force_limit", 4096), source, "checks.brute_force_limit", integer=True)),
     )
 

@@ -6,12 +6,13 @@ wheel's ``sbin/`` has no ``start-master.sh``), run ``assignment-oracle
 sweep`` against ``spark://127.0.0.1:PORT`` in a subprocess, and once a first
 chunk has been published, SIGKILL one worker's whole process session (worker
 JVM, executor JVM, Python workers: a lost machine) while its executor runs a
-later chunk's task that has staged some of its scenarios.  Then:
+later chunk's task that has not staged its scenarios yet.  Then:
 
 * the sweep exits 0 and reports every scenario computed;
 * the kill happened mid-sweep (some but not all scenarios published), the
-  killed attempt had staged files (``DIR/staged``), and the driver logged
-  the lost executor and that task's failure;
+  killed attempt had staged nothing (``DIR/staged``: its work is lost and
+  redone elsewhere), and the driver logged the lost executor and that
+  task's failure;
 * the rows hold each scenario id of the spec exactly once, no
   ``(scenario_id, round, assignor)`` twice, and, timing columns aside, are
   exactly the rows :func:`compare.sweep.rows.scenario_rows` computes in this
@@ -58,7 +59,8 @@ SPEC = {
     "seeds": 8,
     "assignors": ["range", "roundrobin", "sticky", "cooperative-sticky"],
     "time_limit": 60,
-    "checks": {"cpsat_sample": 0.2, "cpsat_time_limit": 60, "brute_force_limit": 256},
+    # CP-SAT on every scenario: a task of 6 scenarios works about a second, long enough to be killed in.
+    "checks": {"cpsat_sample": 1.0, "cpsat_time_limit": 60, "brute_force_limit": 256},
     "families": [
         {"family": "uniform", "grid": {"members": [3, 6], "topics": [2], "partitions": [4]}},
         {"family": "random-subsets", "grid": {"members": [5, 8], "topics": [4], "subscribe": [0.5]}},
@@ -69,8 +71,8 @@ SPEC = {
         },
     ],
 }
-#: Scenarios per Spark job: 4 chunks of 3 tasks, so the kill lands with chunks still to come.
-CHUNK_SIZE = 12
+#: Scenarios per Spark job: 2 chunks of 4 tasks of 6 scenarios, the kill in the second.
+CHUNK_SIZE = 24
 
 LOG4J2 = """\
 rootLogger.level = warn
@@ -274,21 +276,28 @@ def _attempt_files(rows_dir: Path, tid: str) -> list[str]:
 def _kill_during_a_write(
     cluster: Cluster, sweep: subprocess.Popen, driver_log: Path, rows_dir: Path, report: dict
 ) -> None:
-    """Once a chunk is published, SIGKILL worker-1 while its executor runs a task that has staged rows.
+    """Once a chunk is published, SIGKILL worker-1 while its executor runs a scenario task mid-work.
 
     The victim's executor id is the folder its worker made for the
     application (``WORK/app-*/ID``); its running task is a ``Starting task
     ... executor ID`` line of the driver's log (TaskSetManager at INFO) with
-    no ``Finished task`` for that TID yet; it has staged rows when
-    ``DIR/staged`` holds a file of that TID.  All three, then the kill.
+    no ``Finished task`` for that TID yet; it is mid-work when ``DIR/staged``
+    holds no file of that TID yet (a task stages its rows just before it
+    ends: one staged file per second of work) and not every scenario is
+    published (the later jobs, counterexamples and summary, stage nothing).
+    All of these, then the kill.
     """
     deadline = time.monotonic() + KILL_WAIT_TIMEOUT
     name, work = cluster.workers[0]
+    from assignment_oracle.compare.sweep.spec import spec_from_mapping
+
+    total = spec_from_mapping(SPEC).scenarios
     try:
         executor = None
         while time.monotonic() < deadline and sweep.poll() is None:
             time.sleep(0.02)
-            if not _committed_rows(rows_dir):
+            committed = sorted(rows_dir.glob("batch=*/family=*/assignor=*/*.parquet"))
+            if not committed:
                 continue
             executor = executor or cluster.executor_of(work)
             if executor is None:
@@ -298,19 +307,15 @@ def _kill_during_a_write(
                 rf"Starting task \S+ in stage \S+ \(TID (\d+)\) \(127\.0\.0\.1, ?executor {executor},", text
             )
             finished = set(re.findall(r"Finished task \S+ in stage \S+ \(TID (\d+)\)", text))
-            running = [tid for tid in started if tid not in finished]
-            writing = [(tid, files) for tid in running if (files := _attempt_files(rows_dir, tid))]
-            if writing:
-                committed = sorted(
-                    rows_dir.glob("batch=*/family=*/assignor=*/*.parquet")
-                )  # cheap: kill first, read after
+            working = [tid for tid in started if tid not in finished and not _attempt_files(rows_dir, tid)]
+            if working and (published := _distinct_ids(committed)) < total:
                 cluster.kill(name)
                 report.update(
                     killed=name,
                     executor=executor,
-                    tid=writing[-1][0],
-                    attempt_files=writing[-1][1],
-                    scenarios_committed_at_kill=_distinct_ids(committed),
+                    tid=working[-1],
+                    attempt_files=_attempt_files(rows_dir, working[-1]),
+                    scenarios_committed_at_kill=published,
                 )
                 return
         report["missed"] = "the sweep ended first" if sweep.poll() is not None else "timed out"
