@@ -4,15 +4,17 @@ Every subcommand is a few lines around a library call that notebooks and
 other programs can make directly (``optimal.solve``, ``compare.judge.check.check``).
 Bad input is one line on stderr naming the file and field, exit status 2,
 never a traceback.
+
+This module is the front and imports nothing of the library: the overview
+(no arguments), ``--help`` and ``--version`` answer at once, and a command
+imports :mod:`assignment_oracle.commands` (its options, the library) when
+it runs.  Signals are handled here, around everything.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gc
-import json
-import logging
 import os
 import signal
 import sys
@@ -21,58 +23,11 @@ from importlib import resources
 from pathlib import Path
 from typing import NoReturn, Sequence
 
-from assignment_oracle.compare.judge.check import check
-from assignment_oracle.compare.judge.evaluate import compare as compare_assignors
-from assignment_oracle.compare.judge.evaluate import evaluate
-from assignment_oracle.compare.judge.explain import explain
-from assignment_oracle.compare.judge.text import comparison_text, evaluation_line, verdict_text
-from assignment_oracle.compare.scenarios.bugs import BUGS
-from assignment_oracle.compare.scenarios.bugs import find as find_bugs
-from assignment_oracle.compare.scenarios.bugs import replay as replay_bug
-from assignment_oracle.compare.scenarios.churn import random_history, read_history, simulate, simulation_text
-from assignment_oracle.heuristics import ASSIGNORS
-from assignment_oracle.heuristics import run as run_assignor
-from assignment_oracle.heuristics.external import DEFAULT_MAX_OUTPUT, MAX_OUTPUT_VARIABLE
-from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS, get_assignor, resolve_names
-from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
-from assignment_oracle.optimal import (
-    BALANCE_DEFINITIONS,
-    DEFAULT_BALANCE,
-    INFEASIBLE,
-    METHODS,
-    OPTIMAL,
-    Request,
-    Solution,
-    certificate_from_mapping,
-    choose,
-    solve,
-)
-from assignment_oracle.problem.errors import (
-    AssignorDidNotFinish,
-    AssignorFailed,
-    OracleError,
-    SolverError,
-    SparkFailed,
-)
-from assignment_oracle.problem.extras import require
-from assignment_oracle.problem.model import BALANCE, SPREAD
-from assignment_oracle.problem.scenario_json import (
-    MAX_PARTITIONS,
-    InputError,
-    check_output,
-    dumps,
-    parse_objective,
-    read_assignment,
-    read_problem,
-    write_output,
-)
-from assignment_oracle.problem.text import printable
-
 PROG = "assignment-oracle"
-#: argparse's own usage errors; every other status is the error's ``exit_code`` (problem.errors).
-EXIT_BAD_INPUT = InputError.exit_code
-#: ``solve``: no assignment meets the constraints (join groups no member can take, a budget no answer keeps).
-EXIT_INFEASIBLE = 3
+#: Bad input (``InputError.exit_code``), without importing the library for it.
+EXIT_BAD_INPUT = 2
+#: The environment variable ``--max-output`` sets (``heuristics.external.MAX_OUTPUT_VARIABLE``).
+MAX_OUTPUT_VARIABLE = "ASSIGNMENT_ORACLE_MAX_OUTPUT"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -80,227 +35,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
-#: ``solve``'s and ``check``'s default time limit for the staged CP-SAT model (weighted dec-min is NP-hard:
-#: never unbounded by default; ``--time-limit`` sets another).
-STAGED_TIME_LIMIT = 60.0
+#: The commands, one line each (``--help`` and the overview ``assignment-oracle`` alone prints).
+COMMANDS: dict[str, str] = {
+    "demo": "solve the bundled KIP-54 and KIP-49 examples and judge every assignor on them",
+    "solve": "the best assignment under the objective asked for, with its proof",
+    "check": "judge an assignment against the optimum",
+    "explain": "why an assignment is not optimal: the improving chain, or what could have stayed",
+    "compare": "every assignor (or some) against the optimum, one row each",
+    "assign": "run a heuristic assignor (see `assignors`)",
+    "assignors": "list the registered assignors, one line each",
+    "simulate": "churn: rebalance round after round, each against its optimum",
+    "bugs": "replay the historical bug corpus and show what the oracle finds",
+    "sweep": "run a scenario sweep on Spark into Parquet (resumable)",
+    "report": "execute the gap report notebook against a sweep; write it as standalone HTML",
+}
 
 
-def _request_arguments(p: argparse.ArgumentParser) -> None:
-    """The request's flags (docs/formats.md, "Objective"), the same for ``solve`` and ``check``."""
-    p.add_argument(
-        "--objective",
-        help="tiers in priority order, balance and stickiness once each, rack and spread "
-        "optional: balance,rack,stickiness (default), stickiness,balance,rack, balance,spread,stickiness, ...",
-    )
-    p.add_argument(
-        "--balance",
-        choices=BALANCE_DEFINITIONS,
-        default=DEFAULT_BALANCE,
-        help="what 'most balanced' means (default dec-min; the definitions differ only with weights, "
-        "join groups or move limits)",
-    )
-    p.add_argument(
-        "--topic-spread",
-        action="store_true",
-        help="add the spread tier right after balance (KAFKA-16277): each topic's partitions spread as "
-        "evenly as possible; same as naming spread in --objective",
-    )
-    p.add_argument(
-        "--max-moves",
-        type=_moves_limit,
-        metavar="K",
-        help="move at most K previously owned partitions (a constraint; docs/formats.md)",
-    )
-    p.add_argument(
-        "--max-moves-per-member",
-        type=_moves_limit,
-        metavar="J",
-        help="take at most J of each member's previously owned partitions away from it",
-    )
-
-
-def _max_output_argument(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "--max-output",
-        type=float,
-        metavar="MIB",
-        help=f"cap on an external assignor's stdout and on its stderr, MiB (default {DEFAULT_MAX_OUTPUT >> 20})",
-    )
-
-
-def _apply_max_output(args) -> None:
-    """``--max-output`` for every external command this process (and its children) runs."""
-    value = getattr(args, "max_output", None)
-    if value is None:
-        return
-    if not (0 < value <= 1 << 20):  # NaN fails too
-        raise InputError("--max-output", "", f"must be a positive number of MiB up to 1048576, got {value:g}")
-    os.environ[MAX_OUTPUT_VARIABLE] = f"{value:g}"
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="Provably optimal Kafka consumer partition assignment.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    p = sub.add_parser("solve", help="the best assignment under the objective asked for, with its proof")
-    p.add_argument("scenario", help="scenario JSON file")
-    p.add_argument(
-        "--max-partitions",
-        type=_max_partitions,
-        default=MAX_PARTITIONS,
-        metavar="N",
-        help="refuse scenarios with more partitions (default %(default)s)",
-    )
-    p.add_argument(
-        "--method",
-        choices=METHODS,
-        default="auto",
-        help="exact engine (default auto: chosen from what the request needs; docs/formats.md)",
-    )
-    _request_arguments(p)
-    p.add_argument(
-        "--time-limit",
-        type=float,
-        metavar="S",
-        help="seconds for the CP-SAT engines (the flows are exact and need none; default "
-        f"{STAGED_TIME_LIMIT:g} for the staged model: weighted dec-min is NP-hard)",
-    )
-    p.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout (- is stdout)")
-    p.add_argument(
-        "--timing", action="store_true", help="include wall time and model sizes (output is then not byte-stable)"
-    )
-
-    c = sub.add_parser("check", help="judge an assignment against the optimum")
-    c.add_argument("scenario", help="scenario JSON file")
-    c.add_argument(
-        "--max-partitions",
-        type=_max_partitions,
-        default=MAX_PARTITIONS,
-        metavar="N",
-        help="refuse scenarios with more partitions (default %(default)s)",
-    )
-    c.add_argument("assignment", help='JSON with an "assignment" key (and optionally a "certificate")')
-    c.add_argument("--json", action="store_true", help="print the verdict as JSON")
-    c.add_argument("--method", choices=METHODS, default="auto", help="exact engine for the optimum (default auto)")
-    _request_arguments(c)
-    c.add_argument(
-        "--time-limit",
-        type=float,
-        metavar="S",
-        help=f"seconds for the optimum's CP-SAT engines (default {STAGED_TIME_LIMIT:g} for the staged model)",
-    )
-
-    a = sub.add_parser("assign", help="run a heuristic assignor (see `assignors`)")
-    a.add_argument("scenario", help="scenario JSON file")
-    a.add_argument(
-        "--max-partitions",
-        type=_max_partitions,
-        default=MAX_PARTITIONS,
-        metavar="N",
-        help="refuse scenarios with more partitions (default %(default)s)",
-    )
-    a.add_argument(
-        "--assignor",
-        required=True,
-        metavar="NAME",
-        help="a registered name (see `assignors`), or external:COMMAND (docs/external.md)",
-    )
-    a.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout (- is stdout)")
-    _max_output_argument(a)
-
-    sub.add_parser("assignors", help="list the registered assignors, one line each")
-
-    m = sub.add_parser("compare", help="every assignor (or some) against the optimum, one row each")
-    m.add_argument("scenario", help="scenario JSON file")
-    m.add_argument(
-        "--max-partitions",
-        type=_max_partitions,
-        default=MAX_PARTITIONS,
-        metavar="N",
-        help="refuse scenarios with more partitions (default %(default)s)",
-    )
-    m.add_argument(
-        "--assignors",
-        default="all",
-        metavar="all|peers|A,B",
-        help="which assignors: all (this project's ports), peers (kafka-python's), names, "
-        "external:COMMAND; comma-separated (default: all)",
-    )
-    m.add_argument(
-        "--time-limit", type=float, metavar="S", help="seconds per assignor; a longer run is reported as a timeout"
-    )
-    m.add_argument("--json", action="store_true", help="print the rows as JSON (without wall times unless --timing)")
-    m.add_argument("--timing", action="store_true", help="include wall times in --json output (not byte-stable)")
-    _request_arguments(m)  # given: every row is also judged against the optimum of that request
-    _max_output_argument(m)
-
-    e = sub.add_parser(
-        "explain", help="why an assignment is not optimal: the improving chain, or what could have stayed"
-    )
-    e.add_argument("scenario", help="scenario JSON file (or a sweep's counterexample file)")
-    e.add_argument(
-        "--max-partitions",
-        type=_max_partitions,
-        default=MAX_PARTITIONS,
-        metavar="N",
-        help="refuse scenarios with more partitions (default %(default)s)",
-    )
-    e.add_argument("assignment", nargs="?", help='JSON with an "assignment" key (what solve, assign and check use)')
-    e.add_argument("--assignor", metavar="NAME", help="explain this assignor's result on the scenario instead")
-    e.add_argument("--json", action="store_true", help="print the explanation as JSON")
-    e.add_argument("--method", choices=METHODS, default="auto", help="exact engine for the optimum (default auto)")
-    _request_arguments(e)
-    e.add_argument(
-        "--time-limit",
-        type=float,
-        metavar="S",
-        help=f"seconds for the optimum's CP-SAT engines (default {STAGED_TIME_LIMIT:g} for the staged model)",
-    )
-
-    s = sub.add_parser("simulate", help="churn: rebalance round after round, each against its optimum")
-    s.add_argument("history", nargs="?", help="history JSON file, or a bundled one by name (see docs/churn.md)")
-    s.add_argument("--assignor", required=True, metavar="NAME", help="a registered name, or external:COMMAND")
-    s.add_argument("--seed", type=int, help="no history file: a random history from this seed")
-    s.add_argument("--members", type=int, default=3, help="random history: members at the start (default 3)")
-    s.add_argument("--topics", type=int, default=2, help="random history: topics at the start (default 2)")
-    s.add_argument("--partitions", type=int, default=4, help="random history: partitions per topic (default 4)")
-    s.add_argument("--rounds", type=int, default=6, help="random history: rounds after the first (default 6)")
-    s.add_argument("--events-per-round", type=int, default=2, help="random history: at most this many events a round")
-    s.add_argument("--time-limit", type=float, metavar="S", help="seconds per round for the assignor")
-    _max_output_argument(s)
-    s.add_argument("--json", action="store_true", help="print the simulation as JSON")
-
-    w = sub.add_parser("sweep", help="run a scenario sweep on Spark into Parquet (resumable)")
-    w.add_argument("spec", help="spec file (.toml or .json), or a bundled one: quick, full")
-    w.add_argument(
-        "--out", required=True, metavar="DIR", help="output directory (rows/, counterexamples/, summary.json)"
-    )
-    w.add_argument(
-        "--master", default="local[*]", help="Spark master: local[N], local[*] (default) or spark://HOST:PORT"
-    )
-    w.add_argument("--remote", metavar="sc://HOST:PORT", help="Spark Connect server instead of --master")
-    w.add_argument("--chunk-size", type=int, metavar="N", help="scenarios per Spark job (resume granularity)")
-    w.add_argument("--no-progress", action="store_true", help="no progress bar")
-    w.add_argument("--json", action="store_true", help="print the summary as JSON")
-
-    b = sub.add_parser("bugs", help="replay the historical bug corpus and show what the oracle finds")
-    b.add_argument("name", nargs="?", help="one entry (default: all)")
-    b.add_argument("--json", action="store_true", help="print the replays as JSON")
-
-    r = sub.add_parser("report", help="execute the gap report notebook against a sweep; write it as standalone HTML")
-    r.add_argument("dir", metavar="DIR", help="a sweep's output directory (assignment-oracle sweep ... --out DIR)")
-    r.add_argument("--html", metavar="OUT", help="the HTML file to write (default: DIR/report.html)")
-    r.add_argument("--families", metavar="A,B", help="only these scenario families (default: all in the sweep)")
-    r.add_argument("--assignors", metavar="A,B", help="only these assignors (default: all in the sweep)")
-    r.add_argument(
-        "--counterexamples", type=int, default=10, metavar="N", help="rows in the worst-counterexamples table"
-    )
-    r.add_argument("--notebook", metavar="OUT.ipynb", help="also write the executed notebook here")
-    r.add_argument("--show-code", action="store_true", help="keep the notebook's code cells in the HTML")
-
-    d = sub.add_parser("demo", help="solve the bundled KIP-54 and KIP-49 examples and judge every assignor on them")
-    d.add_argument("--out", metavar="DIR", help="also write each example's solution here")
-    return parser
+def bundled_examples() -> list[Path]:
+    """The bundled example scenarios (KIP-54 examples 1-3, KIP-49, the chain move)."""
+    folder = resources.files("assignment_oracle") / "examples"
+    return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".json"))
 
 
 #: Commands that read files, compute once and exit.  They allocate millions of
@@ -335,9 +89,52 @@ def command() -> NoReturn:
     sys.exit(code)
 
 
+def overview() -> str:
+    """What ``assignment-oracle`` with no arguments prints: every command in one line, and where to start."""
+    lines = [
+        f"usage: {PROG} COMMAND [options]   ({PROG} COMMAND --help for a command's options)",
+        "",
+        "Provably optimal Kafka consumer partition assignment: the optimum, and every assignor judged against it.",
+        "",
+        "commands:",
+    ]
+    width = max(len(name) for name in COMMANDS)
+    lines += [f"  {name:<{width}}  {text}" for name, text in COMMANDS.items()]
+    lines += [
+        "",
+        f"start here:  {PROG} demo            (the KIP-54 and KIP-49 examples, solved and judged, in seconds)",
+        f"             {PROG} solve FILE.json (the optimum of a scenario; formats: docs/formats.md)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("assignment-oracle")
+    except metadata.PackageNotFoundError:  # run from a source tree without an install
+        return "unknown (not installed)"
+
+
+def _front_parser() -> argparse.ArgumentParser:
+    """``--help`` and ``--version`` of the program: the commands listed, none of their options."""
+    parser = _Parser(prog=PROG, description="Provably optimal Kafka consumer partition assignment.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, text in COMMANDS.items():
+        sub.add_parser(name, help=text)
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    paused = args.command in ONE_SHOT and gc.isenabled()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
+        sys.stdout.write(overview())
+        return EXIT_BAD_INPUT
+    if argv[0] in ("-h", "--help", "--version"):
+        _front_parser().parse_args(argv)  # prints and exits (SystemExit), importing nothing else
+    paused = argv[0] in ONE_SHOT and gc.isenabled()
     if paused:
         gc.disable()
     # SIGTERM as a KeyboardInterrupt (signal handlers belong to the main thread; restored on the way out).
@@ -346,7 +143,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     cap = os.environ.get(MAX_OUTPUT_VARIABLE)
     try:
-        return _run(args)
+        from assignment_oracle.commands import run
+
+        return run(argv)
+    except Terminated:  # SIGTERM: stopped, nothing written past what is complete
+        print(f"{PROG}: terminated (SIGTERM)", file=sys.stderr)
+        return 143
+    except KeyboardInterrupt:  # Ctrl-C
+        print(f"{PROG}: interrupted (Ctrl-C)", file=sys.stderr)
+        return 130
     finally:
         if cap is None:  # --max-output lasts for this command (main() is also called in-process)
             os.environ.pop(MAX_OUTPUT_VARIABLE, None)
@@ -356,440 +161,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
         if paused:
             gc.enable()
-
-
-def _run(args) -> int:
-    try:
-        _apply_max_output(args)
-        if getattr(args, "output", None) is not None:  # refused before any work, not after it
-            check_output(args.output, inputs=tuple(a for a in (getattr(args, "scenario", None),) if a))
-        if args.command == "solve":
-            return _solve(args)
-        if args.command == "check":
-            return _check(args)
-        if args.command == "assign":
-            return _assign(args)
-        if args.command == "assignors":
-            return _assignors()
-        if args.command == "compare":
-            return _compare(args)
-        if args.command == "explain":
-            return _explain(args)
-        if args.command == "bugs":
-            return _bugs(args)
-        if args.command == "simulate":
-            return _simulate(args)
-        if args.command == "sweep":
-            return _sweep(args)
-        if args.command == "report":
-            return _report(args)
-        return _demo(args)
-    except OracleError as err:  # the library's one error vocabulary: one line, its exit status
-        print(f"{PROG}: {_label(err)}: {printable(str(err))}", file=sys.stderr)
-        return err.exit_code
-    except Terminated:  # SIGTERM: stopped, nothing written past what is complete
-        print(f"{PROG}: terminated (SIGTERM)", file=sys.stderr)
-        return 143
-    except KeyboardInterrupt:  # Ctrl-C
-        print(f"{PROG}: interrupted (Ctrl-C)", file=sys.stderr)
-        return 130
-
-
-def _label(err: OracleError) -> str:
-    for kind, label in (
-        (SolverError, "solver failed"),
-        (SparkFailed, "sweep failed"),
-        (AssignorDidNotFinish, "assignor did not finish"),
-        (AssignorFailed, "assignor failed"),
-    ):
-        if isinstance(err, kind):
-            return label
-    return "error"
-
-
-def _objective(text: str | None):
-    return None if text is None else parse_objective(text, "--objective", "")
-
-
-def _write(path: str | None, text: str, *, inputs: tuple[str, ...] = ()) -> None:
-    """To stdout, or atomically to ``path`` (never over one of ``inputs``)."""
-    if path is None:
-        sys.stdout.write(text)
-    else:
-        write_output(path, text, inputs=inputs)
-
-
-def _read_problem(args, objective=None):
-    return read_problem(args.scenario, objective=objective, max_partitions=args.max_partitions)
-
-
-def _moves_limit(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _max_partitions(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
-    return value
-
-
-def _request(args, problem, default_order: tuple[str, ...] | None = None) -> Request:
-    """The request the flags ask for: ``--objective`` (else ``default_order``, else the scenario's),
-    ``--topic-spread`` (spread right after balance), ``--balance``, the budget of moves."""
-    order = _objective(args.objective) or default_order or problem.objective
-    if args.topic_spread and SPREAD not in order:
-        at = order.index(BALANCE) + 1
-        order = (*order[:at], SPREAD, *order[at:])
-    return Request(
-        objective=order, balance=args.balance, max_moves=args.max_moves, max_moves_per_member=args.max_moves_per_member
-    )
-
-
-def _time_limit(args, problem, request) -> float | None:
-    if args.time_limit is not None and not (0 < args.time_limit <= MAX_TIME_LIMIT):
-        raise InputError(
-            "--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {args.time_limit}"
-        )
-    if args.time_limit is None and choose(problem, request, args.method).name == "cpsat-staged":
-        return STAGED_TIME_LIMIT
-    return args.time_limit
-
-
-def _solve(args) -> int:
-    problem = _read_problem(args)
-    request = _request(args, problem)
-    solution = solve(problem, request, method=args.method, time_limit=_time_limit(args, problem, request))
-    _write(args.output, dumps(solution.to_mapping(timing=args.timing, plain=False)), inputs=(args.scenario,))
-    if solution.status == OPTIMAL:
-        return 0
-    if solution.status == INFEASIBLE:
-        print(f"{PROG}: INFEASIBLE: {printable(solution.message)}", file=sys.stderr)
-        return EXIT_INFEASIBLE
-    unproven = "; ".join(f"{t.tier}: bound {json.dumps(t.bound)}" for t in solution.tiers if not t.proven)
-    detail = solution.message or "not proven optimal"
-    if solution.objective is not None:  # the network's CP-SAT model: its weighted objective and bound
-        detail += f"; objective {solution.objective}, proven lower bound {solution.bound}"
-    print(printable(f"{PROG}: {solution.status}: {detail}" + (f" ({unproven})" if unproven else "")), file=sys.stderr)
-    return 1
-
-
-def _check(args) -> int:
-    problem = _read_problem(args)
-    request = _request(args, problem)
-    assignment, document = read_assignment(args.assignment)
-    engine = choose(problem, request, args.method)
-    if engine.proof == "certificate":  # the network's optimum: the full verdict, certificates verified
-        certificate = None
-        if document.get("certificate") is not None:
-            certificate = certificate_from_mapping(document["certificate"], source=args.assignment)
-        problem = (
-            problem
-            if request.tiers(problem) == problem.objective
-            else dataclasses.replace(problem, objective=request.tiers(problem))
-        )
-        verdict = check(problem, assignment, certificate, method=engine.name)
-        sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict_text(verdict))
-        return verdict.exit_code()
-    # Every other request: against the optimum of the same request, tier by tier (compare.judge.tiers).
-    from assignment_oracle.compare.judge import tiers
-
-    verdict = tiers.judge(
-        problem, assignment, request, method=args.method, time_limit=_time_limit(args, problem, request)
-    )
-    sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.text())
-    return verdict.exit_code()
-
-
-def _assign(args) -> int:
-    problem = _read_problem(args)
-    result = _run_named(args.assignor, problem)
-    document = result.to_mapping(plain=False)
-    _write(args.output, dumps(document), inputs=(args.scenario,))
-    if not document["valid"]:
-        kinds = sorted({v["kind"] for v in document["violations"]})
-        print(
-            printable(f"{PROG}: note: {args.assignor} produced an invalid assignment ({', '.join(kinds)})"),
-            file=sys.stderr,
-        )
-    return 0
-
-
-def _resolve(name: str):
-    """The assignor called ``name`` (registry, peer or ``external:``); bad names are bad input."""
-    try:
-        return get_assignor(name)
-    except ValueError as err:
-        raise InputError("--assignor", "", str(err)) from None
-
-
-def _run_named(name: str, problem):
-    """Run one assignor for ``assign``/``explain``; its failure is one line naming it (exit 7)."""
-    assignor = _resolve(name)
-    try:
-        return run_assignor(assignor, problem)
-    except AssignorFailed as err:
-        raise AssignorFailed(f"{assignor.name}: {err}") from None
-
-
-def _assignors() -> int:
-    everything = [*ASSIGNORS.values(), *PEERS.values(), *LIVE_PEERS.values()]
-    width = max(len(a.name) for a in everything)
-    for assignor in everything:
-        print(
-            f"{assignor.name:{width}}  {assignor.protocol:11}  {assignor.summary}  [{assignor.origin}; guarantee: {assignor.guarantee}]"
-        )
-    print(
-        f"{'external:COMMAND':{width}}  {'eager':11}  any program speaking the JSON protocol (docs/external.md)  [guarantee: valid]"
-    )
-    return 0
-
-
-def _assignor_time_limit(value: float | None) -> float | None:
-    """``--time-limit`` for assignors: positive, finite, at most a year."""
-    if value is not None and not (0 < value <= MAX_TIME_LIMIT):
-        raise InputError(
-            "--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {value}"
-        )
-    return value
-
-
-def _compare(args) -> int:
-    _assignor_time_limit(args.time_limit)
-    given = [n.strip() for n in args.assignors.split(",") if n.strip()]
-    if not given:
-        raise InputError("--assignors", "", "no assignor named (give all, peers, or names separated by commas)")
-    try:
-        names = list(resolve_names(given))
-    except ValueError as err:
-        raise InputError("--assignors", "", str(err)) from None
-    problem = _read_problem(args)
-    request = None
-    if (
-        args.objective is not None
-        or args.topic_spread
-        or args.balance != DEFAULT_BALANCE
-        or args.max_moves is not None
-        or args.max_moves_per_member is not None
-    ):
-        # Asked for: every row is also judged against the optimum of this request (balance first
-        # unless --objective says otherwise, as explain does).
-        request = _request(args, problem, default_order=problem.balance_first_order().objective)
-    limit = STAGED_TIME_LIMIT if request is not None and choose(problem, request).name == "cpsat-staged" else None
-    result = compare_assignors(problem, names, time_limit=args.time_limit, request=request, request_time_limit=limit)
-    if args.json:
-        sys.stdout.write(dumps(result.to_mapping(timing=args.timing)))
-    else:
-        sys.stdout.write(comparison_text(result))
-    return 0
-
-
-def _explain(args) -> int:
-    problem = _read_problem(args)
-    # Balance first unless --objective says otherwise: the order assignors aim for.
-    request = _request(args, problem, default_order=problem.balance_first_order().objective)
-    if args.objective is None and not problem.balance_first:
-        print(
-            f"{PROG}: note: explained balance first, the order assignors aim for; "
-            f"`check` judges the scenario's order ({', '.join(problem.objective)})",
-            file=sys.stderr,
-        )
-    if (args.assignment is None) == (args.assignor is None):
-        raise InputError("explain", "", "give an assignment file or --assignor NAME, not both and not neither")
-    if args.assignor is not None:
-        assignment = _run_named(args.assignor, problem).assignment
-    else:
-        assignment, _ = read_assignment(args.assignment)
-    explanation = explain(
-        problem, assignment, request=request, method=args.method, time_limit=_time_limit(args, problem, request)
-    )
-    sys.stdout.write(dumps(explanation.to_mapping()) if args.json else explanation.text())
-    return explanation.exit_code
-
-
-def _names(text: str | None, option: str) -> list[str] | None:
-    if text is None:
-        return None
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    if not names:
-        raise InputError(option, "", "no name given (names separated by commas)")
-    return names
-
-
-def _report(args) -> int:
-    require("report", "assignment-oracle report")
-    from assignment_oracle.compare.report.notebooks import NotebookFailed, write_gap_report
-    from assignment_oracle.compare.report.tables import NO_SWEEP, partitions
-
-    out = Path(args.dir)
-    families, assignors = partitions(out)
-    if not families:
-        raise InputError(str(out), "", NO_SWEEP)
-    for option, given, present in (
-        ("--families", _names(args.families, "--families"), families),
-        ("--assignors", _names(args.assignors, "--assignors"), assignors),
-    ):
-        for name in given or ():
-            if name not in present:
-                raise InputError(option, "", f"{name!r} is not in the sweep (present: {', '.join(present)})")
-    if args.counterexamples < 0:
-        raise InputError("--counterexamples", "", f"must be at least 0, got {args.counterexamples}")
-    html = Path(args.html) if args.html else out / "report.html"
-    try:
-        written = write_gap_report(
-            out,
-            html,
-            families=_names(args.families, "--families"),
-            assignors=_names(args.assignors, "--assignors"),
-            counterexamples=args.counterexamples,
-            show_code=args.show_code,
-            notebook=args.notebook,
-        )
-    except NotebookFailed as err:
-        print(f"{PROG}: report failed: {printable(str(err))}", file=sys.stderr)
-        return 1
-    print(f"{PROG}: gap report for {out} -> {written}", file=sys.stderr)
-    return 0
-
-
-def bundled_histories() -> dict[str, Path]:
-    """The bundled churn histories, by name."""
-    folder = resources.files("assignment_oracle") / "examples" / "churn"
-    return {Path(str(p)).stem: Path(str(p)) for p in folder.iterdir() if p.name.endswith(".json")}
-
-
-def _simulate(args) -> int:
-    _resolve(args.assignor)
-    _assignor_time_limit(args.time_limit)
-    if (args.history is None) == (args.seed is None):
-        raise InputError("simulate", "", "give a history file (or bundled name) or --seed, not both and not neither")
-    if args.history is not None:
-        path = Path(args.history)
-        if not path.exists() and args.history in bundled_histories():
-            path = bundled_histories()[args.history]
-        history = read_history(path)
-    else:
-        for flag in ("members", "topics", "partitions", "rounds", "events_per_round"):
-            if getattr(args, flag) < 1:
-                raise InputError(f"--{flag.replace('_', '-')}", "", f"must be at least 1, got {getattr(args, flag)}")
-        history = random_history(
-            args.seed,
-            members=args.members,
-            topics=args.topics,
-            partitions=args.partitions,
-            rounds=args.rounds,
-            events_per_round=args.events_per_round,
-        )
-    result = simulate(history, args.assignor, time_limit=args.time_limit)
-    if args.json:
-        sys.stdout.write(dumps(result.to_mapping()))
-    else:
-        sys.stdout.write(simulation_text(result))
-    return 0 if result.completed else 1
-
-
-class _OneLineLog(logging.Handler):
-    """Python-side logs during a sweep as one line each, warnings and up.  py4j's own (tracebacks of a
-    connection the stop of a sweep closed) are dropped: a failure of Spark surfaces as an exception,
-    which the sweep turns into one line naming Spark's log."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if f"{os.sep}py4j{os.sep}" in record.pathname or record.name.startswith("py4j"):
-            return
-        print(f"{PROG}: {record.name}: {printable(record.getMessage())}", file=sys.stderr)
-
-
-def _sweep(args) -> int:
-    require("spark", "assignment-oracle sweep")
-    from assignment_oracle.compare.sweep.job import run_sweep  # imports pyspark: only when sweeping
-    from assignment_oracle.compare.sweep.spec import read_spec
-
-    spec = read_spec(args.spec)
-    logging.getLogger().addHandler(_OneLineLog())  # before py4j's first log could configure its own
-    if args.remote is not None and not args.remote.startswith("sc://"):
-        raise InputError("--remote", "", f"must be a Spark Connect URL sc://HOST:PORT, got {args.remote!r}")
-    if args.remote is None and not (args.master.startswith("local") or args.master.startswith("spark://")):
-        raise InputError("--master", "", f"must be local[N], local[*] or spark://HOST:PORT, got {args.master!r}")
-    if args.chunk_size is not None and args.chunk_size < 1:
-        raise InputError("--chunk-size", "", f"must be at least 1, got {args.chunk_size}")
-    result = run_sweep(
-        spec,
-        args.out,
-        master=args.master,
-        remote=args.remote,
-        progress=not args.no_progress,
-        chunk_size=args.chunk_size,
-    )
-    for note in result.notes:
-        print(f"{PROG}: note: {printable(note)}", file=sys.stderr)
-    if args.json:
-        sys.stdout.write(dumps(result.to_mapping()))
-    else:
-        sys.stdout.write(result.text())
-    disagreements = sum(entry.get("oracle_disagreements") or 0 for entry in result.summary)
-    if disagreements:
-        print(f"{PROG}: the exact models disagreed on {disagreements} row(s): see oracle_check", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _bugs(args) -> int:
-    names = find_bugs(args.name) if args.name is not None else tuple(BUGS)
-    if not names:
-        raise InputError("bugs", "", f"no corpus entry {args.name!r} (known: {', '.join(BUGS)})")
-    replays = [replay_bug(n) for n in names]
-    if args.json:
-        sys.stdout.write(dumps([r.to_mapping() for r in replays]))
-    else:
-        sys.stdout.write("\n".join(r.text() for r in replays) + "\n")
-    return 0 if all(r.as_expected for r in replays) else 1
-
-
-def bundled_examples() -> list[Path]:
-    """The bundled example scenarios (KIP-54 examples 1-3, KIP-49, the chain move)."""
-    folder = resources.files("assignment_oracle") / "examples"
-    return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".json"))
-
-
-def _demo(args) -> int:
-    out = Path(args.out) if args.out else None
-    if out is not None:
-        if out.exists() and not out.is_dir():
-            raise InputError(str(out), "", "--out must be a folder (this exists and is not one)")
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise InputError(str(out), "", f"cannot create the folder ({err.strerror or err})") from None
-    failures = 0
-    for path in bundled_examples():
-        problem = read_problem(path)
-        solution: Solution = solve(problem)
-        verdict = check(problem, solution.assignment, solution.certificate)
-        if out is not None:
-            write_output(out / path.name, dumps(solution.to_mapping(plain=False)))
-        ok = verdict.exit_code() == 0
-        failures += not ok
-        print(
-            f"{path.stem}: oracle {solution.status}  sorted loads {list(solution.sorted_loads)}  "
-            f"retained {solution.retained}/{solution.owned}  certificate {verdict.certificate}  "
-            f"check exit {verdict.exit_code()}"
-        )
-        for name in ASSIGNORS:
-            print("  " + evaluation_line(evaluate(problem, name)))
-    return 0 if failures == 0 else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,7 @@
 """The command line: exit codes, one-line errors, byte-stable output."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -503,3 +504,33 @@ def test_demo_out_onto_a_file_is_one_line_and_leaves_it(tmp_path, capsys):
     code, out, err = run(capsys, "demo", "--out", taken)
     assert code == 2 and out == "" and err.count("\n") == 1 and "must be a folder" in err
     assert taken.read_text() == "mine\n"
+
+
+def test_no_arguments_lists_every_command_in_one_line_each(capsys):
+    from assignment_oracle.cli import COMMANDS
+
+    assert main([]) == 2
+    out = capsys.readouterr().out
+    for name, text in COMMANDS.items():
+        assert re.search(rf"^  {name} +{re.escape(text)}$", out, re.M), name
+    assert "assignment-oracle demo" in out
+
+
+def test_help_and_version_import_none_of_the_library():
+    """The front answers --help, --version and the overview without numpy, OR-Tools or the library."""
+    probe = (
+        "import sys\n"
+        "from assignment_oracle.cli import main\n"
+        "for argv in ([], ['--version'], ['--help']):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'ortools', 'networkx', 'pandas')"
+        " or m.startswith(('assignment_oracle.problem', 'assignment_oracle.optimal', 'assignment_oracle.commands')))\n"
+        "print('HEAVY', heavy)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stdout, done.stdout[-500:]
+    assert re.search(r"^assignment-oracle \S+$", done.stdout, re.M)  # --version
