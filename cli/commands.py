@@ -177,6 +177,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     c.add_argument("assignment", help='JSON with an "assignment" key (and optionally a "certificate")')
     c.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    c.add_argument("--verbose", action="store_true", help="every member's load, however large the group")
     c.add_argument("--method", choices=METHODS, default="auto", help="exact engine for the optimum (default auto)")
     _request_arguments(c)
     c.add_argument(
@@ -436,7 +437,7 @@ def _check(args) -> int:
             else dataclasses.replace(problem, objective=request.tiers(problem))
         )
         verdict = check(problem, assignment, certificate, method=engine.name)
-        sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict_text(verdict))
+        sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict_text(verdict, verbose=args.verbose))
         return verdict.exit_code()
     # Every other request: against the optimum of the same request, tier by tier (compare.judge.tiers).
     from assignment_oracle.compare.judge import tiers

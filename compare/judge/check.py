@@ -58,6 +58,9 @@ class Verdict:
     owned: int
     objective_order: tuple[str, ...]
     tiers: dict[str, bool] = field(default_factory=dict)
+    #: Whether racks matter in this scenario (members and partitions both carry them, KIP-881); without,
+    #: every partition is local and the rack tier says nothing (the text leaves it out).
+    racks: bool = False
     #: Partitions outside their replicas' racks (KIP-881), the candidate's and the optimum's.
     cross_rack: int = 0
     optimal_cross_rack: int = 0
@@ -194,6 +197,7 @@ def check(
         owned=optimum.owned,
         objective_order=problem.objective,
         tiers=tiers,
+        racks=problem.rack_locality.active,
         oracle_certificate_verified=oracle_ok,
         certificate=cert_state,
         certificate_problems=tuple(cert_problems),

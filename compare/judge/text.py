@@ -15,9 +15,20 @@ from assignment_oracle.compare.judge.check import Verdict
 from assignment_oracle.compare.judge.evaluate import Comparison, Evaluation
 from assignment_oracle.compare.judge.weighted import largest_lower_bound
 from assignment_oracle.optimal import INFEASIBLE
+from assignment_oracle.problem.model import RACK
 from assignment_oracle.problem.text import lines_text, printable
 
-__all__ = ["table", "yes", "cell", "short_list", "verdict_text", "comparison_text", "evaluation_line"]
+__all__ = [
+    "table",
+    "yes",
+    "cell",
+    "short_list",
+    "loads_text",
+    "runs",
+    "verdict_text",
+    "comparison_text",
+    "evaluation_line",
+]
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
@@ -281,16 +292,45 @@ def evaluation_line(e: Evaluation) -> str:
     )
 
 
-def verdict_text(v: Verdict) -> str:
-    """The human-readable verdict ``check`` prints."""
+#: ``check`` lists every member's load up to this many members; past it, the busiest and the idlest
+#: :data:`LOADS_SHOWN` each (``--verbose``: all).
+LOADS_LISTED = 20
+LOADS_SHOWN = 5
+
+
+def loads_text(loads: dict[str, int], *, verbose: bool = False) -> str:
+    """``loads: a=3 b=2 ...``; for a large group the busiest and idlest members and how many there are."""
+    if verbose or len(loads) <= LOADS_LISTED:
+        return "loads: " + " ".join(f"{m}={x}" for m, x in loads.items())
+    busiest = sorted(loads.items(), key=lambda item: (-item[1], item[0]))[:LOADS_SHOWN]
+    idlest = sorted(loads.items(), key=lambda item: (item[1], item[0]))[:LOADS_SHOWN]
+    busiest, idlest = (" ".join(f"{m}={x}" for m, x in part) for part in (busiest, idlest))
+    return f"loads of {len(loads):,} members: busiest {busiest}; idlest {idlest} (--verbose for every member)"
+
+
+def runs(values, limit: int = LOADS_LISTED) -> str:
+    """A sorted load vector as a list, or, longer than ``limit``, as runs: ``[3×1000, 2×1000]`` (exact)."""
+    values = list(values)
+    if len(values) <= limit:
+        return str(values)
+    parts, start = [], 0
+    for end in range(1, len(values) + 1):
+        if end == len(values) or values[end] != values[start]:
+            count = end - start
+            parts.append(f"{values[start]}×{count}" if count > 1 else str(values[start]))
+            start = end
+    return "[" + ", ".join(parts) + "]"
+
+
+def verdict_text(v: Verdict, *, verbose: bool = False) -> str:
+    """The human-readable verdict ``check`` prints (``verbose``: every member's load, however many)."""
     lines = [f"valid: {yes(v.valid)}"]
     for violation in v.violations[:20]:
         lines.append(f"  {violation}")
     if len(v.violations) > 20:
         lines.append(f"  … and {len(v.violations) - 20} more")
-    loads = " ".join(f"{m}={x}" for m, x in v.loads.items())
-    lines.append(f"loads: {loads}")
-    lines.append(f"sorted loads: {list(v.sorted_loads)}   most balanced: {list(v.optimal_sorted_loads)}")
+    lines.append(loads_text(v.loads, verbose=verbose))
+    lines.append(f"sorted loads: {runs(v.sorted_loads)}   most balanced: {runs(v.optimal_sorted_loads)}")
     if v.valid:
         lines.append(
             f"most balanced: {yes(v.most_balanced)}   KIP-54 score {v.kip54_score} (optimum {v.optimal_kip54_score}), "
@@ -307,8 +347,9 @@ def verdict_text(v: Verdict) -> str:
         lines.append(
             f"cross-rack: {v.cross_rack} partition(s) outside their replicas' racks; optimum has {v.optimal_cross_rack}"
         )
-    tiers = ", ".join(f"{t} {'optimal' if ok else 'gap'}" for t, ok in v.tiers.items())
-    lines.append(f"objective ({', '.join(v.objective_order)}): {tiers}")
+    shown = [t for t in v.objective_order if v.racks or t != RACK]  # no racks: every partition is local
+    tiers = ", ".join(f"{t} {'optimal' if v.tiers[t] else 'gap'}" for t in shown if t in v.tiers)
+    lines.append(f"objective ({', '.join(shown)}): {tiers}")
     lines.append(f"oracle certificate verified: {yes(v.oracle_certificate_verified)}")
     lines.append(f"certificate given: {v.certificate}")
     for reason in v.certificate_problems[:5]:
