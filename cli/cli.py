@@ -19,42 +19,14 @@ import os
 import signal
 import sys
 import threading
-from importlib import resources
-from pathlib import Path
 from typing import NoReturn, Sequence
 
-PROG = "assignment-oracle"
-#: Bad input (``InputError.exit_code``), without importing the library for it.
-EXIT_BAD_INPUT = 2
+from assignment_oracle.program import COMMANDS, EXIT_BAD_INPUT, PROG, Parser, bundled_examples
+
 #: The environment variable ``--max-output`` sets (``heuristics.external.MAX_OUTPUT_VARIABLE``).
 MAX_OUTPUT_VARIABLE = "ASSIGNMENT_ORACLE_MAX_OUTPUT"
 
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage too)
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
-
-
-#: The commands, one line each (``--help`` and the overview ``assignment-oracle`` alone prints).
-COMMANDS: dict[str, str] = {
-    "demo": "solve the bundled KIP-54 and KIP-49 examples and judge every assignor on them",
-    "solve": "the best assignment under the objective asked for, with its proof",
-    "check": "judge an assignment against the optimum",
-    "explain": "why an assignment is not optimal: the improving chain, or what could have stayed",
-    "compare": "every assignor (or some) against the optimum, one row each",
-    "assign": "run a heuristic assignor (see `assignors`)",
-    "assignors": "list the registered assignors, one line each",
-    "simulate": "churn: rebalance round after round, each against its optimum",
-    "bugs": "replay the historical bug corpus and show what the oracle finds",
-    "sweep": "run a scenario sweep on Spark into Parquet (resumable)",
-    "report": "execute the gap report notebook against a sweep; write it as standalone HTML",
-}
-
-
-def bundled_examples() -> list[Path]:
-    """The bundled example scenarios (KIP-54 examples 1-3, KIP-49, the chain move)."""
-    folder = resources.files("assignment_oracle") / "examples"
-    return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".json"))
+__all__ = ["COMMANDS", "PROG", "Terminated", "bundled_examples", "command", "main", "overview", "version"]
 
 
 #: Commands that read files, compute once and exit.  They allocate millions of
@@ -119,9 +91,9 @@ def version() -> str:
 
 def _front_parser() -> argparse.ArgumentParser:
     """``--help`` and ``--version`` of the program: the commands listed, none of their options."""
-    parser = _Parser(prog=PROG, description="Provably optimal Kafka consumer partition assignment.")
+    parser = Parser(prog=PROG, description="Provably optimal Kafka consumer partition assignment.")
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, text in COMMANDS.items():
         sub.add_parser(name, help=text)
     return parser

@@ -22,7 +22,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
-from assignment_oracle.cli import COMMANDS, PROG, _Parser, bundled_examples
 from assignment_oracle.compare.judge.check import check
 from assignment_oracle.compare.judge.evaluate import compare as compare_assignors
 from assignment_oracle.compare.judge.evaluate import evaluate
@@ -69,6 +68,7 @@ from assignment_oracle.problem.scenario_json import (
     write_output,
 )
 from assignment_oracle.problem.text import printable
+from assignment_oracle.program import COMMANDS, PROG, Parser, bundled_examples
 
 #: argparse's own usage errors; every other status is the error's ``exit_code`` (problem.errors).
 EXIT_BAD_INPUT = InputError.exit_code
@@ -135,8 +135,8 @@ def _apply_max_output(args) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="Provably optimal Kafka consumer partition assignment.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = Parser(prog=PROG, description="Provably optimal Kafka consumer partition assignment.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     p = sub.add_parser("solve", help=COMMANDS["solve"])
     p.add_argument("scenario", help="scenario JSON file")
