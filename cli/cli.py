@@ -23,6 +23,9 @@ from typing import NoReturn, Sequence
 
 from assignment_oracle.program import COMMANDS, EXIT_BAD_INPUT, PROG, Parser, bundled_examples
 
+#: Exit status when standard output's reader went away (``| head``): 128 + SIGPIPE, as the shell reports
+#: a program the pipe stopped.
+CLOSED_PIPE = 141
 #: The environment variable ``--max-output`` sets (``heuristics.external.MAX_OUTPUT_VARIABLE``).
 MAX_OUTPUT_VARIABLE = "ASSIGNMENT_ORACLE_MAX_OUTPUT"
 
@@ -53,7 +56,16 @@ def command() -> NoReturn:
     interpreter's teardown (a few hundred ms after a sweep): what it wrote
     is complete, and Spark's JVM ends with the pipe to this process.
     """
-    code = main()
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = CLOSED_PIPE
+    if code == CLOSED_PIPE:
+        # The reader went away (`| head`): stop quietly, as `yes | head` does; what is still buffered has
+        # nowhere to go, and Python's own flush at exit must not say so in a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        os._exit(code)
     if code in (130, 143):
         sys.stdout.flush()
         sys.stderr.flush()
@@ -124,6 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C
         print(f"{PROG}: interrupted (Ctrl-C)", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout's reader has gone (`| head`): nothing more to say, to anyone
+        return CLOSED_PIPE
     finally:
         if cap is None:  # --max-output lasts for this command (main() is also called in-process)
             os.environ.pop(MAX_OUTPUT_VARIABLE, None)

@@ -534,3 +534,14 @@ def test_help_and_version_import_none_of_the_library():
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stdout, done.stdout[-500:]
     assert re.search(r"^assignment-oracle \S+$", done.stdout, re.M)  # --version
+
+
+def test_a_reader_that_goes_away_stops_the_command_quietly():
+    """`assignment-oracle demo | head -1`: exit 141 (as the shell reports SIGPIPE), nothing on stderr."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "assignment_oracle", "demo"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stdout.readline().startswith(b"chain-move: oracle OPTIMAL")
+    process.stdout.close()
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 141 and stderr == b"", stderr.decode()[-2000:]

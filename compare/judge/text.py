@@ -275,14 +275,14 @@ def _co_partition_text(result: Comparison, joined: list[Evaluation]) -> str:
 def evaluation_line(e: Evaluation) -> str:
     """One line: how one assignor did against the optimum (``demo`` prints one per assignor)."""
     if e.verdict is None:
-        return f"{e.assignor:19s} {'did not finish' if e.status == 'timeout' else 'failed'}: {e.message}"
+        return f"{e.assignor:25s} {'did not finish' if e.status == 'timeout' else 'failed'}: {e.message}"
     v = e.verdict
     if not v.valid:
         state = "INVALID (" + ", ".join(sorted({x.kind for x in v.violations})) + ")"
     else:
         state = f"most balanced {yes(v.most_balanced):3s}"
     return (
-        f"{e.assignor:19s} {state:24s} sorted loads {str(list(v.sorted_loads)):14s} "
+        f"{e.assignor:25s} {state:24s} sorted loads {str(list(v.sorted_loads)):18s} "
         f"retained {v.retained}/{v.owned} (optimum {v.optimal_retained})  guarantee {_promise(e)}"
         + (
             f"  cross-rack {v.cross_rack} (optimum {v.optimal_cross_rack})"
