@@ -47,6 +47,7 @@ an ``invalid`` result, with its violations.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import json
 import os
 import selectors
@@ -54,8 +55,10 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.problem.errors import AssignorDidNotFinish
@@ -296,8 +299,29 @@ def _short(display: str, width: int = 80) -> str:
 
 
 def _stderr(stderr: bytes) -> str:
+    """``; stderr (whole in FILE): <first lines>``: all of it kept in a file, named first (a row's
+    message is cut at 300 characters), then its first lines quoted."""
     lines = [line.strip()[:200] for line in stderr[:65536].decode("utf-8", "replace").splitlines() if line.strip()]
-    return f"; stderr: {' | '.join(lines[:STDERR_LINES])}" if lines else ""
+    if not lines:
+        return ""
+    kept = keep_stderr(stderr)
+    return f"; stderr{f' (whole in {kept})' if kept else ''}: {' | '.join(lines[:STDERR_LINES])}"
+
+
+def keep_stderr(stderr: bytes) -> Path | None:
+    """A failed command's whole stderr, kept in ``$TMPDIR/assignment-oracle/stderr-<hash>.txt`` (the same
+    text, the same file); ``None`` when it cannot be written (the quoted lines still say what went wrong)."""
+    folder = Path(tempfile.gettempdir()) / "assignment-oracle"
+    target = folder / f"stderr-{hashlib.sha256(stderr).hexdigest()[:16]}.txt"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        if not target.exists():
+            partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            partial.write_bytes(stderr)
+            os.replace(partial, target)
+    except OSError:
+        return None
+    return target
 
 
 def _unique_keys(pairs: list) -> dict:

@@ -82,7 +82,8 @@ def comparison_text(result: Comparison) -> str:
     for row in result.rows:
         v = row.verdict
         if v is None:
-            rows.append((row.assignor, row.status) + ("-",) * (len(header) - 3) + (row.message[:60],))
+            short = row.message if len(row.message) <= 60 else row.message[:57] + "..."
+            rows.append((row.assignor, row.status) + ("-",) * (len(header) - 3) + (short,))
             continue
         cells = (
             (
@@ -110,6 +111,9 @@ def comparison_text(result: Comparison) -> str:
         "verifies" if certified else "DOES NOT VERIFY"
     )
     text = title + "\n" + "\n".join(table(header, rows)) + "\n"
+    failed = [row for row in result.rows if row.verdict is None and len(row.message) > 60]
+    if failed:  # the whole message, which the table cut
+        text += "\n" + lines_text([f"{row.assignor}: {row.status}: {row.message}" for row in failed])
     joined = [row for row in result.rows if row.co_partition is not None]
     if joined:
         text += "\n" + _co_partition_text(result, joined)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -125,7 +126,7 @@ def test_an_invalid_answer_is_an_invalid_result_not_an_error(script):
         ("partial", "stdout is not JSON"),
         ("empty", "wrote nothing on stdout"),
         ("no-assignment", 'stdout is JSON but has no "assignment" object'),
-        ("fail", "; stderr: Exception in thread main: NullPointerException | at Assignor.assign"),
+        ("fail", ".txt): Exception in thread main: NullPointerException | at Assignor.assign"),
         ("unknown-member", "assignment names member 'ghost', who is not in the group"),
         ("unknown-partition", "has partition 999, which does not exist (t0000 has"),
         ("unknown-topic", "names topic 'no-such-topic', which does not exist"),
@@ -133,6 +134,12 @@ def test_an_invalid_answer_is_an_invalid_result_not_an_error(script):
 )
 def test_every_failure_is_an_error_row_naming_what_was_wrong(script, mode, message):
     e = evaluate(PROBLEM, command(script, mode))
+    if mode == "fail":  # the whole stderr is kept in the file the message names
+        kept = Path(re.search(r"stderr \(whole in (\S+\.txt)\)", e.message).group(1))
+        assert (
+            kept.read_text()
+            == "Exception in thread main: NullPointerException\n\tat Assignor.assign(Assignor.java:42)\n"
+        )
     assert e.status == "error", e
     assert e.message.startswith("ExternalAssignorError: ") and message in e.message, e.message
     assert len(e.message) < 300  # the reason comes first: never cut off by a long command line
@@ -463,3 +470,17 @@ def test_max_output_raises_the_cap_for_a_long_but_valid_answer(tmp_path, capsys)
     assert capsys.readouterr().err.strip() == (
         "assignment-oracle: error: --max-output: must be a positive number of MiB up to 1048576, got 0"
     )
+
+
+def test_compare_prints_a_failed_assignors_whole_message_under_its_table(script, tmp_path, capsys):
+    from assignment_oracle.problem.scenario_json import problem_to_mapping
+
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps(problem_to_mapping(PROBLEM)))
+    failing = command(script, "fail")
+    assert main(["compare", str(scenario), "--assignors", f"range,{failing}"]) in (0, 1)
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith(failing[:40]) and "error" in line)
+    assert row.endswith("...") and len(row) < 400  # cut in the table
+    full = next(line for line in out.splitlines() if line.startswith(f"{failing}: error: ExternalAssignorError:"))
+    assert "exited with status 3" in full and "stderr (whole in " in full and "at Assignor.assign" in full
