@@ -573,8 +573,11 @@ def summarize(frame) -> list[dict]:
     from pyspark.sql import functions as F
 
     def share(condition):
-        # CP-SAT's sampled rows are the oracle's cross-check: no assignment is judged on them.
-        return F.avg(F.when(F.col("assignor") != "optimum-cpsat", F.when(condition, 1.0).otherwise(0.0)))
+        # The reference rows besides the optimum itself (optimum-cpsat: the cross-check; optimum-co-partitioned,
+        # optimum-weighted: optima of other requests, most balanced only under their own constraints) judge
+        # no assignment: their shares are empty ("-"), not a misleading "92% most balanced".
+        reference = F.col("assignor").startswith("optimum-")
+        return F.avg(F.when(~reference, F.when(condition, 1.0).otherwise(0.0)))
 
     def pct(column: str, q: float):
         return F.percentile_approx(F.col(column), q, 10000)

@@ -135,6 +135,12 @@ def test_the_bundled_quick_spec(quick_sweep):
     errors = rows[rows["status"] == "error"]
     assert set(errors["assignor"]) <= {"kafka-python:roundrobin"} and errors["message"].str.startswith("KeyError").all()
     assert {e["assignor"] for e in result.summary} == set(rows["assignor"])
+    # The optimum is most balanced on every row; the other reference rows judge no assignment ("-").
+    by_name = {e["assignor"]: e for e in result.summary}
+    assert by_name["optimum"]["share_most_balanced"] == 1 and by_name["optimum"]["share_valid"] == 1
+    references = [name for name in by_name if name.startswith("optimum-")]
+    assert {"optimum-cpsat", "optimum-co-partitioned", "optimum-weighted"} <= set(references)
+    assert all(by_name[name]["share_most_balanced"] is None for name in references)
 
 
 def test_counterexample_files_stay_inside_the_directory_whatever_the_assignor_is_called(tmp_path):
