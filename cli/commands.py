@@ -30,7 +30,14 @@ from assignment_oracle.compare.judge.text import comparison_text, evaluation_lin
 from assignment_oracle.compare.scenarios.bugs import BUGS
 from assignment_oracle.compare.scenarios.bugs import find as find_bugs
 from assignment_oracle.compare.scenarios.bugs import replay as replay_bug
-from assignment_oracle.compare.scenarios.churn import random_history, read_history, simulate, simulation_text
+from assignment_oracle.compare.scenarios.churn import (
+    check_size,
+    random_history,
+    read_history,
+    simulate,
+    simulation_text,
+)
+from assignment_oracle.compare.scenarios.families import GROUP_MAXIMUM
 from assignment_oracle.heuristics import ASSIGNORS
 from assignment_oracle.heuristics import run as run_assignor
 from assignment_oracle.heuristics.external import DEFAULT_MAX_OUTPUT, MAX_OUTPUT_VARIABLE
@@ -79,6 +86,12 @@ EXIT_INFEASIBLE = 3
 #: ``solve``'s and ``check``'s default time limit for the staged CP-SAT model (weighted dec-min is NP-hard:
 #: never unbounded by default; ``--time-limit`` sets another).
 STAGED_TIME_LIMIT = 60.0
+
+
+#: ``compare``'s default limit: it runs every assignor and the optimum on the group, 1.18 GiB at peak on
+#: Kafka's 1,000,000-partition case (benchmarks/bench_cli.py --compare), so a tenth of what ``solve`` takes
+#: fits the same 24 GiB machine.
+COMPARE_MAX_PARTITIONS = 10_000_000
 
 
 def _request_arguments(p: argparse.ArgumentParser) -> None:
@@ -212,9 +225,9 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--max-partitions",
         type=_max_partitions,
-        default=MAX_PARTITIONS,
+        default=COMPARE_MAX_PARTITIONS,
         metavar="N",
-        help="refuse scenarios with more partitions (default %(default)s)",
+        help="refuse scenarios with more partitions (default %(default)s: every assignor runs on it)",
     )
     m.add_argument(
         "--assignors",
@@ -262,6 +275,13 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--rounds", type=int, default=6, help="random history: rounds after the first (default 6)")
     s.add_argument("--events-per-round", type=int, default=2, help="random history: at most this many events a round")
     s.add_argument("--time-limit", type=float, metavar="S", help="seconds per round for the assignor")
+    s.add_argument(
+        "--max-partitions",
+        type=_max_partitions,
+        default=MAX_PARTITIONS,
+        metavar="N",
+        help="refuse a history whose group ever has more partitions (default %(default)s)",
+    )
     _max_output_argument(s)
     s.add_argument("--json", action="store_true", help="print the simulation as JSON")
 
@@ -615,11 +635,20 @@ def _simulate(args) -> int:
         path = Path(args.history)
         if not path.exists() and args.history in bundled_histories():
             path = bundled_histories()[args.history]
-        history = read_history(path)
+        history = read_history(path, max_partitions=args.max_partitions)
     else:
         for flag in ("members", "topics", "partitions", "rounds", "events_per_round"):
-            if getattr(args, flag) < 1:
-                raise InputError(f"--{flag.replace('_', '-')}", "", f"must be at least 1, got {getattr(args, flag)}")
+            if not 1 <= getattr(args, flag) <= GROUP_MAXIMUM:
+                raise InputError(
+                    f"--{flag.replace('_', '-')}", "", f"must be from 1 to {GROUP_MAXIMUM:,}, got {getattr(args, flag)}"
+                )
+        if args.topics * args.partitions > args.max_partitions:  # before anything is generated
+            raise InputError(
+                "--partitions",
+                "",
+                f"{args.topics:,} topics of {args.partitions:,} partitions is more than the limit of "
+                f"{args.max_partitions:,} (raise it with --max-partitions if this machine has the memory)",
+            )
         history = random_history(
             args.seed,
             members=args.members,
@@ -628,6 +657,7 @@ def _simulate(args) -> int:
             rounds=args.rounds,
             events_per_round=args.events_per_round,
         )
+        check_size(history, source="--seed", max_partitions=args.max_partitions)
     result = simulate(history, args.assignor, time_limit=args.time_limit)
     if args.json:
         sys.stdout.write(dumps(result.to_mapping()))

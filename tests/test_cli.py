@@ -400,14 +400,24 @@ def test_outputs_are_replaced_whole_and_leave_no_temporary_files(tmp_path, capsy
 def test_a_scenario_beyond_the_partition_limit_is_refused_before_allocating(tmp_path, capsys):
     scenario = tmp_path / "huge.json"
     scenario.write_text('{"topics": {"t": 1000000000, "u": 7}, "members": {"a": {"topics": ["t"]}}}')
-    for command in (["solve"], ["assign", "--assignor", "range"], ["compare"]):
+    for command, limit in (
+        (["solve"], "100,000,000"),
+        (["assign", "--assignor", "range"], "100,000,000"),
+        (["compare"], "10,000,000"),
+    ):
         code, _, err = run(capsys, command[0], str(scenario), *command[1:])
-        assert code == 2 and "1,000,000,007 partitions in all, more than the limit of 100,000,000" in err
+        assert code == 2 and f"1,000,000,007 partitions in all, more than the limit of {limit}" in err
     small = tmp_path / "small.json"
     small.write_text('{"topics": {"t": 5}, "members": {"a": {"topics": ["t"]}}}')
     code, _, err = run(capsys, "solve", str(small), "--max-partitions", "4")
     assert code == 2 and "5 partitions in all, more than the limit of 4" in err
     assert run(capsys, "solve", str(small), "--max-partitions", "5")[0] == 0
+    history = tmp_path / "history.json"
+    history.write_text(
+        '{"topics": {"t": 5}, "members": {"a": {"topics": ["t"]}}, "rounds": [[{"partitions": "t", "count": 2147483647}]]}'
+    )
+    code, _, err = run(capsys, "simulate", str(history), "--assignor", "sticky")
+    assert code == 2 and "2,147,483,647 partitions in all at round 1, more than the limit of 100,000,000" in err
 
 
 def test_the_collector_paused_for_a_one_shot_command_is_running_again_after_it(capsys):

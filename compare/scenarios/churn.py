@@ -122,6 +122,7 @@ from assignment_oracle.problem.metrics import spread
 from assignment_oracle.problem.model import Assignment, Member, Problem, Topic
 from assignment_oracle.problem.scenario_json import (
     INT32_MAX,
+    MAX_PARTITIONS,
     InputError,
     expect_integer,
     expect_name,
@@ -384,12 +385,28 @@ _EVENT_KEYS: Mapping[str, set[str]] = MappingProxyType(
 )
 
 
-def read_history(path: str | Path) -> History:
+def read_history(path: str | Path, *, max_partitions: int | None = MAX_PARTITIONS) -> History:
     """Read and check a history file (see :func:`history_from_mapping`)."""
-    return history_from_mapping(read_json_file(path), source=str(path))
+    return history_from_mapping(read_json_file(path), source=str(path), max_partitions=max_partitions)
 
 
-def history_from_mapping(data: Any, *, source: str = "history") -> History:
+def check_size(history: History, *, source: str = "history", max_partitions: int | None = MAX_PARTITIONS) -> None:
+    """Refuse (one line) a history whose group, at some round, has more than ``max_partitions`` partitions
+    in all: each round solves its optimum and runs the assignor on it (the scenario format's limit)."""
+    if max_partitions is None:
+        return
+    for group in _groups(history, source):
+        total = sum(group.topics.values())
+        if total > max_partitions:
+            raise InputError(
+                source,
+                "topics" if group.round == 0 else f"rounds[{group.round - 1}]",
+                f"{total:,} partitions in all at round {group.round}, more than the limit of {max_partitions:,} "
+                "(raise it with --max-partitions if this machine has the memory)",
+            )
+
+
+def history_from_mapping(data: Any, *, source: str = "history", max_partitions: int | None = MAX_PARTITIONS) -> History:
     """Check a decoded history document and build the :class:`History`.
 
     Raises
@@ -441,6 +458,7 @@ def history_from_mapping(data: Any, *, source: str = "history") -> History:
     history = History(tuple(topics), tuple(members), tuple(rounds), description)
     for _ in _groups(history, source):  # every event against the group it applies to
         pass
+    check_size(history, source=source, max_partitions=max_partitions)
     return history
 
 
