@@ -551,8 +551,9 @@ def worst_counterexamples(rows: pd.DataFrame, out: str | Path, limit: int = 10) 
     )
     table = ranked[["assignor", "family", "scenario_id", "round", "members", "partitions"]].copy()
     table.insert(4, "finding", ranked["counterexample"].map(lambda text: json.loads(text).get("finding", "")))
-    files = [
-        counterexample_path(out, a, s, r) for a, s, r in zip(table["assignor"], table["scenario_id"], table["round"])
+    files = [  # relative to the sweep directory: the report travels without the machine's absolute paths
+        counterexample_path(out, a, s, r).relative_to(Path(out))
+        for a, s, r in zip(table["assignor"], table["scenario_id"], table["round"])
     ]
     table["file"] = [str(f) for f in files]
     names = _command_line_names(out)
@@ -648,7 +649,7 @@ def failures(rows: pd.DataFrame, out: str | Path) -> pd.DataFrame:
     Columns: ``assignor``, ``message`` (the exception, one line),
     ``results`` (how many results failed so), ``smallest`` (members x
     partitions of the smallest failing scenario), ``file`` (its standalone
-    scenario file under ``out/counterexamples``) and ``replay`` (the command
+    scenario file under ``counterexamples/``, relative to ``out``) and ``replay`` (the command
     that reproduces it).  Most frequent first within an assignor.
     """
     failed = _results(rows)
@@ -660,7 +661,7 @@ def failures(rows: pd.DataFrame, out: str | Path) -> pd.DataFrame:
     names = _command_line_names(out)
     for (assignor, message), group in failed.groupby(["assignor", "message"], sort=False):
         first = group.sort_values(["partitions", "members", "scenario_id", "round"], kind="stable").iloc[0]
-        path = counterexample_path(out, assignor, first["scenario_id"], first["round"])
+        path = counterexample_path(out, assignor, first["scenario_id"], first["round"]).relative_to(Path(out))
         records.append(
             {
                 "assignor": assignor,

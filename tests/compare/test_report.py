@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -150,8 +151,10 @@ def test_kip341_the_fix_holds_where_the_old_assignor_duplicates(rows):
     assert stale.loc["sticky", "results"] == scenarios
 
 
-def test_worst_counterexamples_come_worst_first_and_replay_from_their_commands(quick_sweep, rows, capsys):
+def test_worst_counterexamples_come_worst_first_and_replay_from_their_commands(quick_sweep, rows, capsys, monkeypatch):
     worst = tables.worst_counterexamples(rows, quick_sweep.out, limit=50)
+    assert not any(Path(f).is_absolute() for f in worst["file"])  # relative to the sweep directory
+    monkeypatch.chdir(quick_sweep.out)  # where the commands run from
     flagged = results(rows)["counterexample"].notna().sum()
     assert len(worst) == min(50, flagged) > 0
     joined = worst.merge(rows, on=["assignor", "scenario_id", "round"], how="left")
@@ -212,8 +215,9 @@ def test_differential_puts_each_peer_next_to_its_port(rows):
     )
 
 
-def test_failures_list_each_peer_exception_with_its_smallest_scenario(quick_sweep, rows, capsys):
+def test_failures_list_each_peer_exception_with_its_smallest_scenario(quick_sweep, rows, capsys, monkeypatch):
     failed = tables.failures(rows, quick_sweep.out)
+    monkeypatch.chdir(quick_sweep.out)  # the commands run from the sweep directory
     robin = failed[failed["assignor"] == "kafka-python:roundrobin"]
     assert not robin.empty and robin["message"].str.startswith("KeyError: ").all()
     assert (
