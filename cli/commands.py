@@ -544,7 +544,10 @@ def _compare(args) -> int:
         # unless --objective says otherwise, as explain does).
         request = _request(args, problem, default_order=problem.balance_first_order().objective)
     limit = STAGED_TIME_LIMIT if request is not None and choose(problem, request).name == "cpsat-staged" else None
-    result = compare_assignors(problem, names, time_limit=args.time_limit, request=request, request_time_limit=limit)
+    with _Steps(1 + len(names) + (request is not None), "compare") as steps:
+        result = compare_assignors(
+            problem, names, time_limit=args.time_limit, request=request, request_time_limit=limit, progress=steps
+        )
     if args.json:
         sys.stdout.write(dumps(result.to_mapping(timing=args.timing)))
     else:
@@ -664,6 +667,31 @@ def _simulate(args) -> int:
     else:
         sys.stdout.write(simulation_text(result))
     return 0 if result.completed else 1
+
+
+class _Steps:
+    """A progress bar over a command's named steps, on stderr when it is a terminal (``tqdm``); silent
+    otherwise, so pipes, files and CI logs get the output alone."""
+
+    def __init__(self, total: int, label: str) -> None:
+        self.bar = None
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=label, unit="step", leave=False, dynamic_ncols=True)
+
+    def __call__(self, name: str) -> None:
+        if self.bar is not None:
+            if self.bar.n or self.bar.postfix:  # the step before this one is done
+                self.bar.update(1)
+            self.bar.set_postfix_str(printable(name)[:40])
+
+    def __enter__(self) -> _Steps:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 class _OneLineLog(logging.Handler):

@@ -1,10 +1,12 @@
 """The command line: exit codes, one-line errors, byte-stable output."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -555,3 +557,53 @@ def test_a_reader_that_goes_away_stops_the_command_quietly():
     process.stdout.close()
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 141 and stderr == b"", stderr.decode()[-2000:]
+
+
+def test_compare_shows_progress_on_a_terminal_and_nothing_in_a_pipe(tmp_path):
+    """On a terminal, a bar names each step on stderr (drawn after tqdm's first 0.1 s); through pipes,
+    stderr stays empty."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    example = tmp_path / "group.json"  # large enough to take a second or so
+    topics = {f"t{i}": 200 for i in range(20)}
+    example.write_text(
+        json.dumps({"topics": topics, "members": {f"m{i}": {"topics": list(topics)} for i in range(300)}})
+    )
+    argv = [
+        sys.executable,
+        "-m",
+        "assignment_oracle",
+        "compare",
+        str(example),
+        "--assignors",
+        "range,sticky,cooperative-sticky",
+    ]
+    piped = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == "" and "range" in piped.stdout
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a 100-column terminal
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=follower, stdin=follower)
+    os.close(follower)
+    shown = bytearray()
+
+    def read_terminal() -> None:  # while it runs: a closed terminal's unread output is dropped
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the other end is closed: all read
+                return
+            if not chunk:
+                return
+            shown.extend(chunk)
+
+    reader = threading.Thread(target=read_terminal, daemon=True)
+    reader.start()
+    stdout, _ = process.communicate(timeout=120)
+    reader.join(timeout=10)
+    os.close(leader)
+    untimed = lambda text: re.sub(r" +\d+\.\d+ ms", "", text)  # noqa: E731
+    assert process.returncode == 0 and untimed(stdout.decode()) == untimed(piped.stdout)
+    assert b"compare" in shown and b"step" in shown and b"cooperative-sticky" in shown, shown[-500:]

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import Callable
 
 from assignment_oracle.compare.judge.check import Verdict, check
 from assignment_oracle.compare.judge.co_partition import (
@@ -354,8 +355,12 @@ def compare(
     time_limit: float | None = None,
     request: Request | None = None,
     request_time_limit: float | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> Comparison:
     """Every assignor in ``names`` (default: all registered) on ``problem``, the optimum first.
+
+    ``progress``, if given, is called with the name of each step before it runs (``"optimum"``, each
+    assignor, ``"request optimum"``): what a progress bar shows.  Nothing else depends on it.
 
     The problem is solved once, balance first (the order the assignors aim
     for), whatever objective order the scenario states.  With ``request`` (an objective order, a
@@ -365,9 +370,11 @@ def compare(
     """
     names = list(ASSIGNORS) if names is None else list(names)
     names = [get_assignor(n) if isinstance(n, str) else n for n in names]  # unknown names fail first
+    step = progress or (lambda name: None)
     given = problem
     problem = _balance_first(problem)
     plain = _without_join_groups(problem)
+    step(OPTIMUM)
     optimum = solve(plain)
     best = Evaluation(
         assignor=OPTIMUM,
@@ -412,20 +419,22 @@ def compare(
     free = None
     if any(a.protocol == "cooperative" for a in names):
         free = unlimited(plain, optimum) or unlimited_of(plain)
-    rows += [
-        evaluate(
-            problem,
-            name,
-            optimum=optimum,
-            time_limit=time_limit,
-            co_optimum=co_optimum,
-            weighted_optimum=heavy,
-            unlimited_moves=free,
+    for name in names:
+        step(name.name)
+        rows.append(
+            evaluate(
+                problem,
+                name,
+                optimum=optimum,
+                time_limit=time_limit,
+                co_optimum=co_optimum,
+                weighted_optimum=heavy,
+                unlimited_moves=free,
+            )
         )
-        for name in names
-    ]
     asked = None
     if request is not None:
+        step("request optimum")
         asked = solve(given, request, time_limit=request_time_limit)
         rows = [
             row
