@@ -295,7 +295,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     w.add_argument("--remote", metavar="sc://HOST:PORT", help="Spark Connect server instead of --master")
     w.add_argument("--chunk-size", type=int, metavar="N", help="scenarios per Spark job (resume granularity)")
-    w.add_argument("--no-progress", action="store_true", help="no progress bar")
+    w.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (there is none either when stderr is not a terminal)",
+    )
     w.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     b = sub.add_parser("bugs", help=COMMANDS["bugs"])
@@ -726,7 +730,7 @@ def _sweep(args) -> int:
         args.out,
         master=args.master,
         remote=args.remote,
-        progress=not args.no_progress,
+        progress=not args.no_progress and sys.stderr.isatty(),  # a bar for people, not for logs and pipes
         chunk_size=args.chunk_size,
     )
     for note in result.notes:
