@@ -611,15 +611,17 @@ def _report(args) -> int:
         raise InputError("--counterexamples", "", f"must be at least 0, got {args.counterexamples}")
     html = Path(args.html) if args.html else out / "report.html"
     try:
-        written = write_gap_report(
-            out,
-            html,
-            families=_names(args.families, "--families"),
-            assignors=_names(args.assignors, "--assignors"),
-            counterexamples=args.counterexamples,
-            show_code=args.show_code,
-            notebook=args.notebook,
-        )
+        with _Steps(None, "report") as steps:
+            written = write_gap_report(
+                out,
+                html,
+                families=_names(args.families, "--families"),
+                assignors=_names(args.assignors, "--assignors"),
+                counterexamples=args.counterexamples,
+                show_code=args.show_code,
+                notebook=args.notebook,
+                progress=steps,
+            )
     except NotebookFailed as err:
         print(f"{PROG}: report failed: {printable(str(err))}", file=sys.stderr)
         return 1
@@ -677,7 +679,7 @@ class _Steps:
     """A progress bar over a command's named steps, on stderr when it is a terminal (``tqdm``); silent
     otherwise, so pipes, files and CI logs get the output alone."""
 
-    def __init__(self, total: int, label: str) -> None:
+    def __init__(self, total: int | None, label: str) -> None:
         self.bar = None
         if sys.stderr.isatty():
             from tqdm import tqdm

@@ -28,7 +28,7 @@ import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.scenario_json import write_output
@@ -89,11 +89,13 @@ def execute(
     *,
     cwd: str | Path | None = None,
     timeout: float = CELL_TIMEOUT,
+    progress: Callable[[str], None] | None = None,
 ):
     """The notebook executed with ``parameters`` (an ``nbformat`` node, outputs filled in).
 
     ``name_or_path``: a name from :data:`NOTEBOOKS` or a notebook file.
     ``cwd``: the kernel's working directory (default: this process's).
+    ``progress``: called with ``"cell K of N"`` before each code cell runs (a progress bar's steps).
     Raises :class:`NotebookFailed` when a cell raises.
     """
     import nbformat
@@ -132,12 +134,19 @@ def execute(
             transport="ipc",
             ip=str(Path(kernels) / "kernel"),
         )
+        code = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
+
+        def started(cell, cell_index, **_) -> None:
+            if progress is not None and cell_index in code:
+                progress(f"cell {code.index(cell_index) + 1} of {len(code)}")
+
         client = NotebookClient(
             nb,
             km=manager,
             timeout=timeout,
             allow_errors=False,
             resources={"metadata": {"path": str(cwd or Path.cwd())}},
+            on_cell_start=started,
         )
         try:
             client.execute()
@@ -189,8 +198,11 @@ def write_gap_report(
     counterexamples: int = 10,
     show_code: bool = False,
     notebook: str | Path | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> Path:
     """Execute the gap report against ``sweep_dir`` and write it as HTML to ``html``.
+
+    ``progress``: as :func:`execute`'s (each cell's step, for a progress bar).
 
     ``sweep_dir`` must already hold a sweep (nothing is run here);
     ``notebook``: also write the executed notebook there.  Returns the HTML
@@ -207,7 +219,7 @@ def write_gap_report(
         "ASSIGNORS": assignors,
         "COUNTEREXAMPLES": counterexamples,
     }
-    nb = execute("gap_report", parameters)
+    nb = execute("gap_report", parameters, progress=progress)
     html = Path(html)
     html.parent.mkdir(parents=True, exist_ok=True)
     write_output(html, to_html(nb, title=f"Gap report: {sweep_dir.name}", show_code=show_code))

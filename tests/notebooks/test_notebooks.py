@@ -42,7 +42,10 @@ def test_the_bug_corpus_has_a_section_per_entry_and_runs(tmp_path):
     headings = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown"]
     for name in BUGS:
         assert any(h.startswith(f"## {name}:") for h in headings), name
-    executed = execute("bug_corpus", cwd=tmp_path)
+    steps: list[str] = []
+    executed = execute("bug_corpus", cwd=tmp_path, progress=steps.append)
+    code = sum(c.cell_type == "code" for c in executed.cells)
+    assert steps == [f"cell {k} of {code}" for k in range(1, code + 1)]  # each code cell, in order
     outputs = [o for c in executed.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     markdown = [o.data["text/markdown"] for o in outputs if "data" in o and "text/markdown" in o.data]
