@@ -128,6 +128,14 @@ def _request_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _max_partitions_argument(
+    command: argparse.ArgumentParser,
+    default: int = MAX_PARTITIONS,
+    what: str = "refuse scenarios with more partitions (default %(default)s)",
+) -> None:
+    command.add_argument("--max-partitions", type=_max_partitions, default=default, metavar="N", help=what)
+
+
 def _max_output_argument(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--max-output",
@@ -153,13 +161,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help=COMMANDS["solve"])
     p.add_argument("scenario", help="scenario JSON file")
-    p.add_argument(
-        "--max-partitions",
-        type=_max_partitions,
-        default=MAX_PARTITIONS,
-        metavar="N",
-        help="refuse scenarios with more partitions (default %(default)s)",
-    )
+    _max_partitions_argument(p)
     p.add_argument(
         "--method",
         choices=METHODS,
@@ -181,13 +183,7 @@ def _parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help=COMMANDS["check"])
     c.add_argument("scenario", help="scenario JSON file")
-    c.add_argument(
-        "--max-partitions",
-        type=_max_partitions,
-        default=MAX_PARTITIONS,
-        metavar="N",
-        help="refuse scenarios with more partitions (default %(default)s)",
-    )
+    _max_partitions_argument(c)
     c.add_argument("assignment", help='JSON with an "assignment" key (and optionally a "certificate")')
     c.add_argument("--json", action="store_true", help="print the verdict as JSON")
     c.add_argument("--verbose", action="store_true", help="every member's load, however large the group")
@@ -202,13 +198,7 @@ def _parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("assign", help=COMMANDS["assign"])
     a.add_argument("scenario", help="scenario JSON file")
-    a.add_argument(
-        "--max-partitions",
-        type=_max_partitions,
-        default=MAX_PARTITIONS,
-        metavar="N",
-        help="refuse scenarios with more partitions (default %(default)s)",
-    )
+    _max_partitions_argument(a)
     a.add_argument(
         "--assignor",
         required=True,
@@ -222,12 +212,10 @@ def _parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("compare", help=COMMANDS["compare"])
     m.add_argument("scenario", help="scenario JSON file")
-    m.add_argument(
-        "--max-partitions",
-        type=_max_partitions,
-        default=COMPARE_MAX_PARTITIONS,
-        metavar="N",
-        help="refuse scenarios with more partitions (default %(default)s: every assignor runs on it)",
+    _max_partitions_argument(
+        m,
+        COMPARE_MAX_PARTITIONS,
+        what="refuse scenarios with more partitions (default %(default)s: every assignor runs on it)",
     )
     m.add_argument(
         "--assignors",
@@ -246,13 +234,7 @@ def _parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("explain", help=COMMANDS["explain"])
     e.add_argument("scenario", help="scenario JSON file (or a sweep's counterexample file)")
-    e.add_argument(
-        "--max-partitions",
-        type=_max_partitions,
-        default=MAX_PARTITIONS,
-        metavar="N",
-        help="refuse scenarios with more partitions (default %(default)s)",
-    )
+    _max_partitions_argument(e)
     e.add_argument("assignment", nargs="?", help='JSON with an "assignment" key (what solve, assign and check use)')
     e.add_argument("--assignor", metavar="NAME", help="explain this assignor's result on the scenario instead")
     e.add_argument("--json", action="store_true", help="print the explanation as JSON")
@@ -275,13 +257,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--rounds", type=int, default=6, help="random history: rounds after the first (default 6)")
     s.add_argument("--events-per-round", type=int, default=2, help="random history: at most this many events a round")
     s.add_argument("--time-limit", type=float, metavar="S", help="seconds per round for the assignor")
-    s.add_argument(
-        "--max-partitions",
-        type=_max_partitions,
-        default=MAX_PARTITIONS,
-        metavar="N",
-        help="refuse a history whose group ever has more partitions (default %(default)s)",
-    )
+    _max_partitions_argument(s, what="refuse a history whose group ever has more partitions (default %(default)s)")
     _max_output_argument(s)
     s.add_argument("--json", action="store_true", help="print the simulation as JSON")
 
