@@ -1,3 +1,5 @@
+import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +38,20 @@ class QuickSweep:
 
 @pytest.fixture(scope="session")
 def quick_sweep(spark, tmp_path_factory):
-    """The bundled quick sweep, run once per test session (the README's main job, as CI runs it)."""
+    """The bundled quick sweep, run once per test session (the README's main job, as CI runs it).
+
+    Under ``$ASSIGNMENT_ORACLE_TEST_ARTIFACTS`` (set by .ci/run) the sweep is kept in its ``sweep-quick/``
+    (an old one there removed first), with what tests write next to it (the report and its screenshot).
+    """
     from assignment_oracle.compare.sweep.job import run_sweep
     from assignment_oracle.compare.sweep.spec import read_spec
 
     spec = read_spec("quick")
-    out = tmp_path_factory.mktemp("sweep-quick")
+    artifacts = os.environ.get("ASSIGNMENT_ORACLE_TEST_ARTIFACTS")
+    if artifacts:
+        out = Path(artifacts) / "sweep-quick"
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+    else:
+        out = tmp_path_factory.mktemp("sweep-quick")
     return QuickSweep(spec, out, run_sweep(spec, out, spark=spark, progress=False))
