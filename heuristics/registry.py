@@ -79,6 +79,10 @@ class Assignor:
         rebalance of the protocol
         (:class:`heuristics.cooperative_sticky.CooperativeRebalance`), so
         that each can be judged on what members held in it.
+    configurable:
+        Whether a consumer can be configured with it in a Kafka release or client today
+        (``False`` for proposals never shipped and for behaviour a newer release replaced):
+        the report's verdict chooses among these.
     """
 
     name: str
@@ -88,6 +92,7 @@ class Assignor:
     protocol: str
     summary: str
     rebalance: Callable[[Problem], cooperative_sticky.CooperativeRebalance] | None = None
+    configurable: bool = True
 
 
 #: The promises an assignor can claim; :data:`compare.judge.guarantees.GUARANTEES` checks each.
@@ -125,6 +130,7 @@ _ENTRIES = (
         "identical-subscriptions-balance",
         "eager",
         "each partition to the least-loaded eligible member, most constrained topics first",
+        configurable=False,
     ),
     Assignor(
         "sticky",
@@ -141,6 +147,7 @@ _ENTRIES = (
         "kafka-balance",
         "eager",
         "the KIP-54 sticky algorithm reading claims without generations: stale claims are kept",
+        configurable=False,
     ),
     Assignor(
         "cooperative-sticky",
@@ -159,6 +166,7 @@ _ENTRIES = (
         "exact-balance",
         "eager",
         "identical subscriptions: floor/ceil quotas, keep owned up to quota, fill, steal; else sticky",
+        configurable=False,
     ),
     Assignor(
         "server-range",
@@ -205,6 +213,7 @@ _ENTRIES = (
         "stream-join",
         "eager",
         "partition p of every topic to one member; sticky by epoch; partitions past the smallest topic stay unassigned",
+        configurable=False,
     ),
 )
 

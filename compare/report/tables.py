@@ -59,10 +59,12 @@ __all__ = [
     "bug_rows",
     "churn_curves",
     "co_partitioning",
+    "configurable",
     "weighted_gaps",
     "differential",
     "ensure_sweep",
     "failures",
+    "operational_gaps",
     "kip341",
     "load",
     "oracle_checks",
@@ -74,6 +76,7 @@ __all__ = [
     "status_counts",
     "stickiness_gaps",
     "sweep_overview",
+    "verdict",
     "worst_counterexamples",
 ]
 
@@ -207,6 +210,203 @@ def shares(rows: pd.DataFrame, *, by_family: bool = True) -> pd.DataFrame:
     applies = table["guarantee_applies"]
     table["share_guarantee_kept"] = np.where(applies > 0, table["_kept"] / applies.where(applies > 0, 1), np.nan)
     return _ordered(table.drop(columns="_kept"), "family")
+
+
+def _ratio_pct(numerator: pd.Series, denominator: pd.Series) -> pd.Series:
+    """``100 * numerator / denominator``, 0 where both are 0, NaN where only the denominator is."""
+    num, den = numerator.astype(float), denominator.astype(float)
+    return (100 * num / den.where(den > 0)).where(den > 0, np.where(num == 0, 0.0, np.nan))
+
+
+def _operational(results: pd.DataFrame) -> pd.DataFrame:
+    """Per valid result, its gaps in an operator's units (NaN where a unit does not apply)."""
+    frame = results[(results["status"] == "ok") & _true(results["valid"])]
+    missing = [c for c in ("largest_load", "optimal_largest_load") if c not in frame]
+    if missing:  # a sweep written before these columns: the busiest member is unknown
+        frame = frame.assign(**dict.fromkeys(missing, np.nan))
+    over = _ratio_pct(frame["largest_load"] - frame["optimal_largest_load"], frame["optimal_largest_load"])
+    if "weighted_largest_ratio" in frame:  # weights: the busiest member's weighted load is what an operator feels
+        weighted = 100 * (frame["weighted_largest_ratio"].astype(float) - 1)
+        over = weighted.where(frame["weighted_largest_ratio"].notna(), over)
+    rebalance = frame["owned"].fillna(0) > 0
+    racks = _true(frame["racks"]) if "racks" in frame else pd.Series(False, index=frame.index)
+    co = frame["co_partitioned"] if "co_partitioned" in frame else pd.Series(np.nan, index=frame.index)
+    return frame.assign(
+        _co=co.map({True: 1.0, False: 0.0}).astype(float),
+        _over=over,
+        _moved=_ratio_pct(frame["moved"], frame["partitions"]).where(rebalance),
+        _optimal_moved=_ratio_pct(frame["optimal_moved"], frame["partitions"]).where(rebalance),
+        _cross=_ratio_pct(frame["cross_rack"], frame["partitions"]).where(racks),
+        _optimal_cross=_ratio_pct(frame["optimal_cross_rack"], frame["partitions"]).where(racks),
+    )
+
+
+def operational_gaps(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per assignor and family, every gap in the units an operator thinks in.
+
+    Columns: ``assignor``, ``family``, ``results``, ``share_valid`` (a
+    timeout or an error counts as not valid), and over the valid results:
+    ``share_co_partitioned`` (on scenarios with join groups: no join-group
+    partition number split or left out; NaN where nothing was judged so);
+    ``busiest_over_ideal_pct`` (mean) and ``busiest_over_ideal_worst_pct``:
+    the busiest member's load above the most balanced assignment's busiest
+    member, in percent (on scenarios with partition weights, weighted
+    loads against the weighted optimum's); ``moved_pct`` and
+    ``optimal_moved_pct``: the share of the group's partitions that left
+    their previous owner in one rebalance, the assignor's and the optimum's
+    on the same rebalances (those with previous owners; NaN without any);
+    ``cross_rack_pct`` and ``optimal_cross_rack_pct``: the share of
+    partitions read from a member outside their replicas' racks (KIP-881),
+    on scenarios with racks (NaN without any).  The optimum's own rows are
+    left out: their gaps are zero by definition.
+    """
+    columns = [
+        "assignor",
+        "family",
+        "results",
+        "share_valid",
+        "share_co_partitioned",
+        "busiest_over_ideal_pct",
+        "busiest_over_ideal_worst_pct",
+        "moved_pct",
+        "optimal_moved_pct",
+        "cross_rack_pct",
+        "optimal_cross_rack_pct",
+    ]
+    results = _results(rows)
+    if results.empty:
+        return pd.DataFrame(columns=columns)
+    counted = results.groupby(["assignor", "family"], sort=False).size().rename("results")
+    judged = _operational(results)
+    grouped = judged.groupby(["assignor", "family"], sort=False)
+    table = pd.DataFrame(
+        {
+            "valid": grouped.size(),
+            "share_co_partitioned": grouped["_co"].mean(),
+            "busiest_over_ideal_pct": grouped["_over"].mean(),
+            "busiest_over_ideal_worst_pct": grouped["_over"].max(),
+            "moved_pct": grouped["_moved"].mean(),
+            "optimal_moved_pct": grouped["_optimal_moved"].mean(),
+            "cross_rack_pct": grouped["_cross"].mean(),
+            "optimal_cross_rack_pct": grouped["_optimal_cross"].mean(),
+        }
+    )
+    table = pd.concat([counted, table], axis=1).reset_index()
+    table["share_valid"] = table["valid"].fillna(0) / table["results"]
+    return _ordered(table[columns], "family")
+
+
+def configurable(assignor: str) -> bool:
+    """Whether a consumer can use ``assignor`` today (the registry's ``configurable``; peers, live
+    peers and a user's own external assignors can be)."""
+    entry = ASSIGNORS.get(assignor) or PEERS.get(assignor)
+    return True if entry is None else entry.configurable
+
+
+#: The verdict's ranking, after the share of valid results: the oracle's own objective order
+#: (balance, then rack locality, then stickiness), each a mean in percent compared at this resolution
+#: (differences below it are ties, so noise in the last digit does not decide).
+VERDICT_RESOLUTION_PCT = 0.1
+
+
+def _rank_keys(table: pd.DataFrame) -> pd.DataFrame:
+    def rounded(column: str) -> pd.Series:
+        return (table[column] / VERDICT_RESOLUTION_PCT).round().fillna(0)
+
+    return pd.DataFrame(
+        {
+            "_valid": -table["share_valid"].round(6),
+            "_co": -table["share_co_partitioned"].round(6).fillna(0),
+            "_over": rounded("busiest_over_ideal_pct"),
+            "_cross": rounded("cross_rack_pct"),
+            "_moved": rounded("moved_pct"),
+            "_order": range(len(table)),
+        },
+        index=table.index,
+    )
+
+
+def _cost(assignor: float, optimum: float | None = None) -> str:
+    """A percentage as the verdict prints it: ``12.5%``, or ``12.5% (optimum 10.0%)``; ``-`` when unknown."""
+    if pd.isna(assignor):
+        return "-"
+    text = f"{assignor:.1f}%"
+    return text if optimum is None or pd.isna(optimum) else f"{text} (optimum {optimum:.1f}%)"
+
+
+def verdict(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per scenario family: which assignor to choose, and what it costs against the optimum.
+
+    The choice is among the assignors a consumer can be configured with
+    today (:func:`configurable`; proposals such as KIP-49's fair assignor
+    and superseded behaviour are left out), ranked by the share of valid
+    results (a timeout or an error counts against it), then the share
+    co-partitioned (families with join groups: Kafka Streams needs it to
+    join at all), then the oracle's own objective order on :func:`operational_gaps`: the mean busiest
+    member over the ideal, then the mean share of partitions read across
+    racks, then the mean share moved per rebalance (each compared to
+    :data:`VERDICT_RESOLUTION_PCT`), then the report's order.
+
+    Columns: ``family``, ``choose``, ``valid`` (share of its results),
+    ``co_partitioned`` (share of its valid results, on families where
+    several assignors were judged on join groups; ``-`` elsewhere),
+    ``busiest_over_ideal`` (mean, and the worst), ``moved_per_rebalance``
+    and ``cross_rack_reads`` (each with the optimum's on the same
+    scenarios; ``-`` where the family has no previous owners or no racks),
+    ``equally_good`` (configurable assignors that tie with the choice on
+    every ranked measure), ``runner_up`` (the next configurable one that
+    does not) and ``better_unshipped`` (assignors that are not configurable
+    today and rank strictly above the choice: what adopting one would buy).
+    """
+    columns = [
+        "family",
+        "choose",
+        "valid",
+        "co_partitioned",
+        "busiest_over_ideal",
+        "moved_per_rebalance",
+        "cross_rack_reads",
+        "equally_good",
+        "runner_up",
+        "better_unshipped",
+    ]
+    gaps = operational_gaps(rows)
+    if gaps.empty:
+        return pd.DataFrame(columns=columns)
+    lines = []
+    for family in sorted(gaps["family"].unique()):
+        table = gaps[gaps["family"] == family].reset_index(drop=True)
+        keys = _rank_keys(table)
+        if table["share_co_partitioned"].notna().sum() <= 1:  # no join groups here (stream-join-sticky's own claim)
+            keys["_co"] = 0.0
+        order = keys.sort_values(list(keys.columns), kind="stable").index
+        ranked, keys = table.loc[order], keys.loc[order].drop(columns="_order")
+        shipped = ranked["assignor"].map(configurable)
+        if not shipped.any():
+            continue
+        first = shipped.to_numpy().argmax()
+        best = ranked.iloc[first]
+        same = (keys == keys.iloc[first]).all(axis=1).to_numpy()
+        tied = ranked["assignor"][same & shipped.to_numpy()].iloc[1:]
+        behind = ranked["assignor"][~same & shipped.to_numpy()]
+        behind = behind[behind.index.map(lambda i: list(order).index(i) > first)]
+        over, worst = best["busiest_over_ideal_pct"], best["busiest_over_ideal_worst_pct"]
+        co = best["share_co_partitioned"] if keys["_co"].any() else np.nan
+        lines.append(
+            {
+                "family": family,
+                "choose": best["assignor"],
+                "valid": f"{best['share_valid']:.0%}",
+                "co_partitioned": "-" if pd.isna(co) else f"{co:.0%}",
+                "busiest_over_ideal": "-" if pd.isna(over) else f"+{over:.1f}% (worst +{worst:.1f}%)",
+                "moved_per_rebalance": _cost(best["moved_pct"], best["optimal_moved_pct"]),
+                "cross_rack_reads": _cost(best["cross_rack_pct"], best["optimal_cross_rack_pct"]),
+                "equally_good": ", ".join(tied) or "-",
+                "runner_up": behind.iloc[0] if len(behind) else "-",
+                "better_unshipped": ", ".join(ranked["assignor"].iloc[:first][~same[:first]]) or "-",
+            }
+        )
+    return pd.DataFrame(lines, columns=columns)
 
 
 def balance_gaps(rows: pd.DataFrame) -> pd.DataFrame:
@@ -411,13 +611,20 @@ def run_times(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def status_counts(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per assignor: results by status (``ok``, ``invalid``, ``timeout``, ``error``), oracle included."""
+    """Per assignor: results by status (``ok``, ``invalid``, ``timeout``, ``error``), oracle included, and
+    ``not_played``: scenario-rounds the optimum has and the assignor has not (a churn history stops at
+    its assignor's first failed round: what would follow depends on the assignment it did not return)."""
     table = rows.groupby(["assignor", "status"]).size().unstack(fill_value=0)
     for status in ("ok", "invalid", "timeout", "error"):
         if status not in table:
             table[status] = 0
     table = table[["ok", "invalid", "timeout", "error"]].reset_index()
     table.columns.name = None
+    rounds = rows.loc[rows["assignor"] == "optimum", ["scenario_id", "round"]].drop_duplicates()
+    played = rows[["assignor", "scenario_id", "round"]].drop_duplicates().merge(rounds)
+    counted = played.groupby("assignor").size()
+    oracle = table["assignor"].isin(ORACLE)
+    table["not_played"] = np.where(oracle, 0, len(rounds) - table["assignor"].map(counted).fillna(0)).astype("int64")
     return _ordered(table)
 
 

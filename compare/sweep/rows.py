@@ -83,6 +83,8 @@ ROW_SCHEMA: tuple[tuple[str, str], ...] = (
     ("violations", "int64"),
     ("spread", "int64"),
     ("optimal_spread", "int64"),
+    ("largest_load", "int64"),
+    ("optimal_largest_load", "int64"),
     ("kip54_score", "int64"),
     ("optimal_kip54_score", "int64"),
     ("kip54_gap", "int64"),
@@ -445,6 +447,8 @@ def _metrics(e: Evaluation) -> dict:
     out: dict[str, Any] = {key: full.get(key) for key in _EVALUATION_COLUMNS}
     if "violations" in full:
         out["violations"] = len(full["violations"])
+    if e.verdict is not None and e.verdict.sorted_loads:  # descending: the busiest member first
+        out.update(largest_load=e.verdict.sorted_loads[0], optimal_largest_load=e.verdict.optimal_sorted_loads[0])
     if "co_partition" in full:
         c = full["co_partition"]
         out.update(

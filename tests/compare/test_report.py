@@ -139,7 +139,86 @@ def test_oracle_checks_cover_every_scenario_round_and_never_disagree(rows):
 
 def test_status_counts_add_up(rows):
     counts = tables.status_counts(rows).set_index("assignor")
-    assert counts.sum(axis=1).to_dict() == rows.groupby("assignor").size().to_dict()
+    statuses = counts[["ok", "invalid", "timeout", "error"]]
+    assert statuses.sum(axis=1).to_dict() == rows.groupby("assignor").size().to_dict()
+
+
+def test_every_scenario_round_is_a_row_or_counted_not_played(quick_sweep, rows):
+    """Each assignor's rows plus the churn rounds it did not play are the optimum's scenario-rounds; the
+    sweep's summary names every assignor with rows missing, and only those."""
+    counts = tables.status_counts(rows).set_index("assignor")
+    rounds = len(rows[rows["assignor"] == "optimum"])
+    summary = quick_sweep.result.text().splitlines()
+    for assignor in results(rows)["assignor"].unique():
+        entry = counts.loc[assignor]
+        assert entry[["ok", "invalid", "timeout", "error"]].sum() + entry["not_played"] == rounds
+        short = entry["not_played"] > 0
+        assert short == any(line.startswith(f"{assignor}: ") for line in summary), assignor
+        if short:  # only a churn history stops early, and only after a failed round
+            assert entry["timeout"] + entry["error"] > 0
+    assert counts["not_played"].sum() > 0  # kafka-python's round robin raises inside churn histories
+
+
+def test_operational_gaps_are_measured_from_the_scenarios_themselves(rows):
+    """The busiest member over the ideal, recomputed for a sample of results by generating the scenario from its
+    family, seed and parameters, running the assignor and solving the optimum: never below 0, 0 exactly when
+    the busiest loads match; moved and cross-rack shares are those of the rows."""
+    from assignment_oracle.compare.scenarios.families import generate
+    from assignment_oracle.heuristics import get_assignor
+    from assignment_oracle.optimal import solve
+    from assignment_oracle.problem.metrics import load_vector
+
+    plain = results(rows)
+    plain = plain[(plain["family"] != CHURN) & (plain["status"] == "ok") & plain["valid"].eq(True)]
+    plain = plain[~plain["assignor"].str.contains(":")].sort_values(["scenario_id", "assignor"])
+    sample = plain.iloc[:: max(1, len(plain) // 60)]
+    for row in sample.itertuples():
+        problem = generate(row.family, row.seed, **json.loads(row.params))
+        if problem.weights or problem.join_groups:
+            continue
+        largest = max(load_vector(problem, get_assignor(row.assignor).assign(problem)))
+        ideal = max(load_vector(problem, solve(problem).assignment))
+        assert (row.largest_load, row.optimal_largest_load) == (largest, ideal), row.scenario_id
+    gaps = tables.operational_gaps(rows)
+    unweighted = ~gaps["family"].isin(["weighted", "join-groups"])
+    assert (gaps.loc[unweighted, "busiest_over_ideal_pct"].dropna() >= 0).all()
+    always = results(rows).groupby(["assignor", "family"])["most_balanced"].apply(lambda s: s.eq(True).all())
+    for (assignor, family), balanced in always.items():
+        if balanced and family not in ("weighted", "join-groups"):
+            entry = gaps[(gaps["assignor"] == assignor) & (gaps["family"] == family)].iloc[0]
+            assert entry["busiest_over_ideal_worst_pct"] == 0
+    racks = gaps[gaps["family"] == "racks"]
+    assert racks["cross_rack_pct"].notna().all() and (racks["optimal_cross_rack_pct"] == 0).all()
+    assert gaps.loc[gaps["family"] == "uniform", "moved_pct"].isna().all()  # no previous owners
+
+
+def test_the_verdict_chooses_a_configurable_assignor_nothing_configurable_beats(rows):
+    """Per family: the choice is configurable today; no configurable assignor has more valid results, or as
+    many and a busiest member closer to the ideal by more than the resolution; what it names as better
+    but unshipped is not configurable, and the costs it prints are the choice's measures."""
+    gaps = tables.operational_gaps(rows)
+    verdict = tables.verdict(rows).set_index("family")
+    assert sorted(verdict.index) == sorted(gaps["family"].unique())
+    for family, line in verdict.iterrows():
+        table = gaps[gaps["family"] == family].set_index("assignor")
+        chosen = table.loc[line["choose"]]
+        assert tables.configurable(line["choose"])
+        rivals = table[[tables.configurable(a) for a in table.index]]
+        assert (rivals["share_valid"] <= chosen["share_valid"]).all()
+        if line["co_partitioned"] == "-":
+            peers = rivals[rivals["share_valid"] == chosen["share_valid"]]
+            closer = peers["busiest_over_ideal_pct"] < chosen["busiest_over_ideal_pct"] - tables.VERDICT_RESOLUTION_PCT
+            assert not closer.any(), (family, list(peers.index[closer]))
+        for name in filter(None, line["better_unshipped"].replace("-", "").split(", ")):
+            assert not tables.configurable(name)
+        if not pd.isna(chosen["busiest_over_ideal_pct"]):
+            assert line["busiest_over_ideal"].startswith(f"+{chosen['busiest_over_ideal_pct']:.1f}%")
+        if not pd.isna(chosen["moved_pct"]):
+            assert line["moved_per_rebalance"] == (
+                f"{chosen['moved_pct']:.1f}% (optimum {chosen['optimal_moved_pct']:.1f}%)"
+            )
+    assert verdict.loc["racks", "cross_rack_reads"].startswith("0.0%")  # KIP-881's rack-aware kafka4 ports
+    assert not {"fair", "sticky-kip54", "constrained-sticky", "stream-join-sticky"} & set(verdict["choose"])
 
 
 def test_kip341_the_fix_holds_where_the_old_assignor_duplicates(rows):
