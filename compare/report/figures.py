@@ -54,8 +54,8 @@ FIGURES: Mapping[str, str] = {
     "guarantee_shares": "Valid, most balanced, own guarantee kept: share of results per assignor",
     "family_shares": "Most balanced and own guarantee kept, per scenario family",
     "balance_gaps": "How far from most balanced: valid results by balance gap",
-    "rack_gaps": "How far from rack-local: most-balanced results by partitions outside their racks needlessly",
-    "stickiness_gaps": "How far from stickiest: most-balanced results by partitions moved needlessly",
+    "rack_gaps": "Rack gap: most-balanced results by partitions read across racks needlessly",
+    "stickiness_gaps": "Stickiness gap: most-balanced results by partitions moved needlessly",
     "churn": "Churn histories: partitions moved so far, against the optimum's own trajectory",
     "run_times": "Run time against group size (log-log), assignors and the oracle",
     "kip341": "KIP-341 before and after: stale claims from zombie members",
@@ -82,6 +82,9 @@ _ORACLE_COLORS = {
     "optimum-co-partitioned": "#3f3f3f",
     "optimum-weighted": "#5f5f5f",
 }
+# A peer's tone by its library (the same assignor in another client): kafka-python's is the port's
+# light twin, librdkafka's a dark one, so two peers of one port never share a color.
+_PEER_TONE = {"kafka-python": 1, "librdkafka": 2}
 # Anything else (an external assignor): a stable pick by name.
 _OTHER_COLORS = ("#8c6d31", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#e7ba52")
 
@@ -92,10 +95,18 @@ def color(assignor: str) -> str:
         return _ORACLE_COLORS[assignor]
     if assignor in _PORT_COLORS:
         return _PORT_COLORS[assignor][0]
-    _, _, base = assignor.partition(":")
-    if base in _PORT_COLORS:  # a peer implementation, e.g. kafka-python:sticky
-        return _PORT_COLORS[base][1]
+    library, _, base = assignor.partition(":")
+    if base in _PORT_COLORS and library in _PEER_TONE:  # a peer implementation, e.g. kafka-python:sticky
+        return _tone(_PORT_COLORS[base], _PEER_TONE[library])
     return _OTHER_COLORS[zlib.crc32(assignor.encode()) % len(_OTHER_COLORS)]
+
+
+def _tone(colors: tuple[str, str], tone: int) -> str:
+    """Tone 0: the port's color; 1: its light twin; 2: a darker shade of it."""
+    if tone < 2:
+        return colors[tone]
+    red, green, blue = (int(colors[0][i : i + 2], 16) for i in (1, 3, 5))
+    return "#{:02x}{:02x}{:02x}".format(*(round(c * 0.55) for c in (red, green, blue)))
 
 
 # -- rendering -------------------------------------------------------------------
@@ -257,20 +268,27 @@ def family_shares(table: pd.DataFrame):
 
 
 def _ecdf(ax, table: pd.DataFrame, column: str, xlabel: str) -> None:
-    """Share of results with ``column`` <= x, one step line per assignor; x on a symlog scale (0 is common)."""
-    top = 1
-    for name in assignor_order(table["assignor"].unique()):
+    """Share of results with ``column`` <= x, one step line per assignor; x on a symlog scale (0 is common).
+
+    Every curve runs to the right edge and starts with a dot at x = 0 (its share of results with no gap),
+    and the x axis starts left of 0, so an assignor whose gap is always 0 is a visible dot and line at
+    100%, not a point hidden in the corner; the legend says each one's share at 0.
+    """
+    names = [n for n in assignor_order(table["assignor"].unique()) if (table["assignor"] == n).any()]
+    top = max([1.0, *(float(table.loc[table["assignor"] == n, column].max()) for n in names)])
+    right = top * 1.5
+    for name in names:
         values = np.sort(table.loc[table["assignor"] == name, column].to_numpy(dtype=float))
-        if values.size == 0:
-            continue
-        xs = np.concatenate(([0.0], values))
-        ys = np.concatenate(([np.mean(values <= 0)], np.arange(1, values.size + 1) / values.size))
-        ax.step(xs, ys, where="post", color=color(name), label=name, linewidth=1.6)
-        top = max(top, float(values[-1]))
+        at_zero = float(np.mean(values <= 0))
+        xs = np.concatenate(([0.0], values, [right]))
+        below = np.searchsorted(values, values, side="right") / values.size  # share <= each value, ties at once
+        ys = np.concatenate(([at_zero], below, [1.0]))
+        ax.step(xs, ys, where="post", color=color(name), label=f"{name} ({at_zero:.0%} at 0)", linewidth=1.6)
+        ax.plot([0.0], [at_zero], marker="o", markersize=4, color=color(name), linestyle="", label="_dot")
     ax.set_xscale("symlog", linthresh=1)
-    ax.set_xlim(0, top * 1.5)
-    ax.set_ylim(0, 1.02)
-    ax.yaxis.set_major_formatter(lambda y, _: f"{y:.0%}")
+    ax.set_xlim(-0.5, right)
+    ax.set_ylim(0, 1.04)
+    ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0], ["0%", "20%", "40%", "60%", "80%", "100%"])
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share of results with gap ≤ x")
 
@@ -285,22 +303,22 @@ def balance_gaps(table: pd.DataFrame):
     fig, axes = _figure("balance_gaps", 2, width=10.5, height=4.0)
     if table.empty:
         return _empty(fig, axes, "no valid results in this sweep")
-    _ecdf(axes[0], table, "kip54_gap", "KIP-54 balance score above the optimum's (score units, symlog)")
-    _ecdf(axes[1], table, "balance_moves", "partitions to move to reach the optimum's loads (symlog)")
+    _ecdf(axes[0], table, "kip54_gap", "KIP-54 score above the optimum's (symlog)")
+    _ecdf(axes[1], table, "balance_moves", "partitions to move to the optimum's loads (symlog)")
     axes[0].set_title("KIP-54 score gap", loc="left")
     axes[1].set_title("single-move distance", loc="left")
     axes[1].set_ylabel("")
-    axes[1].legend(loc="lower right")
+    axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 
 
 def _gap_distribution(figure_id: str, table: pd.DataFrame, column: str, empty: str, label: str):
     """One cumulative distribution of a per-result gap, per assignor (the rack and stickiness figures)."""
-    fig, axes = _figure(figure_id, 1, width=7.5, height=4.0)
+    fig, axes = _figure(figure_id, 1, width=9.0, height=4.4)
     if table.empty:
         return _empty(fig, axes, empty)
     _ecdf(axes[0], table, column, label)
-    axes[0].legend(loc="lower right")
+    axes[0].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
 
 

@@ -76,6 +76,7 @@ def test_each_assignor_has_one_color_in_every_figure(drawn):
                 name = {"oracle: flow model": "optimum", "oracle: CP-SAT (sampled)": "optimum-cpsat"}.get(label, label)
                 if label.startswith("optimum ("):
                     name = "optimum"
+                name = name.split(" (")[0]  # the gap distributions say each one's share at 0: "sticky (95% at 0)"
                 if name in ASSIGNORS or name in tables.ORACLE:
                     assert mcolors.to_hex(line.get_color()) == figures.color(name)
                     seen += 1
@@ -95,6 +96,9 @@ def test_colors_are_distinct_stable_and_pair_peers_with_their_port():
     assert figures.color("optimum") == "#000000" and figures.color("optimum-cpsat") not in ports
     assert figures.color("kafka-python:sticky") not in ports
     assert figures.color("kafka-python:sticky") != figures.color("kafka-python:range")
+    # Two clients' copies of one assignor never share a color, nor take their port's.
+    peers = [figures.color(f"{library}:{port}") for library in ("kafka-python", "librdkafka") for port in ASSIGNORS]
+    assert len(set(peers)) == len(peers) and not set(peers) & set(ports)
     assert figures.color("external:my-assignor") == figures.color("external:my-assignor")
 
 
@@ -112,3 +116,44 @@ def test_an_empty_table_still_gives_the_titled_figure(rows, name):
     fig = getattr(figures, name)(empty)
     assert fig.get_suptitle() == figures.FIGURES[name]
     assert any("this sweep" in t.get_text() for t in visible_texts(fig))
+
+
+@pytest.mark.parametrize("name", list(figures.FIGURES))
+def test_every_text_lies_inside_its_figure(drawn, name):
+    """Titles, labels and legends are drawn whole: no text box crosses the figure's edge (a clipped title)."""
+    fig = drawn[name]
+    texts = visible_texts(fig)  # draws the figure on an Agg canvas
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.bbox.width, fig.bbox.height
+    undrawn = set()  # tick labels of ticks outside the axes' view: matplotlib keeps them but never draws them
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
+                if not low - 1e-9 <= tick.get_loc() <= high + 1e-9:
+                    undrawn |= {id(tick.label1), id(tick.label2)}
+    outside = [
+        t.get_text()
+        for t in texts
+        if id(t) not in undrawn
+        for box in [t.get_window_extent(renderer)]
+        if box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1
+    ]
+    assert outside == []
+
+
+@pytest.mark.parametrize("name, column", [("balance_gaps", "kip54_gap"), ("rack_gaps", "rack_gap")])
+def test_an_assignor_without_any_gap_is_a_visible_line_at_full_height(rows, name, column):
+    """An assignor whose gap is 0 on every result is drawn as a line at 100% from x = 0 to the right edge,
+    with a dot at 0 inside the axes (not on the y axis's spine); its legend entry says 100% at 0."""
+    table = figure_tables(rows)[name]
+    never = sorted(set(table["assignor"]) - set(table.loc[table[column] > 0, "assignor"]))
+    assert never, "the quick sweep has an assignor with no gap on any result"
+    ax = getattr(figures, name)(table).axes[0]
+    left, right = ax.get_xlim()
+    assert left < 0
+    for assignor in never:
+        (line,) = [ln for ln in ax.get_lines() if ln.get_label() == f"{assignor} (100% at 0)"]
+        xs, ys = line.get_xdata(), line.get_ydata()
+        assert min(ys) == 1.0 and min(xs) == 0 and max(xs) >= right * 0.99
+        assert mcolors.to_hex(line.get_color()) == figures.color(assignor)
