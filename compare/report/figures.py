@@ -39,6 +39,7 @@ __all__ = [
     "balance_gaps",
     "churn",
     "color",
+    "label_color",
     "family_shares",
     "guarantee_shares",
     "kip341",
@@ -107,6 +108,20 @@ def _tone(colors: tuple[str, str], tone: int) -> str:
         return colors[tone]
     red, green, blue = (int(colors[0][i : i + 2], 16) for i in (1, 3, 5))
     return "#{:02x}{:02x}{:02x}".format(*(round(c * 0.55) for c in (red, green, blue)))
+
+
+def label_color(assignor: str) -> str:
+    """The assignor's color for text on white where it is legible there (WCAG's 4.5:1 contrast for
+    small text), else near-black: a peer's light shade or a pale hue would not read as a label."""
+    hex_color = color(assignor)
+
+    def linear(channel: int) -> float:
+        c = channel / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (linear(int(hex_color[i : i + 2], 16)) for i in (1, 3, 5))
+    luminance = 0.2126 * red + 0.7152 * green + 0.0722 * blue
+    return hex_color if 1.05 / (luminance + 0.05) >= 4.5 else "#262626"
 
 
 # -- rendering -------------------------------------------------------------------
@@ -258,7 +273,7 @@ def family_shares(table: pd.DataFrame):
         ax.set_xticks(range(len(families)), [f.replace("-", "-\n") for f in families])
         ax.set_yticks(range(len(assignors)), assignors)
         for tick, name in zip(ax.get_yticklabels(), assignors):
-            tick.set_color(color(name))
+            tick.set_color(label_color(name))
         ax.set_title(f"{label} (share of results)", loc="left")
         ax.grid(False)
     axes[0].tick_params(labelbottom=False)
@@ -396,7 +411,7 @@ def run_times(table: pd.DataFrame):
     partitions.  The oracle: flow (black) on every scenario, CP-SAT (grey)
     on the sampled ones.
     """
-    fig, axes = _figure("run_times", 1, width=8.5, height=4.6)
+    fig, axes = _figure("run_times", 1, width=10.0, height=4.8)
     ax = axes[0]
     if table.empty:
         return _empty(fig, axes, "no timed results in this sweep")
@@ -433,7 +448,7 @@ def run_times(table: pd.DataFrame):
     ax.set_yscale("log")
     ax.set_xlabel("group size: members × partitions (log)")
     ax.set_ylabel("wall time per rebalance, seconds (log)")
-    ax.legend(loc="upper left", ncols=2, fontsize=7.5)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7.5)
     return fig
 
 

@@ -178,12 +178,18 @@ def to_html(nb, *, title: str, show_code: bool = False) -> str:
     """The executed notebook as one HTML document (nbconvert's lab template; figures inline).
 
     Code cells are hidden unless ``show_code``: the report is for readers,
-    the notebook for people who want the code.
+    the notebook for people who want the code.  The page loads nothing from
+    the network (``report.html.j2`` drops the template's CDN scripts), so it
+    reads the same offline, in a mail attachment or a CI artifact.
     """
     from nbconvert import HTMLExporter
 
     exporter = HTMLExporter(
-        template_name="lab", exclude_input=not show_code, exclude_input_prompt=True, exclude_output_prompt=True
+        template_name="lab",
+        template_file=str(Path(__file__).with_name("report.html.j2")),
+        exclude_input=not show_code,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
     )
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
     return body

@@ -65,6 +65,7 @@ __all__ = [
     "ensure_sweep",
     "failures",
     "operational_gaps",
+    "operational_table",
     "kip341",
     "load",
     "oracle_checks",
@@ -99,13 +100,42 @@ def assignor_order(names) -> list[str]:
 NO_SWEEP = "holds no sweep rows (no rows/batch=*/family=*/); run `assignment-oracle sweep` first"
 
 
+#: A text column whose longest cell is longer than this wraps anywhere (commands, paths, messages);
+#: shorter ones (names) never wrap, so an assignor's name stays on one line.
+WRAP_AFTER = 40
+
+
 def styled(frame: pd.DataFrame, precision: int = 3):
     """``frame`` as the report shows it: no index, numbers to ``precision`` digits, and every text cell
     through :func:`problem.text.printable` (an assignor named with a newline or an escape sequence is
-    shown escaped, as on the command line)."""
+    shown escaped, as on the command line).
+
+    Laid out to fit a page: text left-aligned, names (no spaces) on one line, short phrases wrapping
+    between words, long text (a replay command, a message) wrapping anywhere within its column, and headers shown with spaces for underscores so they wrap
+    between words; numbers stay right-aligned; a missing value is a dash.
+    """
     text = [c for c in frame.columns if frame[c].dtype == object]
     shown = {c: (lambda v: printable(v) if isinstance(v, str) else v) for c in text}
-    return frame.style.hide(axis="index").format(shown, precision=precision)
+    style = (
+        frame.style.hide(axis="index")
+        .format(shown, precision=precision, na_rep="–")
+        .format_index(lambda name: str(name).replace("_", " "), axis=1)
+        .set_table_styles([{"selector": "th", "props": "text-align: left; vertical-align: bottom"}])
+    )
+    longest = {c: frame[c].map(lambda v: len(v) if isinstance(v, str) else 0).max() if len(frame) else 0 for c in text}
+    wrapping = [c for c in text if longest[c] > WRAP_AFTER]
+    spaced = frame[text].apply(lambda c: c.map(lambda v: isinstance(v, str) and " " in v).any()) if text else {}
+    names = [c for c in text if c not in wrapping and not spaced[c]]  # a name breaks nowhere, not at its hyphens
+    phrases = [c for c in text if c not in wrapping and spaced[c]]  # short text wraps between words
+    if names:
+        style = style.set_properties(subset=names, **{"text-align": "left", "white-space": "nowrap"})
+    if phrases:
+        style = style.set_properties(subset=phrases, **{"text-align": "left"})
+    if wrapping:
+        style = style.set_properties(
+            subset=wrapping, **{"text-align": "left", "overflow-wrap": "anywhere", "min-width": "11em"}
+        )
+    return style
 
 
 def partitions(out: str | Path) -> tuple[list[str], list[str]]:
@@ -296,6 +326,37 @@ def operational_gaps(rows: pd.DataFrame) -> pd.DataFrame:
     return _ordered(table[columns], "family")
 
 
+#: The measures :func:`operational_table` lays out, and what each is.
+OPERATIONAL_MEASURES = {
+    "busiest_over_ideal_pct": "busiest member over the ideal (mean %)",
+    "moved_pct": "partitions moved per rebalance (mean %)",
+    "cross_rack_pct": "partitions read across racks (mean %)",
+}
+
+
+def operational_table(rows: pd.DataFrame, measure: str) -> pd.DataFrame:
+    """One of :data:`OPERATIONAL_MEASURES` as a grid: a row per assignor (the optimum's own last), a
+    column per family where it applies (families without previous owners, or without racks, left out).
+
+    The means are :func:`operational_gaps`'; the ``optimum`` row is the oracle's own assignments
+    measured the same way (0 for the busiest member by definition; on churn histories, the
+    oracle following its own assignments).
+    """
+    if measure not in OPERATIONAL_MEASURES:
+        raise ValueError(f"measure must be one of {', '.join(OPERATIONAL_MEASURES)}, got {measure!r}")
+    gaps = operational_gaps(rows)
+    own = _operational(rows[rows["assignor"] == "optimum"])
+    column = {"busiest_over_ideal_pct": "_over", "moved_pct": "_moved", "cross_rack_pct": "_cross"}[measure]
+    oracle = own.groupby("family")[column].mean().rename("optimum")
+    grid = gaps.pivot(index="assignor", columns="family", values=measure)
+    grid = grid.reindex(assignor_order(grid.index))
+    if not own.empty:
+        grid = pd.concat([grid, oracle.to_frame().T.reindex(columns=grid.columns)])
+    grid = grid.dropna(axis=1, how="all")
+    grid.columns.name = None
+    return grid.rename_axis("assignor").reset_index()
+
+
 def configurable(assignor: str) -> bool:
     """Whether a consumer can use ``assignor`` today (the registry's ``configurable``; peers, live
     peers and a user's own external assignors can be)."""
@@ -366,9 +427,9 @@ def verdict(rows: pd.DataFrame) -> pd.DataFrame:
         "busiest_over_ideal",
         "moved_per_rebalance",
         "cross_rack_reads",
-        "equally_good",
         "runner_up",
         "better_unshipped",
+        "equally_good",
     ]
     gaps = operational_gaps(rows)
     if gaps.empty:

@@ -157,3 +157,23 @@ def test_an_assignor_without_any_gap_is_a_visible_line_at_full_height(rows, name
         xs, ys = line.get_xdata(), line.get_ydata()
         assert min(ys) == 1.0 and min(xs) == 0 and max(xs) >= right * 0.99
         assert mcolors.to_hex(line.get_color()) == figures.color(assignor)
+
+
+def test_heatmap_labels_are_legible_on_white(drawn):
+    """Every assignor label of the per-family heatmaps has at least WCAG's 4.5:1 contrast on white (a
+    peer's light shade is not used as text), and keeps its assignor's color wherever that is legible."""
+
+    def contrast(hex_color: str) -> float:
+        def linear(c: float) -> float:
+            return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+        r, g, b = (linear(v) for v in mcolors.to_rgb(hex_color))
+        return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05)
+
+    labels = [t for ax in drawn["family_shares"].axes[:2] for t in ax.get_yticklabels() if t.get_text()]
+    assert len(labels) >= 2 * len(ASSIGNORS)
+    for label in labels:
+        shown = mcolors.to_hex(label.get_color())
+        assert contrast(shown) >= 4.5, (label.get_text(), shown)
+        if contrast(figures.color(label.get_text())) >= 4.5:
+            assert shown == figures.color(label.get_text())
