@@ -18,6 +18,8 @@ import json
 import logging
 import os
 import sys
+import threading
+import time
 from importlib import resources
 from pathlib import Path
 from typing import Sequence
@@ -407,7 +409,9 @@ def _time_limit(args, problem, request) -> float | None:
 def _solve(args) -> int:
     problem = _read_problem(args)
     request = _request(args, problem)
-    solution = solve(problem, request, method=args.method, time_limit=_time_limit(args, problem, request))
+    limit = _time_limit(args, problem, request)
+    with _Clock(limit, "solve"):
+        solution = solve(problem, request, method=args.method, time_limit=limit)
     _write(args.output, dumps(solution.to_mapping(timing=args.timing, plain=False)), inputs=(args.scenario,))
     if solution.status == OPTIMAL:
         return 0
@@ -442,9 +446,9 @@ def _check(args) -> int:
     # Every other request: against the optimum of the same request, tier by tier (compare.judge.tiers).
     from assignment_oracle.compare.judge import tiers
 
-    verdict = tiers.judge(
-        problem, assignment, request, method=args.method, time_limit=_time_limit(args, problem, request)
-    )
+    limit = _time_limit(args, problem, request)
+    with _Clock(limit, "check: the optimum"):
+        verdict = tiers.judge(problem, assignment, request, method=args.method, time_limit=limit)
     sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.text())
     return verdict.exit_code()
 
@@ -551,9 +555,9 @@ def _explain(args) -> int:
         assignment = _run_named(args.assignor, problem).assignment
     else:
         assignment, _ = read_assignment(args.assignment)
-    explanation = explain(
-        problem, assignment, request=request, method=args.method, time_limit=_time_limit(args, problem, request)
-    )
+    limit = _time_limit(args, problem, request)
+    with _Clock(limit, "explain: the optimum"):
+        explanation = explain(problem, assignment, request=request, method=args.method, time_limit=limit)
     sys.stdout.write(dumps(explanation.to_mapping()) if args.json else explanation.text())
     return explanation.exit_code
 
@@ -672,6 +676,44 @@ class _Steps:
         return self
 
     def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class _Clock:
+    """Seconds spent against a solver's time limit, as a bar on stderr when it is a terminal: an exact
+    solve is one call into CP-SAT, so its progress is the clock (which the limit bounds).  Silent
+    without a limit (the flow model answers in seconds) and when stderr is not a terminal."""
+
+    def __init__(self, limit: float | None, label: str) -> None:
+        self.bar, self.done, self.ticker = None, threading.Event(), None
+        if limit is not None and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=limit,
+                desc=f"{label} (time limit {limit:g} s)",
+                leave=False,
+                dynamic_ncols=True,
+                bar_format="{desc}: {bar} {n:.0f}/{total:.0f} s",
+            )
+
+    def _tick(self, start: float) -> None:
+        assert self.bar is not None
+        while not self.done.wait(0.5):
+            self.bar.n = min(self.bar.total, time.monotonic() - start)
+            self.bar.refresh()
+
+    def __enter__(self) -> _Clock:
+        if self.bar is not None:
+            self.ticker = threading.Thread(target=self._tick, args=(time.monotonic(),), daemon=True)
+            self.ticker.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+        if self.ticker is not None:
+            self.ticker.join()
         if self.bar is not None:
             self.bar.close()
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -559,30 +560,14 @@ def test_a_reader_that_goes_away_stops_the_command_quietly():
     assert process.returncode == 141 and stderr == b"", stderr.decode()[-2000:]
 
 
-def test_compare_shows_progress_on_a_terminal_and_nothing_in_a_pipe(tmp_path):
-    """On a terminal, a bar names each step on stderr (drawn after tqdm's first 0.1 s); through pipes,
-    stderr stays empty."""
+def on_terminal(argv: list[str]) -> tuple[int, bytes, bytes]:
+    """Run ``argv`` with stderr (and stdin) on a 100-column pseudo-terminal, stdout piped: its exit
+    code, stdout, and everything the terminal was shown."""
     import fcntl
     import pty
     import struct
     import termios
 
-    example = tmp_path / "group.json"  # large enough to take a second or so
-    topics = {f"t{i}": 200 for i in range(20)}
-    example.write_text(
-        json.dumps({"topics": topics, "members": {f"m{i}": {"topics": list(topics)} for i in range(300)}})
-    )
-    argv = [
-        sys.executable,
-        "-m",
-        "assignment_oracle",
-        "compare",
-        str(example),
-        "--assignors",
-        "range,sticky,cooperative-sticky",
-    ]
-    piped = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-    assert piped.returncode == 0 and piped.stderr == "" and "range" in piped.stdout
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a 100-column terminal
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=follower, stdin=follower)
@@ -604,6 +589,50 @@ def test_compare_shows_progress_on_a_terminal_and_nothing_in_a_pipe(tmp_path):
     stdout, _ = process.communicate(timeout=120)
     reader.join(timeout=10)
     os.close(leader)
+    return process.returncode, stdout, bytes(shown)
+
+
+def test_compare_shows_progress_on_a_terminal_and_nothing_in_a_pipe(tmp_path):
+    """On a terminal, a bar names each step on stderr (drawn after tqdm's first 0.1 s); through pipes,
+    stderr stays empty."""
+    example = tmp_path / "group.json"  # large enough to take a second or so
+    topics = {f"t{i}": 200 for i in range(20)}
+    example.write_text(
+        json.dumps({"topics": topics, "members": {f"m{i}": {"topics": list(topics)} for i in range(300)}})
+    )
+    argv = [
+        sys.executable,
+        "-m",
+        "assignment_oracle",
+        "compare",
+        str(example),
+        "--assignors",
+        "range,sticky,cooperative-sticky",
+    ]
+    piped = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == "" and "range" in piped.stdout
+    returncode, stdout, shown = on_terminal(argv)
     untimed = lambda text: re.sub(r" +\d+\.\d+ ms", "", text)  # noqa: E731
-    assert process.returncode == 0 and untimed(stdout.decode()) == untimed(piped.stdout)
+    assert returncode == 0 and untimed(stdout.decode()) == untimed(piped.stdout)
     assert b"compare" in shown and b"step" in shown and b"cooperative-sticky" in shown, shown[-500:]
+
+
+def test_solve_with_a_time_limit_shows_the_clock_on_a_terminal_and_nothing_in_a_pipe(tmp_path):
+    """CP-SAT on weighted loads runs to its limit here: on a terminal a bar counts the seconds against
+    the limit; through a pipe stderr holds only the one-line FEASIBLE verdict. The answer is the same."""
+    rng = random.Random(1)
+    topics = {f"t{i}": 12 for i in range(10)}
+    weights = {t: [rng.randint(1, 1000) for _ in range(12)] for t in topics}
+    example = tmp_path / "weighted.json"
+    example.write_text(
+        json.dumps(
+            {"topics": topics, "members": {f"m{i}": {"topics": list(topics)} for i in range(17)}, "weights": weights}
+        )
+    )
+    argv = [sys.executable, "-m", "assignment_oracle", "solve", str(example), "--time-limit", "2"]
+    piped = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 1 and piped.stderr.count("\n") == 1 and "FEASIBLE" in piped.stderr
+    assert "time limit" not in piped.stderr
+    returncode, stdout, shown = on_terminal(argv)
+    assert returncode == 1 and json.loads(stdout)["status"] == json.loads(piped.stdout)["status"]
+    assert b"solve (time limit 2 s)" in shown and b"/2 s" in shown, shown[-500:]
