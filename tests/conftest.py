@@ -18,6 +18,16 @@ settings.register_profile(
 )
 settings.load_profile("default")
 
+#: Fixtures that start or share this session's Spark: their tests run on one xdist worker (one JVM,
+#: one quick sweep per run, as without workers).
+SPARK_FIXTURES = {"spark", "quick_sweep"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("spark"))
+
 
 @pytest.fixture(scope="session")
 def spark():

@@ -57,3 +57,15 @@ def test_each_step_of_the_tour_prints_what_the_readme_shows(tmp_path, monkeypatc
     for line in (masked(x) for x in shown):
         assert line in printed[position:], f"{' '.join(argv)}: README shows {line!r}, not printed (in order)"
         position = printed.index(line, position) + 1
+
+
+def test_ci_runs_the_readmes_test_command_and_the_slow_tests_it_leaves_out():
+    """The README's second command is a line of .ci/run, verbatim; when it leaves tests out (-m 'not
+    slow'), .ci/run runs those too."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    commands = re.findall(r"```bash\n(.*?)\n```", text.split("\n## ", 1)[0], re.S)
+    assert len(commands) == 2, "the README opens with two commands"
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert commands[1] in ci
+    if "-m 'not slow'" in commands[1]:
+        assert any(line.endswith("pytest -q -m slow") for line in ci)

@@ -166,6 +166,7 @@ def _settle_down(fds: int, threads: int, wait: float = 10.0) -> None:
     assert _threads() <= threads, f"threads leaked: {_threads()} > {threads}"
 
 
+@pytest.mark.slow  # a minute or more of group churn
 def test_hundreds_of_small_groups_leak_no_ports_or_threads(monkeypatch):
     """200 live groups one after the other in one process (a sweep's worker does this): afterwards the
     process has no more file descriptors (sockets: the mock broker's port, the members' connections) and
