@@ -455,7 +455,9 @@ def _check(args) -> int:
 
 def _assign(args) -> int:
     problem = _read_problem(args)
-    result = _run_named(args.assignor, problem)
+    with _Steps(1, "assign") as steps:  # a live peer's group takes seconds to form
+        steps(args.assignor)
+        result = _run_named(args.assignor, problem)
     document = result.to_mapping(plain=False)
     _write(args.output, dumps(document), inputs=(args.scenario,))
     if not document["valid"]:
@@ -647,7 +649,8 @@ def _simulate(args) -> int:
             events_per_round=args.events_per_round,
         )
         check_size(history, source="--seed", max_partitions=args.max_partitions)
-    result = simulate(history, args.assignor, time_limit=args.time_limit)
+    with _Steps(len(history.rounds) + 1, f"simulate {args.assignor}") as steps:
+        result = simulate(history, args.assignor, time_limit=args.time_limit, progress=steps)
     if args.json:
         sys.stdout.write(dumps(result.to_mapping()))
     else:

@@ -618,6 +618,18 @@ def test_compare_shows_progress_on_a_terminal_and_nothing_in_a_pipe(tmp_path):
     assert b"compare" in shown and b"step" in shown and b"cooperative-sticky" in shown, shown[-500:]
 
 
+def test_simulate_shows_each_round_on_a_terminal_and_nothing_in_a_pipe():
+    """A churn history's rounds are counted on a terminal (``round K of N``); through pipes stderr stays
+    empty; the table is the same either way."""
+    argv = [sys.executable, "-m", "assignment_oracle", "simulate", "--seed", "3", "--members", "300"]
+    argv += ["--topics", "20", "--partitions", "100", "--rounds", "6", "--assignor", "sticky"]
+    piped = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == ""
+    returncode, stdout, shown = on_terminal(argv)
+    assert returncode == 0 and stdout.decode() == piped.stdout
+    assert b"simulate sticky" in shown and b"round 6 of 6" in shown, shown[-500:]
+
+
 def test_solve_with_a_time_limit_shows_the_clock_on_a_terminal_and_nothing_in_a_pipe(tmp_path):
     """CP-SAT on weighted loads runs to its limit here: on a terminal a bar counts the seconds against
     the limit; through a pipe stderr holds only the one-line FEASIBLE verdict. The answer is the same."""

@@ -111,7 +111,7 @@ import random
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Iterator, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
 from assignment_oracle.compare.judge.text import cell, short_list, table, yes
@@ -907,7 +907,13 @@ class Simulation:
         }
 
 
-def simulate(history: History, assignor: str | Assignor, *, time_limit: float | None = None) -> Simulation:
+def simulate(
+    history: History,
+    assignor: str | Assignor,
+    *,
+    time_limit: float | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Simulation:
     """Play ``history`` with ``assignor`` (a name, or any :class:`~heuristics.Assignor`; see the module docstring).
 
     Each round's scenario carries the previous round's result as owned
@@ -916,6 +922,8 @@ def simulate(history: History, assignor: str | Assignor, *, time_limit: float | 
 
     ``time_limit`` (seconds) bounds each round's assignor run
     (:func:`compare.judge.evaluate.evaluate`); the oracle is exact and unbounded.
+    ``progress``, if given, is called with ``"round K of N"`` before each
+    round is played (the command line's progress bar).
 
     Raises
     ------
@@ -944,6 +952,8 @@ def simulate(history: History, assignor: str | Assignor, *, time_limit: float | 
     try:
         for index, group in enumerate(groups):
             events = history.rounds[index - 1] if index else ()
+            if progress is not None:
+                progress(f"round {index} of {len(groups) - 1}")
             round_ = _play_round(group, events, assignor, rounds, time_limit)
             rounds.append(round_)
             if not round_.finished:
