@@ -189,6 +189,26 @@ def test_every_table_of_the_notebook_is_shown(page):
         assert table["headers"] > 0 and table["rows"] > 0 and table["width"] > 0 and table["height"] > 0, table
 
 
+def test_every_table_and_figure_fits_the_page_width(page):
+    """At the test's window width nothing is cut off at the right edge: every table and every figure is
+    no wider than the column the report's text runs in (a wide table would hide its last columns, the
+    replay commands among them, behind a scroll bar)."""
+    overflow = page.driver.execute_script(
+        """
+        return Array.from(document.querySelectorAll('table, figure.assignment-oracle-figure svg'))
+            .map(element => {
+                const column = element.closest('.jp-OutputArea-output') || document.body;
+                return {what: element.tagName + ' ' + (element.querySelector('th')?.textContent ?? ''),
+                        right: element.getBoundingClientRect().right,
+                        page: column.getBoundingClientRect().right};
+            })
+            .filter(element => element.right > element.page + 1)
+            .map(element => `${element.what} ends at ${Math.round(element.right)} px, its column at ${Math.round(element.page)} px`);
+        """
+    )
+    assert overflow == []
+
+
 def test_no_error_is_shown_to_the_reader(page):
     """No Python traceback in the page's text and no output box of a cell's standard error or exception
     (the failures table's exception messages, the peers' findings, are the report's content)."""
