@@ -18,15 +18,20 @@ settings.register_profile(
 )
 settings.load_profile("default")
 
-#: Fixtures that start or share this session's Spark: their tests run on one xdist worker (one JVM,
-#: one quick sweep per run, as without workers).
-SPARK_FIXTURES = {"spark", "quick_sweep"}
+# Every test module that uses the one Spark session or the quick sweep is in the xdist group "spark"
+# (its ``pytestmark``): they all run on one worker, so one JVM and one quick sweep serve a run, as
+# without workers (pyproject's addopts: ``-n 2 --dist loadgroup``).
 
 
 def pytest_collection_modifyitems(items):
+    """A test that uses Spark's fixtures from a module not in the group would start a second JVM and
+    a second quick sweep on the other worker: refused, naming the module to mark."""
     for item in items:
-        if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("spark"))
+        if {"spark", "quick_sweep"} & set(getattr(item, "fixturenames", ())):
+            if not any(mark.args == ("spark",) for mark in item.iter_markers("xdist_group")):
+                raise pytest.UsageError(
+                    f"{item.nodeid} uses Spark: mark its module with pytest.mark.xdist_group('spark')"
+                )
 
 
 @pytest.fixture(scope="session")
@@ -56,6 +61,18 @@ def quick_sweep(spark, tmp_path_factory):
     from assignment_oracle.compare.sweep.job import run_sweep
     from assignment_oracle.compare.sweep.spec import read_spec
 
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:  # one worker runs the quick sweep; a second one means xdist ignored the "spark" group
+        claim = tmp_path_factory.getbasetemp().parent / "quick-sweep-worker"
+        try:
+            with open(claim, "x", encoding="utf-8") as first:
+                first.write(worker)
+        except FileExistsError:
+            pytest.fail(
+                f"the quick sweep ran on {claim.read_text(encoding='utf-8')} and again on {worker}: xdist's "
+                "--dist loadgroup ignored the 'spark' group (pytest and pytest-xdist versions, pyproject's pin)",
+                pytrace=False,
+            )
     spec = read_spec("quick")
     artifacts = os.environ.get("ASSIGNMENT_ORACLE_TEST_ARTIFACTS")
     if artifacts:

@@ -12,6 +12,8 @@ from matplotlib.text import Text
 from assignment_oracle.compare.report import figures, tables
 from assignment_oracle.heuristics.registry import ASSIGNORS
 
+pytestmark = pytest.mark.xdist_group("spark")  # one worker runs every test that uses Spark (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def rows(quick_sweep):

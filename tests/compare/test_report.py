@@ -16,6 +16,8 @@ from assignment_oracle.compare.sweep.spec import CHURN
 from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS, PORT_OF
 from assignment_oracle.problem.scenario_json import InputError
 
+pytestmark = pytest.mark.xdist_group("spark")  # one worker runs every test that uses Spark (tests/conftest.py)
+
 # The two registry entries that are not valid by construction: KIP-315 leaves partitions past the
 # smallest topic unassigned, and the pre-KIP-341 sticky assignor honours stale claims (KAFKA-7026).
 # kafka-python's round robin raises on differing subscriptions (a peer's finding, docs/external.md).

@@ -17,6 +17,8 @@ from assignment_oracle.problem.errors import MissingExtra
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import InputError
 
+pytestmark = pytest.mark.xdist_group("spark")  # one worker runs every test that uses Spark (tests/conftest.py)
+
 SPEC = {
     "name": "test",
     "seeds": 2,

@@ -20,7 +20,7 @@ from local_spark import KEY, expected_rows, kill_session, normalized, session_me
 from assignment_oracle.compare.sweep.job import read_rows, run_sweep
 from assignment_oracle.compare.sweep.spec import spec_from_mapping
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("spark")]
 
 #: About 40 scenarios of 0.1-0.5 s: long enough to be stopped in the middle.
 SPEC = {

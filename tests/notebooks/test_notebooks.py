@@ -13,6 +13,8 @@ from assignment_oracle.compare.report import figures
 from assignment_oracle.compare.report.notebooks import NOTEBOOKS, execute, notebook_path
 from assignment_oracle.compare.scenarios.bugs import BUGS
 
+pytestmark = pytest.mark.xdist_group("spark")  # one worker runs every test that uses Spark (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -45,7 +45,7 @@ MISSING = _missing_browser()
 MISSING_MESSAGE = f"chromium is missing for the report's browser test: {', '.join(MISSING)} not found"
 IN_CI = os.environ.get("CI", "").lower() not in ("", "0", "false")
 # Skipped before any fixture runs (no sweep, no report); under CI the browser fixture fails instead.
-pytestmark = pytest.mark.skipif(bool(MISSING) and not IN_CI, reason=MISSING_MESSAGE)
+pytestmark = [pytest.mark.skipif(bool(MISSING) and not IN_CI, reason=MISSING_MESSAGE), pytest.mark.xdist_group("spark")]
 
 
 @pytest.fixture(scope="module")
