@@ -37,7 +37,9 @@ with ``StickyAssignor`` and ``CooperativeStickyAssignor`` at apache/kafka
 
 Departures (each where Kafka iterates a hash order or Java differs from Python):
 
-* members are taken in member id order wherever Kafka iterates the
+* members are taken in member id order (``iteration_order="sorted"``, the
+  default; ``"java"`` iterates them as Java's ``HashMap`` does, exact so far
+  for the claims and the constrained builder) wherever Kafka iterates the
   ``subscriptions`` ``HashMap`` (claims, ``consumerToOwnedPartitions`` in
   ``assignOwnedPartitions``, ``prepopulateCurrentAssignments``,
   ``topic2AllPotentialConsumers``): the only stable order a port can give.
@@ -98,12 +100,14 @@ from dataclasses import dataclass
 from sortedcontainers import SortedList
 
 from assignment_oracle.heuristics import cooperative_sticky
+from assignment_oracle.heuristics.java_order import java_order
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions
 
 __all__ = [
     "DEFAULT_GENERATION",
+    "ITERATION_ORDERS",
     "SEVERAL_OWNERS",
     "VARIANTS",
     "IllegalStateException",
@@ -155,12 +159,22 @@ class _Subscription:
     rack: str | None  # Subscription.rackId(), empty filtered
 
 
-def _subscriptions(problem: Problem) -> dict[str, _Subscription]:
+#: How the port iterates the ``subscriptions`` map (and the maps built from it in its order):
+#: ``"sorted"``, by member id (the default, documented departure); ``"java"``, as Java 17's ``HashMap``
+#: iterates the member ids (:mod:`heuristics.java_order`), the join order taken to be the scenario's
+#: member order (it decides only between ids in one bucket).
+ITERATION_ORDERS = ("sorted", "java")
+
+
+def _subscriptions(problem: Problem, iteration_order: str = "sorted") -> dict[str, _Subscription]:
+    members = {m.member_id: m for m in problem.members}
+    order = java_order(members) if iteration_order == "java" else list(members)
     return {
-        m.member_id: _Subscription(
+        member_id: _Subscription(
             m.topics, [(t, p) for t, ps in m.owned for p in ps], m.generation, m.rack if m.rack else None
         )
-        for m in problem.members  # departure: member id order, not the HashMap's
+        for member_id in order
+        for m in (members[member_id],)
     }
 
 
@@ -851,11 +865,26 @@ def _partitions_per_topic(problem: Problem) -> dict[str, int]:
     return {t.name: t.partitions for t in problem.assignable_topics}
 
 
-def run_assignor(problem: Problem, *, variant: str | None = None, prefer_rack_aware_logic: bool = False) -> StickyRun:
-    """``AbstractStickyAssignor.assignPartitions``: the assignment and the builder's side results."""
+def run_assignor(
+    problem: Problem,
+    *,
+    variant: str | None = None,
+    prefer_rack_aware_logic: bool = False,
+    iteration_order: str = "sorted",
+) -> StickyRun:
+    """``AbstractStickyAssignor.assignPartitions``: the assignment and the builder's side results.
+
+    ``iteration_order="java"`` iterates members as Java 17's ``HashMap`` does (:data:`ITERATION_ORDERS`).
+    So far it is exact for the claims and the constrained builder (every map that builder iterates
+    is ``subscriptions`` or a default-constructed map filled in its order, so one order serves all);
+    a group that takes the general builder raises ``ValueError`` rather than answer in an order that
+    is not Java's.
+    """
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r} (known: {', '.join(map(str, VARIANTS[1:]))})")
-    subscriptions = _subscriptions(problem)
+    if iteration_order not in ITERATION_ORDERS:
+        raise ValueError(f"iteration_order must be one of {', '.join(ITERATION_ORDERS)}, got {iteration_order!r}")
+    subscriptions = _subscriptions(problem, iteration_order)
     if not subscriptions:
         return StickyRun({}, "constrained", False, {}, True)
     partitions_per_topic = _partitions_per_topic(problem)
@@ -875,6 +904,11 @@ def run_assignor(problem: Problem, *, variant: str | None = None, prefer_rack_aw
         return StickyRun(
             assignment, "constrained", rack_info.rack_aware, builder.partitions_transferring_ownership, True
         )
+    if iteration_order == "java":
+        raise ValueError(
+            "iteration_order='java' is exact for the constrained builder (all subscriptions equal) so far; "
+            "this group's subscriptions differ, so Kafka takes the general builder"
+        )
     general = _GeneralAssignmentBuilder(
         partitions_per_topic, rack_info, consumer_to_owned, subscriptions, max_generation
     )
@@ -886,7 +920,13 @@ def _to_assignment(problem: Problem, assignment: Mapping[str, list]) -> Assignme
     return Assignment.from_partitions(assignment, problem.member_ids)  # its (topic, partition) pairs as they are
 
 
-def assign(problem: Problem, *, variant: str | None = None, prefer_rack_aware_logic: bool = False) -> Assignment:
+def assign(
+    problem: Problem,
+    *,
+    variant: str | None = None,
+    prefer_rack_aware_logic: bool = False,
+    iteration_order: str = "sorted",
+) -> Assignment:
     """``StickyAssignor`` (eager): balanced first, then sticky, rack-aware when Kafka's condition holds.
 
     ``variant="pre-KAFKA-15170"`` runs the constrained builder as it was before
@@ -905,11 +945,13 @@ def assign(problem: Problem, *, variant: str | None = None, prefer_rack_aware_lo
     >>> assign(p).to_mapping()
     {'a': {'t': [0, 1]}, 'b': {'t': [2]}, 'c': {'t': [3]}}
     """
-    run = run_assignor(problem, variant=variant, prefer_rack_aware_logic=prefer_rack_aware_logic)
+    run = run_assignor(
+        problem, variant=variant, prefer_rack_aware_logic=prefer_rack_aware_logic, iteration_order=iteration_order
+    )
     return _to_assignment(problem, run.assignment)
 
 
-def believed_holdings(problem: Problem) -> dict[str, frozenset[tuple[str, int]]]:
+def believed_holdings(problem: Problem, iteration_order: str = "sorted") -> dict[str, frozenset[tuple[str, int]]]:
     """What Kafka 4's cooperative assignor takes each member to hold when it withholds partitions.
 
     General builder (``computePartitionsTransferringOwnership``): every
@@ -919,9 +961,9 @@ def believed_holdings(problem: Problem) -> dict[str, frozenset[tuple[str, int]]]
     claim lost to a newer generation is not waited for -- and a partition in
     ``partitionsWithMultiplePreviousOwners`` is held by "several members"
     (:data:`SEVERAL_OWNERS`), so it is withheld from whoever gets it, former
-    claimants included.
+    claimants included.  ``iteration_order``: the order the claims are read in, as :func:`run_assignor`.
     """
-    subscriptions = _subscriptions(problem)
+    subscriptions = _subscriptions(problem, iteration_order)
     partitions_per_topic = _partitions_per_topic(problem)
     equal, consumer_to_owned, multiple_owners, _ = _all_subscriptions_equal(partitions_per_topic, subscriptions)
     if not equal:
@@ -938,6 +980,7 @@ def rebalance_cooperative(
     max_rebalances: int = cooperative_sticky.MAX_REBALANCES,
     variant: str | None = None,
     prefer_rack_aware_logic: bool = False,
+    iteration_order: str = "sorted",
 ) -> cooperative_sticky.CooperativeRebalance:
     """``CooperativeStickyAssignor``: Kafka 4's target, partitions transferring ownership withheld
     until a follow-up rebalance (every phase returned).
@@ -959,11 +1002,14 @@ def rebalance_cooperative(
     """
 
     def target(p: Problem) -> Assignment:
-        return assign(p, variant=variant, prefer_rack_aware_logic=prefer_rack_aware_logic)
+        return assign(
+            p, variant=variant, prefer_rack_aware_logic=prefer_rack_aware_logic, iteration_order=iteration_order
+        )
 
-    return cooperative_sticky.rebalance(
-        problem, max_rebalances=max_rebalances, target=target, holdings=believed_holdings
-    )
+    def holdings(p: Problem) -> dict[str, frozenset[tuple[str, int]]]:
+        return believed_holdings(p, iteration_order)
+
+    return cooperative_sticky.rebalance(problem, max_rebalances=max_rebalances, target=target, holdings=holdings)
 
 
 def assign_cooperative(problem: Problem, **options) -> Assignment:
