@@ -38,9 +38,8 @@ with ``StickyAssignor`` and ``CooperativeStickyAssignor`` at apache/kafka
 Departures (each where Kafka iterates a hash order or Java differs from Python):
 
 * members are taken in member id order (``iteration_order="sorted"``, the
-  default; ``"java"`` iterates them as Java's ``HashMap`` does, exact so far
-  for the claims and the constrained builder) wherever Kafka iterates the
-  ``subscriptions`` ``HashMap`` (claims, ``consumerToOwnedPartitions`` in
+  default; ``"java"`` iterates them as Java's ``HashMap`` does, see
+  :func:`run_assignor`) wherever Kafka iterates the ``subscriptions`` ``HashMap`` (claims, ``consumerToOwnedPartitions`` in
   ``assignOwnedPartitions``, ``prepopulateCurrentAssignments``,
   ``topic2AllPotentialConsumers``): the only stable order a port can give.
   It decides which members keep ``maxQuota`` partitions in the constrained
@@ -51,8 +50,8 @@ Departures (each where Kafka iterates a hash order or Java differs from Python):
   owner but the partition in ``partitionsWithMultiplePreviousOwners``, which
   the constrained builder then takes from C; C first and C keeps it);
 * ``PartitionMovements.getTheActualPartitionToBeMoved`` takes "any" partition
-  of a reverse movement (a ``HashSet``'s first): here the first recorded
-  that is still there (insertion order);
+  of a reverse movement (a ``HashSet``'s first): in the sorted order, the
+  first recorded that is still there (insertion order; ``"java"``: Java's);
 * ``isSticky`` (a test hook) is computed directly as "no topic has partitions
   moved both ways between two members", which is what Kafka's cycle search
   reports whatever its ``HashSet`` order (it only fails on 2-cycles);
@@ -100,7 +99,7 @@ from dataclasses import dataclass
 from sortedcontainers import SortedList
 
 from assignment_oracle.heuristics import cooperative_sticky
-from assignment_oracle.heuristics.java_order import java_order
+from assignment_oracle.heuristics.java_order import JavaHashMap, java_order, topic_partition_hash
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions
@@ -226,6 +225,10 @@ def _all_subscriptions_equal(partitions_per_topic: Mapping[str, int], subscripti
         partitions_with_multiple_previous_owners,
         max_generation,
     )
+
+
+def _topic_partition_hash(tp: tuple[str, int]) -> int:
+    return topic_partition_hash(*tp)
 
 
 def _remove_first(items: list, item) -> None:
@@ -552,14 +555,19 @@ class _ConstrainedAssignmentBuilder:
 class _PartitionMovements:
     """``PartitionMovements``: where each partition moved from, per topic and member pair."""
 
-    def __init__(self) -> None:
-        self.partition_movements_by_topic: dict[str, dict[tuple[str, str], dict]] = {}
+    def __init__(self, iteration_order: str = "sorted") -> None:
+        self.partition_movements_by_topic: dict[str, dict[tuple[str, str], dict | JavaHashMap]] = {}
         self.partition_movements: dict[tuple[str, int], tuple[str, str]] = {}
+        self.java = iteration_order == "java"
 
     def _remove_movement_record_of_partition(self, partition) -> tuple[str, str]:
         pair = self.partition_movements.pop(partition)
         by_pair = self.partition_movements_by_topic[partition[0]]
-        del by_pair[pair][partition]
+        moved = by_pair[pair]
+        if isinstance(moved, JavaHashMap):
+            moved.remove(partition)
+        else:
+            del moved[partition]
         if not by_pair[pair]:
             del by_pair[pair]
         if not by_pair:
@@ -568,7 +576,13 @@ class _PartitionMovements:
 
     def _add_partition_movement_record(self, partition, pair: tuple[str, str]) -> None:
         self.partition_movements[partition] = pair
-        self.partition_movements_by_topic.setdefault(partition[0], {}).setdefault(pair, {})[partition] = None
+        by_pair = self.partition_movements_by_topic.setdefault(partition[0], {})
+        if self.java:  # a new HashSet<TopicPartition> per pair, as Kafka's
+            moved = by_pair.setdefault(pair, JavaHashMap(_topic_partition_hash))
+            assert isinstance(moved, JavaHashMap)
+            moved.put(partition)
+        else:
+            by_pair.setdefault(pair, {})[partition] = None
 
     def move_partition(self, partition, old_consumer: str, new_consumer: str) -> None:
         if partition in self.partition_movements:
@@ -587,7 +601,7 @@ class _PartitionMovements:
         reverse = by_pair.get((new_consumer, old_consumer))
         if not reverse:
             return partition
-        return next(iter(reverse))  # departure: first recorded (Kafka: a HashSet's first)
+        return next(iter(reverse))  # the HashSet's first in Java's order; sorted order: the first recorded
 
     def is_sticky(self) -> bool:
         return not any(
@@ -605,6 +619,7 @@ class _GeneralAssignmentBuilder:
         current_assignment: dict[str, list],
         subscriptions: Mapping[str, _Subscription],
         max_generation: int,
+        iteration_order: str = "sorted",
     ) -> None:
         self.partitions_per_topic = partitions_per_topic
         self.rack_info = rack_info
@@ -630,7 +645,7 @@ class _GeneralAssignmentBuilder:
         # TreeSet<String>(SubscriptionComparator): (assignment size, member id), kept by hand.
         self.sorted_current_subscriptions = SortedList()
         self.revocation_required = False
-        self.partition_movements = _PartitionMovements()
+        self.partition_movements = _PartitionMovements(iteration_order)
 
     # TreeSet operations: entries are (size, consumer), removed before a size changes and added after.
     def _ts_remove(self, consumer: str) -> None:
@@ -875,10 +890,12 @@ def run_assignor(
     """``AbstractStickyAssignor.assignPartitions``: the assignment and the builder's side results.
 
     ``iteration_order="java"`` iterates members as Java 17's ``HashMap`` does (:data:`ITERATION_ORDERS`).
-    So far it is exact for the claims and the constrained builder (every map that builder iterates
-    is ``subscriptions`` or a default-constructed map filled in its order, so one order serves all);
-    a group that takes the general builder raises ``ValueError`` rather than answer in an order that
-    is not Java's.
+    Every map whose order decides something is ``subscriptions`` or a map filled in its order with the
+    default constructor (``consumerToOwnedPartitions``, ``currentAssignment``, the lists of
+    ``topic2AllPotentialConsumers``, ``prepopulateCurrentAssignments``' pass), which iterate alike; the
+    one other order that decides an answer, ``getTheActualPartitionToBeMoved``'s first partition of a
+    ``HashSet<TopicPartition>``, is emulated with Kafka's ``TopicPartition.hashCode``.  Maps read only
+    by key, sorted before use, or summed over do not matter.
     """
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r} (known: {', '.join(map(str, VARIANTS[1:]))})")
@@ -904,13 +921,8 @@ def run_assignor(
         return StickyRun(
             assignment, "constrained", rack_info.rack_aware, builder.partitions_transferring_ownership, True
         )
-    if iteration_order == "java":
-        raise ValueError(
-            "iteration_order='java' is exact for the constrained builder (all subscriptions equal) so far; "
-            "this group's subscriptions differ, so Kafka takes the general builder"
-        )
     general = _GeneralAssignmentBuilder(
-        partitions_per_topic, rack_info, consumer_to_owned, subscriptions, max_generation
+        partitions_per_topic, rack_info, consumer_to_owned, subscriptions, max_generation, iteration_order
     )
     assignment = general.build()
     return StickyRun(assignment, "general", rack_info.rack_aware, None, general.partition_movements.is_sticky())
