@@ -43,7 +43,14 @@ from assignment_oracle.compare.scenarios.families import GROUP_MAXIMUM
 from assignment_oracle.heuristics import ASSIGNORS
 from assignment_oracle.heuristics import run as run_assignor
 from assignment_oracle.heuristics.external import DEFAULT_MAX_OUTPUT, MAX_OUTPUT_VARIABLE
-from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS, get_assignor, resolve_names
+from assignment_oracle.heuristics.registry import (
+    ITERATION_ORDERS,
+    LIVE_PEERS,
+    PEERS,
+    get_assignor,
+    in_iteration_order,
+    resolve_names,
+)
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.optimal import (
     BALANCE_DEFINITIONS,
@@ -208,6 +215,13 @@ def _parser() -> argparse.ArgumentParser:
         help="a registered name (see `assignors`), or external:COMMAND (docs/external.md)",
     )
     a.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout (- is stdout)")
+    a.add_argument(
+        "--iteration-order",
+        choices=ITERATION_ORDERS,
+        default="sorted",
+        help="how a Kafka port iterates Kafka's hash maps: sorted by member id (default) or as Java 17's "
+        "HashMap does (kafka4-sticky, kafka4-cooperative-sticky; range and roundrobin do not depend on it)",
+    )
     _max_output_argument(a)
 
     sub.add_parser("assignors", help=COMMANDS["assignors"])
@@ -457,7 +471,7 @@ def _assign(args) -> int:
     problem = _read_problem(args)
     with _Steps(1, "assign") as steps:  # a live peer's group takes seconds to form
         steps(args.assignor)
-        result = _run_named(args.assignor, problem)
+        result = _run_named(args.assignor, problem, args.iteration_order)
     document = result.to_mapping(plain=False)
     _write(args.output, dumps(document), inputs=(args.scenario,))
     if not document["valid"]:
@@ -477,9 +491,13 @@ def _resolve(name: str):
         raise InputError("--assignor", "", str(err)) from None
 
 
-def _run_named(name: str, problem):
+def _run_named(name: str, problem, iteration_order: str = "sorted"):
     """Run one assignor for ``assign``/``explain``; its failure is one line naming it (exit 7)."""
     assignor = _resolve(name)
+    try:
+        assignor = in_iteration_order(assignor, iteration_order)
+    except ValueError as err:
+        raise InputError("--iteration-order", "", str(err)) from None
     try:
         return run_assignor(assignor, problem)
     except AssignorFailed as err:

@@ -9,6 +9,8 @@ accepts an assignor name (the CLI, sweeps, notebooks) looks it up here.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import shlex
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -46,7 +48,11 @@ __all__ = [
     "PORT_OF",
     "UnknownAssignor",
     "external_assignor",
+    "ITERATION_ORDERS",
+    "JAVA_ORDER_PORTS",
+    "ORDER_FREE_PORTS",
     "get_assignor",
+    "in_iteration_order",
     "is_live",
     "resolve_names",
     "run",
@@ -316,6 +322,43 @@ def get_assignor(name: str) -> Assignor:
         except TypeError:
             break
     raise UnknownAssignor(name, [*ASSIGNORS, *PEERS, *LIVE_PEERS])
+
+
+#: How a Kafka port iterates Kafka's hash maps: ``sorted`` (by member id, the documented default) or
+#: ``java`` (as Java 17's ``HashMap`` does, :mod:`heuristics.java_order`).
+ITERATION_ORDERS = kafka4_sticky.ITERATION_ORDERS
+#: Ports that iterate as Java does on request (the keyword ``iteration_order``).
+JAVA_ORDER_PORTS = ("kafka4-sticky", "kafka4-cooperative-sticky")
+#: Ports of Kafka classes that sort every collection whose order decides an answer (members by
+#: ``group.instance.id`` then id, topics by name): Java's hash order changes nothing.
+ORDER_FREE_PORTS = ("range", "roundrobin")
+
+
+def in_iteration_order(assignor: Assignor, order: str) -> Assignor:
+    """``assignor`` iterating Kafka's hash maps in ``order`` (:data:`ITERATION_ORDERS`).
+
+    ``"sorted"`` is every assignor as registered.  ``"java"``: the ports of
+    :data:`JAVA_ORDER_PORTS` iterate as Java 17's ``HashMap`` does; those of
+    :data:`ORDER_FREE_PORTS` are unchanged (their answer does not depend on
+    it); any other assignor is a ``ValueError`` naming the ones that can,
+    rather than an answer in an order that is not Java's.
+    """
+    if order not in ITERATION_ORDERS:
+        raise ValueError(f"iteration order must be one of {', '.join(ITERATION_ORDERS)}, got {order!r}")
+    if order == "sorted" or assignor.name in ORDER_FREE_PORTS:
+        return assignor
+    if assignor.name == "kafka4-sticky":
+        return dataclasses.replace(assignor, assign=functools.partial(kafka4_sticky.assign, iteration_order=order))
+    if assignor.name == "kafka4-cooperative-sticky":
+        return dataclasses.replace(
+            assignor,
+            assign=functools.partial(kafka4_sticky.assign_cooperative, iteration_order=order),
+            rebalance=functools.partial(kafka4_sticky.rebalance_cooperative, iteration_order=order),
+        )
+    raise ValueError(
+        f"{assignor.name} does not iterate in Java's order yet; the ports that do: "
+        f"{', '.join(JAVA_ORDER_PORTS)} (and {', '.join(ORDER_FREE_PORTS)}, whose answer does not depend on it)"
+    )
 
 
 def external_assignor(

@@ -649,3 +649,40 @@ def test_solve_with_a_time_limit_shows_the_clock_on_a_terminal_and_nothing_in_a_
     returncode, stdout, shown = on_terminal(argv)
     assert returncode == 1 and json.loads(stdout)["status"] == json.loads(piped.stdout)["status"]
     assert b"solve (time limit 2 s)" in shown and b"/2 s" in shown, shown[-500:]
+
+
+KAFKA_MAX_QUOTA_TEST = {  # AbstractStickyAssignorTest.testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers
+    "topics": {"topic1": 2, "topic2": 2},
+    "members": {
+        "consumer1": {"topics": ["topic1", "topic2"], "owned": {"topic1": [0], "topic2": [0]}, "generation": 1},
+        "consumer2": {"topics": ["topic1", "topic2"], "owned": {"topic1": [1], "topic2": [1]}, "generation": 1},
+        "consumer3": {"topics": ["topic1", "topic2"], "generation": 1},
+    },
+}
+
+
+@pytest.mark.parametrize("assignor", ["kafka4-sticky", "kafka4-cooperative-sticky"])
+def test_assign_in_javas_iteration_order_gives_kafkas_own_expected_answer(tmp_path, capsys, assignor):
+    """Kafka's test expects consumer2 to keep both claims (Java iterates consumer3, consumer2, consumer1);
+    the default sorted order gives the mirror image, consumer1 keeping both."""
+    scenario = tmp_path / "kafka.json"
+    scenario.write_text(json.dumps(KAFKA_MAX_QUOTA_TEST))
+    code, out, err = run(capsys, "assign", str(scenario), "--assignor", assignor, "--iteration-order", "java")
+    assert code == 0 and err == ""
+    assert json.loads(out)["assignment"] == {
+        "consumer1": {"topic1": [0]},
+        "consumer2": {"topic1": [1], "topic2": [1]},
+        "consumer3": {"topic2": [0]},
+    }
+    code, out, _ = run(capsys, "assign", str(scenario), "--assignor", assignor)
+    assert code == 0 and json.loads(out)["assignment"]["consumer1"] == {"topic1": [0], "topic2": [0]}
+
+
+def test_assign_in_javas_order_is_refused_in_one_line_where_a_port_cannot_yet(tmp_path, capsys):
+    scenario = tmp_path / "kafka.json"
+    scenario.write_text(json.dumps(KAFKA_MAX_QUOTA_TEST))
+    code, out, err = run(capsys, "assign", str(scenario), "--assignor", "uniform", "--iteration-order", "java")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--iteration-order" in err and "kafka4-sticky" in err
+    code, out, _ = run(capsys, "assign", str(scenario), "--assignor", "range", "--iteration-order", "java")
+    assert code == 0  # range sorts what it iterates: the order changes nothing
