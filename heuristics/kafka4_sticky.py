@@ -110,6 +110,7 @@ __all__ = [
     "SEVERAL_OWNERS",
     "VARIANTS",
     "IllegalStateException",
+    "NullPointerException",
     "StickyRun",
     "assign",
     "assign_cooperative",
@@ -124,6 +125,11 @@ DEFAULT_GENERATION = -1
 VARIANTS = (None, "pre-KAFKA-15170")
 #: The holder :func:`believed_holdings` names for partitions claimed by several members in one generation.
 SEVERAL_OWNERS = "<claimed by several members in one generation>"
+
+
+class NullPointerException(AssignorError):
+    """Kafka's ``performReassignments`` dereferencing the assignment of a previous owner that was set aside
+    (``literal=True`` only; the port's default treats the partition as having no previous owner)."""
 
 
 class IllegalStateException(AssignorError):
@@ -177,8 +183,15 @@ def _subscriptions(problem: Problem, iteration_order: str = "sorted") -> dict[st
     }
 
 
-def _all_subscriptions_equal(partitions_per_topic: Mapping[str, int], subscriptions: Mapping[str, _Subscription]):
-    """``allSubscriptionsEqual``: (equal?, consumerToOwnedPartitions, partitionsWithMultiplePreviousOwners, maxGeneration)."""
+def _all_subscriptions_equal(
+    partitions_per_topic: Mapping[str, int], subscriptions: Mapping[str, _Subscription], literal: bool = False
+):
+    """``allSubscriptionsEqual``: (equal?, consumerToOwnedPartitions, partitionsWithMultiplePreviousOwners, maxGeneration).
+
+    ``literal``: as Kafka, an empty reference set is "not yet initialised", so the next member's
+    topics become the reference (a member subscribed to nothing, iterated first, makes a group
+    "all equal").
+    """
     is_all_subscriptions_equal = True
     subscribed_topics: frozenset[str] | None = None
     consumer_to_owned_partitions: dict[str, list[tuple[str, int]]] = {}
@@ -189,7 +202,7 @@ def _all_subscriptions_equal(partitions_per_topic: Mapping[str, int], subscripti
         # Kafka compares raw subscriptions (topics that do not exist included).  Departure: Kafka
         # takes an empty reference set as "not yet initialised" (subscribedTopics.isEmpty()), so
         # after an empty first subscription the next one becomes the reference; here the first is.
-        if subscribed_topics is None:
+        if subscribed_topics is None or (literal and not subscribed_topics):
             subscribed_topics = subscription.topics
         elif is_all_subscriptions_equal and subscription.topics != subscribed_topics:
             is_all_subscriptions_equal = False
@@ -620,7 +633,9 @@ class _GeneralAssignmentBuilder:
         subscriptions: Mapping[str, _Subscription],
         max_generation: int,
         iteration_order: str = "sorted",
+        literal: bool = False,
     ) -> None:
+        self.literal = literal
         self.partitions_per_topic = partitions_per_topic
         self.rack_info = rack_info
         self.current_assignment = current_assignment
@@ -822,6 +837,12 @@ class _GeneralAssignmentBuilder:
                     # Kafka: currentAssignment.get(prev).size() -> NullPointerException.  The previous
                     # owner's assignment was set aside as fixed (it can take no part in reassignment,
                     # e.g. it now subscribes to nothing shared); departure: no previous owner then.
+                    if self.literal:
+                        raise NullPointerException(
+                            f"AbstractStickyAssignor.performReassignments: currentAssignment.get("
+                            f"{previous[0]!r}) is null (the previous owner of {partition[0]}-{partition[1]} "
+                            "was set aside as fixed)"
+                        )
                     previous = None
                 if previous is not None and len(current[consumer]) > len(current[previous[0]]) + 1:
                     self.reassign_partition(partition, previous[0])
@@ -886,6 +907,7 @@ def run_assignor(
     variant: str | None = None,
     prefer_rack_aware_logic: bool = False,
     iteration_order: str = "sorted",
+    literal: bool = False,
 ) -> StickyRun:
     """``AbstractStickyAssignor.assignPartitions``: the assignment and the builder's side results.
 
@@ -907,7 +929,7 @@ def run_assignor(
     partitions_per_topic = _partitions_per_topic(problem)
     rack_info = _RackInfo(problem, partitions_per_topic, subscriptions, prefer_rack_aware_logic)
     equal, consumer_to_owned, multiple_owners, max_generation = _all_subscriptions_equal(
-        partitions_per_topic, subscriptions
+        partitions_per_topic, subscriptions, literal
     )
     if equal:
         builder = _ConstrainedAssignmentBuilder(
@@ -922,7 +944,7 @@ def run_assignor(
             assignment, "constrained", rack_info.rack_aware, builder.partitions_transferring_ownership, True
         )
     general = _GeneralAssignmentBuilder(
-        partitions_per_topic, rack_info, consumer_to_owned, subscriptions, max_generation, iteration_order
+        partitions_per_topic, rack_info, consumer_to_owned, subscriptions, max_generation, iteration_order, literal
     )
     assignment = general.build()
     return StickyRun(assignment, "general", rack_info.rack_aware, None, general.partition_movements.is_sticky())
@@ -938,6 +960,7 @@ def assign(
     variant: str | None = None,
     prefer_rack_aware_logic: bool = False,
     iteration_order: str = "sorted",
+    literal: bool = False,
 ) -> Assignment:
     """``StickyAssignor`` (eager): balanced first, then sticky, rack-aware when Kafka's condition holds.
 
@@ -958,12 +981,18 @@ def assign(
     {'a': {'t': [0, 1]}, 'b': {'t': [2]}, 'c': {'t': [3]}}
     """
     run = run_assignor(
-        problem, variant=variant, prefer_rack_aware_logic=prefer_rack_aware_logic, iteration_order=iteration_order
+        problem,
+        variant=variant,
+        prefer_rack_aware_logic=prefer_rack_aware_logic,
+        iteration_order=iteration_order,
+        literal=literal,
     )
     return _to_assignment(problem, run.assignment)
 
 
-def believed_holdings(problem: Problem, iteration_order: str = "sorted") -> dict[str, frozenset[tuple[str, int]]]:
+def believed_holdings(
+    problem: Problem, iteration_order: str = "sorted", literal: bool = False
+) -> dict[str, frozenset[tuple[str, int]]]:
     """What Kafka 4's cooperative assignor takes each member to hold when it withholds partitions.
 
     General builder (``computePartitionsTransferringOwnership``): every
@@ -977,7 +1006,9 @@ def believed_holdings(problem: Problem, iteration_order: str = "sorted") -> dict
     """
     subscriptions = _subscriptions(problem, iteration_order)
     partitions_per_topic = _partitions_per_topic(problem)
-    equal, consumer_to_owned, multiple_owners, _ = _all_subscriptions_equal(partitions_per_topic, subscriptions)
+    equal, consumer_to_owned, multiple_owners, _ = _all_subscriptions_equal(
+        partitions_per_topic, subscriptions, literal
+    )
     if not equal:
         return held_partitions(problem)
     # (topic, partition) pairs as Kafka's lists hold them: equal to TopicPartition, cheaper to build.
@@ -993,6 +1024,7 @@ def rebalance_cooperative(
     variant: str | None = None,
     prefer_rack_aware_logic: bool = False,
     iteration_order: str = "sorted",
+    literal: bool = False,
 ) -> cooperative_sticky.CooperativeRebalance:
     """``CooperativeStickyAssignor``: Kafka 4's target, partitions transferring ownership withheld
     until a follow-up rebalance (every phase returned).
@@ -1015,11 +1047,15 @@ def rebalance_cooperative(
 
     def target(p: Problem) -> Assignment:
         return assign(
-            p, variant=variant, prefer_rack_aware_logic=prefer_rack_aware_logic, iteration_order=iteration_order
+            p,
+            variant=variant,
+            prefer_rack_aware_logic=prefer_rack_aware_logic,
+            iteration_order=iteration_order,
+            literal=literal,
         )
 
     def holdings(p: Problem) -> dict[str, frozenset[tuple[str, int]]]:
-        return believed_holdings(p, iteration_order)
+        return believed_holdings(p, iteration_order, literal)
 
     return cooperative_sticky.rebalance(problem, max_rebalances=max_rebalances, target=target, holdings=holdings)
 

@@ -56,6 +56,8 @@ __all__ = [
     "UNIFORM_PRE_16930",
     "UNIFORM_18688_FIX",
     "STICKY_PRE_15170",
+    "KAFKA4_LITERAL",
+    "KAFKA4_COOPERATIVE_LITERAL",
     "TIME_LIMIT",
 ]
 
@@ -153,6 +155,31 @@ STICKY_PRE_15170 = Assignor(
 )
 
 
+#: Kafka 4's sticky assignors as Kafka's code runs them: members in Java's HashMap order and the two
+#: defects the ports avoid kept (``kafka4_sticky``'s ``literal``); not registered, they replay
+#: Kafka's defects.
+KAFKA4_LITERAL = Assignor(
+    "kafka4-sticky-literal",
+    partial(kafka4_sticky.assign, iteration_order="java", literal=True),
+    "StickyAssignor at apache/kafka 1eb7644 as Java runs it (HashMap order, no departures)",
+    "kafka-balance",
+    "eager",
+    "kafka4-sticky in Java's iteration order with Kafka's own defects kept",
+)
+KAFKA4_COOPERATIVE_LITERAL = Assignor(
+    "kafka4-cooperative-sticky-literal",
+    partial(kafka4_sticky.assign_cooperative, iteration_order="java", literal=True),
+    "CooperativeStickyAssignor at apache/kafka 1eb7644 as Java runs it (HashMap order, no departures)",
+    "cooperative-kafka-balance",
+    "cooperative",
+    "kafka4-cooperative-sticky in Java's iteration order with Kafka's own defects kept",
+    partial(kafka4_sticky.rebalance_cooperative, iteration_order="java", literal=True),
+)
+
+#: The Kafka commit the upstream reports cite.
+KAFKA_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
+
+
 @dataclass(frozen=True)
 class Bug:
     """One corpus entry.
@@ -176,6 +203,9 @@ class Bug:
     judges_unfinished: bool = False
     #: The finding is about a crash: a variant that raises (status ``error``) is judged by it, not refused.
     judges_errors: bool = False
+    #: For a defect of Kafka's code that Kafka has not fixed: the text to file upstream (what, the
+    #: smallest input, expected, actual, the line of Kafka's code).
+    report: str = ""
 
     def problems(self) -> tuple[Problem, ...]:
         return tuple(Problem.from_mapping(s, source=f"bug {self.name}") for s in self.scenarios)
@@ -201,6 +231,11 @@ class BugReplay:
             f"{bug.name}: {bug.title}\n  source: {bug.source}\n  expected: {bug.expectation}\n"
             f"  found: {self.finding}\n  {status} (reproduced: {yes(self.reproduced)}, "
             f"fix holds: {yes(self.fixed)})\n"
+            + (
+                "  upstream report:\n" + "".join(f"    {line}\n" for line in bug.report.splitlines())
+                if bug.report
+                else ""
+            )
         )
 
     @property
@@ -221,6 +256,7 @@ class BugReplay:
             "fixed": self.fixed,
             "as_expected": self.as_expected,
             "finding": self.finding,
+            "report": self.bug.report or None,
             "explanation": None if self.explanation is None else self.explanation.to_mapping(),
             "rows": [{name: row.to_mapping(timing=False) for name, row in rows.items()} for rows in self.rows],
         }
@@ -441,6 +477,32 @@ def _rack_quota(r: BugReplay):
         new.status == "ok" and new.guarantee is not None and new.guarantee.kept and loads == [1, 1, 1, 2],
         text,
     )
+
+
+def _kafka4_unsubscribed_member(r: BugReplay):
+    rows = r.rows[0]
+    found, fixed = [], True
+    for variant in (KAFKA4_LITERAL, KAFKA4_COOPERATIVE_LITERAL):
+        row = rows[variant.name]
+        wrong = [str(v) for v in row.verdict.violations if v.kind == "not-subscribed"] if row.verdict else []
+        found.append(f"{variant.name}: {'; '.join(wrong) or row.status}")
+    for name in ("kafka4-sticky", "kafka4-cooperative-sticky"):
+        fixed = fixed and rows[name].status == "ok"
+        found.append(f"{name}: {rows[name].status}")
+    shown = all(
+        rows[v.name].verdict is not None and any(x.kind == "not-subscribed" for x in rows[v.name].verdict.violations)
+        for v in (KAFKA4_LITERAL, KAFKA4_COOPERATIVE_LITERAL)
+    )
+    return shown, fixed, "; ".join(found)
+
+
+def _kafka4_npe(r: BugReplay):
+    rows = r.rows[0]
+    literal, port = rows[KAFKA4_LITERAL.name], rows["kafka4-sticky"]
+    text = f"{KAFKA4_LITERAL.name}: {literal.status}" + (f" ({literal.message})" if literal.message else "")
+    text += f"; kafka4-sticky: {port.status}"
+    shown = literal.status == "error" and "NullPointerException" in literal.message
+    return shown, port.status == "ok" and port.guarantee is not None and port.guarantee.kept, text
 
 
 def _kafka_15106_scenario() -> dict:
@@ -701,6 +763,70 @@ BUGS: Mapping[str, Bug] = MappingProxyType(
                 "IllegalStateException, on every attempt.  The fixed builder stops at one member on 2: loads 2/1/1/1",
                 _rack_quota,
                 judges_errors=True,
+            ),
+            Bug(
+                "kafka4-empty-first-subscription",
+                "A member subscribed to nothing, iterated first, makes Kafka call the group's subscriptions equal",
+                f"Kafka's AbstractStickyAssignor.allSubscriptionsEqual (apache/kafka {KAFKA_COMMIT[:7]}, unfixed): "
+                "an empty reference set counts as not yet initialised",
+                ({"topics": {"t0": 1}, "members": {"c0": {"topics": []}, "c1": {"topics": ["t0"]}}},),
+                (KAFKA4_LITERAL, KAFKA4_COOPERATIVE_LITERAL),
+                ("kafka4-sticky", "kafka4-cooperative-sticky"),
+                "Java iterates c0 before c1.  c0's empty subscription leaves the reference set empty, so c1's "
+                "[t0] becomes the reference and no difference is ever seen: the constrained builder runs, and its "
+                "round robin gives t0-0 to c0, which does not subscribe to t0 (an invalid assignment, in both "
+                "assignors); the ports take the first subscription as the reference, see the difference and "
+                "give t0-0 to c1",
+                _kafka4_unsubscribed_member,
+                report=f"""Title: StickyAssignor/CooperativeStickyAssignor assign a partition to a member subscribed to nothing
+What: allSubscriptionsEqual treats an empty subscribedTopics set as "not yet initialised" and re-initialises
+  it from the next member, so a member subscribed to no topic that is iterated first makes any group look
+  "all equal", and the constrained assignment builder hands it partitions of topics it never subscribed to.
+Smallest input: topic t0 with 1 partition; members c0 (subscribes to nothing) and c1 (subscribes to t0),
+  no owned partitions; the subscriptions HashMap iterates c0 first (it does for these ids).
+Expected: {{c0: [], c1: [t0-0]}} (the general builder's answer).
+Actual: {{c0: [t0-0], c1: []}}: c0 receives a partition of a topic it does not subscribe to.
+Code: clients/src/main/java/org/apache/kafka/clients/consumer/internals/AbstractStickyAssignor.java:149
+  (`if (subscribedTopics.isEmpty())`) at {KAFKA_COMMIT}; a first-subscription flag instead of
+  isEmpty() fixes it.
+Note: Kafka's consumer leaves the group rather than join subscribed to nothing, so a live group needs a
+  client that joins with an empty subscription.""",
+            ),
+            Bug(
+                "kafka4-npe-stale-previous-owner",
+                "A stale previous owner set aside as fixed crashes the general sticky builder",
+                f"Kafka's AbstractStickyAssignor.performReassignments (apache/kafka {KAFKA_COMMIT[:7]}, unfixed): "
+                "NullPointerException on a previous owner whose assignment was set aside",
+                (
+                    {
+                        "topics": {"t0": 1, "t1": 1, "t2": 1},
+                        "members": {
+                            "c0": {"topics": ["t2"]},
+                            "c1": {"topics": ["t0", "t1", "t2"], "owned": {"t2": [0]}, "generation": 0},
+                            "c2": {"topics": [], "owned": {"t2": [0]}},
+                        },
+                    },
+                ),
+                (KAFKA4_LITERAL,),
+                ("kafka4-sticky",),
+                "c1 (generation 0) and c2 (no generation) both claim t2-0; c1's newer claim wins and c2 becomes "
+                "t2-0's previous owner.  c2 subscribes to nothing, so balance() sets its assignment aside as fixed, "
+                "and performReassignments then reads currentAssignment.get(c2).size(): NullPointerException, "
+                "on every rebalance of this group.  The port treats t2-0 as having no previous owner and answers",
+                _kafka4_npe,
+                judges_errors=True,
+                report=f"""Title: StickyAssignor throws NullPointerException in performReassignments when a previous owner is fixed
+What: prepopulateCurrentAssignments records a member as a partition's previous owner from its stale claim;
+  balance() then removes from currentAssignment every member that cannot take part in reassignment
+  (fixedAssignments), and performReassignments dereferences currentAssignment.get(previousOwner) for it.
+Smallest input: topics t0, t1, t2 with 1 partition each; c0 subscribes to t2; c1 subscribes to t0, t1, t2,
+  owns t2-0 at generation 0; c2 subscribes to nothing and claims t2-0 without a generation.
+Expected: an assignment, e.g. {{c0: [t2-0], c1: [t0-0, t1-0], c2: []}}.
+Actual: NullPointerException from AbstractStickyAssignor$GeneralAssignmentBuilder.performReassignments,
+  so the leader fails the rebalance (every time, for this group).
+Code: clients/src/main/java/org/apache/kafka/clients/consumer/internals/AbstractStickyAssignor.java:1412
+  (`currentAssignment.get(prevAssignment.get(partition).consumer).size()`), after line 1356 set the
+  previous owner aside, at {KAFKA_COMMIT}; skipping a previous owner absent from currentAssignment fixes it.""",
             ),
         )
     }
