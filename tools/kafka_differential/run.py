@@ -1,0 +1,817 @@
+"""Differential test of the Kafka ports against Kafka's own client assignors, compiled from source (issue 27).
+
+Not part of CI: it needs a Kafka source tree (or a git dir and a commit), ``javac``/``java`` 17 and the
+Jackson/SLF4J jars of a Maven cache.  See README.md in this folder.
+
+What it does:
+
+1. prepares a build directory under ``$TMPDIR/kafka_differential/`` (cached, keyed by the Kafka commit or
+   source hash and by this tool's own Java files): Kafka's client assignors and the few classes they need,
+   extracted verbatim, plus this folder's stand-ins (``standins/``) and ``Driver.java``, compiled with javac;
+2. starts ONE JVM running ``Driver`` (JSON lines: a scenario in, the four assignors' answers out);
+3. generates N random scenarios (seeded), streams them to the JVM, and compares each of Kafka's answers with
+   the port's: ``heuristics.range.assign``, ``heuristics.roundrobin.assign``, ``heuristics.kafka4_sticky.assign``
+   (``StickyAssignor``) and ``heuristics.kafka4_sticky.rebalance_cooperative(...).first``
+   (``CooperativeStickyAssignor``: one rebalance, as Kafka's ``assign`` is one), for each iteration order;
+4. prints the agreement per assignor and iteration order and, per assignor and order, the smallest differing
+   scenario (fewest members, then partitions), also written as JSON under ``--out``; ``--shrink`` also
+   shrinks it greedily against the same JVM (drop members, topics, partitions, claims, racks, ...).
+
+Scenarios list their members in member-id order: the order the port takes as the join order (its
+``Problem`` keeps members sorted), so Java's ``HashMap`` is filled in that order too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import shutil
+import string
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assignment_oracle.heuristics import cooperative_sticky, kafka4_sticky, roundrobin
+from assignment_oracle.heuristics import range as range_assignor
+from assignment_oracle.problem.errors import AssignorDidNotFinish
+from assignment_oracle.problem.model import Problem
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+
+#: Kafka's sources the client assignors compile from (under clients/src/main/java/org/apache/kafka/).
+KAFKA_ROOT = "clients/src/main/java"
+KAFKA_FILES = [
+    *(
+        f"org/apache/kafka/clients/consumer/{name}.java"
+        for name in (
+            "ConsumerPartitionAssignor",
+            "RangeAssignor",
+            "RoundRobinAssignor",
+            "StickyAssignor",
+            "CooperativeStickyAssignor",
+            "ConsumerGroupMetadata",
+        )
+    ),
+    *(
+        f"org/apache/kafka/clients/consumer/internals/{name}.java"
+        for name in ("AbstractStickyAssignor", "AbstractPartitionAssignor", "Utils")
+    ),
+    *(
+        f"org/apache/kafka/common/{name}.java"
+        for name in (
+            "TopicPartition",
+            "TopicIdPartition",
+            "PartitionInfo",
+            "Node",
+            "KafkaException",
+            "Configurable",
+            "Uuid",
+        )
+    ),
+    *(f"org/apache/kafka/common/utils/{name}.java" for name in ("CollectionUtils", "CircularIterator", "ByteUtils")),
+    "org/apache/kafka/common/protocol/Writable.java",
+]
+#: Whole folders taken as they are.
+KAFKA_DIRS = ["org/apache/kafka/common/protocol/types"]
+
+#: Jars from the Maven cache: JSON for the driver, the logging API the assignors call.
+JARS = [
+    "com/fasterxml/jackson/core/jackson-databind/2.17.2/jackson-databind-2.17.2.jar",
+    "com/fasterxml/jackson/core/jackson-core/2.17.2/jackson-core-2.17.2.jar",
+    "com/fasterxml/jackson/core/jackson-annotations/2.17.2/jackson-annotations-2.17.2.jar",
+    "org/slf4j/slf4j-api/1.7.33/slf4j-api-1.7.33.jar",
+]
+DRIVER_CLASS = "org.apache.kafka.clients.consumer.Driver"
+
+ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky")
+ORDERS = tuple(kafka4_sticky.ITERATION_ORDERS)  # ("sorted", "java")
+
+
+# -- Kafka's sources and the build ---------------------------------------------------------------------------
+
+
+@dataclass
+class KafkaSource:
+    """Where Kafka's files come from: a checkout folder, or a git dir at a commit."""
+
+    path: Path | None = None
+    git_dir: Path | None = None
+    commit: str | None = None  # full sha when known
+
+    def describe(self) -> str:
+        if self.git_dir is not None:
+            return f"{self.commit} (git dir {self.git_dir})"
+        return f"{self.commit or 'unknown commit (not a git checkout)'} (checkout {self.path})"
+
+    def extract(self, dest: Path) -> None:
+        """Kafka's needed files under ``dest`` (paths relative to the source root kept)."""
+        wanted = [f"{KAFKA_ROOT}/{f}" for f in KAFKA_FILES] + [f"{KAFKA_ROOT}/{d}" for d in KAFKA_DIRS]
+        if self.git_dir is not None:
+            archive = subprocess.run(
+                ["git", f"--git-dir={self.git_dir}", "archive", self.commit, *wanted],
+                check=True,
+                capture_output=True,
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+            return
+        for rel in wanted:
+            src = self.path / rel
+            if src.is_dir():
+                shutil.copytree(src, dest / rel, dirs_exist_ok=True)
+            elif src.is_file():
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dest / rel)
+            else:
+                raise SystemExit(f"kafka_differential: error: {src} is missing from the Kafka checkout")
+
+    def content_key(self) -> str:
+        """The cache key of Kafka's side: the commit for a git dir, a hash of the files for a checkout."""
+        if self.git_dir is not None:
+            return self.commit
+        digest = hashlib.sha256()
+        for rel in sorted(KAFKA_FILES) + sorted(KAFKA_DIRS):
+            src = self.path / KAFKA_ROOT / rel
+            files = sorted(src.rglob("*.java")) if src.is_dir() else [src]
+            for f in files:
+                if f.is_file():
+                    digest.update(str(f.relative_to(self.path)).encode() + b"\0" + f.read_bytes() + b"\0")
+        return ("checkout-" + (self.commit or "nogit")[:12] + "-" + digest.hexdigest()[:16]).replace("/", "_")
+
+
+def kafka_source(args: argparse.Namespace) -> KafkaSource:
+    if args.kafka_git is not None:
+        git_dir = Path(args.kafka_git).resolve()
+        try:
+            commit = subprocess.run(
+                ["git", f"--git-dir={git_dir}", "rev-parse", "--verify", f"{args.commit}^{{commit}}"],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
+        except subprocess.CalledProcessError as e:
+            raise SystemExit(
+                f"kafka_differential: error: {git_dir}: cannot resolve {args.commit!r}: {e.stderr.strip()}"
+            ) from None
+        return KafkaSource(git_dir=git_dir, commit=commit)
+    path = Path(args.kafka).resolve()
+    if not (path / KAFKA_ROOT).is_dir():
+        raise SystemExit(f"kafka_differential: error: {path}: no {KAFKA_ROOT} (not a Kafka source checkout)")
+    commit = None
+    probe = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if probe.returncode == 0:
+        commit = probe.stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(path), "status", "--porcelain", "--", KAFKA_ROOT], capture_output=True, text=True
+        ).stdout.strip()
+        if dirty:
+            commit += "+local-changes"
+    return KafkaSource(path=path, commit=commit)
+
+
+def tool_files() -> list[Path]:
+    """This tool's Java: the driver and the stand-ins (part of the cache key)."""
+    return [HERE / "Driver.java", *sorted((HERE / "standins").rglob("*.java"))]
+
+
+def classpath_jars(m2: Path) -> list[Path]:
+    jars = [m2 / j for j in JARS]
+    missing = [str(j) for j in jars if not j.is_file()]
+    if missing:
+        raise SystemExit("kafka_differential: error: missing from the Maven cache: " + ", ".join(missing))
+    return jars
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("TMPDIR") or tempfile.gettempdir()) / "kafka_differential"
+
+
+def build(source: KafkaSource, jars: list[Path], javac: str, rebuild: bool) -> Path:
+    """Compile Kafka's assignors, the stand-ins and the driver; return the classes folder (cached).
+
+    The build happens in a private folder renamed into place when javac succeeds, so a concurrent run
+    never sees half a build.
+    """
+    digest = hashlib.sha256()
+    for f in tool_files():
+        digest.update(str(f.relative_to(HERE)).encode() + b"\0" + f.read_bytes() + b"\0")
+    key = f"{source.content_key()}-{digest.hexdigest()[:12]}"
+    root = cache_root() / key
+    if (root / "BUILT").is_file() and not rebuild:
+        print(f"build: cached in {root}", file=sys.stderr)
+        return root / "classes"
+    root.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f"{key}.building-", dir=root.parent))
+    (work / "kafka").mkdir()
+    source.extract(work / "kafka")
+    shutil.copytree(HERE / "standins", work / "standins")
+    shutil.copy2(HERE / "Driver.java", work / "Driver.java")
+    sources = sorted(p.relative_to(work).as_posix() for p in (work / "kafka").rglob("*.java"))
+    sources += sorted(p.relative_to(work).as_posix() for p in (work / "standins").rglob("*.java"))
+    sources.append("Driver.java")
+    (work / "sources.txt").write_text("\n".join(sources) + "\n")
+    (work / "classes").mkdir()
+    started = time.monotonic()
+    command = [javac, "-nowarn", "-encoding", "UTF-8", "-d", "classes", "-cp", os.pathsep.join(map(str, jars))]
+    result = subprocess.run([*command, "@sources.txt"], cwd=work, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout + result.stderr)
+        raise SystemExit(f"kafka_differential: error: javac failed (sources in {work})")
+    (work / "BUILT").write_text(f"{source.describe()}\n{' '.join(command)} @sources.txt\n")
+    if root.exists():
+        shutil.rmtree(root)  # --rebuild, or a stale half of an older layout
+    try:
+        work.rename(root)
+    except OSError:  # another run finished the same build first: use theirs
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"build: compiled {len(sources)} files in {time.monotonic() - started:.1f} s into {root}", file=sys.stderr)
+    return root / "classes"
+
+
+# -- the JVM ---------------------------------------------------------------------------------------------------
+
+
+class Jvm:
+    """One long-lived ``Driver``: requests written by a thread, answers read in order."""
+
+    def __init__(self, java: str, classes: Path, jars: list[Path], log: Path) -> None:
+        self.log_path = log
+        self._log = log.open("wb")
+        self.proc = subprocess.Popen(
+            # Full exception messages every time (HotSpot drops them for an exception thrown often at one site).
+            [
+                java,
+                "-XX:-OmitStackTraceInFastThrow",
+                "-cp",
+                os.pathsep.join([str(classes), *map(str, jars)]),
+                DRIVER_CLASS,
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+        )
+        self._next_id = 0
+
+    def _read(self) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            self._log.flush()
+            tail = self.log_path.read_text(errors="replace")[-2000:]
+            raise SystemExit(
+                f"kafka_differential: error: the JVM exited ({self.proc.poll()}); its stderr ends:\n{tail}"
+            )
+        answer = json.loads(line)
+        if "fatal" in answer:
+            raise SystemExit(f"kafka_differential: error: the driver could not read a scenario: {answer['fatal']}")
+        return answer
+
+    def stream(self, scenarios: list[dict]) -> Iterable[dict]:
+        """Kafka's answers to ``scenarios``, in order (written from a thread so neither pipe fills up)."""
+
+        def write() -> None:
+            try:
+                for i, scenario in enumerate(scenarios):
+                    self.proc.stdin.write(json.dumps({"id": i, "scenario": scenario}).encode() + b"\n")
+                self.proc.stdin.flush()
+            except BrokenPipeError:
+                pass
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        for i in range(len(scenarios)):
+            answer = self._read()
+            if answer["id"] != i:
+                raise SystemExit(f"kafka_differential: error: answer {answer['id']} came for request {i}")
+            yield answer
+        writer.join()
+
+    def ask(self, scenario: dict) -> dict:
+        """One scenario, synchronously (shrinking)."""
+        self._next_id += 1
+        ident = f"ask-{self._next_id}"
+        self.proc.stdin.write(json.dumps({"id": ident, "scenario": scenario}).encode() + b"\n")
+        self.proc.stdin.flush()
+        answer = self._read()
+        if answer["id"] != ident:
+            raise SystemExit(f"kafka_differential: error: answer {answer['id']} came for request {ident}")
+        return answer
+
+    def close(self) -> None:
+        if self.proc.stdin and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+        if self.proc.returncode == 0:
+            self.log_path.unlink(missing_ok=True)  # only SLF4J's "no binding" notice
+
+
+# -- scenarios -------------------------------------------------------------------------------------------------
+
+
+def _name(rng: random.Random, used: set[str], style: str) -> str:
+    """A fresh member or topic name: short ids, Kafka-like ids, or random strings (they decide Java's hash order)."""
+    while True:
+        if style == "short":
+            name = rng.choice(string.ascii_lowercase) + str(rng.randrange(10))
+        elif style == "kafka":
+            name = f"consumer-{rng.randrange(1, 20)}-{rng.randrange(16**4):04x}"
+        else:
+            name = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(rng.randint(1, 6)))
+        if name not in used:
+            used.add(name)
+            return name
+
+
+def generate(seed: int, index: int) -> dict:
+    """Scenario ``index`` of run ``seed`` (each one reproducible alone)."""
+    rng = random.Random(f"kafka_differential/{seed}/{index}")
+    # Topics: 1-4, 1-8 partitions each; racks on some of them.
+    topic_style = rng.choice(["plain", "short", "random"])
+    used: set[str] = set()
+    topic_names = [
+        f"t{i}" if topic_style == "plain" else _name(rng, used, topic_style) for i in range(rng.randint(1, 4))
+    ]
+    counts = {t: rng.randint(1, 8) for t in topic_names}
+    rack_pool = ["r0", "r1", "r2"][: rng.randint(1, 3)] if rng.random() < 0.45 else []
+    topics: dict = {}
+    for t in topic_names:
+        if rack_pool and rng.random() < 0.7:
+            racks = []
+            for _ in range(counts[t]):
+                k = rng.choice([0, 1, 1, 1, 2, 2, 3]) if rng.random() < 0.95 else 0
+                racks.append(sorted(rng.sample(rack_pool, min(k, len(rack_pool)))))
+            topics[t] = {"partitions": counts[t], "racks": racks}
+        else:
+            topics[t] = counts[t]
+    # Members: 1-8, subscriptions all equal about half the time (the constrained builder), else differing.
+    n_members = rng.randint(1, 8)
+    member_style = rng.choice(["short", "kafka", "random"])
+    used = set()
+    member_ids = [_name(rng, used, member_style) for _ in range(n_members)]
+    all_equal = rng.random() < 0.5
+    common = sorted(rng.sample(topic_names, rng.randint(1, len(topic_names))))
+    subscriptions = {}
+    for m in member_ids:
+        subs = list(common) if all_equal else sorted(rng.sample(topic_names, rng.randint(1, len(topic_names))))
+        if rng.random() < 0.03:
+            subs.append("missing-topic")  # a subscription to a topic the cluster does not have
+        subscriptions[m] = subs
+    # Claims: a previous generation's assignment, some members stale, some partitions claimed twice.
+    members: dict = {m: {"topics": subscriptions[m]} for m in member_ids}
+    if rng.random() < 0.75:
+        generation = rng.randint(1, 6)
+        gens = {}
+        for m in member_ids:
+            r = rng.random()
+            gens[m] = (
+                generation
+                if r < 0.6
+                else generation - rng.randint(1, 2)
+                if r < 0.8
+                else None
+                if r < 0.92
+                else -1
+                if r < 0.95
+                else generation + 1
+            )
+        owned: dict[str, dict[str, list[int]]] = {m: {} for m in member_ids}
+        # The previous owners: everyone, all but one or two (they joined since), or any subset.
+        k = rng.choice([n_members, n_members - 1, n_members - 1, n_members - 2, rng.randint(1, n_members)])
+        claimants = rng.sample(member_ids, max(k, 1)) if rng.random() < 0.95 else []
+        every = [(t, p) for t in topic_names for p in range(counts[t])]
+        if rng.random() < 0.5:  # a balanced previous assignment dealt among the claimants, a few partitions lost
+            if rng.random() < 0.5:
+                rng.shuffle(every)
+            unclaimed = rng.choice([0.0, 0.0, 0.1, 0.25])
+            previous = [(tp, [claimants[k % len(claimants)]]) for k, tp in enumerate(every) if claimants]
+            previous = [(tp, holders) for tp, holders in previous if rng.random() >= unclaimed]
+        else:  # each partition with a random previous owner, some with none
+            previous = [(tp, [rng.choice(claimants)]) for tp in every if claimants and rng.random() >= 0.2]
+        for (t, p), holders in previous:
+            if rng.random() < 0.1:  # a conflicting claim (equal or different generation)
+                holders.append(rng.choice(claimants))
+            for h in holders:
+                owned[h].setdefault(t, [])
+                if p not in owned[h][t]:
+                    owned[h][t].append(p)
+        for m in member_ids:
+            if owned[m]:
+                members[m]["owned"] = {t: sorted(ps) for t, ps in sorted(owned[m].items())}
+            if gens[m] is not None and (owned[m] or rng.random() < 0.5):
+                members[m]["generation"] = gens[m]
+    # Racks on some members, static members.
+    for m in member_ids:
+        if rack_pool and rng.random() < 0.7:
+            members[m]["rack"] = rng.choice(rack_pool + ["elsewhere"] if rng.random() < 0.1 else rack_pool)
+        if rng.random() < 0.25:
+            members[m]["instance_id"] = f"instance-{rng.randrange(1000)}-{m}"
+    return {"topics": topics, "members": {m: members[m] for m in sorted(members)}}
+
+
+def size(scenario: dict) -> tuple[int, int, int, int]:
+    """Smaller is simpler: members, then partitions, then topics, then claims."""
+    partitions = sum(t if isinstance(t, int) else t["partitions"] for t in scenario["topics"].values())
+    claims = sum(len(ps) for m in scenario["members"].values() for ps in m.get("owned", {}).values())
+    return (len(scenario["members"]), partitions, len(scenario["topics"]), claims)
+
+
+# -- the ports -------------------------------------------------------------------------------------------------
+
+
+def normalise(assignment: dict, members: Iterable[str]) -> dict:
+    """{member: {topic: sorted partitions}} for every member, empty topics left out."""
+    out = {m: {} for m in members}
+    for m, topics in assignment.items():
+        out[m] = {t: sorted(ps) for t, ps in sorted(topics.items()) if ps}
+    return {m: out[m] for m in sorted(out)}
+
+
+def _literal(literal: bool) -> dict:
+    """``literal=True`` for the sticky ports only when asked (the keyword is newer than the ports' first version)."""
+    return {"literal": True} if literal else {}
+
+
+def cooperative_first(problem: Problem, order: str, literal: bool = False):
+    """The cooperative port's FIRST rebalance (Kafka's ``assign`` is one rebalance).
+
+    ``rebalance_cooperative`` runs the follow-up rebalances too and raises ``AssignorDidNotFinish`` when the
+    group has not settled after ``MAX_REBALANCES``; its first phase is then computed alone, by the same two
+    functions ``rebalance_cooperative`` hands to ``cooperative_sticky.rebalance``.
+    """
+    try:
+        return kafka4_sticky.rebalance_cooperative(problem, iteration_order=order, **_literal(literal)).first
+    except AssignorDidNotFinish:
+        return cooperative_sticky._one_rebalance(
+            problem,
+            lambda p: kafka4_sticky.assign(p, iteration_order=order, **_literal(literal)),
+            lambda p: kafka4_sticky.believed_holdings(p, order, **_literal(literal)),
+        ).assignment
+
+
+def port_answers(
+    scenario: dict, assignors: list[str], orders: list[str], literal: bool = False
+) -> dict[tuple[str, str], dict]:
+    """The ports' answers, per (assignor, iteration order): {"assignment": ...} or {"error": ...}."""
+    problem = Problem.from_mapping(scenario)
+    members = list(scenario["members"])
+    runs: dict[str, Callable[[str], object]] = {
+        "range": lambda order: range_assignor.assign(problem),
+        "roundrobin": lambda order: roundrobin.assign(problem),
+        "sticky": lambda order: kafka4_sticky.assign(problem, iteration_order=order, **_literal(literal)),
+        "cooperative-sticky": lambda order: cooperative_first(problem, order, literal),
+    }
+    answers = {}
+    for name in assignors:
+        cache = None
+        for order in orders:
+            if name in ("range", "roundrobin") and cache is not None:
+                answers[name, order] = cache  # order-independent: computed once
+                continue
+            try:
+                answers[name, order] = {"assignment": normalise(runs[name](order).to_mapping(), members)}
+            except Exception as e:  # the port refusing is a result to compare, not a crash of the tool
+                answers[name, order] = {"error": f"{type(e).__name__}: {e}"}
+            cache = answers[name, order]
+    return answers
+
+
+def java_result(answer: dict, name: str, members: Iterable[str]) -> dict:
+    result = answer[name]
+    if "assignment" in result:
+        return {"assignment": normalise(result["assignment"], members)}
+    return result
+
+
+def agree(java: dict, port: dict) -> bool:
+    if "assignment" in java and "assignment" in port:
+        return java["assignment"] == port["assignment"]
+    # Both refuse, with the same exception (by simple class name: Kafka's java.lang.NullPointerException is
+    # the literal port's NullPointerException).
+    return "error" in java and "error" in port and _exception(java["error"]) == _exception(port["error"])
+
+
+def _exception(error: str) -> str:
+    return error.split(":", 1)[0].rsplit(".", 1)[-1]
+
+
+def differences(java: dict, port: dict) -> dict:
+    """Per member whose assignment differs: what Kafka gives and what the port gives."""
+    if "assignment" not in java or "assignment" not in port:
+        return {"java": java, "port": port}
+    ja, pa = java["assignment"], port["assignment"]
+    return {
+        m: {"java": ja.get(m, {}), "port": pa.get(m, {})} for m in sorted(set(ja) | set(pa)) if ja.get(m) != pa.get(m)
+    }
+
+
+# -- shrinking -------------------------------------------------------------------------------------------------
+
+
+def _count(spec) -> int:
+    return spec if isinstance(spec, int) else spec["partitions"]
+
+
+def candidates(scenario: dict) -> Iterable[dict]:
+    """Simpler scenarios, one step each (still valid in the generator's terms: every member subscribes)."""
+    topics, members = scenario["topics"], scenario["members"]
+
+    def copy() -> dict:
+        return json.loads(json.dumps(scenario))
+
+    for m in members:  # drop a member
+        s = copy()
+        del s["members"][m]
+        if s["members"]:
+            yield s
+    for t in topics:  # drop a topic (its subscriptions and claims)
+        s = copy()
+        del s["topics"][t]
+        ok = bool(s["topics"])
+        for mm in s["members"].values():
+            mm["topics"] = [x for x in mm["topics"] if x != t]
+            ok &= bool(mm["topics"])
+            if t in mm.get("owned", {}):
+                del mm["owned"][t]
+                if not mm["owned"]:
+                    del mm["owned"]
+        if ok:
+            yield s
+    for t, spec in topics.items():  # one partition fewer (the last; claims on it dropped)
+        n = _count(spec)
+        if n > 1:
+            s = copy()
+            if isinstance(spec, int):
+                s["topics"][t] = n - 1
+            else:
+                s["topics"][t]["partitions"] = n - 1
+                s["topics"][t]["racks"] = s["topics"][t]["racks"][: n - 1]
+            for mm in s["members"].values():
+                if t in mm.get("owned", {}):
+                    mm["owned"][t] = [p for p in mm["owned"][t] if p < n - 1]
+                    if not mm["owned"][t]:
+                        del mm["owned"][t]
+                    if not mm["owned"]:
+                        del mm["owned"]
+            yield s
+    for m, mm in members.items():  # drop a subscription, a claim, a rack, an instance id, a generation
+        for t in mm["topics"]:
+            if len(mm["topics"]) > 1:
+                s = copy()
+                s["members"][m]["topics"].remove(t)
+                yield s
+        for t, ps in mm.get("owned", {}).items():
+            for p in ps:
+                s = copy()
+                s["members"][m]["owned"][t].remove(p)
+                if not s["members"][m]["owned"][t]:
+                    del s["members"][m]["owned"][t]
+                if not s["members"][m]["owned"]:
+                    del s["members"][m]["owned"]
+                yield s
+        for key in ("rack", "instance_id", "generation"):
+            if key in mm:
+                s = copy()
+                del s["members"][m][key]
+                yield s
+    for t, spec in topics.items():  # racks off a topic, one replica rack off a partition
+        if isinstance(spec, dict):
+            s = copy()
+            s["topics"][t] = spec["partitions"]
+            yield s
+            for p, racks in enumerate(spec["racks"]):
+                for r in racks:
+                    s = copy()
+                    s["topics"][t]["racks"][p].remove(r)
+                    yield s
+    renames = {m: f"c{i}" for i, m in enumerate(members)}  # plain member names, if the difference survives
+    if any(m != n for m, n in renames.items()):
+        s = copy()
+        s["members"] = {renames[m]: mm for m, mm in members.items()}
+        yield s
+
+
+def shrink(scenario: dict, still_differs: Callable[[dict], bool], budget: int = 3000) -> dict:
+    """Greedy: take the first simpler scenario that still differs, until none does (or the budget is spent)."""
+    tries = 0
+    progress = True
+    while progress and tries < budget:
+        progress = False
+        for s in candidates(scenario):
+            s["members"] = {m: s["members"][m] for m in sorted(s["members"])}  # members in id order (join order)
+            tries += 1
+            if still_differs(s):
+                scenario, progress = s, True
+                break
+            if tries >= budget:
+                break
+    return scenario
+
+
+# -- main ------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    agree: int = 0
+    total: int = 0
+    java_errors: int = 0
+    port_errors: int = 0
+    smallest: dict | None = None
+    found: list = field(default_factory=list)
+
+
+def without_traces(obj):
+    """``obj`` without the Java stack traces (kept in the JSON files, too long for one line)."""
+    if isinstance(obj, dict):
+        return {k: without_traces(v) for k, v in obj.items() if k != "trace"}
+    return obj
+
+
+def one_line(obj) -> str:
+    return json.dumps(obj, separators=(",", ":"), sort_keys=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tools/kafka_differential/run.py",
+        description="Compare Kafka's client assignors (compiled from source) with this project's ports on random scenarios.",
+    )
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--kafka", metavar="PATH", help="a Kafka source checkout (folder with clients/src/main/java)")
+    where.add_argument("--kafka-git", metavar="DIR", help="a Kafka git dir (bare or .git); needs --commit")
+    parser.add_argument("--commit", metavar="REV", help="the commit to read from --kafka-git")
+    parser.add_argument("--scenarios", type=int, default=1000, metavar="N", help="random scenarios (default 1000)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the run's seed (default 0); scenario i depends on (seed, i) only"
+    )
+    parser.add_argument(
+        "--assignors",
+        default=",".join(ASSIGNORS),
+        help=f"comma-separated, of {', '.join(ASSIGNORS)} (default all four)",
+    )
+    parser.add_argument(
+        "--iteration-order",
+        choices=[*ORDERS, "both"],
+        default="both",
+        help="the sticky ports' member iteration order (default both); range and roundrobin have none",
+    )
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        default=str(cache_root() / "reproducers"),
+        help="where reproducers go (default $TMPDIR/kafka_differential/reproducers)",
+    )
+    parser.add_argument("--shrink", action="store_true", help="also shrink each smallest reproducer against the JVM")
+    parser.add_argument(
+        "--literal",
+        action="store_true",
+        help="run the sticky ports with literal=True (Kafka's NullPointerException and empty-first-subscription rule kept)",
+    )
+    parser.add_argument("--m2", default=str(Path.home() / ".m2" / "repository"), help="the Maven cache with the jars")
+    parser.add_argument("--javac", default="javac")
+    parser.add_argument("--java", default="java")
+    parser.add_argument("--rebuild", action="store_true", help="ignore the cached build")
+    args = parser.parse_args(argv)
+    if args.kafka_git is not None and not args.commit:
+        parser.error("--kafka-git needs --commit")
+    if args.kafka is not None and args.commit:
+        parser.error("--commit goes with --kafka-git (a checkout's commit is read from it)")
+    if args.scenarios < 1:
+        parser.error("--scenarios must be at least 1")
+    assignors = [a.strip() for a in args.assignors.split(",") if a.strip()]
+    unknown = [a for a in assignors if a not in ASSIGNORS]
+    if unknown or not assignors:
+        parser.error(f"--assignors: unknown {', '.join(unknown) or '(none given)'}; known: {', '.join(ASSIGNORS)}")
+    orders = list(ORDERS) if args.iteration_order == "both" else [args.iteration_order]
+    for tool in (args.javac, args.java):
+        if shutil.which(tool) is None:
+            parser.error(f"{tool}: not found")
+
+    source = kafka_source(args)
+    jars = classpath_jars(Path(args.m2))
+    classes = build(source, jars, args.javac, args.rebuild)
+    print(f"Kafka commit: {source.describe()}")
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(
+        ["git", "-C", str(REPO), "status", "--porcelain", "--", "heuristics"], capture_output=True, text=True
+    ).stdout.strip()
+    print(
+        f"ports: assignment-oracle {head.stdout.strip() or '?'}"
+        + (" + uncommitted changes in heuristics/" if dirty else "")
+        + (", sticky ports with literal=True" if args.literal else "")
+    )
+
+    scenarios = [generate(args.seed, i) for i in range(args.scenarios)]
+    tallies = {(a, o): Tally() for a in assignors for o in orders}
+    sensitive: dict[str, Counter] = {a: Counter() for a in assignors}
+    out_dir = Path(args.out)
+    jvm = Jvm(args.java, classes, jars, classes.parent / f"jvm-stderr-{os.getpid()}.log")
+    started = time.monotonic()
+    try:
+        for i, answer in enumerate(jvm.stream(scenarios)):
+            scenario = scenarios[i]
+            members = list(scenario["members"])
+            ports = port_answers(scenario, assignors, orders, args.literal)
+            for a in assignors:
+                java = java_result(answer, a, members)
+                if len(orders) == 2 and ports[a, orders[0]] != ports[a, orders[1]]:
+                    # Order-sensitive: the port's answers differ by iteration order; which one is Kafka's?
+                    sensitive[a][tuple(o for o in orders if agree(java, ports[a, o])) or ("neither",)] += 1
+                for o in orders:
+                    tally = tallies[a, o]
+                    port = ports[a, o]
+                    tally.total += 1
+                    tally.java_errors += "error" in java
+                    tally.port_errors += "error" in port
+                    if agree(java, port):
+                        tally.agree += 1
+                        continue
+                    if tally.smallest is None or size(scenario) < size(tally.smallest["scenario"]):
+                        tally.smallest = {"index": i, "scenario": scenario, "java": java, "port": port}
+        elapsed = time.monotonic() - started
+        print(f"{args.scenarios} scenarios (seed {args.seed}) in {elapsed:.1f} s, one JVM")
+        print()
+        rows = [["assignor", *(f"{o} order" for o in orders)]]
+        for a in assignors:
+            row = [a]
+            for o in orders:
+                t = tallies[a, o]
+                row.append(f"agree {t.agree} / {t.total} ({100 * t.agree / t.total:.1f}%)")
+            rows.append(row)
+        widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+        for row in rows:
+            print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+        errors = [
+            f"{a}/{o}: Kafka threw {t.java_errors}, the port {t.port_errors}"
+            for (a, o), t in tallies.items()
+            if t.java_errors or t.port_errors
+        ]
+        if errors:
+            print("errors (agreement only when both sides throw the same exception): " + "; ".join(errors))
+        for a, counts in sensitive.items():
+            if counts:
+                which = ", ".join(f"{'+'.join(k)} {v}" for k, v in sorted(counts.items()))
+                print(
+                    f"{a}: {sum(counts.values())} order-sensitive scenarios (the port's two orders differ); Kafka agrees with: {which}"
+                )
+        print()
+
+        for (a, o), t in tallies.items():
+            if t.smallest is None:
+                (out_dir / f"{a}.{o}.json").unlink(missing_ok=True)  # not a reproducer of this run
+                continue
+            s = t.smallest
+            doc = {
+                "kafka_commit": source.commit,
+                "assignor": a,
+                "iteration_order": o,
+                "seed": args.seed,
+                "scenario_index": s["index"],
+                "scenario": s["scenario"],
+                "java": s["java"],
+                "port": s["port"],
+                "differences": differences(s["java"], s["port"]),
+            }
+            if args.shrink:
+
+                def still_differs(candidate: dict, a: str = a, o: str = o) -> bool:
+                    java = java_result(jvm.ask(candidate), a, candidate["members"])
+                    return not agree(java, port_answers(candidate, [a], [o], args.literal)[a, o])
+
+                small = shrink(s["scenario"], still_differs)
+                java = java_result(jvm.ask(small), a, small["members"])
+                port = port_answers(small, [a], [o], args.literal)[a, o]
+                doc["shrunk"] = {
+                    "scenario": small,
+                    "java": java,
+                    "port": port,
+                    "differences": differences(java, port),
+                }
+            out_dir.mkdir(parents=True, exist_ok=True)
+            path = out_dir / f"{a}.{o}.json"
+            path.write_text(json.dumps(doc, indent=2) + "\n")
+            print(f"smallest difference {a}/{o} (scenario {s['index']}, {path}): {one_line(s['scenario'])}")
+            print(f"    differs: {one_line(without_traces(doc['differences']))}")
+            if args.shrink:
+                print(f"    shrunk: {one_line(doc['shrunk']['scenario'])}")
+                print(f"    shrunk differs: {one_line(without_traces(doc['shrunk']['differences']))}")
+    finally:
+        jvm.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
