@@ -77,6 +77,8 @@ class TopicPartition(NamedTuple):
 class Topic:
     """A topic and its partition count (always positive).
 
+    ``topic_id``, when given, is Kafka's ``Uuid`` of the topic (``Uuid.toString()``: URL-safe base64
+    without padding), read only where Java's iteration order over topic ids is emulated.
     ``racks``, when known, lists per partition the racks of its replicas
     (``racks[p]`` for partition ``p``; a rack may repeat when two replicas
     share it), what KIP-881's rack-aware assignors match a member's
@@ -87,6 +89,9 @@ class Topic:
     name: str
     partitions: int
     racks: tuple[tuple[str, ...], ...] | None = None
+    #: The topic's id as Kafka prints a ``Uuid`` (22 characters of URL-safe base64): what KIP-848's
+    #: group coordinator keys topics by, so what decides its hash order.  ``None``: not given.
+    topic_id: str | None = None
 
 
 @dataclass(frozen=True)

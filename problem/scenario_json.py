@@ -62,6 +62,8 @@ __all__ = [
     "expect_name",
     "json_kind",
     "topic_from_value",
+    "kafka_uuid",
+    "uuid_bits",
     "InputError",
     "load_json",
     "problem_from_mapping",
@@ -76,7 +78,7 @@ __all__ = [
 ]
 
 _SCENARIO_KEYS = {"topics", "members", "objective", "join_groups", "weights"}
-_TOPIC_KEYS = {"partitions", "racks"}
+_TOPIC_KEYS = {"partitions", "racks", "id"}
 _MEMBER_KEYS = {"topics", "owned", "generation", "rack", "instance_id"}
 INT32_MAX = 2**31 - 1
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
@@ -300,7 +302,41 @@ def topic_from_value(name: str, value: Any, source: str, path: str) -> Topic:
     racks = None
     if isinstance(value, dict) and value.get("racks") is not None:
         racks = _replica_racks(value["racks"], count, source, f"{path}.racks")
-    return Topic(name, count, racks)
+    topic_id = None
+    if isinstance(value, dict) and value.get("id") is not None:
+        topic_id = kafka_uuid(value["id"], source, f"{path}.id")
+    return Topic(name, count, racks, topic_id)
+
+
+def kafka_uuid(value: Any, source: str, path: str) -> str:
+    """A Kafka ``Uuid`` as ``Uuid.toString()`` prints it: 22 characters of URL-safe base64 (no padding) for
+    16 bytes, not the all-zero id Kafka reserves for "no id"."""
+    import base64
+    import binascii
+
+    if not isinstance(value, str):
+        raise InputError(
+            source, path, f"must be a Kafka topic id (22 characters of URL-safe base64), got {json_kind(value)}"
+        )
+    try:
+        raw = base64.urlsafe_b64decode(value + "==") if len(value) == 22 and value.isascii() else b""
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(raw) != 16 or base64.urlsafe_b64encode(raw).decode().rstrip("=") != value:
+        shown = value if len(value) <= 40 else value[:40] + "..."
+        raise InputError(source, path, f"must be a Kafka topic id (22 characters of URL-safe base64), got {shown!r}")
+    if raw == bytes(16):
+        raise InputError(source, path, "is Kafka's all-zero Uuid, reserved for no topic id")
+    return value
+
+
+def uuid_bits(topic_id: str) -> tuple[int, int]:
+    """The two signed 64-bit halves of a Kafka ``Uuid`` (``getMostSignificantBits``, ``getLeastSignificantBits``)."""
+    import base64
+
+    raw = base64.urlsafe_b64decode(topic_id + "==")
+    most, least = int.from_bytes(raw[:8], "big", signed=True), int.from_bytes(raw[8:], "big", signed=True)
+    return most, least
 
 
 def _replica_racks(value: Any, count: int, source: str, path: str) -> tuple[tuple[str, ...], ...]:
@@ -459,6 +495,14 @@ def problem_from_mapping(
         path = field_path("topics", name)
         expect_name(name, source, path)
         topics.append(topic_from_value(name, value, source, path))
+    ids: dict[str, str] = {}
+    for t in topics:
+        if t.topic_id is not None:
+            if t.topic_id in ids:
+                raise InputError(
+                    source, field_path("topics", t.name) + ".id", f"is also the id of topic {ids[t.topic_id]!r}"
+                )
+            ids[t.topic_id] = t.name
     total = sum(t.partitions for t in topics)
     if max_partitions is not None and total > max_partitions:
         raise InputError(
@@ -583,8 +627,12 @@ def problem_to_mapping(problem: Problem) -> dict:
     return {
         "topics": {
             t.name: t.partitions
-            if t.racks is None
-            else {"partitions": t.partitions, "racks": [list(r) for r in t.racks]}
+            if t.racks is None and t.topic_id is None
+            else {
+                "partitions": t.partitions,
+                **({"racks": [list(r) for r in t.racks]} if t.racks is not None else {}),
+                **({"id": t.topic_id} if t.topic_id is not None else {}),
+            }
             for t in problem.topics
         },
         "members": members,

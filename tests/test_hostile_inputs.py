@@ -31,7 +31,7 @@ from assignment_oracle.cli import main
 
 SCENARIO = {
     "topics": {
-        "orders": {"partitions": 4, "racks": [["a", "b"], ["b"], ["c"], []]},
+        "orders": {"partitions": 4, "racks": [["a", "b"], ["b"], ["c"], []], "id": "UXyU9i5ARn6W00ON2taeWA"},
         "clicks": 4,
         "views": {"partitions": 2},
     },

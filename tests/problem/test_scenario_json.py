@@ -54,6 +54,21 @@ def with_(path, value):
         (with_(["objective"], ["balance"]), "objective", "balance and stickiness"),
         (with_(["objective"], "balance,balance"), "objective", "balance and stickiness"),
         (with_(["typo"], 1), "typo", "unknown key"),
+        (with_(["topics", "clicks"], {"partitions": 4, "id": 7}), "topics.clicks.id", "Kafka topic id"),
+        (with_(["topics", "clicks"], {"partitions": 4, "id": "UXyU9i5ARn6W00ON2taeW"}), "topics.clicks.id", "22"),
+        (with_(["topics", "clicks"], {"partitions": 4, "id": "UXyU9i5ARn6W00ON2tae+A"}), "topics.clicks.id", "base64"),
+        (with_(["topics", "clicks"], {"partitions": 4, "id": "AAAAAAAAAAAAAAAAAAAAAA"}), "topics.clicks.id", "zero"),
+        (
+            with_(
+                ["topics"],
+                {
+                    "a": {"partitions": 1, "id": "UXyU9i5ARn6W00ON2taeWA"},
+                    "b": {"partitions": 1, "id": "UXyU9i5ARn6W00ON2taeWA"},
+                },
+            ),
+            "topics.b.id",
+            "also the id of topic 'a'",
+        ),
         ({"members": {}}, "topics", "missing"),
     ],
 )
@@ -79,6 +94,25 @@ def test_malformed_json(text, words):
     with pytest.raises(InputError) as err:
         load_json(text, source="s.json")
     assert words in str(err.value)
+
+
+def test_topic_ids_are_kafkas_uuids_and_round_trip():
+    """``"id"`` is a Kafka Uuid as ``Uuid.toString()`` prints it; its halves and hash are Kafka's
+    (``new Uuid(0L, 1L)``, Kafka's METADATA_TOPIC_ID, prints AAAAAAAAAAAAAAAAAAAAAQ; UuidTest's
+    "UXyU9i5ARn6W00ON2taeWA" decodes to its 16 bytes)."""
+    import base64
+
+    from assignment_oracle.heuristics.java_order import uuid_hash
+    from assignment_oracle.problem.scenario_json import uuid_bits
+
+    doc = with_(["topics", "clicks"], {"partitions": 4, "id": "UXyU9i5ARn6W00ON2taeWA", "racks": None})
+    problem = Problem.from_mapping(doc)
+    assert {t.name: t.topic_id for t in problem.topics} == {"orders": None, "clicks": "UXyU9i5ARn6W00ON2taeWA"}
+    assert Problem.from_mapping(problem.to_mapping()) == problem
+    assert uuid_bits("AAAAAAAAAAAAAAAAAAAAAQ") == (0, 1) and uuid_hash(0, 1) == 1
+    raw = base64.urlsafe_b64decode("UXyU9i5ARn6W00ON2taeWA==")
+    most, least = uuid_bits("UXyU9i5ARn6W00ON2taeWA")
+    assert (most % 2**64).to_bytes(8, "big") + (least % 2**64).to_bytes(8, "big") == raw
 
 
 def test_round_trip_keeps_everything_given():
