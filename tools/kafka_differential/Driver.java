@@ -1,12 +1,16 @@
 // The Java side of tools/kafka_differential: Kafka's own client assignors, one long-lived JVM.
 //
 // Protocol (JSON lines on stdin/stdout, UTF-8): one request per line,
-//     {"id": ANY, "scenario": SCENARIO}
+//     {"id": ANY, "scenario": SCENARIO, "assignors": [NAME, ...], "server_orders": {...}}
 // where SCENARIO is the project's scenario format (docs/formats.md: topics, members with topics, owned,
-// generation, rack, instance_id); one answer per line, in the same order,
-//     {"id": ANY, "range": RESULT, "roundrobin": RESULT, "sticky": RESULT, "cooperative-sticky": RESULT}
-// where RESULT is {"assignment": {member: {topic: [partition, ...]}}} (every member, partitions sorted)
-// or {"error": "ExceptionClass: message"}.  A line that cannot be read at all gets {"id": null, "fatal": "..."}.
+// generation, rack, instance_id; a topic's "id", Kafka's Uuid as Uuid.toString() prints it, is read by the
+// server assignors only), "assignors" (optional; default the four client assignors) any of range, roundrobin,
+// sticky, cooperative-sticky (client) and uniform, server-range (KIP-848 group coordinator, ServerAssignors.java),
+// and "server_orders" (optional, diagnosis only) see ServerAssignors.Orders; one answer per line, in the same order,
+//     {"id": ANY, "range": RESULT, "roundrobin": RESULT, ...}
+// where RESULT is {"assignment": {member: {topic: [partition, ...]}}} (every member, partitions sorted; the server
+// assignors add "subscription_type") or {"error": "ExceptionClass: message"}.  A line that cannot be read at all
+// gets {"id": null, "fatal": "..."}.
 //
 // It lives in Kafka's package so it can use StickyAssignor's package-private user data schemas and serializer
 // (as Kafka's own StickyAssignorTest does).
@@ -59,8 +63,8 @@ public final class Driver {
     private Driver() {
     }
 
-    /** One member of the scenario, as read. */
-    private static final class Member {
+    /** One member of the scenario, as read (also by ServerAssignors). */
+    static final class Member {
         final String id;
         final List<String> topics = new ArrayList<>();
         final List<TopicPartition> owned = new ArrayList<>(); // in the scenario's order: topics, then partitions
@@ -210,13 +214,18 @@ public final class Driver {
                 }
             }
         } catch (Throwable t) {
-            StringWriter trace = new StringWriter();
-            t.printStackTrace(new PrintWriter(trace));
             result.removeAll();
             result.put("error", t.toString());
-            result.put("trace", firstLines(trace.toString(), 6));
+            result.put("trace", trace(t));
         }
         return result;
+    }
+
+    /** The first lines of a stack trace, on one line. */
+    static String trace(Throwable t) {
+        StringWriter trace = new StringWriter();
+        t.printStackTrace(new PrintWriter(trace));
+        return firstLines(trace.toString(), 6);
     }
 
     private static String firstLines(String text, int n) {
@@ -245,8 +254,22 @@ public final class Driver {
                     Map.Entry<String, JsonNode> e = it.next();
                     members.add(new Member(e.getKey(), e.getValue()));
                 }
-                for (String name : ASSIGNORS)
-                    answer.set(name, run(name, cluster, members));
+                List<String> names = new ArrayList<>();
+                if (request.has("assignors")) {
+                    for (JsonNode n : request.get("assignors"))
+                        names.add(n.asText());
+                } else {
+                    names.addAll(List.of(ASSIGNORS));
+                }
+                ServerAssignors.Orders orders = new ServerAssignors.Orders(request.path("server_orders"));
+                for (String name : names) {
+                    if (List.of(ServerAssignors.NAMES).contains(name))
+                        answer.set(name, ServerAssignors.run(MAPPER, name, scenario.path("topics"), members, orders));
+                    else if (List.of(ASSIGNORS).contains(name))
+                        answer.set(name, run(name, cluster, members));
+                    else
+                        throw new IllegalArgumentException("unknown assignor " + name);
+                }
             } catch (Throwable t) {
                 if (!answer.has("id"))
                     answer.putNull("id");

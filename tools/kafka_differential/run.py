@@ -1,4 +1,4 @@
-"""Differential test of the Kafka ports against Kafka's own client assignors, compiled from source (issue 27).
+"""Differential test of the Kafka ports against Kafka's own assignors, compiled from source (issue 27).
 
 Not part of CI: it needs a Kafka source tree (or a git dir and a commit), ``javac``/``java`` 17 and the
 Jackson/SLF4J jars of a Maven cache.  See README.md in this folder.
@@ -6,25 +6,34 @@ Jackson/SLF4J jars of a Maven cache.  See README.md in this folder.
 What it does:
 
 1. prepares a build directory under ``$TMPDIR/kafka_differential/`` (cached, keyed by the Kafka commit or
-   source hash and by this tool's own Java files): Kafka's client assignors and the few classes they need,
-   extracted verbatim, plus this folder's stand-ins (``standins/``) and ``Driver.java``, compiled with javac;
-2. starts ONE JVM running ``Driver`` (JSON lines: a scenario in, the four assignors' answers out);
+   source hash, the list of Kafka's files and this tool's own Java files): Kafka's client assignors, its
+   KIP-848 group coordinator assignors and the few classes they need, extracted verbatim, plus this folder's
+   stand-ins (``standins/``), ``Driver.java`` and ``ServerAssignors.java``, compiled with javac;
+2. starts ONE JVM running ``Driver`` (JSON lines: a scenario in, the assignors' answers out);
 3. generates N random scenarios (seeded), streams them to the JVM, and compares each of Kafka's answers with
    the port's: ``heuristics.range.assign``, ``heuristics.roundrobin.assign``, ``heuristics.kafka4_sticky.assign``
-   (``StickyAssignor``) and ``heuristics.kafka4_sticky.rebalance_cooperative(...).first``
-   (``CooperativeStickyAssignor``: one rebalance, as Kafka's ``assign`` is one), for each iteration order;
+   (``StickyAssignor``), ``heuristics.kafka4_sticky.rebalance_cooperative(...).first``
+   (``CooperativeStickyAssignor``: one rebalance, as Kafka's ``assign`` is one), ``heuristics.uniform.assign``
+   (the group coordinator's ``UniformAssignor``) and ``heuristics.server_range.assign`` (its ``RangeAssignor``),
+   for each iteration order the port has;
 4. prints the agreement per assignor and iteration order and, per assignor and order, the smallest differing
    scenario (fewest members, then partitions), also written as JSON under ``--out``; ``--shrink`` also
-   shrinks it greedily against the same JVM (drop members, topics, partitions, claims, racks, ...).
+   shrinks it greedily against the same JVM (drop members, topics, partitions, claims, racks, ...).  For the
+   server assignors every difference is also diagnosed: the JVM answers again with Kafka's member order and/or
+   topic-id orders replaced by the port's, which tells which Java map decides it.
 
 Scenarios list their members in member-id order: the order the port takes as the join order (its
-``Problem`` keeps members sorted), so Java's ``HashMap`` is filled in that order too.
+``Problem`` keeps members sorted), so Java's ``HashMap`` is filled in that order too.  For the server
+assignors every topic also gets a random Kafka ``Uuid`` (seeded, from a stream of its own so that the
+scenarios themselves are unchanged), sent to Java as the topic's ``"id"``.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
+import inspect
 import json
 import os
 import random
@@ -40,7 +49,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from assignment_oracle.heuristics import cooperative_sticky, kafka4_sticky, roundrobin
+from assignment_oracle.heuristics import cooperative_sticky, kafka4_sticky, roundrobin, server_range, uniform
 from assignment_oracle.heuristics import range as range_assignor
 from assignment_oracle.problem.errors import AssignorDidNotFinish
 from assignment_oracle.problem.model import Problem
@@ -50,7 +59,7 @@ REPO = HERE.parent.parent
 
 #: Kafka's sources the client assignors compile from (under clients/src/main/java/org/apache/kafka/).
 KAFKA_ROOT = "clients/src/main/java"
-KAFKA_FILES = [
+KAFKA_CLIENT_FILES = [
     *(
         f"org/apache/kafka/clients/consumer/{name}.java"
         for name in (
@@ -81,8 +90,33 @@ KAFKA_FILES = [
     *(f"org/apache/kafka/common/utils/{name}.java" for name in ("CollectionUtils", "CircularIterator", "ByteUtils")),
     "org/apache/kafka/common/protocol/Writable.java",
 ]
-#: Whole folders taken as they are.
-KAFKA_DIRS = ["org/apache/kafka/common/protocol/types"]
+#: The group coordinator's (KIP-848) assignors and what they need, by source root.
+SERVER_API_ROOT = "group-coordinator/group-coordinator-api/src/main/java"
+SERVER_ROOT = "group-coordinator/src/main/java"
+SERVER_COMMON_ROOT = "server-common/src/main/java"
+KAFKA_FILES = [
+    *(f"{KAFKA_ROOT}/{f}" for f in KAFKA_CLIENT_FILES),
+    f"{KAFKA_ROOT}/org/apache/kafka/common/annotation/InterfaceStability.java",
+    f"{KAFKA_ROOT}/org/apache/kafka/common/errors/ApiException.java",
+    *(
+        f"{SERVER_ROOT}/org/apache/kafka/coordinator/group/assignor/{name}.java"
+        for name in (
+            "UniformAssignor",
+            "UniformHomogeneousAssignmentBuilder",
+            "UniformHeterogeneousAssignmentBuilder",
+            "RangeAssignor",
+            "RangeSet",
+            "AssignorHelpers",
+        )
+    ),
+    f"{SERVER_ROOT}/org/apache/kafka/coordinator/group/modern/MemberAssignmentImpl.java",
+    f"{SERVER_COMMON_ROOT}/org/apache/kafka/server/common/TopicIdPartition.java",
+]
+#: Whole folders taken as they are (paths from the source root).
+KAFKA_DIRS = [
+    f"{KAFKA_ROOT}/org/apache/kafka/common/protocol/types",
+    f"{SERVER_API_ROOT}/org/apache/kafka/coordinator/group/api/assignor",
+]
 
 #: Jars from the Maven cache: JSON for the driver, the logging API the assignors call.
 JARS = [
@@ -93,8 +127,24 @@ JARS = [
 ]
 DRIVER_CLASS = "org.apache.kafka.clients.consumer.Driver"
 
-ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky")
+CLIENT_ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky")
+#: The group coordinator's: UniformAssignor (both builders) and RangeAssignor.
+SERVER_ASSIGNORS = ("uniform", "server-range")
+ASSIGNORS = CLIENT_ASSIGNORS + SERVER_ASSIGNORS
 ORDERS = tuple(kafka4_sticky.ITERATION_ORDERS)  # ("sorted", "java")
+#: Assignors whose ports have no iteration order because Kafka's answer has none (they sort): one answer,
+#: shown in both columns.
+ORDERLESS = ("range", "roundrobin", "server-range")
+#: Whether the uniform port takes ``iteration_order`` (not yet at the time of writing): then both orders are
+#: compared, else only its (sorted) order.
+UNIFORM_HAS_ORDER = "iteration_order" in inspect.signature(uniform.assign).parameters
+
+
+def port_orders(name: str) -> tuple[str, ...]:
+    """The iteration orders the port of ``name`` can be run in."""
+    if name == "uniform" and not UNIFORM_HAS_ORDER:
+        return ("sorted",)
+    return ORDERS
 
 
 # -- Kafka's sources and the build ---------------------------------------------------------------------------
@@ -115,7 +165,7 @@ class KafkaSource:
 
     def extract(self, dest: Path) -> None:
         """Kafka's needed files under ``dest`` (paths relative to the source root kept)."""
-        wanted = [f"{KAFKA_ROOT}/{f}" for f in KAFKA_FILES] + [f"{KAFKA_ROOT}/{d}" for d in KAFKA_DIRS]
+        wanted = KAFKA_FILES + KAFKA_DIRS
         if self.git_dir is not None:
             archive = subprocess.run(
                 ["git", f"--git-dir={self.git_dir}", "archive", self.commit, *wanted],
@@ -140,7 +190,7 @@ class KafkaSource:
             return self.commit
         digest = hashlib.sha256()
         for rel in sorted(KAFKA_FILES) + sorted(KAFKA_DIRS):
-            src = self.path / KAFKA_ROOT / rel
+            src = self.path / rel
             files = sorted(src.rglob("*.java")) if src.is_dir() else [src]
             for f in files:
                 if f.is_file():
@@ -171,7 +221,20 @@ def kafka_source(args: argparse.Namespace) -> KafkaSource:
     if probe.returncode == 0:
         commit = probe.stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(path), "status", "--porcelain", "--", KAFKA_ROOT], capture_output=True, text=True
+            [
+                "git",
+                "-C",
+                str(path),
+                "status",
+                "--porcelain",
+                "--",
+                KAFKA_ROOT,
+                SERVER_API_ROOT,
+                SERVER_ROOT,
+                SERVER_COMMON_ROOT,
+            ],
+            capture_output=True,
+            text=True,
         ).stdout.strip()
         if dirty:
             commit += "+local-changes"
@@ -179,8 +242,8 @@ def kafka_source(args: argparse.Namespace) -> KafkaSource:
 
 
 def tool_files() -> list[Path]:
-    """This tool's Java: the driver and the stand-ins (part of the cache key)."""
-    return [HERE / "Driver.java", *sorted((HERE / "standins").rglob("*.java"))]
+    """This tool's Java: the driver, the server side and the stand-ins (part of the cache key)."""
+    return [*sorted(HERE.glob("*.java")), *sorted((HERE / "standins").rglob("*.java"))]
 
 
 def classpath_jars(m2: Path) -> list[Path]:
@@ -201,7 +264,7 @@ def build(source: KafkaSource, jars: list[Path], javac: str, rebuild: bool) -> P
     The build happens in a private folder renamed into place when javac succeeds, so a concurrent run
     never sees half a build.
     """
-    digest = hashlib.sha256()
+    digest = hashlib.sha256("\0".join(KAFKA_FILES + KAFKA_DIRS).encode() + b"\0")  # which of Kafka's files
     for f in tool_files():
         digest.update(str(f.relative_to(HERE)).encode() + b"\0" + f.read_bytes() + b"\0")
     key = f"{source.content_key()}-{digest.hexdigest()[:12]}"
@@ -214,10 +277,11 @@ def build(source: KafkaSource, jars: list[Path], javac: str, rebuild: bool) -> P
     (work / "kafka").mkdir()
     source.extract(work / "kafka")
     shutil.copytree(HERE / "standins", work / "standins")
-    shutil.copy2(HERE / "Driver.java", work / "Driver.java")
+    for f in sorted(HERE.glob("*.java")):
+        shutil.copy2(f, work / f.name)
     sources = sorted(p.relative_to(work).as_posix() for p in (work / "kafka").rglob("*.java"))
     sources += sorted(p.relative_to(work).as_posix() for p in (work / "standins").rglob("*.java"))
-    sources.append("Driver.java")
+    sources += sorted(f.name for f in HERE.glob("*.java"))
     (work / "sources.txt").write_text("\n".join(sources) + "\n")
     (work / "classes").mkdir()
     started = time.monotonic()
@@ -274,13 +338,16 @@ class Jvm:
             raise SystemExit(f"kafka_differential: error: the driver could not read a scenario: {answer['fatal']}")
         return answer
 
-    def stream(self, scenarios: list[dict]) -> Iterable[dict]:
+    def stream(self, scenarios: list[dict], assignors: list[str], server_orders: dict | None = None) -> Iterable[dict]:
         """Kafka's answers to ``scenarios``, in order (written from a thread so neither pipe fills up)."""
 
         def write() -> None:
             try:
                 for i, scenario in enumerate(scenarios):
-                    self.proc.stdin.write(json.dumps({"id": i, "scenario": scenario}).encode() + b"\n")
+                    request = {"id": i, "scenario": scenario, "assignors": assignors}
+                    if server_orders:
+                        request["server_orders"] = server_orders
+                    self.proc.stdin.write(json.dumps(request).encode() + b"\n")
                 self.proc.stdin.flush()
             except BrokenPipeError:
                 pass
@@ -294,11 +361,14 @@ class Jvm:
             yield answer
         writer.join()
 
-    def ask(self, scenario: dict) -> dict:
-        """One scenario, synchronously (shrinking)."""
+    def ask(self, scenario: dict, assignors: list[str], server_orders: dict | None = None) -> dict:
+        """One scenario, synchronously (shrinking, diagnosis); ``server_orders``: see ServerAssignors.Orders."""
         self._next_id += 1
         ident = f"ask-{self._next_id}"
-        self.proc.stdin.write(json.dumps({"id": ident, "scenario": scenario}).encode() + b"\n")
+        request = {"id": ident, "scenario": scenario, "assignors": assignors}
+        if server_orders:
+            request["server_orders"] = server_orders
+        self.proc.stdin.write(json.dumps(request).encode() + b"\n")
         self.proc.stdin.flush()
         answer = self._read()
         if answer["id"] != ident:
@@ -421,6 +491,72 @@ def generate(seed: int, index: int) -> dict:
     return {"topics": topics, "members": {m: members[m] for m in sorted(members)}}
 
 
+def kafka_uuid(rng: random.Random, taken: Iterable[str] = ()) -> str:
+    """A random Kafka topic id as ``Uuid.toString()`` prints it (URL-safe base64 of 16 bytes, no padding).
+
+    As ``Uuid.randomUuid()`` draws it: the 16 bytes of a version-4 ``java.util.UUID`` (version and variant bits
+    set), redrawn when the text starts with ``-`` (Kafka's rule; the reserved all-zero and ``ONE_UUID`` ids
+    cannot have version 4).  ``taken``: ids already given in the scenario (redrawn, never repeated).
+    """
+    while True:
+        raw = bytearray(rng.getrandbits(128).to_bytes(16, "big"))
+        raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+        raw[8] = (raw[8] & 0x3F) | 0x80  # IETF variant
+        text = base64.urlsafe_b64encode(bytes(raw)).decode("ascii").rstrip("=")
+        if not text.startswith("-") and text not in taken:
+            return text
+
+
+def topic_ids(seed: int, index: int, topics: Iterable[str]) -> dict[str, str]:
+    """Scenario ``index``'s topic ids: a random ``Uuid`` per topic, from a stream of their own (the scenario
+    drawn by :func:`generate` does not change)."""
+    rng = random.Random(f"kafka_differential/{seed}/{index}/topic-ids")
+    ids: dict[str, str] = {}
+    for t in topics:
+        ids[t] = kafka_uuid(rng, ids.values())
+    return ids
+
+
+def with_ids(scenario: dict, ids: dict[str, str]) -> dict:
+    """``scenario`` with each topic's ``"id"`` (the topic as ``{"partitions": N, "racks": ..., "id": ...}``)."""
+    topics = {}
+    for t, spec in scenario["topics"].items():
+        spec = {"partitions": spec} if isinstance(spec, int) else dict(spec)
+        spec["id"] = ids[t]
+        topics[t] = spec
+    return {**scenario, "topics": topics}
+
+
+def without_ids(scenario: dict) -> dict:
+    """``scenario`` without topic ids (a topic of only a partition count back to a plain count)."""
+    topics = {}
+    for t, spec in scenario["topics"].items():
+        if isinstance(spec, dict) and "id" in spec:
+            spec = {k: v for k, v in spec.items() if k != "id"}
+            if set(spec) == {"partitions"}:
+                spec = spec["partitions"]
+        topics[t] = spec
+    return {**scenario, "topics": topics}
+
+
+def _ports_read_topic_ids() -> bool:
+    """Whether ``Problem.from_mapping`` accepts a topic's ``"id"`` (checked by trying): then the ports get it."""
+    probe = {"topics": {"t": {"partitions": 1, "id": "AAAAAAAAAAAAAAAAAAAAAg"}}, "members": {}}  # Uuid(0, 2)
+    try:
+        Problem.from_mapping(probe)
+    except Exception:
+        return False
+    return True
+
+
+PORTS_READ_TOPIC_IDS = _ports_read_topic_ids()
+
+
+def ports_view(scenario: dict) -> dict:
+    """The scenario as the ports are given it: topic ids only when ``Problem.from_mapping`` accepts them."""
+    return scenario if PORTS_READ_TOPIC_IDS else without_ids(scenario)
+
+
 def size(scenario: dict) -> tuple[int, int, int, int]:
     """Smaller is simpler: members, then partitions, then topics, then claims."""
     partitions = sum(t if isinstance(t, int) else t["partitions"] for t in scenario["topics"].values())
@@ -464,20 +600,27 @@ def cooperative_first(problem: Problem, order: str, literal: bool = False):
 def port_answers(
     scenario: dict, assignors: list[str], orders: list[str], literal: bool = False
 ) -> dict[tuple[str, str], dict]:
-    """The ports' answers, per (assignor, iteration order): {"assignment": ...} or {"error": ...}."""
-    problem = Problem.from_mapping(scenario)
+    """The ports' answers, per (assignor, iteration order): {"assignment": ...} or {"error": ...}.
+
+    Only the orders the port has (:func:`port_orders`); topic ids reach the ports only if they read them.
+    """
+    problem = Problem.from_mapping(ports_view(scenario))
     members = list(scenario["members"])
     runs: dict[str, Callable[[str], object]] = {
         "range": lambda order: range_assignor.assign(problem),
         "roundrobin": lambda order: roundrobin.assign(problem),
         "sticky": lambda order: kafka4_sticky.assign(problem, iteration_order=order, **_literal(literal)),
         "cooperative-sticky": lambda order: cooperative_first(problem, order, literal),
+        "uniform": lambda order: uniform.assign(problem, **({"iteration_order": order} if UNIFORM_HAS_ORDER else {})),
+        "server-range": lambda order: server_range.assign(problem),
     }
     answers = {}
     for name in assignors:
         cache = None
         for order in orders:
-            if name in ("range", "roundrobin") and cache is not None:
+            if order not in port_orders(name):
+                continue
+            if name in ORDERLESS and cache is not None:
                 answers[name, order] = cache  # order-independent: computed once
                 continue
             try:
@@ -557,7 +700,8 @@ def candidates(scenario: dict) -> Iterable[dict]:
                 s["topics"][t] = n - 1
             else:
                 s["topics"][t]["partitions"] = n - 1
-                s["topics"][t]["racks"] = s["topics"][t]["racks"][: n - 1]
+                if spec.get("racks") is not None:
+                    s["topics"][t]["racks"] = s["topics"][t]["racks"][: n - 1]
             for mm in s["members"].values():
                 if t in mm.get("owned", {}):
                     mm["owned"][t] = [p for p in mm["owned"][t] if p < n - 1]
@@ -587,9 +731,12 @@ def candidates(scenario: dict) -> Iterable[dict]:
                 del s["members"][m][key]
                 yield s
     for t, spec in topics.items():  # racks off a topic, one replica rack off a partition
-        if isinstance(spec, dict):
+        if isinstance(spec, dict) and spec.get("racks") is not None:
             s = copy()
-            s["topics"][t] = spec["partitions"]
+            if "id" in spec:
+                del s["topics"][t]["racks"]  # the topic keeps its id
+            else:
+                s["topics"][t] = spec["partitions"]
             yield s
             for p, racks in enumerate(spec["racks"]):
                 for r in racks:
@@ -620,6 +767,85 @@ def shrink(scenario: dict, still_differs: Callable[[dict], bool], budget: int = 
     return scenario
 
 
+# -- diagnosis (server assignors) -----------------------------------------------------------------------------
+
+#: Kafka's answer again with some of its orders replaced by the port's (``ServerAssignors.Orders``): member
+#: ids in id order (a LinkedHashMap instead of the HashMap of GroupSpec.memberIds()), topic ids in name order
+#: (topic k by name gets Uuid(0, k + 2): every hash order and Uuid.compareTo follow the names), the previous
+#: assignments' maps in topic name order, topic ids that compare in name order but hash at random (topic k by
+#: name gets Uuid(k + 1, its id's low bits)).
+DIAGNOSIS_VARIANTS = {
+    "members": {"members": "sorted"},
+    "topics": {"topic_ids": "names"},
+    "both": {"members": "sorted", "topic_ids": "names"},
+    "maps": {"members": "sorted", "assignment_maps": "names"},
+    "compare": {"members": "sorted", "topic_ids": "compare-names"},
+}
+
+#: What decides a difference of the uniform assignor, by (Kafka's builder, cause): the Java map or comparison
+#: at apache/kafka 1eb7644 (files under group-coordinator/src/main/java/.../coordinator/group/).
+UNIFORM_CAUSES = {
+    ("heterogeneous", "subscription type"): "not an order: Kafka's subscription type counts topic NAMES, a topic "
+    "that does not exist included (modern/ModernGroup.java:535, GroupMetadataManager.java:1813), so a member that "
+    "also subscribes to a missing topic makes the group heterogeneous; the port skips missing topics first and "
+    "runs the homogeneous builder",
+    ("homogeneous", "member ids"): "groupSpec.memberIds(), a HashMap<String, ...> of member ids "
+    "(modern/TargetAssignmentBuilder.java:329), iterated at assignor/UniformHomogeneousAssignmentBuilder.java:157",
+    ("homogeneous", "topic ids (subscribed set)"): "subscribedTopicIds, a HashSet<Uuid> "
+    "(UniformHomogeneousAssignmentBuilder.java:99), iterated at :117 (the order of the unassigned partitions)",
+    ("homogeneous", "topic ids (previous assignment)"): "a member's previous assignment, a HashMap<Uuid, Set<Integer>> "
+    "(modern/Assignment.java:45, 84), iterated at UniformHomogeneousAssignmentBuilder.java:173",
+    ("heterogeneous", "member ids"): "memberIds = new ArrayList<>(groupSpec.memberIds()) "
+    "(UniformHeterogeneousAssignmentBuilder.java:157): member indices break memberComparator's tie (:223) "
+    "and group a topic's partitions by owner (:744)",
+    ("heterogeneous", "topic ids (compareTo)"): "Uuid.compareTo, topicComparator's last tie "
+    "(UniformHeterogeneousAssignmentBuilder.java:205): topic id order, not a hash order",
+    ("heterogeneous", "topic ids (hash order)"): "a hash order over topic ids (not expected: the builder never "
+    "iterates one where it shows)",
+}
+
+
+def diagnose(jvm: Jvm, name: str, scenario: dict, port: dict, builder: str | None) -> str:
+    """Which of Kafka's orders makes its answer differ from the port's ``port`` on ``scenario``.
+
+    ``"member ids"``: Kafka agrees once members iterate in id order; ``"topic ids (...)"``: once topic ids
+    are in name order (for the homogeneous builder, ``previous assignment`` when the previous assignments'
+    maps in name order suffice, else ``subscribed set``; for the heterogeneous builder, ``compareTo`` when ids
+    that compare in name order but hash at random suffice, else ``hash order``);
+    ``"member ids or topic ids"``: either alone suffices; ``"member ids and topic ids (...)"``: both are needed;
+    ``"not an order"``: Kafka still differs with all of them in the port's order.  Before any of this,
+    ``"subscription type"``: Kafka's builder is not the port's (a member also subscribes to a topic that does
+    not exist: Kafka decides the type on topic names, ModernGroup.subscriptionType, and calls the heterogeneous
+    builder; the port decides on existing topics and runs the homogeneous one).
+    """
+    if builder is not None and builder != port_subscription_type(scenario):
+        return "subscription type"
+    members = list(scenario["members"])
+    ok = {
+        k: agree(java_result(jvm.ask(scenario, [name], v), name, members), port) for k, v in DIAGNOSIS_VARIANTS.items()
+    }
+    if not ok["both"]:
+        return "not an order"
+    if ok["members"] and ok["topics"]:
+        return "member ids or topic ids"
+    if ok["members"]:
+        return "member ids"
+    if builder == "homogeneous":
+        topic = "topic ids (previous assignment)" if ok["maps"] else "topic ids (subscribed set)"
+    elif builder == "heterogeneous" and name == "uniform":
+        topic = "topic ids (compareTo)" if ok["compare"] else "topic ids (hash order)"
+    else:
+        topic = "topic ids"
+    return topic if ok["topics"] else "member ids and " + topic
+
+
+def port_subscription_type(scenario: dict) -> str:
+    """The uniform port's builder: homogeneous when all members subscribe to the same EXISTING topics."""
+    existing = scenario["topics"]
+    subscriptions = {frozenset(t for t in m["topics"] if t in existing) for m in scenario["members"].values()}
+    return "homogeneous" if len(subscriptions) <= 1 else "heterogeneous"
+
+
 # -- main ------------------------------------------------------------------------------------------------------
 
 
@@ -630,7 +856,16 @@ class Tally:
     java_errors: int = 0
     port_errors: int = 0
     smallest: dict | None = None
-    found: list = field(default_factory=list)
+    #: Server assignors: Kafka's builder (subscription type) -> [agree, total].
+    by_type: dict = field(default_factory=dict)
+    #: Server assignors: scenarios where Kafka's subscription type is not the port's -> [agree, total].
+    type_departs: list = field(default_factory=lambda: [0, 0])
+    #: Server assignors: the differing scenarios (index, Kafka's builder), diagnosed after the run.
+    differing: list = field(default_factory=list)
+    #: Server assignors: Kafka with the port's orders (members by id, topic ids in name order) -> [agree, total],
+    #: over all scenarios and over those where Kafka's subscription type is the port's.
+    in_port_order: list = field(default_factory=lambda: [0, 0])
+    in_port_order_same_type: list = field(default_factory=lambda: [0, 0])
 
 
 def without_traces(obj):
@@ -644,10 +879,15 @@ def one_line(obj) -> str:
     return json.dumps(obj, separators=(",", ":"), sort_keys=False)
 
 
+def _pct(k: int, n: int) -> str:
+    return f"{k} / {n} ({100 * k / n:.1f}%)" if n else "0 / 0"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="tools/kafka_differential/run.py",
-        description="Compare Kafka's client assignors (compiled from source) with this project's ports on random scenarios.",
+        description="Compare Kafka's client and group coordinator assignors (compiled from source) with this "
+        "project's ports on random scenarios.",
     )
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--kafka", metavar="PATH", help="a Kafka source checkout (folder with clients/src/main/java)")
@@ -660,13 +900,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--assignors",
         default=",".join(ASSIGNORS),
-        help=f"comma-separated, of {', '.join(ASSIGNORS)} (default all four)",
+        help=f"comma-separated, of {', '.join(ASSIGNORS)} (default all six)",
     )
     parser.add_argument(
         "--iteration-order",
         choices=[*ORDERS, "both"],
         default="both",
-        help="the sticky ports' member iteration order (default both); range and roundrobin have none",
+        help="the ports' member iteration order (default both); range, roundrobin and server-range have none, "
+        "uniform only once its port takes iteration_order",
     )
     parser.add_argument(
         "--out",
@@ -713,34 +954,86 @@ def main(argv: list[str] | None = None) -> int:
         + (" + uncommitted changes in heuristics/" if dirty else "")
         + (", sticky ports with literal=True" if args.literal else "")
     )
+    client = [a for a in assignors if a in CLIENT_ASSIGNORS]
+    server = [a for a in assignors if a in SERVER_ASSIGNORS]
+    if server:
+        print(
+            "server assignors: random topic ids (Kafka's Uuid) per scenario; "
+            + (
+                "the ports are given them too (Problem.from_mapping accepts a topic id)"
+                if PORTS_READ_TOPIC_IDS
+                else "the ports are not given them (Problem.from_mapping refuses a topic id)"
+            )
+            + ("" if UNIFORM_HAS_ORDER else "; the uniform port has no iteration_order (sorted order only)")
+        )
 
     scenarios = [generate(args.seed, i) for i in range(args.scenarios)]
-    tallies = {(a, o): Tally() for a in assignors for o in orders}
+    # The server assignors' view: every topic with its id (the client assignors get the scenario as it was).
+    with_topic_ids = (
+        [with_ids(s, topic_ids(args.seed, i, s["topics"])) for i, s in enumerate(scenarios)] if server else scenarios
+    )
+    tallies = {(a, o): Tally() for a in assignors for o in orders if o in port_orders(a)}
     sensitive: dict[str, Counter] = {a: Counter() for a in assignors}
+    server_ports: list[dict] = []  # per scenario, the server ports' answers (compared again below)
     out_dir = Path(args.out)
     jvm = Jvm(args.java, classes, jars, classes.parent / f"jvm-stderr-{os.getpid()}.log")
     started = time.monotonic()
     try:
-        for i, answer in enumerate(jvm.stream(scenarios)):
-            scenario = scenarios[i]
-            members = list(scenario["members"])
-            ports = port_answers(scenario, assignors, orders, args.literal)
-            for a in assignors:
-                java = java_result(answer, a, members)
-                if len(orders) == 2 and ports[a, orders[0]] != ports[a, orders[1]]:
-                    # Order-sensitive: the port's answers differ by iteration order; which one is Kafka's?
-                    sensitive[a][tuple(o for o in orders if agree(java, ports[a, o])) or ("neither",)] += 1
-                for o in orders:
-                    tally = tallies[a, o]
-                    port = ports[a, o]
-                    tally.total += 1
-                    tally.java_errors += "error" in java
-                    tally.port_errors += "error" in port
-                    if agree(java, port):
-                        tally.agree += 1
-                        continue
-                    if tally.smallest is None or size(scenario) < size(tally.smallest["scenario"]):
-                        tally.smallest = {"index": i, "scenario": scenario, "java": java, "port": port}
+        for i, answer in enumerate(jvm.stream(with_topic_ids, assignors)):
+            for names, scenario in ((client, scenarios[i]), (server, with_topic_ids[i])):
+                if not names:
+                    continue
+                members = list(scenario["members"])
+                ports = port_answers(scenario, names, orders, args.literal)
+                if names is server:
+                    server_ports.append(ports)
+                for a in names:
+                    java = java_result(answer, a, members)
+                    mine = [o for o in orders if (a, o) in tallies]
+                    if len(mine) == 2 and a not in ORDERLESS and ports[a, mine[0]] != ports[a, mine[1]]:
+                        # Order-sensitive: the port's answers differ by iteration order; which one is Kafka's?
+                        sensitive[a][tuple(o for o in mine if agree(java, ports[a, o])) or ("neither",)] += 1
+                    kafka_type = answer[a].get("subscription_type")
+                    for o in mine:
+                        tally = tallies[a, o]
+                        port = ports[a, o]
+                        tally.total += 1
+                        tally.java_errors += "error" in java
+                        tally.port_errors += "error" in port
+                        same = agree(java, port)
+                        tally.agree += same
+                        if a in SERVER_ASSIGNORS:
+                            counts = tally.by_type.setdefault(kafka_type or "error", [0, 0])
+                            counts[0] += same
+                            counts[1] += 1
+                            if kafka_type is not None and kafka_type != port_subscription_type(scenario):
+                                tally.type_departs[0] += same
+                                tally.type_departs[1] += 1
+                            if not same:
+                                tally.differing.append((i, kafka_type))
+                        if same:
+                            continue
+                        if tally.smallest is None or size(scenario) < size(tally.smallest["scenario"]):
+                            tally.smallest = {
+                                "index": i,
+                                "scenario": scenario,
+                                "java": java,
+                                "port": port,
+                                **({"subscription_type": kafka_type} if kafka_type else {}),
+                            }
+        if server:  # Kafka again on every scenario, in the port's orders: what is left is not an order
+            for i, answer in enumerate(jvm.stream(with_topic_ids, server, DIAGNOSIS_VARIANTS["both"])):
+                for a in server:
+                    java = java_result(answer, a, with_topic_ids[i]["members"])
+                    same_type = answer[a].get("subscription_type") == port_subscription_type(with_topic_ids[i])
+                    for o in orders:
+                        if (a, o) in tallies:
+                            same = agree(java, server_ports[i][a, o])
+                            for counts in [tallies[a, o].in_port_order] + (
+                                [tallies[a, o].in_port_order_same_type] if same_type else []
+                            ):
+                                counts[0] += same
+                                counts[1] += 1
         elapsed = time.monotonic() - started
         print(f"{args.scenarios} scenarios (seed {args.seed}) in {elapsed:.1f} s, one JVM")
         print()
@@ -748,8 +1041,8 @@ def main(argv: list[str] | None = None) -> int:
         for a in assignors:
             row = [a]
             for o in orders:
-                t = tallies[a, o]
-                row.append(f"agree {t.agree} / {t.total} ({100 * t.agree / t.total:.1f}%)")
+                t = tallies.get((a, o))
+                row.append(f"agree {_pct(t.agree, t.total)}" if t else "n/a (the port has no iteration_order)")
             rows.append(row)
         widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
         for row in rows:
@@ -767,6 +1060,50 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"{a}: {sum(counts.values())} order-sensitive scenarios (the port's two orders differ); Kafka agrees with: {which}"
                 )
+        # Server assignors: per builder (Kafka's subscription type), and where Kafka's type is not the port's.
+        diagnoses: dict[tuple[str, str], Counter] = {}
+        smallest_by_cause: dict[tuple[str, str, str, str], dict] = {}  # (assignor, order, builder, cause)
+        for (a, o), t in tallies.items():
+            if a not in SERVER_ASSIGNORS or (a in ORDERLESS and o != next(x for x in orders if (a, x) in tallies)):
+                continue  # an order-less assignor's answer is the same in every column: reported once
+            split = ", ".join(f"{k} agree {_pct(*v)}" for k, v in sorted(t.by_type.items()))
+            print(f"{a}/{o} by Kafka's subscription type: {split}")
+            print(
+                f"{a}/{o} with Kafka in the port's orders (member ids sorted, topic ids in name order): "
+                f"agree {_pct(*t.in_port_order)}; where Kafka's subscription type is the port's: "
+                f"agree {_pct(*t.in_port_order_same_type)}"
+            )
+            if t.type_departs[1]:
+                print(
+                    f"{a}/{o}: {t.type_departs[1]} scenarios where Kafka's subscription type (topic names, a missing "
+                    f"topic included) is not the port's (existing topics): agree {_pct(*t.type_departs)}"
+                )
+            causes = diagnoses[a, o] = Counter()
+            for i, kafka_type in t.differing:
+                scenario = with_topic_ids[i]
+                port = port_answers(scenario, [a], [o], args.literal)[a, o]
+                cause = diagnose(jvm, a, scenario, port, kafka_type)
+                causes[kafka_type or "error", cause] += 1
+                best = smallest_by_cause.get((a, o, kafka_type or "error", cause))
+                if best is None or size(scenario) < size(best["scenario"]):
+                    java = java_result(jvm.ask(scenario, [a]), a, scenario["members"])
+                    smallest_by_cause[a, o, kafka_type or "error", cause] = {
+                        "index": i,
+                        "scenario": scenario,
+                        "java": java,
+                        "port": port,
+                        "subscription_type": kafka_type,
+                    }
+            if causes:
+                print(
+                    f"{a}/{o}: {sum(causes.values())} differences, each diagnosed by asking Kafka again with its "
+                    "member order and/or topic-id orders replaced by the port's:"
+                )
+                for (kind, cause), n in sorted(causes.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1])):
+                    where = (
+                        UNIFORM_CAUSES.get((kind, cause.removeprefix("member ids and ")), "") if a == "uniform" else ""
+                    )
+                    print(f"    {kind}, {cause}: {n}" + (f"  [{where}]" if where else ""))
         print()
 
         for (a, o), t in tallies.items():
@@ -780,6 +1117,47 @@ def main(argv: list[str] | None = None) -> int:
                 "iteration_order": o,
                 "seed": args.seed,
                 "scenario_index": s["index"],
+                **({"subscription_type": s["subscription_type"]} if "subscription_type" in s else {}),
+                "scenario": s["scenario"],
+                "java": s["java"],
+                "port": s["port"],
+                "differences": differences(s["java"], s["port"]),
+            }
+            if a in SERVER_ASSIGNORS:
+                doc["diagnosis"] = diagnose(jvm, a, s["scenario"], s["port"], s.get("subscription_type"))
+            if args.shrink:
+
+                def still_differs(candidate: dict, a: str = a, o: str = o) -> bool:
+                    java = java_result(jvm.ask(candidate, [a]), a, candidate["members"])
+                    return not agree(java, port_answers(candidate, [a], [o], args.literal)[a, o])
+
+                doc["shrunk"] = _shrunk(jvm, a, o, s["scenario"], still_differs, args.literal)
+            out_dir.mkdir(parents=True, exist_ok=True)
+            path = out_dir / f"{a}.{o}.json"
+            path.write_text(json.dumps(doc, indent=2) + "\n")
+            print(f"smallest difference {a}/{o} (scenario {s['index']}, {path}): {one_line(s['scenario'])}")
+            print(f"    differs: {one_line(without_traces(doc['differences']))}")
+            if "diagnosis" in doc:
+                print(f"    Kafka's {s.get('subscription_type')} builder; decided by: {doc['diagnosis']}")
+            if args.shrink:
+                print(f"    shrunk: {one_line(doc['shrunk']['scenario'])}")
+                print(f"    shrunk differs: {one_line(without_traces(doc['shrunk']['differences']))}")
+
+        # Server assignors: the smallest difference of each cause, shrunk keeping its cause.
+        for a, o in tallies:
+            if a in SERVER_ASSIGNORS:
+                for stale in out_dir.glob(f"{a}.{o}.*.json"):  # causes of an earlier run
+                    stale.unlink()
+        for (a, o, kind, cause), s in sorted(smallest_by_cause.items()):
+            slug = f"{kind}.{cause}".replace(" ", "-").replace("(", "").replace(")", "")
+            doc = {
+                "kafka_commit": source.commit,
+                "assignor": a,
+                "iteration_order": o,
+                "seed": args.seed,
+                "scenario_index": s["index"],
+                "subscription_type": kind,
+                "diagnosis": cause,
                 "scenario": s["scenario"],
                 "java": s["java"],
                 "port": s["port"],
@@ -787,23 +1165,22 @@ def main(argv: list[str] | None = None) -> int:
             }
             if args.shrink:
 
-                def still_differs(candidate: dict, a: str = a, o: str = o) -> bool:
-                    java = java_result(jvm.ask(candidate), a, candidate["members"])
-                    return not agree(java, port_answers(candidate, [a], [o], args.literal)[a, o])
+                def same_cause(candidate: dict, a: str = a, o: str = o, kind: str = kind, cause: str = cause) -> bool:
+                    answer = jvm.ask(candidate, [a])[a]
+                    java = java_result({a: answer}, a, candidate["members"])
+                    port = port_answers(candidate, [a], [o], args.literal)[a, o]
+                    if agree(java, port) or answer.get("subscription_type", "error") != kind:
+                        return False
+                    return diagnose(jvm, a, candidate, port, answer.get("subscription_type")) == cause
 
-                small = shrink(s["scenario"], still_differs)
-                java = java_result(jvm.ask(small), a, small["members"])
-                port = port_answers(small, [a], [o], args.literal)[a, o]
-                doc["shrunk"] = {
-                    "scenario": small,
-                    "java": java,
-                    "port": port,
-                    "differences": differences(java, port),
-                }
+                doc["shrunk"] = _shrunk(jvm, a, o, s["scenario"], same_cause, args.literal)
             out_dir.mkdir(parents=True, exist_ok=True)
-            path = out_dir / f"{a}.{o}.json"
+            path = out_dir / f"{a}.{o}.{slug}.json"
             path.write_text(json.dumps(doc, indent=2) + "\n")
-            print(f"smallest difference {a}/{o} (scenario {s['index']}, {path}): {one_line(s['scenario'])}")
+            print(
+                f"smallest {a}/{o} difference of Kafka's {kind} builder decided by {cause} (scenario {s['index']}, {path}):"
+            )
+            print(f"    {one_line(s['scenario'])}")
             print(f"    differs: {one_line(without_traces(doc['differences']))}")
             if args.shrink:
                 print(f"    shrunk: {one_line(doc['shrunk']['scenario'])}")
@@ -811,6 +1188,18 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         jvm.close()
     return 0
+
+
+def _shrunk(jvm: Jvm, a: str, o: str, scenario: dict, still_differs: Callable[[dict], bool], literal: bool) -> dict:
+    """``scenario`` shrunk while ``still_differs``, with Kafka's and the port's answers on it."""
+    small = shrink(scenario, still_differs)
+    answer = jvm.ask(small, [a])
+    java = java_result(answer, a, small["members"])
+    port = port_answers(small, [a], [o], literal)[a, o]
+    doc = {"scenario": small, "java": java, "port": port, "differences": differences(java, port)}
+    if "subscription_type" in answer[a]:
+        doc["subscription_type"] = answer[a]["subscription_type"]
+    return doc
 
 
 if __name__ == "__main__":
