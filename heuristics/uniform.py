@@ -38,8 +38,12 @@ Departures, each where Kafka's order is a hash order:
   builder's last tie (Kafka: topic ids, random UUIDs); a member's previous
   partitions in ascending order (Kafka: a ``HashSet``'s, ascending for small
   partition numbers);
-* a subscription to a topic that does not exist is skipped (the broker
-  resolves subscriptions against its metadata first; the Java builders throw).
+* a subscription to a topic that does not exist is skipped by the builders
+  (the broker resolves subscriptions against its metadata first; the Java
+  builders throw), but counts, as in Kafka, when the group's subscription
+  type is decided (``ModernGroup.subscriptionType`` counts subscribers per
+  topic *name*): members whose subscriptions differ only in a missing topic
+  take the heterogeneous builder.
 
 Variants (``assign(problem, variant=...)``, not registered; the default is the
 1eb7644 port above), for the bug corpus:
@@ -106,9 +110,12 @@ def assign(problem: Problem, *, variant: str | None = None) -> Assignment:
     previous = resolve_claims(problem).previous_owner
     existing = problem.partition_counts
     subscriptions = [tuple(sorted(t for t in m.topics if t in existing)) for m in members]
-    if len(set(subscriptions)) == 1 and variant != KAFKA_18688_FIX:
+    # ModernGroup.subscriptionType: homogeneous iff every member subscribes to the same topic *names*,
+    # topics that do not exist included; the builders then see only the topics that exist.
+    homogeneous = len({m.topics for m in members}) == 1
+    if homogeneous and variant != KAFKA_18688_FIX:
         targets = _homogeneous_arrays(problem, subscriptions[0], previous)
-    elif len(set(subscriptions)) == 1:
+    elif homogeneous:
         targets = _homogeneous(problem, subscriptions[0], previous, fixed_18688=True)
     else:
         if variant == PRE_KAFKA_16930 and () in subscriptions:  # some topic is subscribed: build() got to balance()

@@ -172,3 +172,16 @@ def test_the_array_homogeneous_builder_is_kafkas_loop(problem):
     fast = _homogeneous_arrays(problem, topics, previous)
     literal = _homogeneous(problem, topics, previous)
     assert {t: list(map(int, fast[t])) for t in fast} == {t: list(literal[t]) for t in topics}
+
+
+def test_a_missing_topic_in_one_subscription_makes_the_group_heterogeneous_as_in_kafka():
+    """ModernGroup.subscriptionType counts subscribers per topic *name*, a topic that does not exist
+    included: a takes the heterogeneous builder, which keeps b's two partitions (2/1 is balanced), where
+    the homogeneous one, with the same topics that exist, gives the extra quota to a (first in order) and
+    revokes t0-1 from b.  Kafka's Java at 1eb7644 agrees (tools/kafka_differential: 5,000/5,000 in the
+    port's orders after this rule, 4,716 before)."""
+    base = {"topics": {"t0": 3}, "members": {"b": {"topics": ["t0"], "owned": {"t0": [0, 1]}, "generation": 1}}}
+    missing = Problem.from_mapping({**base, "members": {**base["members"], "a": {"topics": ["t0", "missing"]}}})
+    same = Problem.from_mapping({**base, "members": {**base["members"], "a": {"topics": ["t0"]}}})
+    assert uniform.assign(missing).to_mapping() == {"a": {"t0": [2]}, "b": {"t0": [0, 1]}}
+    assert uniform.assign(same).to_mapping() == {"a": {"t0": [1, 2]}, "b": {"t0": [0]}}
