@@ -175,11 +175,10 @@ def _subscriptions(problem: Problem, iteration_order: str = "sorted") -> dict[st
     members = {m.member_id: m for m in problem.members}
     order = java_order(members) if iteration_order == "java" else list(members)
     return {
-        member_id: _Subscription(
+        m.member_id: _Subscription(
             m.topics, [(t, p) for t, ps in m.owned for p in ps], m.generation, m.rack if m.rack else None
         )
-        for member_id in order
-        for m in (members[member_id],)
+        for m in (members[member_id] for member_id in order)
     }
 
 

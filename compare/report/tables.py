@@ -441,16 +441,17 @@ def verdict(rows: pd.DataFrame) -> pd.DataFrame:
         if table["share_co_partitioned"].notna().sum() <= 1:  # no join groups here (stream-join-sticky's own claim)
             keys["_co"] = 0.0
         order = keys.sort_values(list(keys.columns), kind="stable").index
-        ranked, keys = table.loc[order], keys.loc[order].drop(columns="_order")
-        shipped = ranked["assignor"].map(configurable)
+        ranked = table.loc[order].reset_index(drop=True)
+        keys = keys.loc[order].drop(columns="_order").reset_index(drop=True)
+        names = ranked["assignor"].to_numpy()
+        shipped = ranked["assignor"].map(configurable).to_numpy(dtype=bool)
         if not shipped.any():
             continue
-        first = shipped.to_numpy().argmax()
+        first = int(shipped.argmax())  # the best configurable one; everything ranked above it is not
         best = ranked.iloc[first]
         same = (keys == keys.iloc[first]).all(axis=1).to_numpy()
-        tied = ranked["assignor"][same & shipped.to_numpy()].iloc[1:]
-        behind = ranked["assignor"][~same & shipped.to_numpy()]
-        behind = behind[behind.index.map(lambda i: list(order).index(i) > first)]
+        after = np.arange(len(names)) > first
+        tied, behind = names[same & shipped & after], names[~same & shipped & after]
         over, worst = best["busiest_over_ideal_pct"], best["busiest_over_ideal_worst_pct"]
         co = best["share_co_partitioned"] if keys["_co"].any() else np.nan
         lines.append(
@@ -463,8 +464,8 @@ def verdict(rows: pd.DataFrame) -> pd.DataFrame:
                 "moved_per_rebalance": _cost(best["moved_pct"], best["optimal_moved_pct"]),
                 "cross_rack_reads": _cost(best["cross_rack_pct"], best["optimal_cross_rack_pct"]),
                 "equally_good": ", ".join(tied) or "-",
-                "runner_up": behind.iloc[0] if len(behind) else "-",
-                "better_unshipped": ", ".join(ranked["assignor"].iloc[:first][~same[:first]]) or "-",
+                "runner_up": behind[0] if len(behind) else "-",
+                "better_unshipped": ", ".join(names[:first][~same[:first]]) or "-",
             }
         )
     return pd.DataFrame(lines, columns=columns)

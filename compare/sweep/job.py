@@ -149,13 +149,17 @@ class SweepResult:
         # history stops at its assignor's first failed round (what follows depends on what it returned).
         expected = next((e["rows"] for e in self.summary if e["assignor"] == "optimum"), None)
         for e in self.summary:
-            if expected and e["assignor"] not in ("scenario",) and not e["assignor"].startswith("optimum"):
-                if e["rows"] < expected:
-                    lines.append(
-                        f"{e['assignor']}: {e['rows']} rows where the optimum has {expected}: "
-                        f"{expected - e['rows']} churn round(s) not played, a history stops at the "
-                        "assignor's first failed round (timeout/error above)"
-                    )
+            if (
+                expected
+                and e["assignor"] != "scenario"
+                and not e["assignor"].startswith("optimum")
+                and e["rows"] < expected
+            ):
+                lines.append(
+                    f"{e['assignor']}: {e['rows']} rows where the optimum has {expected}: "
+                    f"{expected - e['rows']} churn round(s) not played, a history stops at the "
+                    "assignor's first failed round (timeout/error above)"
+                )
         lines.append(
             f"{self.scenarios} scenarios ({self.skipped} already done, {self.computed} computed), "
             f"{self.rows} rows, {self.counterexamples} counterexamples, in {self.wall_time_s:.1f} s -> {self.out}"

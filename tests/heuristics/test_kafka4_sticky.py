@@ -237,16 +237,10 @@ def test_testConsumerOwningMinQuotaExpectedMaxQuota(assignor, config):
     assert transferring == {}
 
 
-@pytest.mark.parametrize(("assignor", "config"), CASES)
-def test_testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers(assignor, config):
-    # HASH_ORDER: consumer1 and consumer2 both own maxQuota = 2; the first in iteration order keeps
-    # both.  Kafka's 16-bucket HashMap iterates consumer3, consumer2, consumer1 (String.hashCode
-    # buckets 12, 11, 10), so Kafka expects consumer2 to keep topic1-1, topic2-1 and consumer3 to
-    # get topic2-0 from consumer1.  Asserted: Kafka's shape, whichever of the two comes first --
-    # one keeps both claims, the other keeps its topic1 partition, consumer3 gets the partition
-    # given up, and it is the one partition transferring ownership.
+def max_quota_problem(assignor: str, config: str) -> Problem:
+    """testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers' group: two members own maxQuota = 2."""
     both = ["topic1", "topic2"]
-    p = kafka_problem(
+    return kafka_problem(
         {"topic1": 2, "topic2": 2},
         {
             "consumer1": sub(both, 0, "topic1-0, topic2-0", 1),
@@ -256,6 +250,17 @@ def test_testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers(assignor, con
         config=config,
         assignor=assignor,
     )
+
+
+@pytest.mark.parametrize(("assignor", "config"), CASES)
+def test_testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers(assignor, config):
+    # HASH_ORDER: consumer1 and consumer2 both own maxQuota = 2; the first in iteration order keeps
+    # both.  Kafka's 16-bucket HashMap iterates consumer3, consumer2, consumer1 (String.hashCode
+    # buckets 12, 11, 10), so Kafka expects consumer2 to keep topic1-1, topic2-1 and consumer3 to
+    # get topic2-0 from consumer1.  Asserted: Kafka's shape, whichever of the two comes first --
+    # one keeps both claims, the other keeps its topic1 partition, consumer3 gets the partition
+    # given up, and it is the one partition transferring ownership.
+    p = max_quota_problem(assignor, config)
     _first, final, transferring = check(p, assignor)
     claims = {"consumer1": tps("topic1-0, topic2-0"), "consumer2": tps("topic1-1, topic2-1")}
     keeper = next(m for m in claims if final[m] == claims[m])
@@ -270,18 +275,8 @@ def test_testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers(assignor, con
 def test_testMaxQuotaConsumerMoreThanNumExpectedMaxCapacityMembers_literally_in_javas_order(assignor, config):
     """Kafka's expected answer, literally, with members iterated as Java's HashMap does (consumer3,
     consumer2, consumer1: heuristics/java_order.py, checked against a JVM)."""
-    both = ["topic1", "topic2"]
-    p = kafka_problem(
-        {"topic1": 2, "topic2": 2},
-        {
-            "consumer1": sub(both, 0, "topic1-0, topic2-0", 1),
-            "consumer2": sub(both, 1, "topic1-1, topic2-1", 1),
-            "consumer3": sub(both, 2, "", 1),
-        },
-        config=config,
-        assignor=assignor,
-    )
-    first, final, transferring = run(p, assignor, iteration_order="java")
+    p = max_quota_problem(assignor, config)
+    _first, final, transferring = run(p, assignor, iteration_order="java")
     verify_validity_and_balance(p, final)
     assert transferring == {("topic2", 0): "consumer3"}
     assert final == {
