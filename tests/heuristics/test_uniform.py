@@ -178,8 +178,9 @@ def test_a_missing_topic_in_one_subscription_makes_the_group_heterogeneous_as_in
     """ModernGroup.subscriptionType counts subscribers per topic *name*, a topic that does not exist
     included: a takes the heterogeneous builder, which keeps b's two partitions (2/1 is balanced), where
     the homogeneous one, with the same topics that exist, gives the extra quota to a (first in order) and
-    revokes t0-1 from b.  Kafka's Java at 1eb7644 agrees (tools/kafka_differential: 5,000/5,000 in the
-    port's orders after this rule, 4,716 before)."""
+    revokes t0-1 from b.  Both expected answers are Kafka's own: its UniformAssignor at 1eb7644, compiled
+    and asked through tools/kafka_differential's driver, returns exactly these two (and reports the
+    subscription types heterogeneous and homogeneous)."""
     base = {"topics": {"t0": 3}, "members": {"b": {"topics": ["t0"], "owned": {"t0": [0, 1]}, "generation": 1}}}
     missing = Problem.from_mapping({**base, "members": {**base["members"], "a": {"topics": ["t0", "missing"]}}})
     same = Problem.from_mapping({**base, "members": {**base["members"], "a": {"topics": ["t0"]}}})
