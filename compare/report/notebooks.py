@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
 import sys
 import tempfile
+import threading
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -148,17 +150,49 @@ def execute(
             resources={"metadata": {"path": str(cwd or Path.cwd())}},
             on_cell_start=started,
         )
+        # The kernel's own stdout and stderr (its log, a KeyboardInterrupt's traceback when Ctrl-C reaches
+        # it) are not the reader's: cell errors come back as messages and are reported from them.  The
+        # client runs in a worker thread, where nbclient installs no signal handlers of its own (in the
+        # main thread it turns Ctrl-C into a kernel shutdown and then fails on the missing kernel):
+        # Ctrl-C and SIGTERM stay this process's, which stops the kernel and exits in one line.
+        failures: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                client.execute(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            except BaseException as error:  # handed to the main thread below
+                failures.append(error)
+
+        worker = threading.Thread(target=run, name="notebook", daemon=True)
+        worker.start()
         try:
-            client.execute()
-        except CellTimeoutError as error:
-            raise NotebookFailed(
-                f"{path.name}: a cell ran longer than {timeout:g} s: {_last_line(str(error))}"
-            ) from None
-        except CellExecutionError as error:
-            raise NotebookFailed(
-                f"{path.name}: {_failed_cell(nb)}: {error.ename}: {_last_line(error.evalue)}"
-            ) from None
+            while worker.is_alive():
+                worker.join(0.1)
+        except BaseException:
+            _stop_kernel(manager)
+            raise
+        if failures:
+            error = failures[0]
+            if isinstance(error, CellTimeoutError):
+                raise NotebookFailed(
+                    f"{path.name}: a cell ran longer than {timeout:g} s: {_last_line(str(error))}"
+                ) from None
+            if isinstance(error, CellExecutionError):
+                raise NotebookFailed(
+                    f"{path.name}: {_failed_cell(nb)}: {error.ename}: {_last_line(error.evalue)}"
+                ) from None
+            raise error
     return nb
+
+
+def _stop_kernel(manager) -> None:
+    """Kill the kernel's process (a stopped report leaves no kernel behind); best effort."""
+    process = getattr(getattr(manager, "provisioner", None), "process", None)
+    try:
+        if process is not None:
+            process.kill()
+    except OSError:
+        pass
 
 
 def _last_line(text: str) -> str:

@@ -111,31 +111,29 @@ def styled(frame: pd.DataFrame, precision: int = 3):
     shown escaped, as on the command line).
 
     Laid out to fit a page: text left-aligned, names (no spaces) on one line, short phrases wrapping
-    between words, long text (a replay command, a message) wrapping anywhere within its column, and headers shown with spaces for underscores so they wrap
-    between words; numbers stay right-aligned; a missing value is a dash.
+    between words, long text (a replay command, a message) wrapping anywhere within its column, and
+    headers shown with spaces for underscores so they wrap between words; numbers stay right-aligned;
+    a missing value is a dash.
     """
     text = [c for c in frame.columns if frame[c].dtype == object]
     shown = {c: (lambda v: printable(v) if isinstance(v, str) else v) for c in text}
-    style = (
+    layout = {}  # per text column, one CSS rule for its cells (column classes: no per-cell styles to render)
+    for column in text:
+        values = [v for v in frame[column] if isinstance(v, str)]
+        if any(len(v) > WRAP_AFTER for v in values):  # a command, a message: wraps anywhere in its column
+            props = "text-align: left; overflow-wrap: anywhere; min-width: 11em"
+        elif any(" " in v for v in values):  # a short phrase: wraps between words
+            props = "text-align: left"
+        else:  # a name: breaks nowhere, not even at its hyphens
+            props = "text-align: left; white-space: nowrap"
+        layout[column] = [{"selector": "td", "props": props}]
+    return (
         frame.style.hide(axis="index")
         .format(shown, precision=precision, na_rep="–")
         .format_index(lambda name: str(name).replace("_", " "), axis=1)
         .set_table_styles([{"selector": "th", "props": "text-align: left; vertical-align: bottom"}])
+        .set_table_styles(layout, overwrite=False)
     )
-    longest = {c: frame[c].map(lambda v: len(v) if isinstance(v, str) else 0).max() if len(frame) else 0 for c in text}
-    wrapping = [c for c in text if longest[c] > WRAP_AFTER]
-    spaced = frame[text].apply(lambda c: c.map(lambda v: isinstance(v, str) and " " in v).any()) if text else {}
-    names = [c for c in text if c not in wrapping and not spaced[c]]  # a name breaks nowhere, not at its hyphens
-    phrases = [c for c in text if c not in wrapping and spaced[c]]  # short text wraps between words
-    if names:
-        style = style.set_properties(subset=names, **{"text-align": "left", "white-space": "nowrap"})
-    if phrases:
-        style = style.set_properties(subset=phrases, **{"text-align": "left"})
-    if wrapping:
-        style = style.set_properties(
-            subset=wrapping, **{"text-align": "left", "overflow-wrap": "anywhere", "min-width": "11em"}
-        )
-    return style
 
 
 def partitions(out: str | Path) -> tuple[list[str], list[str]]:

@@ -94,3 +94,59 @@ def test_report_bad_input_is_one_line_before_any_kernel_starts(quick_sweep, tmp_
     assert "--families: 'zipfian' is not in the sweep (present: " in err and err.count("\n") == 1
     assert main(["report", str(quick_sweep.out), "--assignors", "nope"]) == 2
     assert "--assignors: 'nope' is not in the sweep" in capsys.readouterr().err
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (Linux /proc)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _kernels_of(pid: int) -> list[int]:
+    """Live ipykernel processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if int(stat[1]) == pid and b"ipykernel_launcher" in command and stat[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize(
+    "signal_name, code, line", [("SIGINT", 130, "interrupted (Ctrl-C)"), ("SIGTERM", 143, "terminated (SIGTERM)")]
+)
+def test_a_report_stopped_while_its_kernel_runs_says_one_line_and_leaves_no_kernel(
+    quick_sweep, tmp_path, signal_name, code, line
+):
+    """Ctrl-C (to the whole process group, as a terminal sends it) or SIGTERM while the notebook runs:
+    the exit code of the signal, one line on stderr (no kernel traceback, no nbclient AssertionError),
+    no HTML written, the kernel gone."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    html = tmp_path / "report.html"
+    argv = [sys.executable, "-m", "assignment_oracle", "report", str(quick_sweep.out), "--html", str(html)]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not (kernels := _kernels_of(process.pid)) and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    assert kernels, "the report's kernel never started"
+    time.sleep(1.0)  # the kernel is running the notebook's first cells
+    os.killpg(process.pid, getattr(signal, signal_name))
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == code and stderr.decode() == f"assignment-oracle: {line}\n"
+    assert not html.exists()
+    deadline = time.monotonic() + 10
+    while any(map(_alive, kernels)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [k for k in kernels if _alive(k)]
