@@ -28,6 +28,8 @@ from assignment_oracle.program import COMMANDS, EXIT_BAD_INPUT, PROG, Parser, bu
 CLOSED_PIPE = 141
 #: The environment variable ``--max-output`` sets (``heuristics.external.MAX_OUTPUT_VARIABLE``).
 MAX_OUTPUT_VARIABLE = "ASSIGNMENT_ORACLE_MAX_OUTPUT"
+#: The environment variable ``--classpath`` sets (``heuristics.java_class.CLASSPATH_VARIABLE``).
+CLASSPATH_VARIABLE = "ASSIGNMENT_ORACLE_CLASSPATH"
 
 __all__ = ["COMMANDS", "PROG", "Terminated", "bundled_examples", "command", "main", "overview", "version"]
 
@@ -126,6 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() else None
     )
     cap = os.environ.get(MAX_OUTPUT_VARIABLE)
+    classpath = os.environ.get(CLASSPATH_VARIABLE)
     try:
         from assignment_oracle.commands import run
 
@@ -139,10 +142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # stdout's reader has gone (`| head`): nothing more to say, to anyone
         return CLOSED_PIPE
     finally:
-        if cap is None:  # --max-output lasts for this command (main() is also called in-process)
-            os.environ.pop(MAX_OUTPUT_VARIABLE, None)
-        else:
-            os.environ[MAX_OUTPUT_VARIABLE] = cap
+        # --max-output and --classpath last for this command (main() is also called in-process)
+        for variable, value in ((MAX_OUTPUT_VARIABLE, cap), (CLASSPATH_VARIABLE, classpath)):
+            if value is None:
+                os.environ.pop(variable, None)
+            else:
+                os.environ[variable] = value
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
         if paused:
