@@ -103,6 +103,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assignment_oracle.heuristics import cooperative_sticky
 from assignment_oracle.heuristics.external import (
@@ -120,6 +121,9 @@ from assignment_oracle.heuristics.external import (
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.problem.errors import AssignorDidNotFinish, MissingRuntime
 from assignment_oracle.problem.model import Assignment, Problem
+
+if TYPE_CHECKING:
+    from assignment_oracle.heuristics.registry import Assignor
 
 __all__ = [
     "CLASSPATH_VARIABLE",
@@ -162,7 +166,7 @@ def java_assignor(
     guarantee: str = "valid",
     timeout: float = DEFAULT_TIMEOUT,
     max_output: int | None = None,
-):
+) -> Assignor:
     """The :class:`~heuristics.registry.Assignor` for ``java:CLASS`` (or a bare class name), its JVM started.
 
     ``classpath``: jars and class folders, ``:``-separated (default
@@ -342,6 +346,7 @@ class JavaClass:
             )
         except OSError as err:
             raise MissingRuntime(f"{self.display}: cannot run {java}: {err.strerror or err}") from None
+        assert process.stdin is not None
         os.set_blocking(process.stdin.fileno(), False)
         self._process, self._owner = process, os.getpid()
         self.started += 1
@@ -374,47 +379,49 @@ class JavaClass:
 
     def _read_line(self, payload: bytes) -> bytes:
         process = self._process
-        assert process is not None and process.stdout is not None and process.stderr is not None
+        assert process is not None
+        stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
+        assert stdin is not None and stdout is not None and stderr is not None
         deadline = time.monotonic() + self.timeout
         cap = self.output_cap
         out = bytearray()
         self._stderr = bytearray()
         pending = memoryview(payload)
         with selectors.DefaultSelector() as selector:
-            selector.register(process.stdout, selectors.EVENT_READ)
-            selector.register(process.stderr, selectors.EVENT_READ)
+            selector.register(stdout, selectors.EVENT_READ)
+            selector.register(stderr, selectors.EVENT_READ)
             if pending:
-                selector.register(process.stdin, selectors.EVENT_WRITE)
+                selector.register(stdin, selectors.EVENT_WRITE)
             while True:
                 now = time.monotonic()
                 if now >= deadline:
                     raise AssignorDidNotFinish(f"gave no answer in {self.timeout:g} s ({_short(self.display)})")
                 for key, _ in selector.select(timeout=min(0.25, deadline - now)):
                     stream = key.fileobj
-                    if stream is process.stdin:
+                    if stream is stdin:
                         try:
-                            pending = pending[os.write(process.stdin.fileno(), pending[:65536]) :]
+                            pending = pending[os.write(key.fd, pending[:65536]) :]
                         except (BrokenPipeError, ConnectionResetError):
                             pending = pending[:0]  # the JVM is gone: stdout's end says how
                         if not pending:
                             selector.unregister(stream)
                         continue
-                    chunk = os.read(stream.fileno(), 1 << 20)
+                    chunk = os.read(key.fd, 1 << 20)
                     if not chunk:
                         selector.unregister(stream)
-                        if stream is process.stdout:
+                        if stream is stdout:
                             raise self._died(process)
                         continue
-                    received = out if stream is process.stdout else self._stderr
+                    received = out if stream is stdout else self._stderr
                     received += chunk
                     if len(received) > cap:
-                        which = "stdout" if stream is process.stdout else "stderr"
+                        which = "stdout" if stream is stdout else "stderr"
                         raise JavaAssignorError(
                             f"wrote more than {_mib(cap)} to {which} in one rebalance ({_short(self.display)}): the "
                             f"cap on an external assignor's output; raise it with --max-output MIB "
                             f"(or {MAX_OUTPUT_VARIABLE})"
                         )
-                    if stream is process.stdout and b"\n" in chunk:
+                    if stream is stdout and b"\n" in chunk:
                         return bytes(out[: out.index(b"\n")])
 
     def _died(self, process: subprocess.Popen) -> JavaAssignorError:
