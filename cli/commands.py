@@ -40,13 +40,15 @@ from assignment_oracle.compare.scenarios.churn import (
     simulation_text,
 )
 from assignment_oracle.compare.scenarios.families import GROUP_MAXIMUM
-from assignment_oracle.heuristics import ASSIGNORS
+from assignment_oracle.heuristics import ASSIGNORS, uniform
 from assignment_oracle.heuristics import run as run_assignor
 from assignment_oracle.heuristics.external import DEFAULT_MAX_OUTPUT, MAX_OUTPUT_VARIABLE
+from assignment_oracle.heuristics.java_class import CLASSPATH_VARIABLE
 from assignment_oracle.heuristics.registry import (
     ITERATION_ORDERS,
     LIVE_PEERS,
     PEERS,
+    TOPIC_ID_PORTS,
     get_assignor,
     in_iteration_order,
     resolve_names,
@@ -78,6 +80,7 @@ from assignment_oracle.problem.scenario_json import (
     InputError,
     check_output,
     dumps,
+    field_path,
     parse_objective,
     read_assignment,
     read_problem,
@@ -154,6 +157,25 @@ def _max_output_argument(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _classpath_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--classpath",
+        metavar="PATHS",
+        help="jars and class folders for java:CLASS assignors, ':'-separated as java -cp takes them "
+        f"(default ${CLASSPATH_VARIABLE}; docs/external.md)",
+    )
+
+
+def _apply_classpath(args) -> None:
+    """``--classpath`` for every ``java:CLASS`` name this process (and its children) resolves."""
+    value = getattr(args, "classpath", None)
+    if value is None:
+        return
+    if not value.strip(os.pathsep + " "):
+        raise InputError("--classpath", "", "is empty (jars and class folders, ':'-separated)")
+    os.environ[CLASSPATH_VARIABLE] = value
+
+
 def _apply_max_output(args) -> None:
     """``--max-output`` for every external command this process (and its children) runs."""
     value = getattr(args, "max_output", None)
@@ -219,10 +241,12 @@ def _parser() -> argparse.ArgumentParser:
         "--iteration-order",
         choices=ITERATION_ORDERS,
         default="sorted",
-        help="how a Kafka port iterates Kafka's hash maps: sorted by member id (default) or as Java 17's "
-        "HashMap does (kafka4-sticky, kafka4-cooperative-sticky; range and roundrobin do not depend on it)",
+        help="how a Kafka port iterates Kafka's hash maps: sorted by member id and topic name (default) or as "
+        "Java 17's HashMap does (kafka4-sticky, kafka4-cooperative-sticky, uniform and uniform-4.0.0, which then "
+        'need every subscribed topic\'s "id"; range and roundrobin do not depend on it)',
     )
     _max_output_argument(a)
+    _classpath_argument(a)
 
     sub.add_parser("assignors", help=COMMANDS["assignors"])
 
@@ -247,6 +271,7 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--timing", action="store_true", help="include wall times in --json output (not byte-stable)")
     _request_arguments(m)  # given: every row is also judged against the optimum of that request
     _max_output_argument(m)
+    _classpath_argument(m)
 
     e = sub.add_parser("explain", help=COMMANDS["explain"])
     e.add_argument("scenario", help="scenario JSON file (or a sweep's counterexample file)")
@@ -262,6 +287,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="S",
         help=f"seconds for the optimum's CP-SAT engines (default {STAGED_TIME_LIMIT:g} for the staged model)",
     )
+    _classpath_argument(e)
 
     s = sub.add_parser("simulate", help=COMMANDS["simulate"])
     s.add_argument("history", nargs="?", help="history JSON file, or a bundled one by name (see docs/churn.md)")
@@ -275,6 +301,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--time-limit", type=float, metavar="S", help="seconds per round for the assignor")
     _max_partitions_argument(s, what="refuse a history whose group ever has more partitions (default %(default)s)")
     _max_output_argument(s)
+    _classpath_argument(s)
     s.add_argument("--json", action="store_true", help="print the simulation as JSON")
 
     w = sub.add_parser("sweep", help=COMMANDS["sweep"])
@@ -322,6 +349,7 @@ def run(argv: Sequence[str]) -> int:
 def _run(args) -> int:
     try:
         _apply_max_output(args)
+        _apply_classpath(args)
         if getattr(args, "output", None) is not None:  # refused before any work, not after it
             check_output(args.output, inputs=tuple(a for a in (getattr(args, "scenario", None),) if a))
         if args.command == "solve":
@@ -498,6 +526,14 @@ def _run_named(name: str, problem, iteration_order: str = "sorted"):
         assignor = in_iteration_order(assignor, iteration_order)
     except ValueError as err:
         raise InputError("--iteration-order", "", str(err)) from None
+    if iteration_order == "java" and name in TOPIC_ID_PORTS and uniform.topics_without_id(problem):
+        missing = uniform.topics_without_id(problem)
+        raise InputError(
+            "scenario",
+            field_path("topics", missing[0]) + ".id",
+            f"missing: {name} in Java's order keys topics by their Kafka id (Uuid), and {len(missing)} subscribed "
+            f"topic(s) have none ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''})",
+        )
     try:
         return run_assignor(assignor, problem)
     except AssignorFailed as err:

@@ -43,6 +43,7 @@ from typing import Callable, Hashable, Iterable, Iterator
 
 __all__ = [
     "DEFAULT_CAPACITY",
+    "ITERATION_ORDERS",
     "JavaHashMap",
     "TreeBinNotEmulated",
     "hash_set_copy",
@@ -52,6 +53,10 @@ __all__ = [
     "topic_partition_hash",
     "uuid_hash",
 ]
+
+#: How a Kafka port iterates what Kafka keeps in hash maps and sets: ``"sorted"`` (member ids and topic
+#: names in sorted order, the documented default) or ``"java"`` (as Java 17 iterates them, this module).
+ITERATION_ORDERS = ("sorted", "java")
 
 DEFAULT_CAPACITY = 16
 MAXIMUM_CAPACITY = 1 << 30

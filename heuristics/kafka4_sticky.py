@@ -99,7 +99,7 @@ from dataclasses import dataclass
 from sortedcontainers import SortedList
 
 from assignment_oracle.heuristics import cooperative_sticky
-from assignment_oracle.heuristics.java_order import JavaHashMap, java_order, topic_partition_hash
+from assignment_oracle.heuristics.java_order import ITERATION_ORDERS, JavaHashMap, java_order, topic_partition_hash
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions
@@ -164,11 +164,10 @@ class _Subscription:
     rack: str | None  # Subscription.rackId(), empty filtered
 
 
-#: How the port iterates the ``subscriptions`` map (and the maps built from it in its order):
-#: ``"sorted"``, by member id (the default, documented departure); ``"java"``, as Java 17's ``HashMap``
-#: iterates the member ids (:mod:`heuristics.java_order`), the join order taken to be the scenario's
-#: member order (it decides only between ids in one bucket).
-ITERATION_ORDERS = ("sorted", "java")
+# How the port iterates the ``subscriptions`` map (and the maps built from it in its order), one of
+# ITERATION_ORDERS: ``"sorted"``, by member id (the default, documented departure); ``"java"``, as Java
+# 17's ``HashMap`` iterates the member ids (:mod:`heuristics.java_order`), the join order taken to be the
+# scenario's member order (it decides only between ids in one bucket).
 
 
 def _subscriptions(problem: Problem, iteration_order: str = "sorted") -> dict[str, _Subscription]:

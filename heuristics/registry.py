@@ -49,6 +49,7 @@ __all__ = [
     "UnknownAssignor",
     "external_assignor",
     "ITERATION_ORDERS",
+    "TOPIC_ID_PORTS",
     "JAVA_ORDER_PORTS",
     "ORDER_FREE_PORTS",
     "get_assignor",
@@ -186,11 +187,22 @@ _ENTRIES = (
     Assignor(
         "uniform",
         uniform.assign,
-        "org.apache.kafka.coordinator.group.assignor.UniformAssignor (KIP-848 group coordinator, Kafka 4.0.0-SNAPSHOT "
-        "1eb7644; homogeneous and heterogeneous builders)",
+        "org.apache.kafka.coordinator.group.assignor.UniformAssignor (KIP-848 group coordinator at apache/kafka "
+        "d79bd50, August 2026: what Kafka 4.0.1 and later run, KAFKA-18688's homogeneous builder; "
+        "homogeneous and heterogeneous builders)",
         "kafka-balance",
         "consumer",
         "KIP-848 broker default: keep the previous target up to each member's quota, fill the least loaded, rebalance",
+    ),
+    Assignor(
+        "uniform-4.0.0",
+        functools.partial(uniform.assign, variant=uniform.KAFKA_4_0_0),
+        "org.apache.kafka.coordinator.group.assignor.UniformAssignor as Kafka 4.0.0 shipped it (apache/kafka "
+        "1eb7644, before KAFKA-18688)",
+        "kafka-balance",
+        "consumer",
+        "uniform before KAFKA-18688 (fixed in 4.0.1): the extra partitions go to the first members in order",
+        configurable=False,
     ),
     Assignor(
         "kafka4-sticky",
@@ -304,17 +316,28 @@ def is_live(assignor: Assignor) -> bool:
     return isinstance(assignor.assign, librdkafka.LivePeer)
 
 
-def get_assignor(name: str) -> Assignor:
-    """The assignor called ``name``: a port (:data:`ASSIGNORS`), a peer (:data:`PEERS`), or an external command.
+def get_assignor(name: str, *, classpath: str | None = None) -> Assignor:
+    """The assignor called ``name``: a port (:data:`ASSIGNORS`), a peer (:data:`PEERS`), an external command,
+    or a Java class.
 
     ``external:CMD ARGS`` runs ``CMD`` without a shell, ``external-shell:CMD``
     through ``/bin/sh -c`` (:mod:`heuristics.external`); judged on the
     ``valid`` guarantee (use :func:`external_assignor` to claim another).
-    :class:`UnknownAssignor` lists the known names; ``ValueError`` when an
-    external name holds no command.
+    ``java:CLASS`` runs that ``ConsumerPartitionAssignor`` in this process's
+    JVM for it, started now, from ``classpath`` (jars and class folders,
+    ``:``-separated; default ``$ASSIGNMENT_ORACLE_CLASSPATH``), judged on
+    ``valid`` (:mod:`heuristics.java_class`; its ``java_assignor`` claims
+    another).  :class:`UnknownAssignor` lists the known names; ``ValueError``
+    when an external name holds no command, or a Java class cannot be run
+    from the classpath; :class:`~problem.errors.MissingRuntime` without
+    ``java`` or ``javac``.
     """
     if isinstance(name, str) and name.startswith(external.PREFIXES):
         return external_assignor(name, name=name)
+    if isinstance(name, str) and name.startswith("java:"):
+        from assignment_oracle.heuristics import java_class  # it builds this module's Assignor
+
+        return java_class.java_assignor(name, classpath=classpath)
     for registry in (ASSIGNORS, PEERS, LIVE_PEERS):
         try:
             if name in registry:
@@ -328,7 +351,9 @@ def get_assignor(name: str) -> Assignor:
 #: ``java`` (as Java 17's ``HashMap`` does, :mod:`heuristics.java_order`).
 ITERATION_ORDERS = kafka4_sticky.ITERATION_ORDERS
 #: Ports that iterate as Java does on request (the keyword ``iteration_order``).
-JAVA_ORDER_PORTS = ("kafka4-sticky", "kafka4-cooperative-sticky")
+JAVA_ORDER_PORTS = ("kafka4-sticky", "kafka4-cooperative-sticky", "uniform", "uniform-4.0.0")
+#: Of those, the KIP-848 ports, which key topics by id: in Java's order every subscribed topic needs its ``"id"``.
+TOPIC_ID_PORTS = ("uniform", "uniform-4.0.0")
 #: Ports of Kafka classes that sort every collection whose order decides an answer (members by
 #: ``group.instance.id`` then id, topics by name): Java's hash order changes nothing.
 ORDER_FREE_PORTS = ("range", "roundrobin")
@@ -354,6 +379,12 @@ def in_iteration_order(assignor: Assignor, order: str) -> Assignor:
             assignor,
             assign=functools.partial(kafka4_sticky.assign_cooperative, iteration_order=order),
             rebalance=functools.partial(kafka4_sticky.rebalance_cooperative, iteration_order=order),
+        )
+    if assignor.name == "uniform":
+        return dataclasses.replace(assignor, assign=functools.partial(uniform.assign, iteration_order=order))
+    if assignor.name == "uniform-4.0.0":
+        return dataclasses.replace(
+            assignor, assign=functools.partial(uniform.assign, variant=uniform.KAFKA_4_0_0, iteration_order=order)
         )
     raise ValueError(
         f"{assignor.name} does not iterate in Java's order yet; the ports that do: "

@@ -74,6 +74,7 @@ _PORT_COLORS = {
     "stream-join-sticky": ("#bcbd22", "#dbdb8d"),
     "server-range": ("#17becf", "#9edae5"),
     "uniform": ("#393b79", "#9c9ede"),
+    "uniform-4.0.0": ("#6b6ecf", "#cedbf0"),
     "kafka4-sticky": ("#637939", "#b5cf6b"),
     "kafka4-cooperative-sticky": ("#843c39", "#d6616b"),
 }

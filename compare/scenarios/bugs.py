@@ -54,7 +54,6 @@ __all__ = [
     "COOPERATIVE_CONSTRAINED_34",
     "RANGE_PRE_14891",
     "UNIFORM_PRE_16930",
-    "UNIFORM_18688_FIX",
     "STICKY_PRE_15170",
     "KAFKA4_LITERAL",
     "KAFKA4_COOPERATIVE_LITERAL",
@@ -130,17 +129,6 @@ UNIFORM_PRE_16930 = Assignor(
     "consumer",
     "uniform that throws NullPointerException when a member of a heterogeneous group subscribes to nothing",
 )
-
-#: KIP-848's uniform assignor with KAFKA-18688's homogeneous fix (Kafka 4.1): any member may keep the extra partition.
-UNIFORM_18688_FIX = Assignor(
-    "uniform-4.1",
-    lambda problem: uniform.assign(problem, variant=uniform.KAFKA_18688_FIX),
-    "UniformAssignor with KAFKA-18688's fix to the homogeneous builder (Kafka 4.1, apache/kafka#19677)",
-    "kafka-balance",
-    "consumer",
-    "uniform whose homogeneous builder leaves the extra partitions with the members that hold them",
-)
-
 
 #: Kafka 4's StickyAssignor before KAFKA-15170's fix (apache/kafka f0291ac, May 2024; in 3.8.0): the rack-aware
 #: constrained builder's round robin neither counted members it filled to the max quota nor revoked rack-mismatched
@@ -681,8 +669,9 @@ BUGS: Mapping[str, Bug] = MappingProxyType(
             Bug(
                 "kafka-18688-balanced-stays",
                 "A balanced previous assignment must not move when nothing changed",
-                "KAFKA-18688 (Kafka 4.1): the uniform homogeneous assignor moved partitions when the members holding "
-                "the extra partitions were not first in its iteration order",
+                "KAFKA-18688 (apache/kafka c16c240b, fixed in Kafka 4.0.1 and 4.1.0): the uniform homogeneous "
+                "assignor moved partitions when the members holding the extra partitions were not first in its "
+                "iteration order",
                 (
                     {
                         "topics": {"t": 7},
@@ -693,12 +682,12 @@ BUGS: Mapping[str, Bug] = MappingProxyType(
                         },
                     },
                 ),
-                ("uniform",),
-                (UNIFORM_18688_FIX, "sticky", "cooperative-sticky", "constrained-sticky"),
-                "the extra partition sits on the last member (c): uniform (KIP-848's broker assignor as of Kafka 4.0, before "
-                "the fix) hands the extra quota to the first member it iterates, so c gives up t-6 and a takes it, one move "
-                "from an assignment already balanced; uniform-4.1 (the fix: a and b, holding 2 each, give the extra quota up "
-                "for c) and every sticky port keep all 7",
+                ("uniform-4.0.0",),
+                ("uniform", "sticky", "cooperative-sticky", "constrained-sticky"),
+                "the extra partition sits on the last member (c): uniform-4.0.0 (KIP-848's broker assignor as Kafka 4.0.0 "
+                "shipped it, before the fix) hands the extra quota to the first member it iterates, so c gives up t-6 and a "
+                "takes it, one move from an assignment already balanced; uniform (today's Kafka, with the fix: a and b, "
+                "holding 2 each, give the extra quota up for c) and every sticky port keep all 7",
                 _balanced_stays,
             ),
             Bug(

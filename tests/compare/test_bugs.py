@@ -116,19 +116,19 @@ def test_kafka_16930_is_a_null_pointer_before_the_fix_and_kafkas_expectation_aft
 
 def test_kafka_18688_fixed_uniform_keeps_the_balanced_assignment():
     result = replay("kafka-18688-balanced-stays")
-    assert result.rows[0]["uniform-4.1"].assignment.to_mapping() == {
+    assert result.rows[0]["uniform"].assignment.to_mapping() == {
         "a": {"t": [0, 1]},
         "b": {"t": [2, 3]},
         "c": {"t": [4, 5, 6]},
     }
-    assert result.rows[0]["uniform"].assignment.to_mapping()["a"] == {"t": [0, 1, 6]}
+    assert result.rows[0]["uniform-4.0.0"].assignment.to_mapping()["a"] == {"t": [0, 1, 6]}
 
 
 def _previous(problem: Problem) -> Problem:
-    """The group again, claiming uniform's target with the members' order reversed (generation 1): with
-    identical subscriptions a balanced previous assignment whose extra partitions sit on the last members."""
+    """The group again, claiming Kafka 4.0.0's uniform target with the members' order reversed (generation 1):
+    with identical subscriptions a balanced previous assignment whose extra partitions sit on the last members."""
     data = problem.to_mapping()
-    given_out = uniform.assign(problem).to_mapping(problem.member_ids)
+    given_out = uniform.assign(problem, variant=uniform.KAFKA_4_0_0).to_mapping(problem.member_ids)
     ids = problem.member_ids
     for member, entry in data["members"].items():
         entry.pop("generation", None)
@@ -141,13 +141,13 @@ def _previous(problem: Problem) -> Problem:
 @settings(max_examples=150, deadline=None)
 @given(rebalances())
 def test_the_kafka_18688_fix_is_valid_balanced_and_keeps_a_balanced_target(problem):
-    fixed = uniform.assign(problem, variant=uniform.KAFKA_18688_FIX)
+    fixed = uniform.assign(problem)
     assert not violations(problem, fixed)
     assert check_guarantee("kafka-balance", problem, fixed).kept
     again = _previous(problem)  # a balanced previous target, extras last: nothing moves (the homogeneous builder)
     if len({frozenset(m.topics & again.partition_counts.keys()) for m in again.members}) == 1:
         kept = {m.member_id: {t: list(ps) for t, ps in m.owned if ps} for m in again.members}
-        assert uniform.assign(again, variant=uniform.KAFKA_18688_FIX).to_mapping(again.member_ids) == kept
+        assert uniform.assign(again).to_mapping(again.member_ids) == kept
 
 
 @settings(max_examples=150, deadline=None)
@@ -159,4 +159,6 @@ def test_the_pre_16930_variant_fails_exactly_where_kafka_did(problem):
         with pytest.raises(uniform.NullPointerException):
             uniform.assign(problem, variant=uniform.PRE_KAFKA_16930)
     else:
-        assert uniform.assign(problem, variant=uniform.PRE_KAFKA_16930) == uniform.assign(problem)
+        assert uniform.assign(problem, variant=uniform.PRE_KAFKA_16930) == uniform.assign(
+            problem, variant=uniform.KAFKA_4_0_0
+        )

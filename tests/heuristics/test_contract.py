@@ -132,6 +132,7 @@ def test_registry_names_and_unknown_name():
         "constrained-sticky",
         "server-range",
         "uniform",
+        "uniform-4.0.0",
         "kafka4-sticky",
         "kafka4-cooperative-sticky",
         "stream-join-sticky",

@@ -1,23 +1,27 @@
 """KIP-848's UniformAssignor: Kafka's own builder tests, translated, and its guarantee as a property.
 
-Source: apache/kafka 1eb7644 (4.0.0-SNAPSHOT), group-coordinator tests
-``OptimizedUniformAssignmentBuilderTest`` (the homogeneous builder) and
-``UniformHeterogeneousAssignmentBuilderTest``.  Members are A, B, C in a
-TreeMap there, so in member id order as here.  The previous target
-assignment of a member becomes its claim at generation 1.
+Sources, group-coordinator tests: apache/kafka 1eb7644 (Kafka 4.0.0's uniform,
+``uniform.KAFKA_4_0_0``) ``OptimizedUniformAssignmentBuilderTest`` and
+``UniformHeterogeneousAssignmentBuilderTest``; apache/kafka d79bd50 (today's,
+read in the confluentinc/kafka snapshot, which keeps upstream commit ids) the
+same tests, the homogeneous one renamed ``UniformHomogeneousAssignmentBuilderTest``,
+three of whose expectations KAFKA-18688 changed (c16c240b): each such test is
+checked against both releases, each with its own expected answer.
 
-Topic names: the port takes topics in name order where Kafka iterates a
-``HashSet`` of topic ids.  Kafka's tests use fixed ids, whose HashSet order
-(Java's ``Uuid.hashCode`` in a 16-bucket table, computed) is T2, T4, T3,
-T1; where a test's answer depends on that order the topics are named so
-that name order is that order (``HASH_ORDER``).  Where it depends instead on
-the order of a member's ordered assignment map (``mkOrderedAssignment``) or
-on the heterogeneous builder's tie-break by topic id (T1 < T2 < T3 < T4),
-plain names keep that order.
+Literal where Kafka's order can be told: topics carry Kafka's test ids
+(``T1-A4s3VTwiI5CTbEp6POw``, ...) and the port iterates as Java does
+(``iteration_order="java"``); members A, B, C sit in a TreeMap in Kafka's
+tests, which is also their HashMap order.  Three homogeneous tests build a
+member's previous assignment with ``mkOrderedAssignment`` (a LinkedHashMap in
+the order written, not the HashMap Kafka's coordinator builds), which the
+port cannot be told: they run in sorted order with topics named so that name
+order is the order that decides the answer (``HASH_ORDER``: T2, T4, T3, T1,
+the fixed ids' order in a 16-bucket HashSet; ``PLAIN``: the written order).
 """
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 
 from assignment_oracle.compare.judge.guarantees import check_guarantee
@@ -28,12 +32,27 @@ from assignment_oracle.problem.ownership import violations
 
 HASH_ORDER = {"topic2": "a-topic2", "topic4": "b-topic4", "topic3": "c-topic3", "topic1": "d-topic1"}
 PLAIN = {t: t for t in HASH_ORDER}
+#: Kafka's test topic ids (both test classes, both commits).
+KAFKA_IDS = {
+    "topic1": "T1-A4s3VTwiI5CTbEp6POw",
+    "topic2": "T2-B4s3VTwiI5YHbPp6YUe",
+    "topic3": "T3-CU8fVTLCz5YMkLoDQsa",
+    "topic4": "T4-Tw9fVTLCz5HbPp6YQsa",
+}
+TODAY, KAFKA_4_0_0 = None, uniform.KAFKA_4_0_0
 
 
-def run(names, topics: dict[str, int], members: dict[str, tuple[list[str], dict[str, list[int]]]]) -> dict:
+def run(
+    names,
+    topics: dict[str, int],
+    members: dict[str, tuple[list[str], dict[str, list[int]]]],
+    *,
+    variant: str | None = TODAY,
+    java: bool = False,
+) -> dict:
     problem = Problem.from_mapping(
         {
-            "topics": {names[t]: n for t, n in topics.items()},
+            "topics": {names[t]: {"partitions": n, "id": KAFKA_IDS[t]} if java else n for t, n in topics.items()},
             "members": {
                 m: {
                     "topics": [names[t] for t in subscribed],
@@ -44,78 +63,133 @@ def run(names, topics: dict[str, int], members: dict[str, tuple[list[str], dict[
         }
     )
     back = {v: k for k, v in names.items()}
-    return {
-        m: {back[t]: ps for t, ps in ts.items()}
-        for m, ts in uniform.assign(problem).to_mapping(problem.member_ids).items()
-    }
+    got = uniform.assign(problem, variant=variant, iteration_order="java" if java else "sorted")
+    return {m: {back[t]: ps for t, ps in ts.items()} for m, ts in got.to_mapping(problem.member_ids).items()}
+
+
+def literal(topics, members, **options) -> dict:
+    """Kafka's test as written: its topic names and ids, Java's iteration order."""
+    return run(PLAIN, topics, members, java=True, **options)
 
 
 T12, T13 = ["topic1", "topic2"], ["topic1", "topic3"]
+BOTH = pytest.mark.parametrize("variant", [TODAY, KAFKA_4_0_0], ids=["d79bd50", "1eb7644"])
 
 
-# -- OptimizedUniformAssignmentBuilderTest (homogeneous) ---------------------------------------------------------
+# -- UniformHomogeneousAssignmentBuilderTest (d79bd50) / OptimizedUniformAssignmentBuilderTest (1eb7644) ------------
 
 
-def test_testFirstAssignmentTwoMembersTwoTopicsNoMemberRacks():
-    got = run(HASH_ORDER, {"topic1": 3, "topic3": 2}, {"A": (T13, {}), "B": (T13, {})})
-    assert got == {"A": {"topic1": [0], "topic3": [0, 1]}, "B": {"topic1": [1, 2]}}
+@BOTH
+def test_testFirstAssignmentTwoMembersTwoTopicsNoMemberRacks(variant):
+    got = literal({"topic1": 3, "topic3": 2}, {"A": (T13, {}), "B": (T13, {})}, variant=variant)
+    if variant is TODAY:  # KAFKA-18688: the extra partition goes to the last member in order
+        assert got == {"A": {"topic3": [0, 1]}, "B": {"topic1": [0, 1, 2]}}
+    else:
+        assert got == {"A": {"topic1": [0], "topic3": [0, 1]}, "B": {"topic1": [1, 2]}}
 
 
-def test_homogeneous_testFirstAssignmentNumMembersGreaterThanTotalNumPartitions():
-    got = run(HASH_ORDER, {"topic3": 2}, {"A": (["topic3"], {}), "B": (["topic3"], {}), "C": (["topic3"], {})})
-    assert got == {"A": {"topic3": [0]}, "B": {"topic3": [1]}, "C": {}}
+@BOTH
+def test_homogeneous_testFirstAssignmentNumMembersGreaterThanTotalNumPartitions(variant):
+    three = {"A": (["topic3"], {}), "B": (["topic3"], {}), "C": (["topic3"], {})}
+    got = literal({"topic3": 2}, three, variant=variant)
+    if variant is TODAY:
+        assert got == {"A": {}, "B": {"topic3": [0]}, "C": {"topic3": [1]}}
+    else:
+        assert got == {"A": {"topic3": [0]}, "B": {"topic3": [1]}, "C": {}}
 
 
-def test_testReassignmentForTwoMembersTwoTopicsGivenUnbalancedPrevAssignment():
+@BOTH
+def test_testReassignmentForTwoMembersTwoTopicsGivenUnbalancedPrevAssignment(variant):
     got = run(
         PLAIN,
         {"topic1": 3, "topic2": 3},
         {"A": (T12, {"topic1": [0, 1], "topic2": [0, 1]}), "B": (T12, {"topic1": [2], "topic2": [2]})},
+        variant=variant,
     )
     assert got == {"A": {"topic1": [0, 1], "topic2": [0]}, "B": {"topic1": [2], "topic2": [1, 2]}}
 
 
-def test_testReassignmentWhenPartitionsAreAddedForTwoMembersTwoTopics():
+@BOTH
+def test_testReassignmentWhenPartitionsAreAddedForTwoMembersTwoTopics(variant):
     got = run(
         HASH_ORDER,
         {"topic1": 6, "topic2": 5},
         {"A": (T12, {"topic1": [0, 2], "topic2": [0]}), "B": (T12, {"topic1": [1], "topic2": [1, 2]})},
+        variant=variant,
     )
-    assert got == {"A": {"topic1": [0, 2, 3], "topic2": [0, 3, 4]}, "B": {"topic1": [1, 4, 5], "topic2": [1, 2]}}
+    if variant is TODAY:
+        assert got == {"A": {"topic1": [0, 2], "topic2": [0, 3, 4]}, "B": {"topic1": [1, 3, 4, 5], "topic2": [1, 2]}}
+    else:
+        assert got == {"A": {"topic1": [0, 2, 3], "topic2": [0, 3, 4]}, "B": {"topic1": [1, 4, 5], "topic2": [1, 2]}}
 
 
-def test_testReassignmentWhenOneMemberAddedAfterInitialAssignmentWithTwoMembersTwoTopics():
+@BOTH
+def test_testReassignmentWhenOneMemberAddedAfterInitialAssignmentWithTwoMembersTwoTopics(variant):
     got = run(
         PLAIN,
         {"topic1": 3, "topic2": 3},
         {"A": (T12, {"topic1": [0, 2], "topic2": [0]}), "B": (T12, {"topic1": [1], "topic2": [1, 2]}), "C": (T12, {})},
+        variant=variant,
     )
     assert got == {"A": {"topic1": [0, 2]}, "B": {"topic1": [1], "topic2": [1]}, "C": {"topic2": [0, 2]}}
 
 
-def test_testReassignmentWhenOneMemberRemovedAfterInitialAssignmentWithThreeMembersTwoTopics():
-    got = run(
-        HASH_ORDER,
+@BOTH
+def test_testReassignmentWhenOneMemberRemovedAfterInitialAssignmentWithThreeMembersTwoTopics(variant):
+    got = literal(
         {"topic1": 3, "topic2": 3},
         {"A": (T12, {"topic1": [0], "topic2": [0]}), "B": (T12, {"topic1": [1], "topic2": [1]})},
+        variant=variant,
     )
     assert got == {"A": {"topic1": [0], "topic2": [0, 2]}, "B": {"topic1": [1, 2], "topic2": [1]}}
 
 
-# -- UniformHeterogeneousAssignmentBuilderTest -------------------------------------------------------------------
+@BOTH
+def test_testReassignmentWhenOneSubscriptionRemovedAfterInitialAssignmentWithTwoMembersTwoTopics(variant):
+    got = literal(
+        {"topic1": 2, "topic2": 2},
+        {"A": (["topic2"], {"topic1": [0], "topic2": [0]}), "B": (["topic2"], {"topic1": [1], "topic2": [1]})},
+        variant=variant,
+    )
+    assert got == {"A": {"topic2": [0]}, "B": {"topic2": [1]}}
 
 
-def test_testFirstAssignmentTwoMembersTwoTopics():
-    got = run(PLAIN, {"topic1": 3, "topic3": 6}, {"A": (T13, {}), "B": (["topic3"], {})})
+def test_the_sorted_order_needs_the_renaming_that_java_order_does_not():
+    """Without Kafka's ids and order, the first test's answer is the mirror image: the sorted port takes
+    topic1 first where Kafka's HashSet iterates topic3 (T3) before topic1 (T1)."""
+    got = run(PLAIN, {"topic1": 3, "topic3": 2}, {"A": (T13, {}), "B": (T13, {})}, variant=KAFKA_4_0_0)
+    assert got != literal({"topic1": 3, "topic3": 2}, {"A": (T13, {}), "B": (T13, {})}, variant=KAFKA_4_0_0)
+
+
+def test_java_order_needs_every_subscribed_topic_id():
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t": 2, "u": {"partitions": 1, "id": KAFKA_IDS["topic1"]}},
+            "members": {"a": {"topics": ["t", "u"]}},
+        }
+    )
+    with pytest.raises(ValueError, match=r"topic id .* none for t$"):
+        uniform.assign(problem, iteration_order="java")
+
+
+# -- UniformHeterogeneousAssignmentBuilderTest (no answer changed between 1eb7644 and d79bd50) -----------------------
+
+
+@pytest.mark.parametrize("java", [True, False], ids=["java", "sorted"])
+def test_testFirstAssignmentTwoMembersTwoTopics(java):
+    got = run(PLAIN, {"topic1": 3, "topic3": 6}, {"A": (T13, {}), "B": (["topic3"], {})}, java=java)
     assert got == {"A": {"topic1": [0, 1, 2], "topic3": [4]}, "B": {"topic3": [0, 1, 2, 3, 5]}}
 
 
-def test_heterogeneous_testFirstAssignmentNumMembersGreaterThanTotalNumPartitions():
-    got = run(PLAIN, {"topic3": 1, "topic1": 2}, {"A": (["topic3"], {}), "B": (["topic3"], {}), "C": (["topic1"], {})})
+@pytest.mark.parametrize("java", [True, False], ids=["java", "sorted"])
+def test_heterogeneous_testFirstAssignmentNumMembersGreaterThanTotalNumPartitions(java):
+    three = {"A": (["topic3"], {}), "B": (["topic3"], {}), "C": (["topic1"], {})}
+    got = run(PLAIN, {"topic3": 1, "topic1": 2}, three, java=java)
     assert got == {"A": {"topic3": [0]}, "B": {}, "C": {"topic1": [0, 1]}}
 
 
-def test_testReassignmentForTwoMembersThreeTopicsGivenUnbalancedPrevAssignment():
+@pytest.mark.parametrize("java", [True, False], ids=["java", "sorted"])
+def test_testReassignmentForTwoMembersThreeTopicsGivenUnbalancedPrevAssignment(java):
     got = run(
         PLAIN,
         {"topic1": 6, "topic2": 4, "topic3": 4},
@@ -124,6 +198,7 @@ def test_testReassignmentForTwoMembersThreeTopicsGivenUnbalancedPrevAssignment()
             "B": (T12, {"topic1": [3], "topic2": [0]}),
             "C": (["topic1", "topic2", "topic3"], {"topic1": [4, 5], "topic2": [1, 2, 3], "topic3": [0, 1, 2, 3]}),
         },
+        java=java,
     )
     assert got == {
         "A": {"topic1": [0, 1, 2, 5]},
@@ -132,7 +207,8 @@ def test_testReassignmentForTwoMembersThreeTopicsGivenUnbalancedPrevAssignment()
     }
 
 
-def test_testReassignmentWhenPartitionsAreAddedForTwoMembers():
+@pytest.mark.parametrize("java", [True, False], ids=["java", "sorted"])
+def test_testReassignmentWhenPartitionsAreAddedForTwoMembers(java):
     got = run(
         PLAIN,
         {"topic1": 6, "topic2": 5, "topic3": 3, "topic4": 3},
@@ -140,6 +216,7 @@ def test_testReassignmentWhenPartitionsAreAddedForTwoMembers():
             "A": (T13, {"topic1": [0, 1, 2, 3], "topic3": [0, 1]}),
             "B": (["topic1", "topic2", "topic3", "topic4"], {"topic2": [0, 1, 2], "topic4": [0, 1, 2]}),
         },
+        java=java,
     )
     assert got == {
         "A": {"topic1": [0, 1, 2, 3, 4, 5], "topic3": [0, 1, 2]},
@@ -169,20 +246,24 @@ def test_the_array_homogeneous_builder_is_kafkas_loop(problem):
     previous = resolve_claims(problem).previous_owner
     existing = problem.partition_counts
     topics = tuple(sorted(t for t in problem.members[0].topics if t in existing))
-    fast = _homogeneous_arrays(problem, topics, previous)
-    literal = _homogeneous(problem, topics, previous)
-    assert {t: list(map(int, fast[t])) for t in fast} == {t: list(literal[t]) for t in topics}
+    for fixed in (True, False):  # today's (KAFKA-18688) and Kafka 4.0.0's
+        fast = _homogeneous_arrays(problem, topics, previous, fixed_18688=fixed)
+        loop = _homogeneous(problem, topics, previous, fixed_18688=fixed)
+        assert {t: list(map(int, fast[t])) for t in fast} == {t: list(loop[t]) for t in topics}
 
 
 def test_a_missing_topic_in_one_subscription_makes_the_group_heterogeneous_as_in_kafka():
     """ModernGroup.subscriptionType counts subscribers per topic *name*, a topic that does not exist
     included: a takes the heterogeneous builder, which keeps b's two partitions (2/1 is balanced), where
     the homogeneous one, with the same topics that exist, gives the extra quota to a (first in order) and
-    revokes t0-1 from b.  Both expected answers are Kafka's own: its UniformAssignor at 1eb7644, compiled
-    and asked through tools/kafka_differential's driver, returns exactly these two (and reports the
-    subscription types heterogeneous and homogeneous)."""
+    revokes t0-1 from b (Kafka 4.0.0; today's keeps b's extra).  The expected answers are Kafka's own: its
+    UniformAssignor at 1eb7644, compiled and asked through tools/kafka_differential's driver, returns exactly
+    the 1eb7644 ones (and reports the subscription types heterogeneous and homogeneous)."""
     base = {"topics": {"t0": 3}, "members": {"b": {"topics": ["t0"], "owned": {"t0": [0, 1]}, "generation": 1}}}
     missing = Problem.from_mapping({**base, "members": {**base["members"], "a": {"topics": ["t0", "missing"]}}})
     same = Problem.from_mapping({**base, "members": {**base["members"], "a": {"topics": ["t0"]}}})
-    assert uniform.assign(missing).to_mapping() == {"a": {"t0": [2]}, "b": {"t0": [0, 1]}}
-    assert uniform.assign(same).to_mapping() == {"a": {"t0": [1, 2]}, "b": {"t0": [0]}}
+    for variant in (TODAY, KAFKA_4_0_0):
+        assert uniform.assign(missing, variant=variant).to_mapping() == {"a": {"t0": [2]}, "b": {"t0": [0, 1]}}
+    assert uniform.assign(same, variant=KAFKA_4_0_0).to_mapping() == {"a": {"t0": [1, 2]}, "b": {"t0": [0]}}
+    # Today's homogeneous builder lets b keep the extra partition it holds (KAFKA-18688): the same answer.
+    assert uniform.assign(same).to_mapping() == {"a": {"t0": [2]}, "b": {"t0": [0, 1]}}

@@ -69,6 +69,17 @@ def with_(path, value):
             "topics.b.id",
             "also the id of topic 'a'",
         ),
+        (
+            with_(  # one Uuid spelled two ways (the last character's 4 spare bits differ): still one id
+                ["topics"],
+                {
+                    "a": {"partitions": 1, "id": "T2-B4s3VTwiI5YHbPp6YUQ"},
+                    "b": {"partitions": 1, "id": "T2-B4s3VTwiI5YHbPp6YUe"},
+                },
+            ),
+            "topics.b.id",
+            "also the id of topic 'a'",
+        ),
         ({"members": {}}, "topics", "missing"),
     ],
 )
@@ -110,6 +121,11 @@ def test_topic_ids_are_kafkas_uuids_and_round_trip():
     assert {t.name: t.topic_id for t in problem.topics} == {"orders": None, "clicks": "UXyU9i5ARn6W00ON2taeWA"}
     assert Problem.from_mapping(problem.to_mapping()) == problem
     assert uuid_bits("AAAAAAAAAAAAAAAAAAAAAQ") == (0, 1) and uuid_hash(0, 1) == 1
+    # Uuid.fromString ignores the last character's 4 spare bits, as Kafka's own tests rely on
+    # ("T2-B4s3VTwiI5YHbPp6YUe", printed back as ...YUQ): accepted, kept as written, decoded as Java does.
+    kafka_test_id = with_(["topics", "clicks"], {"partitions": 4, "id": "T2-B4s3VTwiI5YHbPp6YUe"})
+    assert Problem.from_mapping(kafka_test_id).to_mapping()["topics"]["clicks"]["id"] == "T2-B4s3VTwiI5YHbPp6YUe"
+    assert uuid_bits("T2-B4s3VTwiI5YHbPp6YUe") == uuid_bits("T2-B4s3VTwiI5YHbPp6YUQ")
     raw = base64.urlsafe_b64decode("UXyU9i5ARn6W00ON2taeWA==")
     most, least = uuid_bits("UXyU9i5ARn6W00ON2taeWA")
     assert (most % 2**64).to_bytes(8, "big") + (least % 2**64).to_bytes(8, "big") == raw
