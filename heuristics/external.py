@@ -73,7 +73,13 @@ __all__ = [
     "ExternalAssignorError",
     "ExternalCommand",
     "default_max_output",
+    "kill_group",
+    "mib",
+    "own_group_dying_with_parent",
     "parse_external",
+    "read_answer",
+    "short_display",
+    "stderr_excerpt",
 ]
 
 #: Seconds an external command may take per rebalance unless told otherwise.
@@ -136,25 +142,25 @@ class ExternalCommand:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env=env,
-                preexec_fn=_own_group_dying_with_parent,
+                preexec_fn=own_group_dying_with_parent,
             )
         except (OSError, ValueError) as err:  # not found, not executable, a NUL byte in an argument
             raise ExternalAssignorError(
-                f"cannot run {_short(self.display)}: {getattr(err, 'strerror', None) or err}"
+                f"cannot run {short_display(self.display)}: {getattr(err, 'strerror', None) or err}"
             ) from None
         try:
             stdout, stderr = self._exchange(process, payload)
         except BaseException:  # our timeout, a caller's deadline (SIGALRM), an interrupt: leave nothing running
-            _kill_group(process)
+            kill_group(process)
             raise
-        _kill_group(process)  # background processes it left behind
+        kill_group(process)  # background processes it left behind
         if process.returncode != 0:
             how = (
                 f"killed by signal {-process.returncode}"
                 if process.returncode < 0
                 else f"exited with status {process.returncode}"
             )
-            raise ExternalAssignorError(f"{how} ({_short(self.display)}){_stderr(stderr)}")
+            raise ExternalAssignorError(f"{how} ({short_display(self.display)}){stderr_excerpt(stderr)}")
         return read_answer(stdout, problem, self.display, stderr)
 
     def _exchange(self, process: subprocess.Popen, payload: bytes) -> tuple[bytes, bytes]:
@@ -179,15 +185,15 @@ class ExternalCommand:
             while selector.get_map():
                 now = time.monotonic()
                 if now >= deadline:
-                    raise AssignorDidNotFinish(f"gave no answer in {self.timeout:g} s ({_short(self.display)})")
+                    raise AssignorDidNotFinish(f"gave no answer in {self.timeout:g} s ({short_display(self.display)})")
                 if process.poll() is not None:
                     exited = exited or now
                     if killed is None and now - exited > EXIT_GRACE:
-                        _kill_group(process, drain=False, reap=False)  # a background child holding the pipes
+                        kill_group(process, drain=False, reap=False)  # a background child holding the pipes
                         killed = now
                     elif killed is not None and now - killed > EXIT_GRACE:
                         raise ExternalAssignorError(
-                            f"exited, but a process it started keeps its stdout open ({_short(self.display)})"
+                            f"exited, but a process it started keeps its stdout open ({short_display(self.display)})"
                         )
                 for key, _ in selector.select(timeout=min(0.25, deadline - now)):
                     stream = key.fileobj
@@ -209,14 +215,16 @@ class ExternalCommand:
                     if len(received[stream]) > cap:
                         which = "stdout" if stream is process.stdout else "stderr"
                         raise ExternalAssignorError(
-                            f"wrote more than {_mib(cap)} to {which} ({_short(self.display)}): the cap on an "
+                            f"wrote more than {mib(cap)} to {which} ({short_display(self.display)}): the cap on an "
                             "external assignor's output; raise it with --max-output MIB "
                             f"(or {MAX_OUTPUT_VARIABLE})"
                         )
         try:
             process.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            raise AssignorDidNotFinish(f"gave no answer in {self.timeout:g} s ({_short(self.display)})") from None
+            raise AssignorDidNotFinish(
+                f"gave no answer in {self.timeout:g} s ({short_display(self.display)})"
+            ) from None
         return bytes(received[process.stdout]), bytes(received[process.stderr])
 
     @property
@@ -236,7 +244,7 @@ def default_max_output() -> int:
     return int(mib * 2**20) if mib is not None and 0 < mib <= 1 << 20 else DEFAULT_MAX_OUTPUT
 
 
-def _mib(size: int) -> str:
+def mib(size: int) -> str:
     return f"{size / 2**20:g} MiB"
 
 
@@ -258,7 +266,7 @@ _PRCTL = _load_prctl()
 _PR_SET_PDEATHSIG = 1
 
 
-def _own_group_dying_with_parent() -> None:
+def own_group_dying_with_parent() -> None:
     """In the child before exec: its own process group (killed as one), and SIGKILL if our process dies.
 
     The second part matters when the caller runs us in a forked child that
@@ -269,7 +277,7 @@ def _own_group_dying_with_parent() -> None:
         _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
 
 
-def _kill_group(process: subprocess.Popen, *, drain: bool = True, reap: bool = True) -> None:
+def kill_group(process: subprocess.Popen, *, drain: bool = True, reap: bool = True) -> None:
     """SIGKILL the command's process group; reap it without waiting on pipes a stray process may hold."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
@@ -293,12 +301,12 @@ def _kill_group(process: subprocess.Popen, *, drain: bool = True, reap: bool = T
         process.wait()
 
 
-def _short(display: str, width: int = 80) -> str:
+def short_display(display: str, width: int = 80) -> str:
     text = repr(display)
     return text if len(text) <= width else text[: width - 4] + "...'"
 
 
-def _stderr(stderr: bytes) -> str:
+def stderr_excerpt(stderr: bytes) -> str:
     """``; stderr (whole in FILE): <first lines>``: all of it kept in a file, named first (a row's
     message is cut at 300 characters), then its first lines quoted."""
     lines = [line.strip()[:200] for line in stderr[:65536].decode("utf-8", "replace").splitlines() if line.strip()]
@@ -342,7 +350,7 @@ def read_answer(stdout: bytes, problem: Problem, display: str = "the command", s
     """The assignment in a command's stdout, checked against ``problem`` (see the module docstring)."""
 
     def fail(what: str) -> ExternalAssignorError:
-        return ExternalAssignorError(f"{what} ({_short(display)}){_stderr(stderr)}")
+        return ExternalAssignorError(f"{what} ({short_display(display)}){stderr_excerpt(stderr)}")
 
     text = stdout.decode("utf-8", "replace")
     if not text.strip():

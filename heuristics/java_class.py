@@ -110,13 +110,13 @@ from assignment_oracle.heuristics.external import (
     DEFAULT_TIMEOUT,
     MAX_OUTPUT_VARIABLE,
     ExternalAssignorError,
-    _kill_group,
-    _mib,
-    _own_group_dying_with_parent,
-    _short,
-    _stderr,
     default_max_output,
+    kill_group,
+    mib,
+    own_group_dying_with_parent,
     read_answer,
+    short_display,
+    stderr_excerpt,
 )
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.problem.errors import AssignorDidNotFinish, MissingRuntime
@@ -308,7 +308,7 @@ class JavaClass:
         if isinstance(document, dict) and isinstance(document.get("error"), str):
             at = document.get("at")
             raise JavaAssignorError(
-                f"{document['error']}{f' (at {at})' if at else ''} ({_short(self.display)})"
+                f"{document['error']}{f' (at {at})' if at else ''} ({short_display(self.display)})"
             ) from None
         return read_answer(line, problem, self.display, bytes(self._stderr))
 
@@ -342,7 +342,7 @@ class JavaClass:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                preexec_fn=_own_group_dying_with_parent,
+                preexec_fn=own_group_dying_with_parent,
             )
         except OSError as err:
             raise MissingRuntime(f"{self.display}: cannot run {java}: {err.strerror or err}") from None
@@ -395,7 +395,7 @@ class JavaClass:
             while True:
                 now = time.monotonic()
                 if now >= deadline:
-                    raise AssignorDidNotFinish(f"gave no answer in {self.timeout:g} s ({_short(self.display)})")
+                    raise AssignorDidNotFinish(f"gave no answer in {self.timeout:g} s ({short_display(self.display)})")
                 for key, _ in selector.select(timeout=min(0.25, deadline - now)):
                     stream = key.fileobj
                     if stream is stdin:
@@ -417,7 +417,7 @@ class JavaClass:
                     if len(received) > cap:
                         which = "stdout" if stream is stdout else "stderr"
                         raise JavaAssignorError(
-                            f"wrote more than {_mib(cap)} to {which} in one rebalance ({_short(self.display)}): the "
+                            f"wrote more than {mib(cap)} to {which} in one rebalance ({short_display(self.display)}): the "
                             f"cap on an external assignor's output; raise it with --max-output MIB "
                             f"(or {MAX_OUTPUT_VARIABLE})"
                         )
@@ -451,7 +451,7 @@ class JavaClass:
             if code < 0
             else f"exited with status {code}"
         )
-        return JavaAssignorError(f"the JVM {how} ({_short(self.display)}){_stderr(bytes(self._stderr))}")
+        return JavaAssignorError(f"the JVM {how} ({short_display(self.display)}){stderr_excerpt(bytes(self._stderr))}")
 
     def _stop(self, *, graceful: bool) -> None:
         process, self._process = self._process, None
@@ -464,7 +464,7 @@ class JavaClass:
                 process.wait(timeout=CLOSE_GRACE)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-        _kill_group(process, drain=False)  # whatever it left running, and the pipes closed
+        kill_group(process, drain=False)  # whatever it left running, and the pipes closed
 
 
 def _withheld_by_the_class(problem: Problem) -> dict:
