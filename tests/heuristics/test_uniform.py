@@ -21,6 +21,8 @@ the fixed ids' order in a 16-bucket HashSet; ``PLAIN``: the written order).
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 
@@ -267,3 +269,80 @@ def test_a_missing_topic_in_one_subscription_makes_the_group_heterogeneous_as_in
     assert uniform.assign(same, variant=KAFKA_4_0_0).to_mapping() == {"a": {"t0": [1, 2]}, "b": {"t0": [0]}}
     # Today's homogeneous builder lets b keep the extra partition it holds (KAFKA-18688): the same answer.
     assert uniform.assign(same).to_mapping() == {"a": {"t0": [2]}, "b": {"t0": [0, 1]}}
+
+
+# -- CommonAssignorTests (new at d79bd50, #21069): a fed-back assignment does not depend on member order ---------
+
+
+def _fed_back(problem: Problem, assignment, order: list[str]) -> tuple[Problem, dict[str, str]]:
+    """The group claiming ``assignment`` (generation 1), members renamed so that they sort in ``order``:
+    the port's member order is Kafka's iteration order of ``groupSpec.memberIds()``."""
+    names = {member: f"{k}-{member}" for k, member in enumerate(order)}
+    data = problem.to_mapping()
+    given_out = assignment.to_mapping(problem.member_ids)
+    members = {}
+    for member, entry in data["members"].items():
+        entry = {**entry, "owned": given_out[member], "generation": 1}
+        members[names[member]] = entry
+    return Problem.from_mapping({**data, "members": members}), {v: k for k, v in names.items()}
+
+
+MEMBER_ORDERS = [list(order) for order in itertools.permutations("ABC")]
+
+
+@pytest.mark.parametrize("subscription_type", ["HOMOGENEOUS", "HETEROGENEOUS"])
+def test_CommonAssignorTests_testReassignmentStickiness(subscription_type):
+    """Kafka's test: three members subscribed to topics of 2, 5 and 7 partitions; the first assignment fed
+    back under each of the six member orders comes back unchanged (today's uniform, both builders; Kafka
+    passes the subscription type explicitly, so the heterogeneous builder is called directly here).  The
+    rack-aware parameter is left out: neither builder reads racks.  Kafka 4.0.0's homogeneous builder fails
+    it, as KAFKA-18688 reported: the extra partitions follow the member order."""
+    from assignment_oracle.heuristics.uniform import _Heterogeneous
+    from assignment_oracle.problem.claims import resolve_claims
+
+    topics = {"topic1": 2, "topic2": 5, "topic3": 7}
+    group = Problem.from_mapping({"topics": topics, "members": {m: {"topics": sorted(topics)} for m in "ABC"}})
+
+    def assign(problem: Problem, variant=None):
+        if subscription_type == "HOMOGENEOUS":
+            return uniform.assign(problem, variant=variant)
+        subscriptions = [tuple(sorted(topics))] * len(problem.members)
+        owners = _Heterogeneous(problem, subscriptions, resolve_claims(problem).previous_owner).build()
+        return {t: list(map(int, o)) for t, o in owners.items()}, problem
+
+    def by_member(result, problem, back) -> dict:
+        if subscription_type == "HOMOGENEOUS":
+            return {back[m]: ts for m, ts in result.to_mapping(problem.member_ids).items()}
+        owners, _ = result
+        out: dict = {back[m]: {} for m in problem.member_ids}
+        for t, row in owners.items():
+            for p, o in enumerate(row):
+                out[back[problem.member_ids[o]]].setdefault(t, []).append(p)
+        return out
+
+    first = uniform.assign(group)
+    expected = first.to_mapping(group.member_ids)
+    for order in MEMBER_ORDERS:
+        again, back = _fed_back(group, first, order)
+        assert by_member(assign(again), again, back) == expected, order
+    if subscription_type == "HOMOGENEOUS":
+        old_first = uniform.assign(group, variant=KAFKA_4_0_0)
+        moved = []
+        for order in MEMBER_ORDERS:
+            again, back = _fed_back(group, old_first, order)
+            got = by_member(uniform.assign(again, variant=KAFKA_4_0_0), again, back)
+            moved.append(got != old_first.to_mapping(group.member_ids))
+        assert any(moved) and not all(moved)
+
+
+@settings(max_examples=150, deadline=None)
+@given(problem=rebalances(identical=True))
+def test_todays_homogeneous_builder_keeps_its_own_assignment_under_any_member_order(problem):
+    """The property CommonAssignorTests samples, on any group with identical subscriptions: today's uniform,
+    fed its own assignment back, returns it under the reversed member order too (KAFKA-18688's point)."""
+    first = uniform.assign(problem)
+    expected = first.to_mapping(problem.member_ids)
+    for order in (list(problem.member_ids), list(reversed(problem.member_ids))):
+        again, back = _fed_back(problem, first, order)
+        got = {back[m]: ts for m, ts in uniform.assign(again).to_mapping(again.member_ids).items()}
+        assert got == expected
