@@ -40,6 +40,7 @@ from assignment_oracle.heuristics import (
 )
 from assignment_oracle.heuristics import range as range_assignor
 from assignment_oracle.optimal import solve
+from assignment_oracle.problem.errors import AssignorDidNotFinish
 from assignment_oracle.problem.metrics import load_vector, sorted_loads
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions, violations
@@ -493,6 +494,48 @@ def _kafka4_npe(r: BugReplay):
     return shown, port.status == "ok" and port.guarantee is not None and port.guarantee.kept, text
 
 
+def _owned_per_rebalance(problem: Problem, rebalances: int, **options) -> list[dict]:
+    """What each member owns as each of Kafka 4's cooperative rebalances starts (the first: the problem's
+    claims), for ``rebalances`` rebalances or until the group settles; ``options`` as ``rebalance_cooperative``'s."""
+    order, literal = options.get("iteration_order", "sorted"), options.get("literal", False)
+    seen: list[dict] = []
+
+    def target(p: Problem) -> Assignment:
+        seen.append({m.member_id: {t: list(ps) for t, ps in m.owned} for m in p.members})
+        return kafka4_sticky.assign(p, **options)
+
+    try:
+        cooperative_sticky.rebalance(
+            problem,
+            max_rebalances=rebalances,
+            target=target,
+            holdings=lambda p: kafka4_sticky.believed_holdings(p, order, literal),
+        )
+    except AssignorDidNotFinish:
+        pass
+    return seen
+
+
+def _kafka4_never_settles(r: BugReplay):
+    rows, control = r.rows[0], r.rows[1]
+    names = (KAFKA4_COOPERATIVE_LITERAL.name, "kafka4-cooperative-sticky")
+    # Not finishing is the finding (its own bound: "still revoking ... after 10 rebalances"); the alternation is
+    # checked on its own, rebalance by rebalance.
+    looping = [n for n in names if rows[n].status == "timeout"]
+    owned = _owned_per_rebalance(r.problems[0], 12, iteration_order="java", literal=True)
+    # From the second rebalance on the group alternates between two states (period 2), never one.
+    alternates = len(owned) == 12 and all(owned[k] == owned[k + 2] != owned[k + 1] for k in range(1, 10))
+    c1 = [sorted(f"{t}-{q}" for t, ps in state["c1"].items() for q in ps) for state in owned[1:3]]
+    settled = {n: control[n].status == "ok" and (control[n].rebalances or 0) <= 2 for n in names}
+    text = (
+        "; ".join(f"{n}: {rows[n].status}" + (f" ({rows[n].message})" if rows[n].message else "") for n in names)
+        + f"; c1 owns {', '.join(c1[0])} then {', '.join(c1[1])} and back, rebalance after rebalance: "
+        + f"{'period 2' if alternates else 'no alternation'}; the same group without client.rack: "
+        + ", ".join(f"{n} {control[n].status} in {control[n].rebalances} rebalance(s)" for n in names)
+    )
+    return len(looping) == len(names) and alternates, all(settled.values()), text
+
+
 def _kafka_15106_scenario() -> dict:
     """20 members, 200 partitions, unequal subscriptions, claims at mixed generations (seeded)."""
     rng = random.Random(15106)
@@ -816,6 +859,75 @@ Actual: NullPointerException from AbstractStickyAssignor$GeneralAssignmentBuilde
 Code: clients/src/main/java/org/apache/kafka/clients/consumer/internals/AbstractStickyAssignor.java:1412
   (`currentAssignment.get(prevAssignment.get(partition).consumer).size()`), after line 1356 set the
   previous owner aside, at {KAFKA_COMMIT}; skipping a previous owner absent from currentAssignment fixes it.""",
+            ),
+            Bug(
+                "kafka4-cooperative-never-settles",
+                "A rack-aware cooperative group whose subscriptions differ rebalances forever: one partition in, another out",
+                f"Kafka's AbstractStickyAssignor general builder with CooperativeStickyAssignor (apache/kafka "
+                f"{KAFKA_COMMIT[:7]}, unfixed): the rack-aware target flips with the partition withheld last time",
+                tuple(
+                    {
+                        "topics": {
+                            "t0": {"partitions": 3, "racks": [["r1", "r2"], ["r2"], ["r2"]]},
+                            "t1": {"partitions": 3, "racks": [["r1"], ["r0"], ["r1"]]},
+                        },
+                        "members": {
+                            "c0": {"topics": ["t0", "t1"], "generation": 1, **racks[0]},
+                            "c1": {"topics": ["t0", "t1"], "owned": {"t1": [1]}, "generation": 1, **racks[1]},
+                            "c2": {"topics": ["t0"], "generation": 1, **racks[2]},
+                        },
+                    }
+                    for racks in (({"rack": "r1"}, {"rack": "r2"}, {"rack": "r0"}), ({}, {}, {}))
+                ),
+                (KAFKA4_COOPERATIVE_LITERAL, "kafka4-cooperative-sticky"),
+                (),
+                "c0 on r1, c1 on r2, c2 on r0; c2 subscribes only to t0, none of whose replicas is on r0, and t1-1 "
+                "lives on r0 alone, so balance puts partitions off their racks.  Every rebalance the general builder "
+                "drops the off-rack partitions it gave out the time before (c2's t0-0, c1's t1-1), places them and "
+                "the partition withheld last time greedily, rack first, and rebalances: with t1-1 unowned c1 must give "
+                "up t0-1, with t0-1 unowned c1 must give up t1-1.  The moved partition is withheld, so the next "
+                "rebalance sees the other state: c1 revokes a partition in every rebalance and the group never settles "
+                "(Kafka's Java at 1eb7644 does the same, tools/kafka_differential/settle.py).  No fix upstream; the "
+                "control, the same group without client.rack, settles at once",
+                _kafka4_never_settles,
+                judges_unfinished=True,
+                report=f"""Title: CooperativeStickyAssignor: a rack-aware group with differing subscriptions rebalances forever
+What: with rack-aware assignment (client.rack set, replicas on some racks) and differing subscriptions
+  (the general assignment builder), the target depends on which partitions are unowned when the
+  rebalance starts.  The cooperative protocol withholds a partition that changes owner for one rebalance,
+  so the next rebalance starts with that partition unowned, and its target moves another partition of
+  the same member, which is withheld in turn: the group alternates between two assignments, one member
+  revoking a partition (and so rejoining) in every rebalance.
+Smallest input (3 members, 6 partitions, 2 topics; all at generation 1):
+  t0: 3 partitions, replicas on racks [r1, r2], [r2], [r2]; t1: 3 partitions, replicas on [r1], [r0], [r1].
+  c0: rack r1, subscribes to t0 and t1, owns nothing; c1: rack r2, subscribes to t0 and t1, owns t1-1;
+  c2: rack r0, subscribes to t0, owns nothing.
+Expected: the group settles after a rebalance or two (without client.rack it settles at once, on
+  c0 [t1-0, t1-2], c1 [t0-1, t1-1], c2 [t0-0, t0-2]).
+Actual: rebalance 1 assigns c0 [t1-0, t1-2], c1 [t0-1, t0-2], c2 [t0-0] and c1 revokes t1-1 (withheld for
+  c0); rebalance 2 assigns c0 [t1-0, t1-2], c1 [t0-2, t1-1], c2 [t0-0] and c1 revokes t0-1 (withheld for
+  c2); rebalance 3 is rebalance 1 again, and so on: c1 revokes t1-1 and t0-1 in turn, for ever.
+  (Formed with nothing owned, the same group settles on c0 [t1-0, t1-1, t1-2], c1 [t0-1, t0-2],
+  c2 [t0-0], but every later rebalance revokes t1-1 and t0-1 and hands them back one rebalance later.)
+Code (clients/src/main/java/org/apache/kafka/clients/consumer/internals/AbstractStickyAssignor.java at
+  {KAFKA_COMMIT}):
+  - GeneralAssignmentBuilder.assignOwnedPartitions, lines 1052-1056: an owned partition whose replicas
+    are not on its owner's rack is dropped (revocationRequired = true), also when the builder itself put
+    it there for balance the rebalance before (c2's t0-0 every time, c1's t1-1: no rack-matching
+    subscriber can take them), so the builder never keeps its own previous target;
+  - balance, lines 1333-1338: the dropped partitions and the one withheld last time are placed greedily,
+    rack-matching members first, least loaded first; then performReassignments over every partition
+    (line 1368; revocationRequired skips the pass over new partitions only, line 1364) moves owned
+    partitions of the member the greedy pass overloaded: t0-1 when t1-1 went to c1, t1-1 when t0-1 did;
+  - CooperativeStickyAssignor.java, lines 118 and 123-128 (adjustAssignment, with
+    computePartitionsTransferringOwnership, lines 130-156) withholds the moved partition, so it is
+    unowned when the next rebalance starts, and the target flips back.
+  Keeping an off-rack owned partition when no rack-matching member could take it without unbalancing
+  the group (or counting it as the owner's in the greedy pass) would make the target a fixed point.
+Confirmed on Kafka's Java: tools/kafka_differential/settle.py compiles Kafka's CooperativeStickyAssignor at
+  {KAFKA_COMMIT[:7]} and feeds each answer back (each member owning what it was assigned, generation + 1,
+  rejoining while anything was revoked): 10 rebalances, each revoking one partition of c1, with the same
+  assignments as this port rebalance by rebalance, in Java's and in sorted member order.""",
             ),
         )
     }
