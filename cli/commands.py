@@ -234,7 +234,7 @@ def _parser() -> argparse.ArgumentParser:
         "--assignor",
         required=True,
         metavar="NAME",
-        help="a registered name (see `assignors`), or external:COMMAND (docs/external.md)",
+        help="a registered name (see `assignors`), external:COMMAND, or java:CLASS with --classpath (docs/external.md)",
     )
     a.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout (- is stdout)")
     a.add_argument(
@@ -262,7 +262,7 @@ def _parser() -> argparse.ArgumentParser:
         default="all",
         metavar="all|peers|A,B",
         help="which assignors: all (this project's ports), peers (kafka-python's), names, "
-        "external:COMMAND; comma-separated (default: all)",
+        "external:COMMAND, java:CLASS; comma-separated (default: all)",
     )
     m.add_argument(
         "--time-limit", type=float, metavar="S", help="seconds per assignor; a longer run is reported as a timeout"
@@ -291,7 +291,9 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("simulate", help=COMMANDS["simulate"])
     s.add_argument("history", nargs="?", help="history JSON file, or a bundled one by name (see docs/churn.md)")
-    s.add_argument("--assignor", required=True, metavar="NAME", help="a registered name, or external:COMMAND")
+    s.add_argument(
+        "--assignor", required=True, metavar="NAME", help="a registered name, external:COMMAND, or java:CLASS"
+    )
     s.add_argument("--seed", type=int, help="no history file: a random history from this seed")
     s.add_argument("--members", type=int, default=3, help="random history: members at the start (default 3)")
     s.add_argument("--topics", type=int, default=2, help="random history: topics at the start (default 2)")
@@ -549,6 +551,10 @@ def _assignors() -> int:
         )
     print(
         f"{'external:COMMAND':{width}}  {'eager':11}  any program speaking the JSON protocol (docs/external.md)  [guarantee: valid]"
+    )
+    print(
+        f"{'java:CLASS':{width}}  {'either':11}  any Java ConsumerPartitionAssignor on --classpath, one JVM per command "
+        "(docs/external.md)  [guarantee: valid]"
     )
     return 0
 

@@ -178,7 +178,13 @@ def test_assignors_lists_every_registered_name(capsys):
 
     code, out, _ = run(capsys, "assignors")
     assert code == 0
-    assert [line.split()[0] for line in out.splitlines()] == [*ASSIGNORS, *PEERS, *LIVE_PEERS, "external:COMMAND"]
+    assert [line.split()[0] for line in out.splitlines()] == [
+        *ASSIGNORS,
+        *PEERS,
+        *LIVE_PEERS,
+        "external:COMMAND",
+        "java:CLASS",
+    ]
 
 
 def test_assign_then_check_reads_the_output(tmp_path, capsys):
