@@ -29,7 +29,6 @@ import org.apache.kafka.common.protocol.types.Field;
 import org.apache.kafka.common.protocol.types.Schema;
 import org.apache.kafka.common.protocol.types.Struct;
 import org.apache.kafka.common.protocol.types.Type;
-import org.apache.kafka.common.utils.CollectionUtils;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -124,6 +123,15 @@ public final class Driver {
         return new Cluster(partitions);
     }
 
+    /** CollectionUtils.groupPartitionsByTopic as at 1eb7644 (a HashMap filled in the list's order): the class is
+     *  gone from later Kafka (StickyAssignor no longer uses it), so the driver keeps its own copy. */
+    static Map<String, List<Integer>> groupPartitionsByTopic(List<TopicPartition> partitions) {
+        Map<String, List<Integer>> dataByTopic = new HashMap<>();
+        for (TopicPartition tp : partitions)
+            dataByTopic.computeIfAbsent(tp.topic(), topic -> new ArrayList<>()).add(tp.partition());
+        return dataByTopic;
+    }
+
     /** StickyAssignor's user data: its own serializer (V1) when a generation is sent, the V0 schema when not. */
     static ByteBuffer stickyUserData(Member m) {
         if (m.generation != null)
@@ -133,7 +141,7 @@ public final class Driver {
         // As serializeTopicPartitionAssignment, with STICKY_ASSIGNOR_USER_DATA_V0 (no generation field).
         Struct struct = new Struct(StickyAssignor.STICKY_ASSIGNOR_USER_DATA_V0);
         List<Struct> topicAssignments = new ArrayList<>();
-        for (Map.Entry<String, List<Integer>> topicEntry : CollectionUtils.groupPartitionsByTopic(m.owned).entrySet()) {
+        for (Map.Entry<String, List<Integer>> topicEntry : groupPartitionsByTopic(m.owned).entrySet()) {
             Struct topicAssignment = new Struct(StickyAssignor.TOPIC_ASSIGNMENT);
             topicAssignment.set(StickyAssignor.TOPIC_KEY_NAME, topicEntry.getKey());
             topicAssignment.set(StickyAssignor.PARTITIONS_KEY_NAME, topicEntry.getValue().toArray());

@@ -4,7 +4,12 @@
 // interfaces written here. Kafka's own implementations (GroupSpecImpl, MemberSubscriptionAndAssignmentImpl,
 // SubscribedTopicDescriberImpl, TopicIds, Assignment; group-coordinator module, package modern) pull in the
 // metadata image and generated record classes; these stand-ins reproduce what the assignors can observe of
-// them at 1eb7644, including the iteration orders:
+// them at 1eb7644, including the iteration orders (line numbers below at 1eb7644). d79bd50 (2026-08) is the same
+// in all these respects: TargetAssignmentBuilder.build still fills a HashMap (line 403), setSubscribedTopicNames
+// a HashSet (ConsumerGroupMember.java:163), ModernGroup.subscriptionType counts names (line 527, byNameCount),
+// Assignment.fromRecord uses Collectors.toMap and HashSets (line 86); Assignment.EMPTY became Map.of() (empty
+// either way), and GroupSpec gained isPartitionAssignable (share groups; true here, as GroupSpecImpl for a
+// consumer group):
 //
 // * GroupSpec.memberIds() is the key set of a HashMap<String, ...> filled in the scenario's member order
 //   (TargetAssignmentBuilder.build, line 329: memberSpecs = new HashMap<>(), wrapped unmodifiable at line 376);
@@ -163,6 +168,13 @@ final class ServerAssignors {
         public boolean isPartitionAssigned(Uuid topicId, int partitionId) {
             Map<Integer, String> partitionMap = invertedMemberAssignment.get(topicId);
             return partitionMap != null && partitionMap.containsKey(partitionId);
+        }
+
+        // GroupSpec.isPartitionAssignable (after 1eb7644, for share groups; no @Override so that 1eb7644's
+        // GroupSpec, which lacks it, compiles too): GroupSpecImpl answers true for a consumer group (no
+        // topicAssignablePartitionsMap); neither assignor calls it.
+        public boolean isPartitionAssignable(Uuid topicId, int partitionId) {
+            return true;
         }
 
         @Override

@@ -6,7 +6,8 @@ Jackson/SLF4J jars of a Maven cache.  See README.md in this folder.
 What it does:
 
 1. prepares a build directory under ``$TMPDIR/kafka_differential/`` (cached, keyed by the Kafka commit or
-   source hash, the list of Kafka's files and this tool's own Java files): Kafka's client assignors, its
+   source hash, the list of Kafka's files as that commit lays them out, and this tool's own Java files; tried
+   at apache/kafka 1eb7644 and d79bd50): Kafka's client assignors, its
    KIP-848 group coordinator assignors and the few classes they need, extracted verbatim, plus this folder's
    stand-ins (``standins/``), ``Driver.java`` and ``ServerAssignors.java``, compiled with javac;
 2. starts ONE JVM running ``Driver`` (JSON lines: a scenario in, the assignors' answers out);
@@ -14,8 +15,9 @@ What it does:
    the port's: ``heuristics.range.assign``, ``heuristics.roundrobin.assign``, ``heuristics.kafka4_sticky.assign``
    (``StickyAssignor``), ``heuristics.kafka4_sticky.rebalance_cooperative(...).first``
    (``CooperativeStickyAssignor``: one rebalance, as Kafka's ``assign`` is one), ``heuristics.uniform.assign``
-   (the group coordinator's ``UniformAssignor``) and ``heuristics.server_range.assign`` (its ``RangeAssignor``),
-   for each iteration order the port has;
+   (the group coordinator's ``UniformAssignor``; ``variant=None`` when the Kafka commit has KAFKA-18688, else
+   ``variant=uniform.KAFKA_4_0_0``, see ``--uniform-port``) and ``heuristics.server_range.assign`` (its
+   ``RangeAssignor``), for each iteration order the port has;
 4. prints the agreement per assignor and iteration order and, per assignor and order, the smallest differing
    scenario (fewest members, then partitions), also written as JSON under ``--out``; ``--shrink`` also
    shrinks it greedily against the same JVM (drop members, topics, partitions, claims, racks, ...).  For the
@@ -87,16 +89,32 @@ KAFKA_CLIENT_FILES = [
             "Uuid",
         )
     ),
-    *(f"org/apache/kafka/common/utils/{name}.java" for name in ("CollectionUtils", "CircularIterator", "ByteUtils")),
+    # Moved to common/utils/internals/ after 1eb7644 (at d79bd50): the first path the commit has is taken.
+    *(
+        f"org/apache/kafka/common/utils/{name}.java|org/apache/kafka/common/utils/internals/{name}.java"
+        for name in ("CircularIterator", "ByteUtils")
+    ),
+    # Optional ("?": skipped when the commit lacks it): CollectionUtils is gone by d79bd50 (StickyAssignor no
+    # longer uses it); Bytes is named by utils/internals/ByteUtils at d79bd50 (unused, but present, at 1eb7644).
+    "org/apache/kafka/common/utils/CollectionUtils.java?",
+    "org/apache/kafka/common/utils/Bytes.java?",
     "org/apache/kafka/common/protocol/Writable.java",
 ]
 #: The group coordinator's (KIP-848) assignors and what they need, by source root.
 SERVER_API_ROOT = "group-coordinator/group-coordinator-api/src/main/java"
 SERVER_ROOT = "group-coordinator/src/main/java"
 SERVER_COMMON_ROOT = "server-common/src/main/java"
+#: Every file of Kafka's the build takes: a path, or alternatives "a|b" (the first the commit has), "?" at the
+#: end when the commit may have none of them (:meth:`KafkaSource.resolve`).
 KAFKA_FILES = [
-    *(f"{KAFKA_ROOT}/{f}" for f in KAFKA_CLIENT_FILES),
+    *(
+        f"{KAFKA_ROOT}/{f}" if "|" not in f else "|".join(f"{KAFKA_ROOT}/{x}" for x in f.split("|"))
+        for f in KAFKA_CLIENT_FILES
+    ),
     f"{KAFKA_ROOT}/org/apache/kafka/common/annotation/InterfaceStability.java",
+    # Annotations the API and the assignors carry after 1eb7644 (at d79bd50).
+    f"{KAFKA_ROOT}/org/apache/kafka/common/annotation/InterfaceAudience.java?",
+    f"{KAFKA_ROOT}/org/apache/kafka/common/annotation/SuppressKafkaInternalApiUsage.java?",
     f"{KAFKA_ROOT}/org/apache/kafka/common/errors/ApiException.java",
     *(
         f"{SERVER_ROOT}/org/apache/kafka/coordinator/group/assignor/{name}.java"
@@ -138,6 +156,18 @@ ORDERLESS = ("range", "roundrobin", "server-range")
 #: Whether the uniform port takes ``iteration_order`` (not yet at the time of writing): then both orders are
 #: compared, else only its (sorted) order.
 UNIFORM_HAS_ORDER = "iteration_order" in inspect.signature(uniform.assign).parameters
+#: Whether the uniform port takes ``variant`` (since b7a01df): the Kafka commit decides which one is compared.
+UNIFORM_HAS_VARIANT = "variant" in inspect.signature(uniform.assign).parameters
+
+#: KAFKA-18688 (apache/kafka c16c240, PR #19677, 2025-05-13) changed the answers of the homogeneous uniform
+#: builder. Kafka with it (e.g. d79bd50, 4.0.1 and later) is compared with the uniform port's default
+#: (``variant=None``, registry name ``uniform``), Kafka without it (e.g. 1eb7644, 4.0.0) with
+#: ``variant=uniform.KAFKA_4_0_0`` (``uniform-4.0.0``).
+KAFKA_18688 = "c16c240bd1fb8c84f89b7b774629ec24016d3866"
+#: The uniform port's registry names and their ``variant``s (``--uniform-port``).
+UNIFORM_PORTS = {"uniform": None, "uniform-4.0.0": getattr(uniform, "KAFKA_4_0_0", "4.0.0")}
+#: The uniform port compared in this run (set by :func:`main` from ``--uniform-port``): a key of UNIFORM_PORTS.
+UNIFORM_PORT = "uniform"
 
 
 def port_orders(name: str) -> tuple[str, ...]:
@@ -157,15 +187,53 @@ class KafkaSource:
     path: Path | None = None
     git_dir: Path | None = None
     commit: str | None = None  # full sha when known
+    _resolved: list[str] | None = field(default=None, repr=False)  # resolve()'s answer, once
 
     def describe(self) -> str:
         if self.git_dir is not None:
             return f"{self.commit} (git dir {self.git_dir})"
         return f"{self.commit or 'unknown commit (not a git checkout)'} (checkout {self.path})"
 
+    def _exists(self, rel: str) -> bool:
+        if self.git_dir is not None:
+            return bool(
+                subprocess.run(
+                    ["git", f"--git-dir={self.git_dir}", "ls-tree", "--name-only", self.commit, "--", rel],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout.strip()
+            )
+        return (self.path / rel).exists()
+
+    def resolve(self) -> list[str]:
+        """The paths of Kafka's files and folders this commit has: per entry of :data:`KAFKA_FILES` the first of
+        its alternatives (``a|b``) present, none for an optional one (``?``) that is absent (Kafka moved and
+        removed some of them after 1eb7644); then :data:`KAFKA_DIRS`."""
+        if self._resolved is not None:
+            return self._resolved
+        found = []
+        for entry in KAFKA_FILES:
+            optional = entry.endswith("?")
+            options = entry.removesuffix("?").split("|")
+            present = next((rel for rel in options if self._exists(rel)), None)
+            if present is not None:
+                found.append(present)
+            elif not optional:
+                raise SystemExit(
+                    f"kafka_differential: error: {self.describe()}: none of {', '.join(options)} (a Kafka layout "
+                    "this tool does not know: add the file's new path to KAFKA_FILES)"
+                )
+        for rel in KAFKA_DIRS:
+            if not self._exists(rel):
+                raise SystemExit(f"kafka_differential: error: {self.describe()}: no {rel}")
+            found.append(rel)
+        self._resolved = found
+        return found
+
     def extract(self, dest: Path) -> None:
         """Kafka's needed files under ``dest`` (paths relative to the source root kept)."""
-        wanted = KAFKA_FILES + KAFKA_DIRS
+        wanted = self.resolve()
         if self.git_dir is not None:
             archive = subprocess.run(
                 ["git", f"--git-dir={self.git_dir}", "archive", self.commit, *wanted],
@@ -178,18 +246,16 @@ class KafkaSource:
             src = self.path / rel
             if src.is_dir():
                 shutil.copytree(src, dest / rel, dirs_exist_ok=True)
-            elif src.is_file():
+            else:
                 (dest / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(src, dest / rel)
-            else:
-                raise SystemExit(f"kafka_differential: error: {src} is missing from the Kafka checkout")
 
     def content_key(self) -> str:
         """The cache key of Kafka's side: the commit for a git dir, a hash of the files for a checkout."""
         if self.git_dir is not None:
             return self.commit
         digest = hashlib.sha256()
-        for rel in sorted(KAFKA_FILES) + sorted(KAFKA_DIRS):
+        for rel in sorted(self.resolve()):
             src = self.path / rel
             files = sorted(src.rglob("*.java")) if src.is_dir() else [src]
             for f in files:
@@ -264,7 +330,7 @@ def build(source: KafkaSource, jars: list[Path], javac: str, rebuild: bool) -> P
     The build happens in a private folder renamed into place when javac succeeds, so a concurrent run
     never sees half a build.
     """
-    digest = hashlib.sha256("\0".join(KAFKA_FILES + KAFKA_DIRS).encode() + b"\0")  # which of Kafka's files
+    digest = hashlib.sha256("\0".join(source.resolve()).encode() + b"\0")  # which of Kafka's files
     for f in tool_files():
         digest.update(str(f.relative_to(HERE)).encode() + b"\0" + f.read_bytes() + b"\0")
     key = f"{source.content_key()}-{digest.hexdigest()[:12]}"
@@ -405,16 +471,17 @@ def _name(rng: random.Random, used: set[str], style: str) -> str:
             return name
 
 
-def generate(seed: int, index: int) -> dict:
-    """Scenario ``index`` of run ``seed`` (each one reproducible alone)."""
+def generate(seed: int, index: int, max_partitions: int = 8) -> dict:
+    """Scenario ``index`` of run ``seed`` (each one reproducible alone; the same for every ``max_partitions``
+    up to the partition counts drawn, so the default 8 gives the scenarios of before the option)."""
     rng = random.Random(f"kafka_differential/{seed}/{index}")
-    # Topics: 1-4, 1-8 partitions each; racks on some of them.
+    # Topics: 1-4, 1-max_partitions (8) partitions each; racks on some of them.
     topic_style = rng.choice(["plain", "short", "random"])
     used: set[str] = set()
     topic_names = [
         f"t{i}" if topic_style == "plain" else _name(rng, used, topic_style) for i in range(rng.randint(1, 4))
     ]
-    counts = {t: rng.randint(1, 8) for t in topic_names}
+    counts = {t: rng.randint(1, max_partitions) for t in topic_names}
     rack_pool = ["r0", "r1", "r2"][: rng.randint(1, 3)] if rng.random() < 0.45 else []
     topics: dict = {}
     for t in topic_names:
@@ -597,6 +664,17 @@ def cooperative_first(problem: Problem, order: str, literal: bool = False):
         ).assignment
 
 
+def uniform_keywords(order: str) -> dict:
+    """``uniform.assign``'s keywords: the variant of :data:`UNIFORM_PORT` and the iteration order, each only if
+    the port takes it."""
+    keywords: dict = {"iteration_order": order} if UNIFORM_HAS_ORDER else {}
+    if UNIFORM_HAS_VARIANT:
+        keywords["variant"] = UNIFORM_PORTS[UNIFORM_PORT]
+    elif UNIFORM_PORT != "uniform":
+        raise SystemExit(f"kafka_differential: error: uniform.assign has no variant keyword (no {UNIFORM_PORT} port)")
+    return keywords
+
+
 def port_answers(
     scenario: dict, assignors: list[str], orders: list[str], literal: bool = False
 ) -> dict[tuple[str, str], dict]:
@@ -611,7 +689,7 @@ def port_answers(
         "roundrobin": lambda order: roundrobin.assign(problem),
         "sticky": lambda order: kafka4_sticky.assign(problem, iteration_order=order, **_literal(literal)),
         "cooperative-sticky": lambda order: cooperative_first(problem, order, literal),
-        "uniform": lambda order: uniform.assign(problem, **({"iteration_order": order} if UNIFORM_HAS_ORDER else {})),
+        "uniform": lambda order: uniform.assign(problem, **uniform_keywords(order)),
         "server-range": lambda order: server_range.assign(problem),
     }
     answers = {}
@@ -783,23 +861,30 @@ DIAGNOSIS_VARIANTS = {
 }
 
 #: What decides a difference of the uniform assignor, by (Kafka's builder, cause): the Java map or comparison
-#: at apache/kafka 1eb7644 (files under group-coordinator/src/main/java/.../coordinator/group/).
+#: (files under group-coordinator/src/main/java/.../coordinator/group/; lines at apache/kafka 1eb7644, then at
+#: d79bd50 where they moved).
 UNIFORM_CAUSES = {
     ("heterogeneous", "subscription type"): "not an order: Kafka's subscription type counts topic NAMES, a topic "
     "that does not exist included (modern/ModernGroup.java:535, GroupMetadataManager.java:1813), so a member that "
-    "also subscribes to a missing topic makes the group heterogeneous; the port skips missing topics first and "
+    "also subscribes to a missing topic makes the group heterogeneous; a port that skips missing topics first "
     "runs the homogeneous builder",
     ("homogeneous", "member ids"): "groupSpec.memberIds(), a HashMap<String, ...> of member ids "
-    "(modern/TargetAssignmentBuilder.java:329), iterated at assignor/UniformHomogeneousAssignmentBuilder.java:157",
+    "(modern/TargetAssignmentBuilder.java:329; d79bd50 :403), iterated at "
+    "assignor/UniformHomogeneousAssignmentBuilder.java:157 (d79bd50 :159)",
     ("homogeneous", "topic ids (subscribed set)"): "subscribedTopicIds, a HashSet<Uuid> "
-    "(UniformHomogeneousAssignmentBuilder.java:99), iterated at :117 (the order of the unassigned partitions)",
+    "(UniformHomogeneousAssignmentBuilder.java:99, d79bd50 :98), iterated at :117 (d79bd50 :116; the order of the "
+    "unassigned partitions)",
     ("homogeneous", "topic ids (previous assignment)"): "a member's previous assignment, a HashMap<Uuid, Set<Integer>> "
-    "(modern/Assignment.java:45, 84), iterated at UniformHomogeneousAssignmentBuilder.java:173",
+    "(modern/Assignment.java:45, 84), iterated at UniformHomogeneousAssignmentBuilder.java:173 (d79bd50 :178)",
+    ("homogeneous", "not an order"): "with partition numbers of 16 and more, likely the HashSet<Integer> of a "
+    "member's previous partitions of a topic (Assignment.fromRecord: new HashSet<>), iterated at "
+    "UniformHomogeneousAssignmentBuilder.java:181 (d79bd50 :186): an order the diagnosis does not replace; "
+    "or a uniform port of another Kafka release (--uniform-port: KAFKA-18688)",
     ("heterogeneous", "member ids"): "memberIds = new ArrayList<>(groupSpec.memberIds()) "
-    "(UniformHeterogeneousAssignmentBuilder.java:157): member indices break memberComparator's tie (:223) "
-    "and group a topic's partitions by owner (:744)",
+    "(UniformHeterogeneousAssignmentBuilder.java:157, d79bd50 :152): member indices break memberComparator's tie "
+    "(:223, d79bd50 :213) and group a topic's partitions by owner (:744, d79bd50 :731)",
     ("heterogeneous", "topic ids (compareTo)"): "Uuid.compareTo, topicComparator's last tie "
-    "(UniformHeterogeneousAssignmentBuilder.java:205): topic id order, not a hash order",
+    "(UniformHeterogeneousAssignmentBuilder.java:205, d79bd50 :198): topic id order, not a hash order",
     ("heterogeneous", "topic ids (hash order)"): "a hash order over topic ids (not expected: the builder never "
     "iterates one where it shows)",
 }
@@ -840,10 +925,42 @@ def diagnose(jvm: Jvm, name: str, scenario: dict, port: dict, builder: str | Non
 
 
 def port_subscription_type(scenario: dict) -> str:
-    """The uniform port's builder: homogeneous when all members subscribe to the same EXISTING topics."""
-    existing = scenario["topics"]
-    subscriptions = {frozenset(t for t in m["topics"] if t in existing) for m in scenario["members"].values()}
+    """The uniform port's builder: homogeneous when all members subscribe to the same topic NAMES, a topic that
+    does not exist included (Kafka's ModernGroup.subscriptionType; the port's rule since 59bc6d4, before which it
+    counted existing topics only: then "subscription type" differences were found here)."""
+    subscriptions = {frozenset(m["topics"]) for m in scenario["members"].values()}
     return "homogeneous" if len(subscriptions) <= 1 else "heterogeneous"
+
+
+def kafka_has_18688(source: KafkaSource) -> tuple[bool, str]:
+    """Whether Kafka's commit has KAFKA-18688 (its homogeneous uniform builder), and how that was decided.
+
+    ``git merge-base --is-ancestor`` c16c240 (apache trunk's commit of the fix); when that is not an ancestor or
+    the repository lacks it, a commit whose message names KAFKA-18688 in the history of
+    UniformHomogeneousAssignmentBuilder.java (a backport, e.g. d64a970 on the 4.0 branch).
+    """
+    if source.git_dir is not None:
+        git, rev = ["git", f"--git-dir={source.git_dir}"], source.commit
+    elif source.commit is not None:
+        git, rev = ["git", "-C", str(source.path)], "HEAD"
+    else:
+        raise SystemExit(
+            "kafka_differential: error: the Kafka checkout is not a git repository: say which uniform port to "
+            "compare with --uniform-port uniform (Kafka with KAFKA-18688) or uniform-4.0.0 (without)"
+        )
+    ancestor = subprocess.run([*git, "merge-base", "--is-ancestor", KAFKA_18688, rev], capture_output=True)
+    if ancestor.returncode == 0:
+        return True, f"KAFKA-18688 ({KAFKA_18688[:7]}) is an ancestor of {rev[:12]}"
+    builder = f"{SERVER_ROOT}/org/apache/kafka/coordinator/group/assignor/UniformHomogeneousAssignmentBuilder.java"
+    backport = subprocess.run(
+        [*git, "log", "-1", "--format=%h", "--grep=KAFKA-18688", rev, "--", builder],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if backport:
+        return True, f"KAFKA-18688 is in {rev[:12]}'s history as {backport} (a backport)"
+    why = "not an ancestor of" if ancestor.returncode == 1 else "not in the repository, so not an ancestor of"
+    return False, f"KAFKA-18688 ({KAFKA_18688[:7]}) is {why} {rev[:12]}, and no commit in its history names it"
 
 
 # -- main ------------------------------------------------------------------------------------------------------
@@ -898,6 +1015,14 @@ def main(argv: list[str] | None = None) -> int:
         "--seed", type=int, default=0, help="the run's seed (default 0); scenario i depends on (seed, i) only"
     )
     parser.add_argument(
+        "--max-partitions",
+        type=int,
+        default=8,
+        metavar="N",
+        help="partitions per topic drawn from 1..N (default 8; above 15 a partition number can pass the capacity of "
+        "a HashSet<Integer>, whose order then stops being ascending)",
+    )
+    parser.add_argument(
         "--assignors",
         default=",".join(ASSIGNORS),
         help=f"comma-separated, of {', '.join(ASSIGNORS)} (default all six)",
@@ -906,8 +1031,8 @@ def main(argv: list[str] | None = None) -> int:
         "--iteration-order",
         choices=[*ORDERS, "both"],
         default="both",
-        help="the ports' member iteration order (default both); range, roundrobin and server-range have none, "
-        "uniform only once its port takes iteration_order",
+        help="the ports' member iteration order (default both); range, roundrobin and server-range have none "
+        "(one answer shown in both columns)",
     )
     parser.add_argument(
         "--out",
@@ -921,6 +1046,14 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run the sticky ports with literal=True (Kafka's NullPointerException and empty-first-subscription rule kept)",
     )
+    parser.add_argument(
+        "--uniform-port",
+        choices=["auto", *UNIFORM_PORTS],
+        default="auto",
+        help="which uniform port Kafka's UniformAssignor is compared with: uniform (today's Kafka, with KAFKA-18688), "
+        "uniform-4.0.0 (Kafka 4.0.0, without), or auto (default): uniform when the Kafka commit has KAFKA-18688 "
+        f"(git merge-base --is-ancestor {KAFKA_18688[:7]}, or a commit naming it in the builder's history)",
+    )
     parser.add_argument("--m2", default=str(Path.home() / ".m2" / "repository"), help="the Maven cache with the jars")
     parser.add_argument("--javac", default="javac")
     parser.add_argument("--java", default="java")
@@ -932,6 +1065,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--commit goes with --kafka-git (a checkout's commit is read from it)")
     if args.scenarios < 1:
         parser.error("--scenarios must be at least 1")
+    if args.max_partitions < 1:
+        parser.error("--max-partitions must be at least 1")
     assignors = [a.strip() for a in args.assignors.split(",") if a.strip()]
     unknown = [a for a in assignors if a not in ASSIGNORS]
     if unknown or not assignors:
@@ -942,6 +1077,13 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{tool}: not found")
 
     source = kafka_source(args)
+    global UNIFORM_PORT
+    uniform_why = ""
+    if args.uniform_port != "auto":
+        UNIFORM_PORT, uniform_why = args.uniform_port, "--uniform-port"
+    elif "uniform" in assignors:
+        has_fix, uniform_why = kafka_has_18688(source)
+        UNIFORM_PORT = "uniform" if has_fix else "uniform-4.0.0"
     jars = classpath_jars(Path(args.m2))
     classes = build(source, jars, args.javac, args.rebuild)
     print(f"Kafka commit: {source.describe()}")
@@ -966,8 +1108,14 @@ def main(argv: list[str] | None = None) -> int:
             )
             + ("" if UNIFORM_HAS_ORDER else "; the uniform port has no iteration_order (sorted order only)")
         )
+    if "uniform" in assignors:
+        variant = UNIFORM_PORTS[UNIFORM_PORT]
+        print(
+            f"uniform: Kafka's UniformAssignor against the port {UNIFORM_PORT} "
+            f"(uniform.assign(p, variant={variant!r}, iteration_order=...)): {uniform_why}"
+        )
 
-    scenarios = [generate(args.seed, i) for i in range(args.scenarios)]
+    scenarios = [generate(args.seed, i, args.max_partitions) for i in range(args.scenarios)]
     # The server assignors' view: every topic with its id (the client assignors get the scenario as it was).
     with_topic_ids = (
         [with_ids(s, topic_ids(args.seed, i, s["topics"])) for i, s in enumerate(scenarios)] if server else scenarios
@@ -1039,7 +1187,7 @@ def main(argv: list[str] | None = None) -> int:
         print()
         rows = [["assignor", *(f"{o} order" for o in orders)]]
         for a in assignors:
-            row = [a]
+            row = [f"uniform (port {UNIFORM_PORT})" if a == "uniform" else a]
             for o in orders:
                 t = tallies.get((a, o))
                 row.append(f"agree {_pct(t.agree, t.total)}" if t else "n/a (the port has no iteration_order)")
@@ -1068,17 +1216,27 @@ def main(argv: list[str] | None = None) -> int:
                 continue  # an order-less assignor's answer is the same in every column: reported once
             split = ", ".join(f"{k} agree {_pct(*v)}" for k, v in sorted(t.by_type.items()))
             print(f"{a}/{o} by Kafka's subscription type: {split}")
-            print(
-                f"{a}/{o} with Kafka in the port's orders (member ids sorted, topic ids in name order): "
-                f"agree {_pct(*t.in_port_order)}; where Kafka's subscription type is the port's: "
-                f"agree {_pct(*t.in_port_order_same_type)}"
-            )
+            # The diagnosis replaces Kafka's orders by sorted ones: it explains the sorted port's differences, not
+            # those of a port that already iterates in Java's orders (whose "port's orders" are Kafka's own).
+            in_java_order = o == "java" and a not in ORDERLESS
+            if not in_java_order:
+                print(
+                    f"{a}/{o} with Kafka in the port's orders (member ids sorted, topic ids in name order): "
+                    f"agree {_pct(*t.in_port_order)}; where Kafka's subscription type is the port's: "
+                    f"agree {_pct(*t.in_port_order_same_type)}"
+                )
             if t.type_departs[1]:
                 print(
-                    f"{a}/{o}: {t.type_departs[1]} scenarios where Kafka's subscription type (topic names, a missing "
-                    f"topic included) is not the port's (existing topics): agree {_pct(*t.type_departs)}"
+                    f"{a}/{o}: {t.type_departs[1]} scenarios where Kafka's subscription type is not the port's: "
+                    f"agree {_pct(*t.type_departs)}"
                 )
             causes = diagnoses[a, o] = Counter()
+            if in_java_order:
+                if t.differing:
+                    print(
+                        f"{a}/{o}: {len(t.differing)} differences, not diagnosed (the port iterates in Java's orders)"
+                    )
+                continue
             for i, kafka_type in t.differing:
                 scenario = with_topic_ids[i]
                 port = port_answers(scenario, [a], [o], args.literal)[a, o]
@@ -1114,6 +1272,7 @@ def main(argv: list[str] | None = None) -> int:
             doc = {
                 "kafka_commit": source.commit,
                 "assignor": a,
+                **({"uniform_port": UNIFORM_PORT} if a == "uniform" else {}),
                 "iteration_order": o,
                 "seed": args.seed,
                 "scenario_index": s["index"],
@@ -1123,7 +1282,7 @@ def main(argv: list[str] | None = None) -> int:
                 "port": s["port"],
                 "differences": differences(s["java"], s["port"]),
             }
-            if a in SERVER_ASSIGNORS:
+            if a in SERVER_ASSIGNORS and not (o == "java" and a not in ORDERLESS):
                 doc["diagnosis"] = diagnose(jvm, a, s["scenario"], s["port"], s.get("subscription_type"))
             if args.shrink:
 
@@ -1153,6 +1312,7 @@ def main(argv: list[str] | None = None) -> int:
             doc = {
                 "kafka_commit": source.commit,
                 "assignor": a,
+                **({"uniform_port": UNIFORM_PORT} if a == "uniform" else {}),
                 "iteration_order": o,
                 "seed": args.seed,
                 "scenario_index": s["index"],
