@@ -150,7 +150,7 @@ _ENTRIES = (
     Assignor(
         "sticky-kip54",
         sticky.assign_kip54,
-        "StickyAssignor before KIP-341 (Kafka 0.11-2.0)",
+        "StickyAssignor before KIP-341 (Kafka 0.11-2.2)",
         "kafka-balance",
         "eager",
         "the KIP-54 sticky algorithm reading claims without generations: stale claims are kept",

@@ -64,7 +64,7 @@ __all__ = [
 #: Seconds each variant may run in a replay before it is reported as not finishing.
 TIME_LIMIT = 60.0
 
-#: Kafka 2.1's StickyAssignor tie rule (first claimant keeps a partition claimed twice
+#: Kafka 2.3's StickyAssignor tie rule (first claimant keeps a partition claimed twice
 #: at the top generation); not registered, it exists to replay KAFKA-12984.
 STICKY_21_TIES = Assignor(
     "sticky-2.1-ties",
@@ -72,7 +72,7 @@ STICKY_21_TIES = Assignor(
     "StickyAssignor 2.1-2.8: a tie at the top generation goes to the first claimant iterated",
     "kafka-balance",
     "eager",
-    "sticky with Kafka 2.1's order-dependent tie rule",
+    "sticky with Kafka 2.3's order-dependent tie rule",
 )
 
 
@@ -569,7 +569,7 @@ BUGS: Mapping[str, Bug] = MappingProxyType(
             Bug(
                 "kafka-7026",
                 "A member evicted at generation 1 rejoins claiming a partition generation 2 gave to another",
-                "KAFKA-7026 / KIP-341 (Kafka 2.1): StickyAssignor may assign a partition to two consumers",
+                "KAFKA-7026 / KIP-341 (Kafka 2.3): StickyAssignor may assign a partition to two consumers",
                 ({"topics": {"t": 3}, "members": _claims({"a": ((1, 2), 2), "b": ((0,), 2), "c": ((0,), 1)})},),
                 ("sticky-kip54",),
                 ("sticky",),
@@ -611,7 +611,7 @@ BUGS: Mapping[str, Bug] = MappingProxyType(
             ),
             Bug(
                 "kafka-12984-claim-order",
-                "With Kafka 2.1's tie rule the first claimant iterated wins: the result depends on claim order",
+                "With Kafka 2.3's tie rule the first claimant iterated wins: the result depends on claim order",
                 "KAFKA-12984: the leader's HashMap iteration order decided who kept a doubly claimed partition",
                 (
                     {

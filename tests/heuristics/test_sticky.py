@@ -20,7 +20,7 @@ from assignment_oracle.problem.ownership import violations
 
 
 def literal_is_balanced(run: _Rebalance) -> bool:
-    """Kafka 2.1 ``StickyAssignor.isBalanced``, transcribed over the active members."""
+    """Kafka 2.3 ``StickyAssignor.isBalanced``, transcribed over the active members."""
     loads = sorted(run.load[m] for m in run.active)
     if loads[0] >= loads[-1] - 1:
         return True
@@ -145,7 +145,7 @@ def test_a_previous_owner_that_left_the_topic_is_not_replaced_by_an_older_claim(
     """t-0: a holds it at generation 3; x claimed it at generation 2 but now
     subscribes only to u; c's claim is older still (generation 1).  The
     previous owner is x, which cannot take it, so nobody pulls t-0 back:
-    it goes by load, to b (found by review against Kafka 2.1)."""
+    it goes by load, to b (found by review against Kafka 2.3)."""
     problem = Problem.from_mapping(
         {
             "topics": {"t": 4, "u": 4},
