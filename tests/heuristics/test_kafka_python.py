@@ -39,7 +39,7 @@ def test_the_peers_are_registered_next_to_their_ports(capsys):
     assert set(resolve_names(["all"])).isdisjoint(PEERS)
     assert main(["assignors"]) == 0
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
-    assert listed[-8:] == [*PEERS, *LIVE_PEERS, "external:COMMAND"]
+    assert listed[-9:] == [*PEERS, *LIVE_PEERS, "external:COMMAND", "java:CLASS"]
 
 
 def test_the_sticky_peer_reads_previous_partitions_and_generation_from_real_bytes():
