@@ -27,6 +27,8 @@ the code below follows step by step):
   given; it doubles when the size exceeds ``capacity * 0.75``, and a doubling
   splits each chain into the keys that stay and those that move up by the old
   capacity, each part keeping its order;
+* ``computeIfAbsent`` (:meth:`JavaHashMap.compute_if_absent`) differs: it puts a new key at the HEAD
+  of its chain, and grows a full table at the start of the next call rather than after the put;
 * a chain reaching 8 keys in a table smaller than 64 buckets doubles the table
   instead; in a larger table it becomes a red-black tree, whose iteration order
   is not emulated here: :class:`TreeBinNotEmulated` says so (member ids hash
@@ -47,6 +49,7 @@ __all__ = [
     "JavaHashMap",
     "TreeBinNotEmulated",
     "hash_set_copy",
+    "grouped_order",
     "hash_map_copy",
     "java_order",
     "string_hash",
@@ -155,6 +158,29 @@ class JavaHashMap:
         if self._size > self._threshold:
             self._resize()
 
+    def compute_if_absent(self, key: Hashable) -> None:
+        """``map.computeIfAbsent(key, f)`` (``f`` never null): unlike ``put``, it grows a full table *before*
+        looking (``size > threshold``, even when ``key`` is there) and puts a new key at the HEAD of its
+        bucket's chain.  ``Collectors.groupingBy`` and Kafka's ``CollectionUtils.groupPartitionsByTopic``
+        fill their maps this way."""
+        if self._table is None or self._size > self._threshold:
+            self._resize()
+        if key in self._where:
+            return
+        assert self._table is not None
+        h = _spread(self._hash_of(key))
+        chain = self._table[h & (len(self._table) - 1)]
+        chain.insert(0, (h, key))
+        self._where[key] = h
+        if len(chain) - 1 >= TREEIFY_THRESHOLD - 1:  # Java's binCount (the chain before) >= TREEIFY_THRESHOLD - 1
+            if len(self._table) < MIN_TREEIFY_CAPACITY:
+                self._resize()
+            else:
+                raise TreeBinNotEmulated(
+                    f"{len(chain)} keys share one bucket of a {len(self._table)}-bucket HashMap: Java makes it a tree"
+                )
+        self._size += 1
+
     def put_all(self, keys: Iterable[Hashable]) -> None:
         """``map.putAll(other)`` / ``set.addAll(collection)`` with ``keys`` in ``other``'s iteration order."""
         keys = list(keys)
@@ -228,6 +254,15 @@ def java_order(
     table = JavaHashMap(hash_of, initial_capacity)
     for key in keys:
         table.put(key)
+    return list(table)
+
+
+def grouped_order(keys: Iterable[Hashable], hash_of: Callable[[Hashable], int] = string_hash) -> list[Hashable]:
+    """``keys`` (repeats allowed) given one by one to ``computeIfAbsent`` of a ``new HashMap<>()``, in the order
+    Java iterates the map: the keys of ``Collectors.groupingBy`` or Kafka's ``groupPartitionsByTopic``."""
+    table = JavaHashMap(hash_of)
+    for key in keys:
+        table.compute_if_absent(key)
     return list(table)
 
 

@@ -5,7 +5,7 @@ JVM: keys like Kafka's member ids (``consumer3``, ``member-0a1b…``), topic nam
 Kafka ``TopicPartition``\\ s; every constructor the assignors use (``new HashMap<>()``,
 ``new HashMap<>(n)``, the copy constructor, ``new HashSet<>(collection)``), puts and removes, tables that
 grow many times.  Every order must be Java's.  Skipped without ``java``/``javac``, except under ``CI``
-(where Java 17 is installed): there it fails.
+(where Java 17 is installed): there it fails.  ``computeIfAbsent`` (Kafka's ``groupPartitionsByTopic``) too.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 from assignment_oracle.heuristics.java_order import (
     JavaHashMap,
     TreeBinNotEmulated,
+    grouped_order,
     hash_map_copy,
     hash_set_copy,
     java_order,
@@ -112,7 +113,12 @@ def emulate(mode: str, kind: str, ops) -> list:
         return hash_set_copy(added, hash_of)
     table = JavaHashMap(hash_of, None if mode == "default" else int(mode[4:]))
     for sign, key in ops:
-        table.put(key) if sign == "+" else table.remove(key)
+        if sign == "+":
+            table.put(key)
+        elif sign == "*":
+            table.compute_if_absent(key)
+        else:
+            table.remove(key)
     return list(table)
 
 
@@ -147,6 +153,34 @@ def test_every_order_is_javas(hash_order):
         1 for want in expected if len(set(want.split("\t"))) > 2 and want.split("\t") != sorted(want.split("\t"))
     )
     assert neither > len(lines) // 2
+
+
+def test_compute_if_absent_is_javas(hash_order):
+    """``computeIfAbsent`` (head of the chain, growth before the call) mixed with puts and removes, repeats
+    included, against the JVM; ``grouped_order`` is a ``groupPartitionsByTopic`` map's order."""
+    rng = random.Random(27)
+    lines, expected = [], []
+    for mode, kind, ops in cases(seed=27, number=1500):
+        if not mode.startswith(("default", "cap")):
+            continue
+        ops = [(rng.choice("+**") if sign == "+" else sign, key) for sign, key in ops]
+        ops += [("*", key) for sign, key in ops if sign != "-" and rng.random() < 0.3]  # repeats, as per partition
+        try:
+            order = emulate(mode, kind, ops)
+        except TreeBinNotEmulated:
+            continue
+        lines.append("\t".join([mode, kind, *(sign + encode(kind, key) for sign, key in ops)]))
+        expected.append("\t".join(encode(kind, key) for key in order))
+    topics = [["g6", "r1"], ["r1", "g6", "r1"], [f"topic-{i}" for i in range(13)] * 2]
+    for keys in topics:
+        lines.append("\t".join(["default", "string", *("*" + encode("string", k) for k in keys)]))
+        expected.append("\t".join(encode("string", k) for k in grouped_order(keys)))
+    shown = hash_order(lines)
+    wrong = [(line[:120], want[:120], got[:120]) for line, want, got in zip(lines, expected, shown) if want != got]
+    assert wrong == [], f"{len(wrong)} of {len(lines)} orders differ from Java's, e.g. {wrong[0]}"
+    assert len(lines) > 1000
+    # "g6" and "r1" share a bucket: put keeps them in insertion order, computeIfAbsent reverses it.
+    assert java_order(["g6", "r1"]) == ["g6", "r1"] and grouped_order(["g6", "r1"]) == ["r1", "g6"]
 
 
 def test_kafkas_consumers_iterate_as_kafkas_tests_expect():

@@ -12,8 +12,8 @@ import java.util.Objects;
 /**
  * Prints the iteration order of java.util.HashMap / HashSet for cases read from stdin, one per line:
  * {@code MODE <tab> KIND <tab> OP <tab> OP ...}, MODE one of {@code default}, {@code cap:N}, {@code copy},
- * {@code setcopy}; KIND {@code string} or {@code tp} (Kafka's TopicPartition hashCode); each OP {@code +KEY} or
- * {@code -KEY} with KEY as hex of its UTF-16BE code units (tp: topic and partition split by ':').
+ * {@code setcopy}; KIND {@code string} or {@code tp} (Kafka's TopicPartition hashCode); each OP {@code +KEY} (put),
+ * {@code *KEY} (computeIfAbsent; default and cap modes) or {@code -KEY} with KEY as hex of its UTF-16BE code units (tp: topic and partition split by ':').
  * Each output line is the keys in iteration order, tab-separated, in the same encoding.
  * tests/heuristics/test_java_order.py compiles and runs it against heuristics/java_order.py.
  */
@@ -76,7 +76,9 @@ public final class HashOrder {
                 Map<Object, Boolean> map = mode.equals("default") ? new HashMap<>() : new HashMap<>(Integer.parseInt(mode.substring(4)));
                 for (int i = 2; i < fields.length; i++) {
                     Object k = key(kind, fields[i].substring(1));
-                    if (fields[i].startsWith("+")) map.put(k, true); else map.remove(k);
+                    if (fields[i].startsWith("+")) map.put(k, true);
+                    else if (fields[i].startsWith("*")) map.computeIfAbsent(k, x -> true);
+                    else map.remove(k);
                 }
                 order = map.keySet();
             }
