@@ -51,10 +51,17 @@ DRIVER_CLASS = "org.apache.kafka.clients.consumer.LegacyDriver"
 KAFKA_ROOT = "clients/src/main/java"
 
 
+#: ``--literal``: in Java's order, ports that take ``literal`` get ``literal=True`` (Kafka's exceptions kept).
+LITERAL = False
+
+
 def _with_order(function: Callable[..., Assignment], problem: Problem, order: str, **kwargs) -> Assignment:
-    """``function(problem, **kwargs)``, with ``iteration_order=order`` unless it is the default ``sorted``."""
+    """``function(problem, **kwargs)``, with ``iteration_order=order`` unless it is the default ``sorted``
+    (and ``literal=True`` in Java's order under ``--literal``, if ``function`` takes it)."""
     if order != "sorted":
         kwargs["iteration_order"] = order
+        if LITERAL and "literal" in inspect.signature(function).parameters:
+            kwargs["literal"] = True
     return function(problem, **kwargs)
 
 
@@ -465,18 +472,26 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma-separated, of {', '.join(TARGETS)} (default all but constrained-sticky@2.8.0)",
     )
     parser.add_argument("--shrink", action="store_true", help="shrink each smallest difference against the JVM")
+    parser.add_argument(
+        "--literal", action="store_true", help="in Java's order, ports that take literal run with literal=True"
+    )
     parser.add_argument("--out", default=str(run.cache_root() / "reproducers"), metavar="DIR")
     parser.add_argument("--m2", default=str(Path.home() / ".m2" / "repository"))
     parser.add_argument("--javac", default="javac")
     parser.add_argument("--java", default="java")
     args = parser.parse_args(argv)
+    global LITERAL
+    LITERAL = args.literal
     names = [n.strip() for n in args.targets.split(",") if n.strip()]
     unknown = [n for n in names if n not in TARGETS]
     if unknown or not names:
         parser.error(f"--targets: unknown {', '.join(unknown) or '(none)'}; known: {', '.join(TARGETS)}")
     jars = run.classpath_jars(Path(args.m2))
     scenarios = [run.generate(args.seed, i) for i in range(args.scenarios)]
-    print(f"{args.scenarios} scenarios (seed {args.seed}, run.py's generator); racks and instance ids dropped")
+    print(
+        f"{args.scenarios} scenarios (seed {args.seed}, run.py's generator); racks and instance ids dropped"
+        + ("; java order literal where a port can be" if args.literal else "")
+    )
     rows = [["port", "Kafka", "sorted order", "java order", "identical subs (sorted)", "differing subs (sorted)"]]
     notes = []
     for name in names:
