@@ -8,6 +8,8 @@ can be without breaking that, in a few linear passes instead of the general
 sticky algorithm (users reported 2.5 minutes for 2,100 members x 2,100
 partitions).  Groups with differing subscriptions fall back to
 :func:`heuristics.sticky.assign`, as Kafka's ``AbstractStickyAssignor`` does.
+``iteration_order="java"`` runs Kafka 3.4.0's own code instead, both paths,
+hash maps in Java 17's order (the last section below).
 
 Source: the "constrained cooperative sticky assignor" proposal (shipped in
 Kafka 2.8 as the ``allSubscriptionsEqual`` fast path of the sticky
@@ -73,18 +75,100 @@ after step 3 at most ``P`` partitions are kept, so either step 5 empties the
 list (then step 6 has exactly enough surplus, because every partition kept
 above the floor is one that an unfilled member lacks) or it fills everyone
 (then step 7 has at most one partition per member not at ``C_c``).
+
+Java's order (``iteration_order="java"``): Kafka 3.4.0's code
+------------------------------------------------------------
+
+The steps above are the proposal's, in a stable order (``"sorted"``, the
+default, unchanged).  ``iteration_order="java"`` instead runs what Kafka 3.4.0's
+eager ``StickyAssignor`` runs (``AbstractStickyAssignor`` at tag 3.4.0), with
+every ``HashMap``/``HashSet`` iterated as Java 17 does
+(:mod:`heuristics.java_order`):
+
+* the ``subscriptions`` map: members in Java's order (they join in id
+  order; that decides only between ids in one bucket), and so
+  ``consumerToOwnedPartitions``, filled in its order;
+* each member's claims as ``StickyAssignor.memberData`` reads them from the
+  user data its serializer wrote: grouped by topic with ``computeIfAbsent``
+  (``CollectionUtils.groupPartitionsByTopic``), so topics in that map's
+  order -- two topics sharing a bucket come out in reverse -- and each
+  topic's partitions as sent;
+* the claim rule of 3.4.0's ``allSubscriptionsEqual`` (step 2 above, both
+  halves), read in that order;
+* identical subscriptions: 3.4.0's ``constrainedAssign``, i.e. Kafka 4's
+  ``ConstrainedAssignmentBuilder`` (:mod:`heuristics.kafka4_sticky`) without
+  racks but with 3.4.0's first step, which keeps claims in the order just
+  described (Kafka 4 sorts them), and Kafka's fill: one partition per
+  unfilled member per pass, leftovers to members at the floor in the order
+  they reached it;
+* differing subscriptions: 3.4.0's ``generalAssign`` (not the ``sticky``
+  port), i.e. Kafka 4's ``GeneralAssignmentBuilder`` without racks but with
+  3.4.0's ``isBalanced`` (unbalanced as soon as a member could take a
+  partition from one with *more*; KAFKA-15106, apache/kafka e0b7499, 3.6.0:
+  with two more), its ``PartitionMovements`` ``HashSet<TopicPartition>`` in
+  Java's order.
+
+Kafka's defects are kept where they give an answer.  One gives an invalid
+one: ``performReassignments`` moves a partition back to its previous owner
+(a claim below the top generation) without asking whether that member still
+subscribes to the topic, so a member that changed its subscription and
+missed a generation can be handed a partition it does not subscribe to
+(``tests/heuristics/test_constrained_sticky.py`` has Kafka's own answer;
+the code is unchanged in Kafka 4, and :mod:`heuristics.kafka4_sticky` does
+the same).
+
+Against Kafka 3.4.0's own Java (``tools/kafka_differential/legacy.py``) it
+agrees on every scenario but those where Kafka throws (20,000 of seed 0:
+19,989, the 11 others Kafka's ``NullPointerException``; with
+``literal=True`` all 20,000).  The departures left, each shared with
+:mod:`heuristics.kafka4_sticky`:
+
+* ``NullPointerException``: when the previous owner (a claim below the top
+  generation) of a reassignable partition was set aside as fixed (it can
+  take part in no reassignment), 3.4.0's ``performReassignments``
+  dereferences its missing assignment; the port treats the partition as
+  having no previous owner and answers.  ``literal=True`` raises
+  :class:`NullPointerException` instead (2 of 5,000 generated scenarios);
+* an empty first subscription: Kafka takes the next member's topics as the
+  reference (``subscribedTopics.isEmpty()``), so {c0: nothing, c1: [t]},
+  c0 iterated first, is "all equal" and the constrained path hands t's
+  partitions to c0, which does not subscribe to them; the port takes the
+  first subscription as the reference (``literal=True``: Kafka's rule);
+* a claim on a partition number beyond its topic's count is ignored (Kafka
+  keeps it, assigns it and mis-merges its unassigned list; no broker sends
+  one, the scenario format allows it);
+* every call is a fresh assignor (3.4.0's ``maxGeneration`` is a field never
+  reset between calls on one instance);
+* strings compare by code point (``Collections.sort`` of member ids, the
+  ``TreeSet`` comparators), Java by UTF-16 unit: they differ only between
+  characters above U+FFFF and U+E000-U+FFFF; a bucket Java turns into a tree
+  (8 colliding keys in 64+ buckets) raises
+  :class:`~heuristics.java_order.TreeBinNotEmulated` rather than guess.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 
 import numpy as np
 
-from assignment_oracle.heuristics import sticky
+from assignment_oracle.heuristics import kafka4_sticky, sticky
+from assignment_oracle.heuristics.java_order import ITERATION_ORDERS, grouped_order, java_order
+from assignment_oracle.heuristics.kafka4_sticky import IllegalStateException, NullPointerException
 from assignment_oracle.problem.model import Assignment, Problem
 
-__all__ = ["assign", "subscriptions_identical"]
+__all__ = [
+    "ITERATION_ORDERS",
+    "KAFKA_RELEASE",
+    "IllegalStateException",
+    "NullPointerException",
+    "assign",
+    "subscriptions_identical",
+]
+
+#: The release whose ``AbstractStickyAssignor`` ``iteration_order="java"`` runs.
+KAFKA_RELEASE = "3.4.0"
 
 
 def subscriptions_identical(problem: Problem) -> bool:
@@ -92,8 +176,15 @@ def subscriptions_identical(problem: Problem) -> bool:
     return len({m.topics for m in problem.members}) <= 1
 
 
-def assign(problem: Problem) -> Assignment:
+def assign(problem: Problem, *, iteration_order: str = "sorted", literal: bool = False) -> Assignment:
     """Floor/ceil quotas with owned partitions kept up to quota; sticky otherwise.
+
+    ``iteration_order="sorted"`` (the default) is the proposal's algorithm
+    as the module docstring reconstructs it; ``"java"`` is Kafka 3.4.0's
+    ``StickyAssignor`` (both of its paths), iterating its hash maps as Java
+    17 does (the module docstring, "Java's order").  ``literal`` (Java's
+    order only) keeps Kafka's ``NullPointerException`` and its
+    empty-first-subscription rule instead of the two departures listed there.
 
     Examples
     --------
@@ -106,7 +197,20 @@ def assign(problem: Problem) -> Assignment:
     ...     "b": {"topics": ["t"]}}})
     >>> assign(p).to_mapping()
     {'a': {'t': [0, 1, 2]}, 'b': {'t': [3, 4]}}
+
+    In Java's order Kafka deals one partition per member per pass (the
+    proposal fills each member to the floor in turn):
+
+    >>> p = Problem.from_mapping({"topics": {"t": 4}, "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}}})
+    >>> assign(p).to_mapping(), assign(p, iteration_order="java").to_mapping()
+    ({'a': {'t': [0, 1]}, 'b': {'t': [2, 3]}}, {'a': {'t': [0, 2]}, 'b': {'t': [1, 3]}})
     """
+    if iteration_order not in ITERATION_ORDERS:
+        raise ValueError(f"iteration_order must be one of {', '.join(ITERATION_ORDERS)}, got {iteration_order!r}")
+    if iteration_order == "java":
+        return _assign_kafka_3_4_0(problem, literal)
+    if literal:
+        raise ValueError("literal=True is Kafka 3.4.0's code: it needs iteration_order='java'")
     if not subscriptions_identical(problem):
         return sticky.assign(problem)
     ids = problem.member_ids
@@ -196,3 +300,178 @@ def _counted_claims(problem: Problem) -> list[list[int]]:
         claimants[mine] += 1  # each member's claims are distinct, so no index repeats here
         per_member.append(mine)
     return [[g for g in mine if claimants[g] == 1] for mine in per_member]
+
+
+# -- Java's order: Kafka 3.4.0's AbstractStickyAssignor --------------------------------------------------------
+
+
+def _assign_kafka_3_4_0(problem: Problem, literal: bool) -> Assignment:
+    """``StickyAssignor.assign`` at Kafka 3.4.0, hash maps in Java 17's order."""
+    subscriptions = _kafka_subscriptions(problem)
+    if not subscriptions:
+        return Assignment()
+    partitions_per_topic = {t.name: t.partitions for t in problem.assignable_topics}
+    # Kafka 3.4.0's sticky assignors read no racks (KIP-881 came in 3.5): rack-aware assignment is off.
+    no_racks = kafka4_sticky._RackInfo(problem, partitions_per_topic, subscriptions, prefer_rack_aware_logic=False)
+    equal, consumer_to_owned, multiple_owners, max_generation = _all_subscriptions_equal(
+        partitions_per_topic, subscriptions, literal
+    )
+    if equal:
+        builder = _ConstrainedAssign(
+            partitions_per_topic, no_racks, consumer_to_owned, multiple_owners, pre_kafka_15170=True
+        )
+        assignment = builder.build()
+    else:
+        general = _GeneralAssign(
+            partitions_per_topic, no_racks, consumer_to_owned, subscriptions, max_generation, "java", literal
+        )
+        assignment = general.build()
+    return Assignment.from_partitions(assignment, problem.member_ids)
+
+
+def _kafka_subscriptions(problem: Problem) -> dict[str, kafka4_sticky._Subscription]:
+    """The ``subscriptions`` ``HashMap`` as ``StickyAssignor`` reads it, in Java's iteration order.
+
+    Members join in the scenario's (id) order.  ``MemberData.partitions`` is the user data as
+    ``StickyAssignor``'s serializer writes it: the claims grouped by topic in a ``HashMap<String>``
+    filled by ``computeIfAbsent`` per partition (``CollectionUtils.groupPartitionsByTopic``, topics
+    in the member's order, by name: a topic that shares a bucket with an earlier one comes BEFORE
+    it), each topic's partitions as sent.  ``generation``: the user data's (V1), absent without one (V0 or
+    none).  Racks are not read (``rack`` ``None``).
+    """
+    members = {m.member_id: m for m in problem.members}
+    subscriptions = {}
+    for member_id in java_order(members):
+        m = members[member_id]
+        by_topic = dict(m.owned)
+        topics = grouped_order(t for t, ps in m.owned for _ in ps)  # computeIfAbsent per partition
+        partitions = [(t, p) for t in topics for p in by_topic[t]]
+        subscriptions[member_id] = kafka4_sticky._Subscription(m.topics, partitions, m.generation, None)
+    return subscriptions
+
+
+def _all_subscriptions_equal(
+    partitions_per_topic: Mapping[str, int], subscriptions: Mapping[str, kafka4_sticky._Subscription], literal: bool
+) -> tuple[bool, dict[str, list[tuple[str, int]]], set[tuple[str, int]], int]:
+    """Kafka 3.4.0's ``allSubscriptionsEqual``: (equal?, consumerToOwnedPartitions,
+    partitionsWithMultiplePreviousOwners, maxGeneration), in ``subscriptions``' order.
+
+    Only members of the highest generation keep claims: a member below it is skipped, or cleared
+    when a higher one arrives; a member that sent no generation counts only while nobody has sent
+    one.  Among them a partition claimed twice is removed from the earlier claimant's list (the
+    later never adds it) and goes into ``partitionsWithMultiplePreviousOwners``.
+    """
+    members_of_current_highest_generation: list[str] = []
+    is_all_subscriptions_equal = True
+    subscribed_topics: frozenset[str] | None = None
+    all_previous_partitions_to_owner: dict[tuple[str, int], str] = {}
+    partitions_with_multiple_previous_owners: set[tuple[str, int]] = set()
+    consumer_to_owned_partitions: dict[str, list[tuple[str, int]]] = {}
+    max_generation = kafka4_sticky.DEFAULT_GENERATION
+    for consumer, subscription in subscriptions.items():
+        # Kafka: an empty reference set is "not yet initialised" (subscribedTopics.isEmpty()), so the
+        # next member's topics become the reference.  Departure unless literal: the first member's is.
+        if subscribed_topics is None or (literal and not subscribed_topics):
+            subscribed_topics = subscription.topics
+        elif is_all_subscriptions_equal and subscription.topics != subscribed_topics:
+            is_all_subscriptions_equal = False
+        generation = subscription.generation
+        owned_partitions: list[tuple[str, int]] = []
+        consumer_to_owned_partitions[consumer] = owned_partitions
+        if (generation is not None and generation >= max_generation) or (
+            generation is None and max_generation == kafka4_sticky.DEFAULT_GENERATION
+        ):
+            if generation is not None and generation > max_generation:
+                all_previous_partitions_to_owner.clear()
+                partitions_with_multiple_previous_owners.clear()
+                for dropped_out_consumer in members_of_current_highest_generation:
+                    consumer_to_owned_partitions[dropped_out_consumer].clear()
+                members_of_current_highest_generation.clear()
+                max_generation = generation
+            members_of_current_highest_generation.append(consumer)
+            for tp in subscription.partitions:
+                topic, partition = tp
+                # Kafka filters on the topic only; a partition number beyond the topic's count is
+                # ignored here too (departure: Kafka would keep it, see the module docstring).
+                if topic not in partitions_per_topic or not 0 <= partition < partitions_per_topic[topic]:
+                    continue
+                other_consumer = all_previous_partitions_to_owner.get(tp)
+                all_previous_partitions_to_owner[tp] = consumer
+                if other_consumer is None:
+                    owned_partitions.append(tp)
+                else:
+                    kafka4_sticky._remove_first(consumer_to_owned_partitions[other_consumer], tp)
+                    partitions_with_multiple_previous_owners.add(tp)
+    return (
+        is_all_subscriptions_equal,
+        consumer_to_owned_partitions,
+        partitions_with_multiple_previous_owners,
+        max_generation,
+    )
+
+
+class _ConstrainedAssign(kafka4_sticky._ConstrainedAssignmentBuilder):
+    """Kafka 3.4.0's ``constrainedAssign``: Kafka 4's ``ConstrainedAssignmentBuilder`` without racks (its
+    round-robin fill and final checks are 3.4.0's line for line) but with 3.4.0's first step, which
+    keeps owned partitions in the order the member sent them (Kafka 4 sorts them by partition, then
+    topic) and records every partition beyond the quota as revoked (``allRevokedPartitions``)."""
+
+    def assign_owned_partitions(self) -> None:
+        for consumer, owned_partitions in self.current_assignment.items():
+            consumer_assignment = self.assignment[consumer]
+            for doubly_claimed_partition in self.partitions_with_multiple_previous_owners:
+                kafka4_sticky._remove_first(owned_partitions, doubly_claimed_partition)
+            if len(owned_partitions) < self.min_quota:
+                consumer_assignment.extend(owned_partitions)
+                self.assigned_partitions.extend(owned_partitions)
+                self.unfilled_members_with_under_min_quota_partitions.append(consumer)
+            elif (
+                len(owned_partitions) >= self.max_quota
+                and self.current_num_members_with_over_min_quota_partitions
+                < self.expected_num_members_with_over_min_quota_partitions
+            ):
+                self.current_num_members_with_over_min_quota_partitions += 1
+                if (
+                    self.current_num_members_with_over_min_quota_partitions
+                    == self.expected_num_members_with_over_min_quota_partitions
+                ):
+                    self.unfilled_members_with_exactly_min_quota_partitions.clear()
+                consumer_assignment.extend(owned_partitions[: self.max_quota])
+                self.assigned_partitions.extend(owned_partitions[: self.max_quota])
+                self.all_revoked_partitions.update(owned_partitions[self.max_quota :])
+            else:
+                consumer_assignment.extend(owned_partitions[: self.min_quota])
+                self.assigned_partitions.extend(owned_partitions[: self.min_quota])
+                self.all_revoked_partitions.update(owned_partitions[self.min_quota :])
+                if (
+                    self.current_num_members_with_over_min_quota_partitions
+                    < self.expected_num_members_with_over_min_quota_partitions
+                ):
+                    self.unfilled_members_with_exactly_min_quota_partitions.append(consumer)
+
+
+class _GeneralAssign(kafka4_sticky._GeneralAssignmentBuilder):
+    """Kafka 3.4.0's ``generalAssign``: Kafka 4's ``GeneralAssignmentBuilder`` without racks, but with
+    3.4.0's ``isBalanced``, which calls an assignment unbalanced as soon as a member could take a
+    partition from one with MORE partitions (Kafka 4: with at least two more)."""
+
+    def is_balanced(self) -> bool:
+        ts = self.sorted_current_subscriptions
+        if ts[0][0] >= ts[-1][0] - 1:
+            return True
+        all_partitions = {tp: c for c, tps in self.current_assignment.items() for tp in tps}
+        for _, consumer in ts:
+            consumer_partitions = self.current_assignment[consumer]
+            consumer_partition_count = len(consumer_partitions)
+            all_subscribed_topics = self.consumer2_all_potential_topics[consumer]
+            if consumer_partition_count == self.get_max_assignment_size(all_subscribed_topics):
+                continue
+            mine = set(consumer_partitions)
+            for topic in all_subscribed_topics:
+                for i in range(self.partitions_per_topic[topic]):
+                    tp = (topic, i)
+                    if tp not in mine:
+                        other_consumer = all_partitions[tp]
+                        if consumer_partition_count < len(self.current_assignment[other_consumer]):
+                            return False
+        return True
