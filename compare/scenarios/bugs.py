@@ -494,6 +494,22 @@ def _kafka4_npe(r: BugReplay):
     return shown, port.status == "ok" and port.guarantee is not None and port.guarantee.kept, text
 
 
+def _kafka4_unsubscribed(r: BugReplay):
+    rows = r.rows[0]
+    names = (KAFKA4_LITERAL.name, "kafka4-sticky", KAFKA4_COOPERATIVE_LITERAL.name, "kafka4-cooperative-sticky")
+    given = {
+        n: rows[n].assignment.to_mapping(r.problems[0].member_ids)["c1"] if rows[n].assignment else None for n in names
+    }
+    shown = all(
+        rows[n].status == "invalid" and "not-subscribed" in {v.kind for v in rows[n].verdict.violations} for n in names
+    )
+    control = r.rows[1]
+    text = "; ".join(f"{n}: {rows[n].status}, c1 gets {given[n]}" for n in names) + (
+        "; with c1's claim at the top generation: " + ", ".join(f"{n} {control[n].status}" for n in names)
+    )
+    return shown, all(control[n].status == "ok" for n in names), text
+
+
 def _owned_per_rebalance(problem: Problem, rebalances: int, **options) -> list[dict]:
     """What each member owns as each of Kafka 4's cooperative rebalances starts (the first: the problem's
     claims), for ``rebalances`` rebalances or until the group settles; ``options`` as ``rebalance_cooperative``'s."""
@@ -859,6 +875,52 @@ Actual: NullPointerException from AbstractStickyAssignor$GeneralAssignmentBuilde
 Code: clients/src/main/java/org/apache/kafka/clients/consumer/internals/AbstractStickyAssignor.java:1412
   (`currentAssignment.get(prevAssignment.get(partition).consumer).size()`), after line 1356 set the
   previous owner aside, at {KAFKA_COMMIT}; skipping a previous owner absent from currentAssignment fixes it.""",
+            ),
+            Bug(
+                "kafka4-stale-owner-unsubscribed",
+                "A stale previous owner gets its old partition back although it no longer subscribes to the topic",
+                f"Kafka's AbstractStickyAssignor.performReassignments (apache/kafka {KAFKA_COMMIT[:7]} and d79bd50, "
+                "unfixed): the move back to a partition's previous owner does not check the owner's subscription",
+                tuple(
+                    {
+                        "topics": {"t1": 3, "t2": 3},
+                        "members": {
+                            "c0": {"topics": ["t1", "t2"], "owned": {"t2": [2]}, "generation": 3},
+                            "c1": {"topics": ["t2"], "owned": {"t1": [2]}, "generation": generation},
+                            "c2": {"topics": ["t1", "t2"], "owned": {"t2": [1]}, "generation": 3},
+                        },
+                    }
+                    for generation in (2, 3)
+                ),
+                (KAFKA4_LITERAL, "kafka4-sticky", KAFKA4_COOPERATIVE_LITERAL, "kafka4-cooperative-sticky"),
+                (),
+                "c1 missed generation 3 and rejoins subscribed to t2 only, still claiming t1-2 from generation 2.  "
+                "Its stale claim makes it t1-2's previous owner (prepopulateCurrentAssignments); t1-2 goes to c0 "
+                "first, then performReassignments moves it back to its previous owner because c0 holds two more, "
+                "without asking whether c1 can take t1: c1 gets t1-2 and t2-0, an invalid assignment, in both "
+                "iteration orders, eager and cooperative.  Kafka's Java at 1eb7644 and at d79bd50 gives exactly this "
+                "(tools/kafka_differential's driver).  No fix upstream; the control, c1's claim at generation 3, "
+                "drops the unsubscribed claim and is valid",
+                _kafka4_unsubscribed,
+                report=f"""Title: StickyAssignor/CooperativeStickyAssignor assign a partition to a member not subscribed to its topic
+What: prepopulateCurrentAssignments records a member whose claim is below the top generation as the
+  partition's previous owner (prevAssignment) even when that member no longer subscribes to the topic;
+  performReassignments then moves the partition back to that previous owner when its current holder has
+  2+ more partitions, without checking the previous owner's subscription (consumer2AllPotentialTopics).
+  The member receives a partition of a topic it does not subscribe to; its ConsumerCoordinator refuses
+  the assignment ("received assignment ... does not match the current subscription") and rejoins
+  (ConsumerCoordinator.onJoinComplete, before onAssignment, so its user data stays stale and, as this
+  project's port replays it, the next rebalance gives the same answer: the member consumes nothing).
+Smallest input: topics t1, t2 with 3 partitions each; c0 subscribes to t1, t2 and owns t2-2 at
+  generation 3; c1 subscribes to t2 only and claims t1-2 at generation 2; c2 subscribes to t1, t2 and
+  owns t2-1 at generation 3 (eager StickyAssignor user data, or CooperativeStickyAssignor's subscription).
+Expected: a valid assignment, e.g. {{c0: [t1-0, t1-2], c1: [t2-0, t2-2], c2: [t1-1, t2-1]}}.
+Actual: {{c0: [t1-0, t2-2], c1: [t1-2, t2-0], c2: [t1-1, t2-1]}}: t1-2 to c1, which subscribes only to t2.
+Code: clients/src/main/java/org/apache/kafka/clients/consumer/internals/AbstractStickyAssignor.java:1411-1413
+  (`reassignPartition(partition, prevAssignment.get(partition).consumer)`) at {KAFKA_COMMIT}, the same
+  lines at d79bd50; prevAssignment is filled at line 1156 (updatePrevAssignment) without the subscription
+  check that applies to a top-generation claim.  Checking consumer2AllPotentialTopics.get(prevOwner)
+  .contains(topic) before moving (or not recording such a previous owner) fixes it.""",
             ),
             Bug(
                 "kafka4-cooperative-never-settles",
