@@ -242,8 +242,9 @@ def _parser() -> argparse.ArgumentParser:
         choices=ITERATION_ORDERS,
         default="sorted",
         help="how a Kafka port iterates Kafka's hash maps: sorted by member id and topic name (default) or as "
-        "Java 17's HashMap does (kafka4-sticky, kafka4-cooperative-sticky, uniform and uniform-4.0.0, which then "
-        'need every subscribed topic\'s "id"; range and roundrobin do not depend on it)',
+        "Java 17's HashMap does (kafka4-sticky, kafka4-cooperative-sticky, sticky (Kafka 2.3.1), sticky-kip54 "
+        "(2.0.1), cooperative-sticky (2.4.1), uniform and uniform-4.0.0, the last two then needing every "
+        'subscribed topic\'s "id"; range and roundrobin do not depend on it)',
     )
     _max_output_argument(a)
     _classpath_argument(a)

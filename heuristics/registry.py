@@ -351,7 +351,15 @@ def get_assignor(name: str, *, classpath: str | None = None) -> Assignor:
 #: ``java`` (as Java 17's ``HashMap`` does, :mod:`heuristics.java_order`).
 ITERATION_ORDERS = kafka4_sticky.ITERATION_ORDERS
 #: Ports that iterate as Java does on request (the keyword ``iteration_order``).
-JAVA_ORDER_PORTS = ("kafka4-sticky", "kafka4-cooperative-sticky", "uniform", "uniform-4.0.0")
+JAVA_ORDER_PORTS = (
+    "kafka4-sticky",
+    "kafka4-cooperative-sticky",
+    "uniform",
+    "uniform-4.0.0",
+    "sticky",
+    "sticky-kip54",
+    "cooperative-sticky",
+)
 #: Of those, the KIP-848 ports, which key topics by id: in Java's order every subscribed topic needs its ``"id"``.
 TOPIC_ID_PORTS = ("uniform", "uniform-4.0.0")
 #: Ports of Kafka classes that sort every collection whose order decides an answer (members by
@@ -379,6 +387,16 @@ def in_iteration_order(assignor: Assignor, order: str) -> Assignor:
             assignor,
             assign=functools.partial(kafka4_sticky.assign_cooperative, iteration_order=order),
             rebalance=functools.partial(kafka4_sticky.rebalance_cooperative, iteration_order=order),
+        )
+    if assignor.name == "sticky":
+        return dataclasses.replace(assignor, assign=functools.partial(sticky.assign, iteration_order=order))
+    if assignor.name == "sticky-kip54":
+        return dataclasses.replace(assignor, assign=functools.partial(sticky.assign_kip54, iteration_order=order))
+    if assignor.name == "cooperative-sticky":
+        return dataclasses.replace(
+            assignor,
+            assign=functools.partial(cooperative_sticky.assign, iteration_order=order),
+            rebalance=functools.partial(cooperative_sticky.rebalance, iteration_order=order),
         )
     if assignor.name == "uniform":
         return dataclasses.replace(assignor, assign=functools.partial(uniform.assign, iteration_order=order))

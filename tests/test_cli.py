@@ -684,10 +684,57 @@ def test_assign_in_javas_iteration_order_gives_kafkas_own_expected_answer(tmp_pa
     assert code == 0 and json.loads(out)["assignment"]["consumer1"] == {"topic1": [0], "topic2": [0]}
 
 
+OLDER_STICKY_CASES = [  # (assignor, scenario, Kafka's answer, the sorted order's)
+    (
+        "sticky",  # Kafka 2.3.1 moves t0-1, listed first in HashMap<TopicPartition> order; the sorted order t0-0
+        {
+            "topics": {"t0": 2},
+            "members": {"c0": {"topics": ["t0"]}, "c1": {"topics": ["t0"], "owned": {"t0": [0, 1]}, "generation": 1}},
+        },
+        {"c0": {"t0": [1]}, "c1": {"t0": [0]}},
+        {"c0": {"t0": [0]}, "c1": {"t0": [1]}},
+    ),
+    (
+        "cooperative-sticky",  # Kafka 2.4.1 revokes t0-1 for c0 (then the follow-up hands it over)
+        {"topics": {"t0": 2}, "members": {"c0": {"topics": ["t0"]}, "c1": {"topics": ["t0"], "owned": {"t0": [0, 1]}}}},
+        {"c0": {"t0": [1]}, "c1": {"t0": [0]}},
+        {"c0": {"t0": [0]}, "c1": {"t0": [1]}},
+    ),
+    (
+        "sticky-kip54",  # Kafka 2.0.1: c1's user data lists d5 (same bucket as q2, put first) first, and d5-1 moves
+        {
+            "topics": {"d5": 2, "q2": 6},
+            "members": {
+                "c0": {"topics": ["d5", "q2"]},
+                "c1": {"topics": ["d5", "q2"], "owned": {"d5": [1], "q2": [0, 2, 5]}},
+                "c2": {"topics": ["d5", "q2"]},
+            },
+        },
+        {"c0": {"d5": [1], "q2": [1, 4]}, "c1": {"q2": [0, 2, 5]}, "c2": {"d5": [0], "q2": [3]}},
+        {"c0": {"d5": [0, 1], "q2": [3]}, "c1": {"q2": [0, 2, 5]}, "c2": {"q2": [1, 4]}},
+    ),
+]
+
+
+@pytest.mark.parametrize("assignor, scenario, kafka, ours", OLDER_STICKY_CASES)
+def test_the_older_sticky_ports_in_javas_order_give_kafkas_answers(tmp_path, capsys, assignor, scenario, kafka, ours):
+    """Kafka's own answers, from tools/kafka_differential/legacy.py against the apache/kafka tag each port
+    follows (2.3.1, 2.4.1, 2.0.1); the default sorted order differs."""
+    path = tmp_path / "older.json"
+    path.write_text(json.dumps(scenario))
+    code, out, err = run(capsys, "assign", str(path), "--assignor", assignor, "--iteration-order", "java")
+    assert code == 0 and err == ""
+    assert json.loads(out)["assignment"] == kafka
+    code, out, _ = run(capsys, "assign", str(path), "--assignor", assignor)
+    assert code == 0 and json.loads(out)["assignment"] == ours
+
+
 def test_assign_in_javas_order_is_refused_in_one_line_where_a_port_cannot_yet(tmp_path, capsys):
     scenario = tmp_path / "kafka.json"
     scenario.write_text(json.dumps(KAFKA_MAX_QUOTA_TEST))
-    code, out, err = run(capsys, "assign", str(scenario), "--assignor", "sticky", "--iteration-order", "java")
+    code, out, err = run(
+        capsys, "assign", str(scenario), "--assignor", "stream-join-sticky", "--iteration-order", "java"
+    )
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "--iteration-order" in err and "kafka4-sticky" in err
     # uniform iterates topic ids as Java does: a scenario without them is refused, naming the first topic.

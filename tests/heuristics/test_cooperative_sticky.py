@@ -33,9 +33,10 @@ def partitions(assignment, member) -> set[tuple[str, int]]:
     return {(t, p) for t, ps in assignment.members.get(member, {}).items() for p in ps}
 
 
-def assert_protocol_kept(problem: Problem, result) -> None:
+def assert_protocol_kept(problem: Problem, result, target=sticky.assign) -> None:
     """Every rebalance: nothing goes to a new owner while another member holds it; each member
-    revokes exactly what it held and was not given; the group rejoins while anything was revoked."""
+    revokes exactly what it held and was not given; the group rejoins while anything was revoked.
+    ``target``: the eager assignment the first rebalance aims for."""
     held = claims(problem)
     ids = problem.member_ids
     for number, phase in enumerate(result.phases):
@@ -49,7 +50,7 @@ def assert_protocol_kept(problem: Problem, result) -> None:
         held = {m: partitions(phase.assignment, m) for m in ids}
     # The first rebalance hands out the sticky target minus what it withholds.
     first = result.phases[0]
-    target = sticky.assign(problem)
+    target = target(problem)
     for member in ids:
         assert partitions(first.assignment, member) | partitions(first.withheld, member) == partitions(target, member)
         assert not partitions(first.assignment, member) & partitions(first.withheld, member)
@@ -269,3 +270,70 @@ def test_nothing_to_move_is_one_rebalance():
     )
     result = cooperative_sticky.rebalance(problem)
     assert result.rebalances == 1 and result.first == result.final and not result.revoked.members
+
+
+# Java's order.  The first rebalances expected below are Kafka's Java: each scenario was run through
+# tools/kafka_differential/legacy.py's LegacyDriver (Java 17.0.15) against CooperativeStickyAssignor built from
+# the apache/kafka tag 2.4.1 (ownedPartitions, no generation), and Kafka's assign() copied here.
+KAFKA_2_4_1 = [
+    pytest.param(  # README "Older releases": both claim t0-0 without a generation; the last one iterated keeps it
+        {
+            "topics": {"t0": 1},
+            "members": {"c0": {"topics": ["t0"], "owned": {"t0": [0]}}, "c1": {"topics": ["t0"], "owned": {"t0": [0]}}},
+        },
+        {"c0": {}, "c1": {"t0": [0]}},
+        id="last-claimant",
+    ),
+    pytest.param(  # t0-1 is listed first (hash order), so it is the one revoked for c0
+        {"topics": {"t0": 2}, "members": {"c0": {"topics": ["t0"]}, "c1": {"topics": ["t0"], "owned": {"t0": [0, 1]}}}},
+        {"c0": {}, "c1": {"t0": [0]}},
+        id="partition-hash-order",
+    ),
+    pytest.param(  # the rebalance() docstring's example: Kafka revokes t-1 from a, the sorted order t-0
+        {
+            "topics": {"t": 3},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": [0, 1]}},
+                "b": {"topics": ["t"], "owned": {"t": [2]}},
+                "c": {"topics": ["t"]},
+            },
+        },
+        {"a": {"t": [0]}, "b": {"t": [2]}, "c": {}},
+        id="docstring-example",
+    ),
+]
+
+
+def kafka_2_4_1_target(problem: Problem):
+    return sticky.assign_as_kafka(problem, "2.4.1")
+
+
+@pytest.mark.parametrize("scenario, kafka_first", KAFKA_2_4_1)
+def test_javas_order_is_kafka_2_4_1(scenario, kafka_first):
+    """The first rebalance is Kafka 2.4.1's assign() (legacy.py, see above); the protocol is kept to the end."""
+    problem = Problem.from_mapping(scenario)
+    result = cooperative_sticky.rebalance(problem, iteration_order="java")
+    assert result.first.to_mapping() == kafka_first
+    assert result.first.to_mapping() != cooperative_sticky.rebalance(problem).first.to_mapping()
+    assert_protocol_kept(problem, result, kafka_2_4_1_target)
+    assert cooperative_sticky.assign(problem, iteration_order="java").to_mapping() == result.final.to_mapping()
+
+
+def test_an_unknown_iteration_order_is_refused():
+    p = Problem.from_mapping({"topics": {"t": 1}, "members": {"a": {"topics": ["t"]}}})
+    with pytest.raises(ValueError, match="iteration_order"):
+        cooperative_sticky.rebalance(p, iteration_order="random")
+
+
+@settings(max_examples=scaled(150), deadline=None)
+@given(problem=rebalances(max_members=6, max_partitions=8))
+def test_the_sorted_order_is_the_default_and_javas_keeps_the_protocol(problem):
+    """``iteration_order="sorted"`` is exactly the default, phase for phase; Java's order keeps KIP-429's rule."""
+    default, ordered = (
+        cooperative_sticky.rebalance(problem),
+        cooperative_sticky.rebalance(problem, iteration_order="sorted"),
+    )
+    assert [(p.assignment.to_mapping(), p.revoked.to_mapping(), p.withheld.to_mapping()) for p in default.phases] == [
+        (p.assignment.to_mapping(), p.revoked.to_mapping(), p.withheld.to_mapping()) for p in ordered.phases
+    ]
+    assert_protocol_kept(problem, cooperative_sticky.rebalance(problem, iteration_order="java"), kafka_2_4_1_target)

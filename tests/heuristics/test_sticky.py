@@ -160,3 +160,165 @@ def test_a_previous_owner_that_left_the_topic_is_not_replaced_by_an_older_claim(
     )
     got = sticky.assign(problem).to_mapping()
     assert got["a"] == {"t": [1, 2]} and got["b"] == {"t": [0]} and got["c"] == {"t": [3]}
+
+
+# -- Java's order: Kafka's own code at the release ---------------------------------------------------------------
+#
+# Expected answers below are Kafka's Java, not the port's: each scenario was run through
+# tools/kafka_differential/legacy.py's LegacyDriver (Java 17.0.15) against StickyAssignor built from the
+# apache/kafka tag named (2.3.1 for ``sticky``, 2.0.1 for ``sticky-kip54``), and Kafka's assignment copied here.
+
+KAFKA_2_3_1 = [
+    pytest.param(  # README "Older releases": t0-1 (bucket 12) is listed before t0-0 (bucket 13) and moves
+        {
+            "topics": {"t0": 2},
+            "members": {"c0": {"topics": ["t0"]}, "c1": {"topics": ["t0"], "owned": {"t0": [0, 1]}, "generation": 1}},
+        },
+        {"c0": {"t0": [1]}, "c1": {"t0": [0]}},
+        {"c0": {"t0": [0]}, "c1": {"t0": [1]}},
+        id="partition-hash-order",
+    ),
+    pytest.param(  # a tie at generation 4: consumer2 is iterated before consumer1 (bucket order), so it keeps t-0
+        {
+            "topics": {"t": 3},
+            "members": {
+                "consumer1": {"topics": ["t"], "owned": {"t": [0, 1, 2]}, "generation": 4},
+                "consumer2": {"topics": ["t"], "owned": {"t": [0]}, "generation": 4},
+                "consumer3": {"topics": ["t"], "generation": 4},
+            },
+        },
+        {"consumer1": {"t": [1]}, "consumer2": {"t": [0]}, "consumer3": {"t": [2]}},
+        {"consumer1": {"t": [2]}, "consumer2": {"t": [0]}, "consumer3": {"t": [1]}},
+        id="first-claimant-at-one-generation",
+    ),
+    pytest.param(  # no generation (V0 user data): put(-1, consumer) overwrites, the LAST claimant iterated keeps t-0
+        {
+            "topics": {"t": 3},
+            "members": {
+                "consumer1": {"topics": ["t"], "owned": {"t": [0, 1, 2]}},
+                "consumer2": {"topics": ["t"], "owned": {"t": [0]}},
+                "consumer3": {"topics": ["t"]},
+            },
+        },
+        {"consumer1": {"t": [0]}, "consumer2": {"t": [2]}, "consumer3": {"t": [1]}},
+        {"consumer1": {"t": [2]}, "consumer2": {"t": [0]}, "consumer3": {"t": [1]}},
+        id="last-claimant-without-generation",
+    ),
+    pytest.param(  # x's older claim makes it t-0's previous owner; a is 2+ heavier, so t-0 goes back to x,
+        # which no longer subscribes to t: an invalid assignment, Kafka 2.3.1's own
+        {
+            "topics": {"t": 4, "u": 2},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": [0, 1, 2, 3]}, "generation": 3},
+                "b": {"topics": ["t"], "generation": 3},
+                "x": {"topics": ["u"], "owned": {"t": [0]}, "generation": 2},
+                "y": {"topics": ["u"], "generation": 3},
+            },
+        },
+        {"a": {"t": [2, 3]}, "b": {"t": [1]}, "x": {"t": [0], "u": [0]}, "y": {"u": [1]}},
+        {"a": {"t": [2, 3]}, "b": {"t": [0, 1]}, "x": {"u": [0]}, "y": {"u": [1]}},
+        id="previous-owner-that-left-the-topic",
+    ),
+]
+
+
+@pytest.mark.parametrize("scenario, kafka, port_sorted", KAFKA_2_3_1)
+def test_sticky_in_javas_order_is_kafka_2_3_1(scenario, kafka, port_sorted):
+    """Kafka 2.3.1's StickyAssignor answers (legacy.py, see above); the sorted order's differ."""
+    problem = Problem.from_mapping(scenario)
+    assert sticky.assign(problem, iteration_order="java").to_mapping() == kafka
+    assert sticky.assign(problem, iteration_order="java", ties="first-claimant").to_mapping() == kafka
+    assert sticky.assign(problem).to_mapping() == port_sorted
+
+
+KAFKA_2_0_1 = [
+    pytest.param(  # "d5" and "q2" share a bucket: 2.0's groupDataByTopic writes d5 first, and d5-1 moves
+        {
+            "topics": {"d5": 2, "q2": 6},
+            "members": {
+                "c0": {"topics": ["d5", "q2"]},
+                "c1": {"topics": ["d5", "q2"], "owned": {"d5": [1], "q2": [0, 2, 5]}},
+                "c2": {"topics": ["d5", "q2"]},
+            },
+        },
+        {"c0": {"d5": [1], "q2": [1, 4]}, "c1": {"q2": [0, 2, 5]}, "c2": {"d5": [0], "q2": [3]}},
+        {"c0": {"d5": [0, 1], "q2": [3]}, "c1": {"q2": [0, 2, 5]}, "c2": {"q2": [1, 4]}},
+        id="user-data-topic-order",
+    ),
+    pytest.param(  # KAFKA-7026: b and c both keep t-0
+        {
+            "topics": {"t": 2},
+            "members": {
+                "a": {"topics": ["t"], "owned": {"t": [1]}},
+                "b": {"topics": ["t"], "owned": {"t": [0]}},
+                "c": {"topics": ["t"], "owned": {"t": [0]}},
+            },
+        },
+        {"a": {"t": [1]}, "b": {"t": [0]}, "c": {"t": [0]}},
+        {"a": {"t": [1]}, "b": {"t": [0]}, "c": {"t": [0]}},
+        id="stale-claims-kept",
+    ),
+]
+
+
+@pytest.mark.parametrize("scenario, kafka, port_sorted", KAFKA_2_0_1)
+def test_sticky_kip54_in_javas_order_is_kafka_2_0_1(scenario, kafka, port_sorted):
+    """Kafka 2.0.1's StickyAssignor answers (legacy.py, see above)."""
+    problem = Problem.from_mapping(scenario)
+    assert sticky.assign_kip54(problem, iteration_order="java").to_mapping() == kafka
+    assert sticky.assign_kip54(problem).to_mapping() == port_sorted
+
+
+def test_kafka_2_0_1s_exceptions_are_kept_only_when_literal():
+    """2.0.1 throws NullPointerException on a subscription to a topic the cluster lacks (KAFKA-7962) and where
+    a stale claimant it set aside files a partition (both seen from legacy.py's 2.0.1 build); by default the
+    port answers (skipping the topic, as 2.3 does; moving from the partition's holder)."""
+    missing = Problem.from_mapping({"topics": {"t0": 6}, "members": {"c0": {"topics": ["t0", "missing-topic"]}}})
+    with pytest.raises(sticky.NullPointerException, match="missing-topic"):
+        sticky.assign_kip54(missing, iteration_order="java", literal=True)
+    assert sticky.assign_kip54(missing, iteration_order="java").to_mapping() == {"c0": {"t0": [0, 1, 2, 3, 4, 5]}}
+    stale = Problem.from_mapping(
+        {
+            "topics": {"t0": 1, "t1": 1},
+            "members": {
+                "c0": {"topics": ["t0", "t1"], "owned": {"t0": [0]}},
+                "c1": {"topics": []},
+                "c2": {"topics": [], "owned": {"t0": [0]}},
+                "c3": {"topics": ["t0"]},
+            },
+        }
+    )
+    with pytest.raises(sticky.NullPointerException, match="set aside"):
+        sticky.assign_kip54(stale, iteration_order="java", literal=True)
+    got = sticky.assign_kip54(stale, iteration_order="java").to_mapping()
+    assert sorted(p for m in got.values() for ps in m.values() for p in ps) == [0, 0]  # t0-0 and t1-0, once each
+
+
+def test_the_orders_and_tie_rules_are_checked():
+    p = Problem.from_mapping({"topics": {"t": 1}, "members": {"a": {"topics": ["t"]}}})
+    with pytest.raises(ValueError, match="iteration_order"):
+        sticky.assign(p, iteration_order="random")
+    with pytest.raises(ValueError, match="iteration_order"):
+        sticky.assign_kip54(p, iteration_order="hash")
+    with pytest.raises(ValueError, match="first claimant"):
+        sticky.assign(p, iteration_order="java", ties="cancel")
+    with pytest.raises(ValueError, match="ties"):
+        sticky.assign(p, ties="last")
+
+
+@settings(max_examples=scaled(200), deadline=None)
+@given(problem=st.one_of(rebalances(max_members=7, max_partitions=10), problems(max_assignments=None)))
+def test_the_sorted_order_is_the_default_and_javas_assigns_everything(problem):
+    """``iteration_order="sorted"`` is exactly the default (its answers did not change with the keyword); Java's
+    order, Kafka's code, hands out every partition someone subscribes to."""
+    assert sticky.assign(problem, iteration_order="sorted").to_mapping() == sticky.assign(problem).to_mapping()
+    assert (
+        sticky.assign_kip54(problem, iteration_order="sorted").to_mapping() == sticky.assign_kip54(problem).to_mapping()
+    )
+    assert sticky.assign(problem, ties="cancel").to_mapping() == sticky.assign(problem).to_mapping()
+    want = {(t.name, p) for t in problem.assignable_topics for p in range(t.partitions)}
+    for assignment in (
+        sticky.assign(problem, iteration_order="java"),
+        sticky.assign_kip54(problem, iteration_order="java"),
+    ):
+        assert {(t, p) for ts in assignment.to_mapping().values() for t, ps in ts.items() for p in ps} == want

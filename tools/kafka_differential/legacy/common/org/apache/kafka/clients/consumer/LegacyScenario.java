@@ -85,16 +85,28 @@ final class LegacyScenario {
 
     /**
      * StickyAssignor's user data as its own serializer writes it: the owned partitions grouped by topic in a
-     * HashMap (CollectionUtils.groupDataByTopic / groupPartitionsByTopic), V1 with the generation when
-     * {@code v1} and the member has one, else V0; null when a V0 member owns nothing (no user data).
+     * HashMap, V1 with the generation when {@code v1} and the member has one, else V0; null when a V0 member
+     * owns nothing (no user data).  {@code v1} (2.3+): CollectionUtils.groupPartitionsByTopic, whose
+     * computeIfAbsent puts a new topic at the head of its bucket; else (2.0): groupDataByTopic, get then put
+     * (at the tail): two topics in one bucket are written in opposite orders.
      */
     static ByteBuffer stickyUserData(Member m, boolean v1) {
         boolean withGeneration = v1 && m.generation != null;
         if (!withGeneration && m.owned.isEmpty())
             return null;
         Map<String, List<Integer>> byTopic = new HashMap<>();
-        for (TopicPartition tp : m.owned)
-            byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
+        for (TopicPartition tp : m.owned) {
+            if (v1) {
+                byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
+            } else {
+                List<Integer> topicData = byTopic.get(tp.topic());
+                if (topicData == null) {
+                    topicData = new ArrayList<>();
+                    byTopic.put(tp.topic(), topicData);
+                }
+                topicData.add(tp.partition());
+            }
+        }
         Schema schema = withGeneration ? USER_DATA_V1 : USER_DATA_V0;
         Struct struct = new Struct(schema);
         List<Struct> topicAssignments = new ArrayList<>();
