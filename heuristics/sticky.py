@@ -700,6 +700,9 @@ class _JavaMap:
     def items(self) -> list:
         return [(k, self._values[k]) for k in self._order]
 
+    def values(self) -> list:
+        return [self._values[k] for k in self._order]
+
 
 def _list_remove(items: list, item) -> None:
     """``List.remove(Object)``: the first occurrence, if any."""
@@ -915,7 +918,7 @@ class _KafkaRun:
         if self.release == "2.0.1" and self.literal and not len(self.p2c):
             raise NoSuchElementException("StickyAssignor.hasIdenticalListElements: no partition to compare")
         return (
-            len({frozenset(cs) for cs in self.p2c._values.values()}) <= 1
+            len({frozenset(cs) for cs in self.p2c.values()}) <= 1
             and len({frozenset(tps) for tps in self.c2p.values()}) <= 1
         )
 
