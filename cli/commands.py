@@ -243,8 +243,8 @@ def _parser() -> argparse.ArgumentParser:
         default="sorted",
         help="how a Kafka port iterates Kafka's hash maps: sorted by member id and topic name (default) or as "
         "Java 17's HashMap does (kafka4-sticky, kafka4-cooperative-sticky, sticky (Kafka 2.3.1), sticky-kip54 "
-        "(2.0.1), cooperative-sticky (2.4.1), uniform and uniform-4.0.0, the last two then needing every "
-        'subscribed topic\'s "id"; range and roundrobin do not depend on it)',
+        "(2.0.1), cooperative-sticky (2.4.1), constrained-sticky (3.4.0), uniform and uniform-4.0.0, the last two "
+        'then needing every subscribed topic\'s "id"; range, roundrobin and server-range do not depend on it)',
     )
     _max_output_argument(a)
     _classpath_argument(a)

@@ -350,21 +350,27 @@ def get_assignor(name: str, *, classpath: str | None = None) -> Assignor:
 #: How a Kafka port iterates Kafka's hash maps: ``sorted`` (by member id, the documented default) or
 #: ``java`` (as Java 17's ``HashMap`` does, :mod:`heuristics.java_order`).
 ITERATION_ORDERS = kafka4_sticky.ITERATION_ORDERS
-#: Ports that iterate as Java does on request (the keyword ``iteration_order``).
-JAVA_ORDER_PORTS = (
-    "kafka4-sticky",
-    "kafka4-cooperative-sticky",
-    "uniform",
-    "uniform-4.0.0",
-    "sticky",
-    "sticky-kip54",
-    "cooperative-sticky",
+#: Ports that iterate as Java does on request (the keyword ``iteration_order``): name -> the entry point
+#: and, for a cooperative port, its rebalance, each taking ``iteration_order``.
+_IN_ORDER: Mapping[str, tuple[Callable, Callable | None]] = MappingProxyType(
+    {
+        "kafka4-sticky": (kafka4_sticky.assign, None),
+        "kafka4-cooperative-sticky": (kafka4_sticky.assign_cooperative, kafka4_sticky.rebalance_cooperative),
+        "uniform": (uniform.assign, None),
+        "uniform-4.0.0": (functools.partial(uniform.assign, variant=uniform.KAFKA_4_0_0), None),
+        "sticky": (sticky.assign, None),
+        "sticky-kip54": (sticky.assign_kip54, None),
+        "cooperative-sticky": (cooperative_sticky.assign, cooperative_sticky.rebalance),
+        "constrained-sticky": (constrained_sticky.assign, None),
+    }
 )
+JAVA_ORDER_PORTS = tuple(_IN_ORDER)
 #: Of those, the KIP-848 ports, which key topics by id: in Java's order every subscribed topic needs its ``"id"``.
 TOPIC_ID_PORTS = ("uniform", "uniform-4.0.0")
 #: Ports of Kafka classes that sort every collection whose order decides an answer (members by
-#: ``group.instance.id`` then id, topics by name): Java's hash order changes nothing.
-ORDER_FREE_PORTS = ("range", "roundrobin")
+#: ``group.instance.id`` then id, topics by name; the server range assignor's ranges are per topic):
+#: Java's hash order changes nothing (tools/kafka_differential: 100% in both orders).
+ORDER_FREE_PORTS = ("range", "roundrobin", "server-range")
 
 
 def in_iteration_order(assignor: Assignor, order: str) -> Assignor:
@@ -380,33 +386,16 @@ def in_iteration_order(assignor: Assignor, order: str) -> Assignor:
         raise ValueError(f"iteration order must be one of {', '.join(ITERATION_ORDERS)}, got {order!r}")
     if order == "sorted" or assignor.name in ORDER_FREE_PORTS:
         return assignor
-    if assignor.name == "kafka4-sticky":
-        return dataclasses.replace(assignor, assign=functools.partial(kafka4_sticky.assign, iteration_order=order))
-    if assignor.name == "kafka4-cooperative-sticky":
-        return dataclasses.replace(
-            assignor,
-            assign=functools.partial(kafka4_sticky.assign_cooperative, iteration_order=order),
-            rebalance=functools.partial(kafka4_sticky.rebalance_cooperative, iteration_order=order),
+    if assignor.name not in _IN_ORDER:
+        raise ValueError(
+            f"{assignor.name} does not iterate in Java's order; this project's ports of Kafka's Java code do: "
+            f"{', '.join(JAVA_ORDER_PORTS)} (and {', '.join(ORDER_FREE_PORTS)}, whose answer does not depend on it)"
         )
-    if assignor.name == "sticky":
-        return dataclasses.replace(assignor, assign=functools.partial(sticky.assign, iteration_order=order))
-    if assignor.name == "sticky-kip54":
-        return dataclasses.replace(assignor, assign=functools.partial(sticky.assign_kip54, iteration_order=order))
-    if assignor.name == "cooperative-sticky":
-        return dataclasses.replace(
-            assignor,
-            assign=functools.partial(cooperative_sticky.assign, iteration_order=order),
-            rebalance=functools.partial(cooperative_sticky.rebalance, iteration_order=order),
-        )
-    if assignor.name == "uniform":
-        return dataclasses.replace(assignor, assign=functools.partial(uniform.assign, iteration_order=order))
-    if assignor.name == "uniform-4.0.0":
-        return dataclasses.replace(
-            assignor, assign=functools.partial(uniform.assign, variant=uniform.KAFKA_4_0_0, iteration_order=order)
-        )
-    raise ValueError(
-        f"{assignor.name} does not iterate in Java's order yet; the ports that do: "
-        f"{', '.join(JAVA_ORDER_PORTS)} (and {', '.join(ORDER_FREE_PORTS)}, whose answer does not depend on it)"
+    assign, rebalance = _IN_ORDER[assignor.name]
+    return dataclasses.replace(
+        assignor,
+        assign=functools.partial(assign, iteration_order=order),
+        rebalance=functools.partial(rebalance, iteration_order=order) if rebalance else assignor.rebalance,
     )
 
 

@@ -143,3 +143,45 @@ def test_registry_names_and_unknown_name():
     assert "unknown assignor 'stiky'" in str(err.value) and "cooperative-sticky" in str(err.value)
     for a in ASSIGNORS.values():
         assert a.protocol in {"eager", "cooperative", "consumer"} and a.summary and a.origin
+
+
+# -- Java's iteration order (registry.in_iteration_order) -----------------------------------------------------------
+
+
+def _with_topic_ids(problem: Problem) -> Problem:
+    """The problem with a Kafka topic id on every topic (the KIP-848 ports need them in Java's order)."""
+    import base64
+    import hashlib
+
+    data = problem.to_mapping()
+    topics = {}
+    for name, value in data["topics"].items():
+        raw = hashlib.sha256(name.encode()).digest()[:16]
+        topic_id = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+        topics[name] = {**(value if isinstance(value, dict) else {"partitions": value}), "id": topic_id}
+    return Problem.from_mapping({**data, "topics": topics})
+
+
+@settings(max_examples=scaled(40), deadline=None)
+@given(problem=rebalances(), data=st.data())
+def test_every_kafka_port_runs_in_javas_order_and_the_order_free_ones_do_not_change(problem, data):
+    from assignment_oracle.heuristics.registry import JAVA_ORDER_PORTS, ORDER_FREE_PORTS, in_iteration_order
+
+    problem = _with_topic_ids(problem)
+    name = data.draw(st.sampled_from(sorted(JAVA_ORDER_PORTS + ORDER_FREE_PORTS)))
+    registered = get_assignor(name)
+    in_java = in_iteration_order(registered, "java")
+    assert in_java.name == name and in_java.guarantee == registered.guarantee
+    result = run(in_java, problem)  # an answer: no port refuses, crashes or hits a TreeBin on these groups
+    assert set(result.assignment.to_mapping(problem.member_ids)) == set(problem.member_ids)
+    if name in ORDER_FREE_PORTS:
+        assert in_java is registered
+    assert in_iteration_order(registered, "sorted") is registered
+
+
+@pytest.mark.parametrize("name", ["fair", "stream-join-sticky", "kafka-python:sticky"])
+def test_assignors_that_port_no_kafka_java_refuse_javas_order(name):
+    from assignment_oracle.heuristics.registry import in_iteration_order
+
+    with pytest.raises(ValueError, match="does not iterate in Java's order"):
+        in_iteration_order(get_assignor(name), "java")
