@@ -45,7 +45,7 @@ among equally good targets can differ from Kafka's; and
 
 Java's order (``iteration_order="java"``): each rebalance's target is Kafka
 2.4.1's ``AbstractStickyAssignor.assign`` as its ``CooperativeStickyAssignor``
-runs it (:func:`heuristics.sticky.assign_as_kafka` with release 2.4.1), every
+runs it (:func:`heuristics.sticky_kafka.assign` with release 2.4.1), every
 hash order Java's: claims come from ``ownedPartitions`` with no generation
 (2.4.1's ``memberData``), so generations are not read and, of members
 claiming one partition, the last one the ``subscriptions`` map iterates keeps
@@ -70,7 +70,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from assignment_oracle.heuristics import sticky
+from assignment_oracle.heuristics import sticky, sticky_kafka
 from assignment_oracle.heuristics.java_order import ITERATION_ORDERS
 from assignment_oracle.problem.errors import AssignorDidNotFinish
 from assignment_oracle.problem.model import Assignment, Problem
@@ -182,7 +182,7 @@ def assign(problem: Problem, *, iteration_order: str = "sorted", literal: bool =
 
 def _kafka_2_4_target(problem: Problem, *, literal: bool = False) -> Assignment:
     """Java's order: ``AbstractStickyAssignor.assign`` as Kafka 2.4.1 runs it under the cooperative assignor."""
-    return sticky.assign_as_kafka(problem, "2.4.1", literal=literal)
+    return sticky_kafka.assign(problem, "2.4.1", literal=literal)
 
 
 def _one_rebalance(problem: Problem, target_of, holdings) -> Phase:

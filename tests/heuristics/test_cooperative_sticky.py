@@ -17,7 +17,7 @@ from oracle_profile import scaled
 from strategies import problems, rebalances
 
 from assignment_oracle.compare.judge.guarantees import check_guarantee
-from assignment_oracle.heuristics import cooperative_sticky, sticky
+from assignment_oracle.heuristics import cooperative_sticky, sticky, sticky_kafka
 from assignment_oracle.problem import Problem
 from assignment_oracle.problem.ownership import violations
 
@@ -305,7 +305,7 @@ KAFKA_2_4_1 = [
 
 
 def kafka_2_4_1_target(problem: Problem):
-    return sticky.assign_as_kafka(problem, "2.4.1")
+    return sticky_kafka.assign(problem, "2.4.1")
 
 
 @pytest.mark.parametrize("scenario, kafka_first", KAFKA_2_4_1)
