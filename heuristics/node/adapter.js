@@ -24,9 +24,14 @@
  *   metadata for the union of the members' subscriptions and calls
  *   protocol.assign(_.mapValues(metadata, Object.keys), groupMembers, cb): topic -> partition numbers as
  *   strings.  Here the JoinGroup response is encoded as the broker sends it (v0) and decoded by kafka-node's
- *   own decoder; topics the cluster does not have are absent from the metadata, as in kafka-node; the
- *   metadata object is filled in topic-name order (a broker's response order is its own).  Neither range
- *   nor roundrobin reads user data: built-in protocols send none, so claims and generations are not passed.
+ *   own decoder; topics the cluster does not have are absent from the metadata, as in kafka-node.  The
+ *   metadata object is filled in the order kafka-node requests the topics (the union of the subscriptions,
+ *   members in JoinGroup order): a broker answers in that order for up to four topics (Scala's small sets
+ *   keep insertion order), in a hash order beyond, which is not emulated.  roundrobin deals topics in that
+ *   order (Kafka sorts them), and a JavaScript object puts integer-like keys ("7") first whatever the order.
+ *   Members arrive in the scenario's order (sorted by id; both assignors sort them again), each subscription
+ *   sorted.  Neither range nor roundrobin reads user data: built-in protocols send none, so claims and
+ *   generations are not passed.
  */
 
 const STRATEGIES = {
@@ -136,7 +141,7 @@ function kafkaNode (name, scenario) {
   // assignPartitions: metadata for the union of the subscriptions; mapTopicToPartitions = _.mapValues(.., Object.keys).
   const topics = _(groupMembers).map('subscription').flatten().uniq().value();
   const metadata = {};
-  for (const topic of [...topics].sort()) {
+  for (const topic of topics) {
     if (!counts.has(topic)) continue; // the broker has no such topic: absent from kafka-node's metadata
     const partitions = {};
     for (let p = 0; p < counts.get(topic); p++) partitions[p] = { topic, partition: p };

@@ -1,0 +1,301 @@
+"""The Node client libraries' assignors, called directly: the peers ``kafkajs:roundrobin``, ``kafka-node:range``
+and ``kafka-node:roundrobin``.
+
+Guarantees: theirs, and the one they do not state.  kafkajs 2.2.4 ships one
+assignor, ``PartitionAssigners.roundRobin`` (its JSDoc: "Assign the topics to
+the provided members", an example that deals every partition around the
+members); it names no Kafka class, but its name and protocol name claim
+Kafka's round robin, so it is judged as ``roundrobin`` is (identical
+subscriptions: balanced within one).  kafka-node 5.0.0's README offers
+``'roundrobin' or 'range' string for built ins`` (``protocol`` of
+``ConsumerGroup``), the Kafka strategies by their Kafka names: judged as
+``roundrobin`` and ``range`` are (per-topic balance for range).
+
+How each library's group leader calls its assignor (read in the libraries'
+own source, ``node_modules`` of the pinned versions):
+
+* kafkajs, ``src/consumer/consumerGroup.js`` (``[PRIVATE.SYNC]``): the leader
+  calls ``assigner.assign({members, topics: topicsSubscribed})``: ``members``
+  is the JoinGroup response (``memberId``, ``groupInstanceId``,
+  ``memberMetadata``, the bytes each member's ``assigner.protocol({topics})``
+  encoded with ``MemberMetadata.encode``), but ``topics`` is the *leader's own
+  subscription*.  ``src/consumer/assigners/roundRobinAssigner/index.js`` never
+  decodes the metadata: it deals every partition of those topics
+  (``cluster.findTopicPartitionMetadata``) around all members sorted by id.
+  It reads no claims and no generations (kafkajs sends no user data), so none
+  are passed.  The leader here is the scenario's first member (members are
+  sorted by id; the broker makes the first member to join the leader).
+* kafka-node, ``lib/consumerGroup.js`` (``handleJoinGroup`` ->
+  ``assignPartitions``): the JoinGroup response decoded by
+  ``lib/protocol/protocol.js`` ``decodeJoinGroupResponse`` (members ``{id,
+  subscription, version, userData}``), metadata loaded for the union of the
+  subscriptions, then ``protocol.assign(_.mapValues(metadata, Object.keys),
+  groupMembers, cb)`` (``lib/assignment/range.js``, ``roundrobin.js``).  The
+  adapter encodes the JoinGroup response as a broker sends it and decodes it
+  with kafka-node's own decoder.  Built-in protocols send no user data: no
+  claims, no generations.
+
+``heuristics/node/adapter.js`` (package data, beside its ``package.json`` and
+``package-lock.json`` pinning kafkajs 2.2.4 and kafka-node 5.0.0, the newest
+on npm) does the calling; this module runs it over the external protocol
+(:class:`~assignment_oracle.heuristics.external.ExternalCommand`, answers
+checked by :func:`~assignment_oracle.heuristics.external.read_answer`) with
+``NODE_PATH`` at the libraries :func:`install` put in
+``$XDG_CACHE_HOME/assignment-oracle/node/<hash of the lockfile>/``.  Without
+``node`` (or ``npm`` to install): :class:`~assignment_oracle.problem.errors.MissingRuntime`;
+not installed: :class:`NodeLibrariesNotInstalled`, which names the command
+(``python -m assignment_oracle.heuristics.node_peers install``).
+
+Found (tests/heuristics/test_node_peers.py):
+
+* kafkajs's round robin gives members partitions of topics they never
+  subscribed to whenever subscriptions differ, and leaves unassigned every
+  topic only non-leaders subscribe to (``{"t0": 2}``, ``a`` on ``t0``, ``b``
+  on nothing else: ``t0-1`` goes to ``b``).  A kafkajs member drops such
+  topics on receipt (``consumerGroup.js``: "Consumer group received
+  unsubscribed topics"), so those partitions go unconsumed.
+* kafka-node's round robin deals topics in the metadata's order, not sorted
+  as Kafka's ``RoundRobinAssignor`` does; kafka-node's range and round robin
+  both order members by id only (no KIP-345 static members first, no
+  KIP-881 racks), so static members or racks change Kafka's answer but not
+  theirs.
+
+Notes
+-----
+Each call starts one ``node`` process (about 50 ms).  Partition numbers come
+back from kafka-node's round robin as strings (``Object.keys``); the adapter
+turns them into numbers, as kafka-node's SyncGroup encoder does.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from assignment_oracle.heuristics.external import DEFAULT_TIMEOUT, ExternalCommand
+from assignment_oracle.problem.errors import MissingExtra, MissingRuntime
+from assignment_oracle.problem.model import Assignment, Problem
+
+__all__ = [
+    "ADAPTER",
+    "EXTRA",
+    "INSTALL_COMMAND",
+    "LIBRARY",
+    "STRATEGIES",
+    "NodeLibrariesNotInstalled",
+    "assign_kafka_node_range",
+    "assign_kafka_node_roundrobin",
+    "assign_kafkajs_roundrobin",
+    "install",
+    "installed_modules",
+    "version",
+]
+
+#: The npm packages whose assignors are judged here (pinned in ``node/package-lock.json``).
+LIBRARY = ("kafkajs", "kafka-node")
+#: The name of this group of peers in the install instructions.
+EXTRA = "node"
+#: The folder shipped as package data: the adapter, its package.json and lockfile.
+NODE_DIR = Path(__file__).with_name("node")
+ADAPTER = NODE_DIR / "adapter.js"
+#: What installs the libraries (the message of :class:`NodeLibrariesNotInstalled` names it).
+INSTALL_COMMAND = "python -m assignment_oracle.heuristics.node_peers install"
+#: Seconds ``npm ci`` may take (the two packages and their 126 dependencies take a few seconds).
+INSTALL_TIMEOUT = 300.0
+#: ``npm ci`` with no install scripts and no optional native codecs (kafka-node's snappy): pure JavaScript,
+#: all the assignors need.
+_NPM_CI = ("ci", "--ignore-scripts", "--omit=optional", "--no-audit", "--no-fund", "--loglevel=error")
+
+
+class NodeLibrariesNotInstalled(MissingExtra):
+    """The pinned Node libraries are not in the cache: one line naming the install command."""
+
+    def __init__(self, needed_by: str = "the Node peers", where: str = "") -> None:
+        self.extra, self.needed_by, self.module = EXTRA, needed_by, "kafkajs, kafka-node"
+        self.where = where
+        ImportError.__init__(
+            self,
+            f"{needed_by} needs kafkajs and kafka-node installed by this project (not in {where or 'its cache'}): "
+            f"{INSTALL_COMMAND}",
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.needed_by, self.where))
+
+
+def cache_root() -> Path:
+    """``$XDG_CACHE_HOME/assignment-oracle/node`` (else ``~/.cache/assignment-oracle/node``)."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    return root / "assignment-oracle" / "node"
+
+
+def _lock_key() -> str:
+    """The hash naming an install: of ``package.json`` and ``package-lock.json`` as shipped."""
+    digest = hashlib.sha256()
+    for name in ("package.json", "package-lock.json"):
+        digest.update((NODE_DIR / name).read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _install_dir(cache: Path | None = None) -> Path:
+    return (cache if cache is not None else cache_root()) / _lock_key()
+
+
+def _complete(folder: Path) -> bool:
+    return all((folder / "node_modules" / name / "package.json").is_file() for name in LIBRARY)
+
+
+def installed_modules(cache: Path | None = None) -> Path | None:
+    """The ``node_modules`` folder of the installed libraries, or ``None``."""
+    folder = _install_dir(cache)
+    return folder / "node_modules" if _complete(folder) else None
+
+
+def version(library: str) -> str | None:
+    """The installed version of ``library`` (``"kafkajs"`` or ``"kafka-node"``), or ``None``."""
+    if library not in LIBRARY:
+        raise ValueError(f"unknown Node library {library!r} (known: {', '.join(LIBRARY)})")
+    modules = installed_modules()
+    if modules is None:
+        return None
+    try:
+        return json.loads((modules / library / "package.json").read_text("utf-8")).get("version")
+    except (OSError, ValueError):
+        return None
+
+
+def _program(name: str, needed_by: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        raise MissingRuntime(
+            f"{needed_by} needs {name!r} (Node.js 18 or later, with npm) on PATH: not found "
+            "(on Debian or Ubuntu: apt install nodejs npm)"
+        )
+    return path
+
+
+def install(*, cache: Path | None = None, timeout: float = INSTALL_TIMEOUT) -> Path:
+    """Install the pinned kafkajs and kafka-node (``npm ci`` of ``node/package-lock.json``); their folder.
+
+    Idempotent: an install of the same lockfile is reused.  ``npm ci`` runs
+    in a private folder beside the target, renamed into place when complete,
+    so a concurrent install or a killed one never leaves a half-installed
+    folder in use (the first rename wins).  ``cache``: the folder holding
+    installs (default :func:`cache_root`).  Raises
+    :class:`~assignment_oracle.problem.errors.MissingRuntime` without
+    ``npm`` or ``node``, ``RuntimeError`` (one line) when ``npm ci`` fails
+    or takes more than ``timeout`` seconds.
+    """
+    target = _install_dir(cache)
+    if _complete(target):
+        return target
+    npm = _program("npm", "installing the Node peers")
+    _program("node", "installing the Node peers")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(NODE_DIR / name, work / name)
+        try:
+            result = subprocess.run(
+                [npm, *_NPM_CI], cwd=work, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+            )
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"npm ci took more than {timeout:g} s installing kafkajs and kafka-node") from None
+        if result.returncode != 0 or not _complete(work):
+            lines = [line.strip() for line in (result.stderr + result.stdout).splitlines() if "ERR" in line]
+            first = (lines or [f"exit status {result.returncode}"])[0][:200]
+            raise RuntimeError(f"npm ci failed installing kafkajs and kafka-node: {first}")
+        try:
+            work.rename(target)
+        except OSError:  # another install's rename came first: the same lockfile, the same libraries
+            pass
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+@functools.cache
+def _command(strategy: str, modules: str, node: str, timeout: float) -> ExternalCommand:
+    return ExternalCommand((node, str(ADAPTER), strategy), timeout=timeout, env=(("NODE_PATH", modules),))
+
+
+def _run(strategy: str, problem: Problem, timeout: float = DEFAULT_TIMEOUT) -> Assignment:
+    """``node adapter.js STRATEGY`` over the external protocol, with the installed libraries."""
+    node = _program("node", strategy)
+    modules = installed_modules()
+    if modules is None:
+        raise NodeLibrariesNotInstalled(strategy, str(_install_dir()))
+    return _command(strategy, str(modules), node, timeout)(problem)
+
+
+def assign_kafkajs_roundrobin(problem: Problem) -> Assignment:
+    """kafkajs 2.2.4's ``RoundRobinAssigner`` as its group leader calls it (see the module docstring).
+
+    Every partition of the leader's subscribed topics, dealt around all
+    members sorted by id, whatever each subscribes to.
+    """
+    return _run("kafkajs:roundrobin", problem)
+
+
+def assign_kafka_node_range(problem: Problem) -> Assignment:
+    """kafka-node 5.0.0's ``lib/assignment/range.js``: per topic, contiguous ranges to its subscribers by id."""
+    return _run("kafka-node:range", problem)
+
+
+def assign_kafka_node_roundrobin(problem: Problem) -> Assignment:
+    """kafka-node 5.0.0's ``lib/assignment/roundrobin.js``: partitions dealt around members by id, skipping
+    non-subscribers, topics in the metadata's order."""
+    return _run("kafka-node:roundrobin", problem)
+
+
+#: ``"library:strategy"`` -> (assign function, this project's port of the Kafka class it claims to implement
+#: or ``None``, summary).
+STRATEGIES: dict[str, tuple[Callable[[Problem], Assignment], str | None, str]] = {
+    "kafkajs:roundrobin": (
+        assign_kafkajs_roundrobin,
+        "roundrobin",
+        "kafkajs's RoundRobinAssigner: every partition of the leader's topics dealt to all members by id, "
+        "subscriptions ignored",
+    ),
+    "kafka-node:range": (
+        assign_kafka_node_range,
+        "range",
+        "kafka-node's range: per topic, contiguous ranges to subscribers by id (no static members, no racks)",
+    ),
+    "kafka-node:roundrobin": (
+        assign_kafka_node_roundrobin,
+        "roundrobin",
+        "kafka-node's round robin: dealt to members by id, skipping non-subscribers, topics in metadata order",
+    ),
+}
+
+
+def _main(argv: list[str]) -> int:
+    if argv != ["install"]:
+        print(f"usage: {INSTALL_COMMAND}", file=sys.stderr)
+        return 2
+    try:
+        folder = install()
+    except MissingRuntime as err:
+        print(f"error: {err}", file=sys.stderr)
+        return err.exit_code
+    except RuntimeError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(f"kafkajs {version('kafkajs')} and kafka-node {version('kafka-node')} installed in {folder}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
