@@ -273,10 +273,14 @@ def hash_map_copy(keys: Iterable[Hashable], hash_of: Callable[[Hashable], int] =
     return list(table)
 
 
-def hash_set_copy(keys: Iterable[Hashable], hash_of: Callable[[Hashable], int] = string_hash) -> list[Hashable]:
-    """``new HashSet<>(collection)`` where ``collection`` iterates ``keys`` in this order."""
+def hash_set_copy(
+    keys: Iterable[Hashable], hash_of: Callable[[Hashable], int] = string_hash, size: int | None = None
+) -> list[Hashable]:
+    """``new HashSet<>(collection)`` where ``collection`` iterates ``keys`` in this order; ``size`` is what
+    the collection's ``size()`` answers when that is not the number of keys it iterates (Kafka's
+    ``TopicIds`` counts topic names it cannot resolve, and iterates only the ids it can)."""
     keys = list(keys)
-    capacity = max(int(_float32(len(keys) / _float32(LOAD_FACTOR))) + 1, 16)
+    capacity = max(int(_float32((len(keys) if size is None else size) / _float32(LOAD_FACTOR))) + 1, 16)
     table = JavaHashMap(hash_of, capacity)
     for key in keys:
         table.put(key)

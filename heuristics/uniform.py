@@ -247,10 +247,13 @@ class _JavaOrder:
     def uuid_hash(self, topic: str) -> int:
         return uuid_hash(*self.topic_ids[topic])
 
-    def subscribed_topic_ids(self, topics: tuple[str, ...]) -> list[str]:
-        """``new HashSet<>(subscribedTopicIds())`` of one member: the homogeneous builder's topic order."""
-        by_name = hash_set_copy(topics, string_hash)  # TopicIds iterates the names' HashSet
-        return hash_set_copy(by_name, self.uuid_hash)
+    def subscribed_topic_ids(self, names: frozenset[str], existing: tuple[str, ...]) -> list[str]:
+        """``new HashSet<>(subscribedTopicIds())`` of one member (its subscribed topic ``names``, of which
+        ``existing`` exist): the homogeneous builder's topic order.  ``TopicIds`` iterates the member's
+        ``HashSet`` of names, skipping a name that does not resolve, but its ``size()`` counts every name
+        (``modern/TopicIds.java``), so the copy's table is sized for all of them."""
+        by_name = [t for t in hash_set_copy(sorted(names), string_hash) if t in existing]
+        return hash_set_copy(by_name, self.uuid_hash, size=len(names))
 
     def previous_topics(self, topics: list[str]) -> list[str]:
         """A member's previous assignment map (topics given in name order), in Java's order."""
@@ -281,7 +284,8 @@ def _homogeneous(
         return owners
     num_members = len(problem.members)
     members = java.members if java else range(num_members)
-    topic_order = java.subscribed_topic_ids(topics) if java else list(topics)
+    first = problem.members[java.members[0]] if java else None  # memberIds().iterator().next()
+    topic_order = java.subscribed_topic_ids(first.topics, topics) if java and first else list(topics)
     # Partitions nobody owns in the previous target, topic by topic (subscribedTopicIds' order).
     unassigned = [(t, p) for t in topic_order for p in range(counts[t]) if previous[t][p] < 0]
     total = sum(counts[t] for t in topics)

@@ -30,6 +30,7 @@ from assignment_oracle.compare.judge.guarantees import check_guarantee
 from assignment_oracle.compare.scenarios.strategies import problems, rebalances
 from assignment_oracle.heuristics import uniform
 from assignment_oracle.problem import Problem
+from assignment_oracle.problem.model import Assignment
 from assignment_oracle.problem.ownership import violations
 
 HASH_ORDER = {"topic2": "a-topic2", "topic4": "b-topic4", "topic3": "c-topic3", "topic1": "d-topic1"}
@@ -320,10 +321,10 @@ def test_CommonAssignorTests_testReassignmentStickiness(subscription_type):
                 out[back[problem.member_ids[o]]].setdefault(t, []).append(p)
         return out
 
-    first = uniform.assign(group)
-    expected = first.to_mapping(group.member_ids)
+    expected = by_member(assign(group), group, {m: m for m in group.member_ids})  # the builder's first answer
+    first_assignment = Assignment(expected)
     for order in MEMBER_ORDERS:
-        again, back = _fed_back(group, first, order)
+        again, back = _fed_back(group, first_assignment, order)
         assert by_member(assign(again), again, back) == expected, order
     if subscription_type == "HOMOGENEOUS":
         old_first = uniform.assign(group, variant=KAFKA_4_0_0)
@@ -346,3 +347,28 @@ def test_todays_homogeneous_builder_keeps_its_own_assignment_under_any_member_or
         again, back = _fed_back(problem, first, order)
         got = {back[m]: ts for m, ts in uniform.assign(again).to_mapping(again.member_ids).items()}
         assert got == expected
+
+
+def test_a_missing_topic_counts_in_the_size_of_the_homogeneous_builders_topic_set():
+    """``TopicIds.size()`` counts every subscribed name, a topic that does not exist included, so Kafka sizes
+    the homogeneous builder's ``new HashSet<>(subscribedTopicIds())`` for 12 names (32 buckets) where the 11
+    topics that exist alone would give 16: another topic order, another answer.  The expected answer is Kafka's
+    own: its UniformAssignor at d79bd50, asked through tools/kafka_differential's driver with a subscription
+    set that answers ``size()`` as ``TopicIds`` does."""
+    ids = [
+        "JGyEotK-TKiWTOTghk9ecw", "vuNNN-3jT9altWt-bq_Olg", "7uGXnTTnQX2Wbk6T2MhiAQ", "0Gj298heSDqa7e-lUHn9iQ",
+        "uUCUtL4LS0yGXYA2GbRKCw", "dPr_h6G1QFSyVAs3iBc8jw", "ARCpJbVDS3KwINe5WXN9Nw", "GFZp3QdDQzGKHSDo9GBoOA",
+        "d8RK7pfLSkuPbOiuipz8lg", "rDR2LePjSwaw6Jhok4jMsA", "j4sikbqvTRyExPacTjDWhQ",
+    ]  # fmt: skip
+    names = [f"t{j:02d}" for j in range(11)]
+    problem = Problem.from_mapping(
+        {
+            "topics": {t: {"partitions": 1, "id": i} for t, i in zip(names, ids)},
+            "members": {m: {"topics": [*names, "gone"]} for m in "ABC"},
+        }
+    )
+    assert uniform.assign(problem, iteration_order="java").to_mapping() == {
+        "A": {"t03": [0], "t08": [0], "t10": [0]},
+        "B": {"t00": [0], "t04": [0], "t05": [0], "t09": [0]},
+        "C": {"t01": [0], "t02": [0], "t06": [0], "t07": [0]},
+    }

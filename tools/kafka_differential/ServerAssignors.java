@@ -299,12 +299,32 @@ final class ServerAssignors {
 
             Map<String, MemberSpec> memberSpecs = orders.sortedMembers ? new LinkedHashMap<>() : new HashMap<>();
             for (Driver.Member m : members) {
-                Set<Uuid> subscribed = new LinkedHashSet<>(); // iterates as TopicIds over new HashSet<>(names)
-                for (String name : new HashSet<>(m.topics)) {
+                // Iterates as TopicIds does over new HashSet<>(names), skipping names that do not resolve, and
+                // like TopicIds answers size() with the number of names (modern/TopicIds.java), which sizes
+                // the homogeneous builder's new HashSet<>(subscribedTopicIds()).
+                Set<String> subscribedNames = new HashSet<>(m.topics);
+                Set<Uuid> resolved = new LinkedHashSet<>();
+                for (String name : subscribedNames) {
                     Topic topic = topicsByName.get(name);
                     if (topic != null)
-                        subscribed.add(topic.id);
+                        resolved.add(topic.id);
                 }
+                Set<Uuid> subscribed = new java.util.AbstractSet<Uuid>() {
+                    @Override
+                    public java.util.Iterator<Uuid> iterator() {
+                        return Collections.unmodifiableSet(resolved).iterator();
+                    }
+
+                    @Override
+                    public int size() {
+                        return subscribedNames.size();
+                    }
+
+                    @Override
+                    public boolean contains(Object o) {
+                        return resolved.contains(o);
+                    }
+                };
                 Map<Uuid, Set<Integer>> partitions = Collections.emptyMap();
                 Map<String, TreeSet<Integer>> mine = previous.get(m.id);
                 if (mine != null) {
