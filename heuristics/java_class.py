@@ -22,7 +22,10 @@ per rebalance on stdin, read one answer line on stdout, and closed at exit
 classpath and limits, so every lookup of the same name in a process talks to
 the same JVM.  A forked child (the runner's ``isolation="process"``) never
 talks to its parent's JVM, whose half-read answer a killed child would
-leave behind: it starts its own, which dies with it.
+leave behind: it starts its own, which dies with it.  On Linux a JVM is
+also killed when the *thread* that started it ends (the parent-death signal
+follows the starting thread): from a library, resolve a ``java:`` name in the
+thread that will run it, or the next rebalance starts a fresh JVM.
 
 Bounded as :mod:`heuristics.external` bounds a command, with its helpers
 (its own process group, killed as one; the answer read by
@@ -487,7 +490,10 @@ _VERSIONS: dict[str, str] = {}
 
 def _javac_version(javac: str) -> str:
     if javac not in _VERSIONS:
-        result = subprocess.run([javac, "-version"], capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
+        try:
+            result = subprocess.run([javac, "-version"], capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise JavaClassError(f"cannot run {javac} -version: {err}") from None
         _VERSIONS[javac] = (result.stdout + result.stderr).strip()
     return _VERSIONS[javac]
 
@@ -504,8 +510,14 @@ def driver_classes(classpath: str, javac: str, display: str = "the Java driver")
     root = cache_root() / key
     if (root / "assignment_oracle" / "AssignorDriver.class").is_file():
         return root
-    root.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=root.parent))
+    try:
+        root.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=root.parent))
+    except OSError as err:
+        raise JavaClassError(
+            f"{display}: cannot create the driver's cache folder {root.parent} ({err.strerror or err}); "
+            "set XDG_CACHE_HOME to a writable folder"
+        ) from None
     try:
         command = [javac, "-nowarn", "-encoding", "UTF-8", "-d", str(work), "-cp", classpath, str(DRIVER_SOURCE)]
         try:

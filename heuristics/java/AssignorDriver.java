@@ -83,6 +83,13 @@ public final class AssignorDriver {
             fatal(protocol, "usage: AssignorDriver CLASS");
         }
         String className = args[0];
+        try { // the driver may be cached from another classpath: its Kafka API must link against this one
+            linkageProbe();
+        } catch (LinkageError e) {
+            fatal(protocol, "the classpath's Kafka consumer API is not the one the driver needs (kafka-clients 3.5 "
+                + "or later): " + e);
+            return;
+        }
         Constructor<?> constructor;
         ConsumerPartitionAssignor probe;
         try {
@@ -141,6 +148,18 @@ public final class AssignorDriver {
             protocol.println(answer);
             protocol.flush();
         }
+    }
+
+    /** Every constructor and method of Kafka's API the driver calls, once, on dummy values. */
+    private static void linkageProbe() {
+        Node node = new Node(0, "broker-0", 9092, "rack");
+        PartitionInfo info = new PartitionInfo("t", 0, node, new Node[] {node}, new Node[] {node});
+        new Cluster(GROUP_ID, List.of(node), List.of(info), Collections.emptySet(), Collections.emptySet());
+        new ConsumerGroupMetadata(GROUP_ID, 1, "m", Optional.empty());
+        new Assignment(new ArrayList<>(List.of(new TopicPartition("t", 0))));
+        Subscription subscription = new Subscription(List.of("t"), null, Collections.emptyList(), 1, Optional.empty());
+        subscription.setGroupInstanceId(Optional.empty());
+        new GroupSubscription(new HashMap<>(Map.of("m", subscription)));
     }
 
     private static void fatal(PrintStream protocol, String message) {

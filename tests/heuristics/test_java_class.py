@@ -314,3 +314,37 @@ def test_cli_end_to_end_leaves_no_jvm_behind(classpath, tmp_path):
     assert result.returncode == 0, result.stderr
     assert DEALER in result.stdout and result.stderr == ""
     assert not subprocess.run(["pgrep", "-f", str(marker)], capture_output=True).stdout  # its JVM's command line
+
+
+def test_cli_a_cached_driver_on_an_older_kafka_api_exits_2_in_one_line(classpath, tmp_path, capsys):
+    """The driver is cached once per source and javac; a later classpath whose Kafka API lacks what it calls
+    (here ``Subscription`` without the rack argument, as before kafka-clients 3.5) is refused at JVM start,
+    not reported as the class failing on every rebalance."""
+    older = tmp_path / "older"
+    shutil.copytree(HERE / "standin", older / "standin")
+    shutil.copytree(HERE / "assignors", older / "assignors")
+    api = older / "standin/org/apache/kafka/clients/consumer/ConsumerPartitionAssignor.java"
+    text = api.read_text()
+    api.write_text(
+        text.replace("int generationId, Optional<String> rackId) {", "int generationId) {", 1).replace(
+            "this.rackId = rackId;", "this.rackId = Optional.empty();", 1
+        )
+    )
+    classes = tmp_path / "older-classes"
+    sources = [str(p) for p in sorted(older.rglob("*.java"))]
+    subprocess.run(["javac", "-nowarn", "-d", str(classes), *sources], check=True, capture_output=True)
+    scenario = write(tmp_path, SCENARIOS[0])
+    assert cli(capsys, "assign", scenario, "--assignor", DEALER, "--classpath", classpath)[0] == 0  # driver cached
+    code, out, err = cli(capsys, "assign", scenario, "--assignor", DEALER, "--classpath", str(classes))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "Kafka consumer API is not the one the driver needs" in err and "Subscription" in err
+
+
+def test_cli_an_unwritable_cache_exits_2_in_one_line(classpath, tmp_path, capsys, monkeypatch):
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    code, out, err = cli(
+        capsys, "assign", write(tmp_path, SCENARIOS[0]), "--assignor", DEALER, "--classpath", f"{classpath}:{tmp_path}"
+    )
+    assert code == 2 and out == "" and err.count("\n") == 1 and "cache folder" in err
