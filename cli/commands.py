@@ -502,7 +502,7 @@ def _assign(args) -> int:
     problem = _read_problem(args)
     with _Steps(1, "assign") as steps:  # a live peer's group takes seconds to form
         steps(args.assignor)
-        result = _run_named(args.assignor, problem, args.iteration_order)
+        result = _run_named(args.assignor, problem, args.iteration_order, source=args.scenario)
     document = result.to_mapping(plain=False)
     _write(args.output, dumps(document), inputs=(args.scenario,))
     if not document["valid"]:
@@ -522,17 +522,17 @@ def _resolve(name: str):
         raise InputError("--assignor", "", str(err)) from None
 
 
-def _run_named(name: str, problem, iteration_order: str = "sorted"):
+def _run_named(name: str, problem, iteration_order: str = "sorted", source: str = "scenario"):
     """Run one assignor for ``assign``/``explain``; its failure is one line naming it (exit 7)."""
     assignor = _resolve(name)
     try:
         assignor = in_iteration_order(assignor, iteration_order)
     except ValueError as err:
         raise InputError("--iteration-order", "", str(err)) from None
-    if iteration_order == "java" and name in TOPIC_ID_PORTS and uniform.topics_without_id(problem):
+    if iteration_order == "java" and assignor.name in TOPIC_ID_PORTS and uniform.topics_without_id(problem):
         missing = uniform.topics_without_id(problem)
         raise InputError(
-            "scenario",
+            str(source),
             field_path("topics", missing[0]) + ".id",
             f"missing: {name} in Java's order keys topics by their Kafka id (Uuid), and {len(missing)} subscribed "
             f"topic(s) have none ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''})",

@@ -40,7 +40,7 @@ from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = ["KAFKA_RELEASES", "NoSuchElementException", "NullPointerException", "assign"]
 
-#: The Kafka releases whose sticky code :func:`assign_as_kafka` runs line for line, iterating every
+#: The Kafka releases whose sticky code :func:`assign` runs line for line, iterating every
 #: ``HashMap``/``HashSet`` as Java 17 does: 2.0.1 (``sticky-kip54``), 2.3.1 (``sticky``) and 2.4.1's
 #: ``AbstractStickyAssignor`` general path under the ``CooperativeStickyAssignor`` (``cooperative-sticky``).
 KAFKA_RELEASES = ("2.0.1", "2.3.1", "2.4.1")

@@ -51,7 +51,7 @@ __all__ = [
     "BUGS",
     "find",
     "replay",
-    "STICKY_21_TIES",
+    "STICKY_23_TIES",
     "COOPERATIVE_CONSTRAINED_34",
     "RANGE_PRE_14891",
     "UNIFORM_PRE_16930",
@@ -66,10 +66,10 @@ TIME_LIMIT = 60.0
 
 #: Kafka 2.3's StickyAssignor tie rule (first claimant keeps a partition claimed twice
 #: at the top generation); not registered, it exists to replay KAFKA-12984.
-STICKY_21_TIES = Assignor(
-    "sticky-2.1-ties",
+STICKY_23_TIES = Assignor(
+    "sticky-2.3-ties",
     lambda problem: sticky.assign(problem, ties="first-claimant"),
-    "StickyAssignor 2.1-2.8: a tie at the top generation goes to the first claimant iterated",
+    "StickyAssignor 2.3-2.8: a tie at the top generation goes to the first claimant iterated",
     "kafka-balance",
     "eager",
     "sticky with Kafka 2.3's order-dependent tie rule",
@@ -357,9 +357,9 @@ def _claim_order(r: BugReplay):
         one, two = r.rows[0][name].assignment, r.rows[1][name].assignment
         return _renamed(one, swap) == two.to_mapping()
 
-    old, new = consistent("sticky-2.1-ties"), consistent("sticky")
+    old, new = consistent("sticky-2.3-ties"), consistent("sticky")
     text = (
-        f"sticky-2.1-ties: the result {'does not depend' if old else 'depends'} on which claimant comes first; "
+        f"sticky-2.3-ties: the result {'does not depend' if old else 'depends'} on which claimant comes first; "
         f"sticky (ties cancel): {'same result up to renaming' if new else 'order-dependent'}"
     )
     return not old, new, text
@@ -639,7 +639,7 @@ BUGS: Mapping[str, Bug] = MappingProxyType(
                         "members": {**_claims({"b": ((0, 1), 2), "a": ((1, 2), 2)}), "c": {"topics": ["t"]}},
                     },
                 ),
-                (STICKY_21_TIES,),
+                (STICKY_23_TIES,),
                 ("sticky",),
                 "the same claims with the two claimants' names swapped: the 2.1 rule gives t-1 to whichever member "
                 "comes first, so the outcomes differ beyond the renaming; cancelling ties gives the renamed result",

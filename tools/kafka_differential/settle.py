@@ -20,7 +20,7 @@ Scenarios: ``--scenario`` (a JSON scenario, or ``@file``; repeatable), or ``--sc
 ``--family``: ``differential`` (run.py's generator), ``racks`` (rack-heavy: members on a subset of the
 racks, partitions replicated on one to three racks, some only where no member is, differing subscriptions
 two times in three, claims at one generation or stale) or ``fresh`` (``racks`` without claims: a group
-forming).  It reuses run.py's build and JVM (``run.build``, ``run.Jvm``; run.py itself is unchanged)::
+forming).  It reuses run.py's build and JVM (``run.build``, ``run.Jvm``)::
 
     .venv/bin/python tools/kafka_differential/settle.py --kafka-git /work/.mirror/apache+kafka/repo \\
         --commit 1eb7644 --family racks --scenarios 20000 --repeat 2
