@@ -59,7 +59,9 @@ Where aiokafka differs from Kafka's Java assignors (see
   passes the generation) give a partition claimed by two members to the one
   with the higher generation; aiokafka's members all report generation -1,
   so ``_init_current_assignments`` keeps the first claimant in the JoinGroup
-  order and drops the other claim with a warning.
+  order and drops the other claim with a warning; nor does it learn a
+  partition's previous owner (``previous_assignment``), so the balancing no
+  longer prefers handing a partition back to it.
 * **range, static members**: Kafka orders a topic's subscribers by
   ``group.instance.id`` when they have one (KIP-345); aiokafka's range sorts
   member ids only.
