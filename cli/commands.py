@@ -45,6 +45,7 @@ from assignment_oracle.heuristics import run as run_assignor
 from assignment_oracle.heuristics.external import DEFAULT_MAX_OUTPUT, MAX_OUTPUT_VARIABLE
 from assignment_oracle.heuristics.java_class import CLASSPATH_VARIABLE
 from assignment_oracle.heuristics.registry import (
+    CLIENT_PEERS,
     ITERATION_ORDERS,
     LIVE_PEERS,
     PEERS,
@@ -544,7 +545,7 @@ def _run_named(name: str, problem, iteration_order: str = "sorted", source: str 
 
 
 def _assignors() -> int:
-    everything = [*ASSIGNORS.values(), *PEERS.values(), *LIVE_PEERS.values()]
+    everything = [*ASSIGNORS.values(), *PEERS.values(), *LIVE_PEERS.values(), *CLIENT_PEERS.values()]
     width = max(len(a.name) for a in everything)
     for assignor in everything:
         print(

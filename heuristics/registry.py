@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Callable, Mapping
 
 from assignment_oracle.heuristics import (
+    aiokafka_peer,
     constrained_sticky,
     cooperative_sticky,
     external,
@@ -43,6 +44,8 @@ __all__ = [
     "ASSIGNORS",
     "GUARANTEE_NAMES",
     "AssignorRun",
+    "CLIENT_EXTRAS",
+    "CLIENT_PEERS",
     "LIVE_PEERS",
     "PEERS",
     "PORT_OF",
@@ -300,6 +303,48 @@ _LIVE_ENTRIES = (
 #: librdkafka's assignors, live (``librdkafka:*``): judged like the ports they mirror; names
 #: resolve like any assignor's, and ``live`` expands to all of them.
 LIVE_PEERS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _LIVE_ENTRIES})
+#: The client libraries whose assignors are peers ``LIBRARY:STRATEGY`` (issue 28), one module each.  A
+#: module's contract: ``LIBRARY``, ``EXTRA`` (what installs it), ``version()``, and ``STRATEGIES``: strategy
+#: (or full ``library:strategy`` name) -> (its assign function, this project's port of the Kafka class it
+#: claims to implement or ``None``, a one-line summary).  A peer that claims a Kafka class is judged on that
+#: port's guarantee and protocol; one that claims none, on ``valid``.
+_CLIENT_LIBRARIES = (aiokafka_peer,)
+
+
+def _client_peers() -> dict[str, Assignor]:
+    peers: dict[str, Assignor] = {}
+    for module in _CLIENT_LIBRARIES:
+        for key, (assign, port, summary) in module.STRATEGIES.items():
+            name = key if ":" in key else f"{module.LIBRARY}:{key}"
+            mine = ASSIGNORS[port] if port else None
+            kafka_class = mine.origin.split()[0].rsplit(".", 1)[-1] if mine else None
+            origin = f"{name.split(':')[0]}'s {name.split(':')[1]} assignor" + (
+                f" (its own copy of Kafka's {kafka_class})" if kafka_class else ""
+            )
+            peers[name] = Assignor(
+                name,
+                assign,
+                origin,
+                mine.guarantee if mine else "valid",
+                mine.protocol if mine else "eager",
+                f"{summary} (extra: {module.EXTRA})",
+            )
+    return peers
+
+
+#: Other client libraries' assignors, called directly on the scenario (``aiokafka:*``, ...): judged like the
+#: ports of the Kafka classes they claim to implement; ``clients`` expands to all of them.
+CLIENT_PEERS: Mapping[str, Assignor] = MappingProxyType(_client_peers())
+#: Client peer name -> what installs its library (an extra of ``problem.extras.EXTRAS``, or another step).
+CLIENT_EXTRAS: Mapping[str, str] = MappingProxyType(
+    {
+        (key if ":" in key else f"{module.LIBRARY}:{key}"): module.EXTRA
+        for module in _CLIENT_LIBRARIES
+        for key in module.STRATEGIES
+    }
+)
+
+
 #: Peer name -> the name of this project's port of the same Kafka assignor.
 PORT_OF: Mapping[str, str] = MappingProxyType(
     {
@@ -307,6 +352,12 @@ PORT_OF: Mapping[str, str] = MappingProxyType(
         "librdkafka:range": "range",
         "librdkafka:roundrobin": "roundrobin",
         "librdkafka:cooperative-sticky": "cooperative-sticky",
+        **{
+            (key if ":" in key else f"{module.LIBRARY}:{key}"): port
+            for module in _CLIENT_LIBRARIES
+            for key, (_, port, _) in module.STRATEGIES.items()
+            if port
+        },
     }
 )
 
@@ -338,13 +389,13 @@ def get_assignor(name: str, *, classpath: str | None = None) -> Assignor:
         from assignment_oracle.heuristics import java_class  # it builds this module's Assignor
 
         return java_class.java_assignor(name, classpath=classpath)
-    for registry in (ASSIGNORS, PEERS, LIVE_PEERS):
+    for registry in (ASSIGNORS, PEERS, LIVE_PEERS, CLIENT_PEERS):
         try:
             if name in registry:
                 return registry[name]
         except TypeError:
             break
-    raise UnknownAssignor(name, [*ASSIGNORS, *PEERS, *LIVE_PEERS])
+    raise UnknownAssignor(name, [*ASSIGNORS, *PEERS, *LIVE_PEERS, *CLIENT_PEERS])
 
 
 #: How a Kafka port iterates Kafka's hash maps: ``sorted`` (by member id, the documented default) or
@@ -526,7 +577,7 @@ def run(
 
 def resolve_names(names) -> tuple[str, ...]:
     """Names as users write them, expanded: ``all`` (this project's ports), ``peers`` (:data:`PEERS`),
-    ``live`` (:data:`LIVE_PEERS`), others.
+    ``live`` (:data:`LIVE_PEERS`), ``clients`` (:data:`CLIENT_PEERS`), others.
 
     Order kept, duplicates refused (``ValueError``), every name checked
     (:class:`UnknownAssignor`, ``ValueError`` for an external name without a
@@ -541,6 +592,8 @@ def resolve_names(names) -> tuple[str, ...]:
             if name == "peers"
             else list(LIVE_PEERS)
             if name == "live"
+            else list(CLIENT_PEERS)
+            if name == "clients"
             else [name]
         )
         for item in expanded:

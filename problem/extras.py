@@ -26,6 +26,7 @@ EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "report": ("matplotlib", "pandas", "pyarrow", "nbformat", "nbclient", "nbconvert", "ipykernel"),
         "kafka-python": ("kafka",),
         "librdkafka": ("confluent_kafka",),
+        "aiokafka": ("aiokafka",),
     }
 )
 

@@ -174,7 +174,7 @@ def test_no_topics_at_all_with_a_claim(tmp_path, capsys):
 
 def test_assignors_lists_every_registered_name(capsys):
     from assignment_oracle.heuristics import ASSIGNORS, PEERS
-    from assignment_oracle.heuristics.registry import LIVE_PEERS
+    from assignment_oracle.heuristics.registry import CLIENT_PEERS, LIVE_PEERS
 
     code, out, _ = run(capsys, "assignors")
     assert code == 0
@@ -182,6 +182,7 @@ def test_assignors_lists_every_registered_name(capsys):
         *ASSIGNORS,
         *PEERS,
         *LIVE_PEERS,
+        *CLIENT_PEERS,
         "external:COMMAND",
         "java:CLASS",
     ]

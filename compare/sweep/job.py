@@ -55,9 +55,9 @@ from assignment_oracle.compare.sweep import store
 from assignment_oracle.compare.sweep.rows import ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
 from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
 from assignment_oracle.compare.sweep.store import FLUSH_SCENARIOS, FLUSH_SECONDS, stage
-from assignment_oracle.heuristics.registry import LIVE_PEERS, PEERS
+from assignment_oracle.heuristics.registry import CLIENT_EXTRAS, CLIENT_PEERS, LIVE_PEERS, PEERS
 from assignment_oracle.problem.errors import MissingRuntime, SparkFailed
-from assignment_oracle.problem.extras import require
+from assignment_oracle.problem.extras import EXTRAS, require
 from assignment_oracle.problem.scenario_json import InputError, dumps, write_output
 from assignment_oracle.problem.text import lines_text, printable
 
@@ -320,6 +320,8 @@ def run_sweep(
             require("kafka-python", f"the sweep's assignor {name}")
         if name in LIVE_PEERS:
             require("librdkafka", f"the sweep's assignor {name}")
+        if name in CLIENT_PEERS and CLIENT_EXTRAS[name] in EXTRAS:
+            require(CLIENT_EXTRAS[name], f"the sweep's assignor {name}")
     started = time.perf_counter()
     import pyarrow.compute  # noqa: F401  (what publishing needs, loaded now: a stopped sweep publishes at once)
     import pyarrow.dataset  # noqa: F401

@@ -15,7 +15,15 @@ from assignment_oracle.cli import bundled_examples, main
 from assignment_oracle.compare.judge.evaluate import evaluate
 from assignment_oracle.compare.scenarios.families import generate
 from assignment_oracle.heuristics import kafka_python
-from assignment_oracle.heuristics.registry import ASSIGNORS, LIVE_PEERS, PEERS, PORT_OF, get_assignor, resolve_names
+from assignment_oracle.heuristics.registry import (
+    ASSIGNORS,
+    CLIENT_PEERS,
+    LIVE_PEERS,
+    PEERS,
+    PORT_OF,
+    get_assignor,
+    resolve_names,
+)
 from assignment_oracle.problem.errors import MissingExtra
 from assignment_oracle.problem.model import Problem
 
@@ -39,7 +47,8 @@ def test_the_peers_are_registered_next_to_their_ports(capsys):
     assert set(resolve_names(["all"])).isdisjoint(PEERS)
     assert main(["assignors"]) == 0
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
-    assert listed[-9:] == [*PEERS, *LIVE_PEERS, "external:COMMAND", "java:CLASS"]
+    clients = list(CLIENT_PEERS)
+    assert listed[-9 - len(clients) :] == [*PEERS, *LIVE_PEERS, *clients, "external:COMMAND", "java:CLASS"]
 
 
 def test_the_sticky_peer_reads_previous_partitions_and_generation_from_real_bytes():
