@@ -50,15 +50,21 @@ Found (tests/heuristics/test_node_peers.py):
 
 * kafkajs's round robin gives members partitions of topics they never
   subscribed to whenever subscriptions differ, and leaves unassigned every
-  topic only non-leaders subscribe to (``{"t0": 2}``, ``a`` on ``t0``, ``b``
-  on nothing else: ``t0-1`` goes to ``b``).  A kafkajs member drops such
-  topics on receipt (``consumerGroup.js``: "Consumer group received
-  unsubscribed topics"), so those partitions go unconsumed.
+  topic only non-leaders subscribe to: topics ``t0`` (2 partitions) and
+  ``t1`` (1), ``a`` on ``t0``, ``b`` on ``t1``: ``t0-1`` goes to ``b``, ``t1-0``
+  to nobody.  A kafkajs member drops such topics on receipt
+  (``consumerGroup.js``: "Consumer group received unsubscribed topics"), so
+  those partitions go unconsumed.
 * kafka-node's round robin deals topics in the metadata's order, not sorted
-  as Kafka's ``RoundRobinAssignor`` does; kafka-node's range and round robin
-  both order members by id only (no KIP-345 static members first, no
-  KIP-881 racks), so static members or racks change Kafka's answer but not
-  theirs.
+  as Kafka's ``RoundRobinAssignor`` does, and a JavaScript object lists
+  integer-like topic names first (topics ``10`` and ``9``: Kafka deals ``10``
+  first, kafka-node ``9``).
+* kafka-node's range throws ``TypeError`` when a member subscribes to a topic
+  the broker does not have (its metadata omits it; Kafka skips it).
+* Both kafka-node assignors order members by id only (JoinGroup v0: no
+  KIP-345 static members first, no KIP-881 racks); with static members or
+  racks in the group, Kafka's answer differs.  On groups without them, range
+  is Kafka's range, and round robin Kafka's on identical subscriptions.
 
 Notes
 -----
