@@ -494,6 +494,16 @@ def _kafka4_npe(r: BugReplay):
     return shown, port.status == "ok" and port.guarantee is not None and port.guarantee.kept, text
 
 
+def _aiokafka_no_generation(r: BugReplay):
+    rows = r.rows[0]
+    members = r.problems[0].member_ids
+    got = {n: row.assignment.to_mapping(members) if row.assignment else None for n, row in rows.items()}
+    stale_wins = got["aiokafka:sticky"] is not None and got["aiokafka:sticky"]["a"] != {}
+    kept = all(got[n] == {"a": {}, "b": {"t": [0]}, "c": {"t": [1]}} for n in ("sticky", "kafka-python:sticky"))
+    text = "; ".join(f"{n}: {got[n]}" for n in ("aiokafka:sticky", "sticky", "kafka-python:sticky"))
+    return stale_wins, kept, text
+
+
 def _kafka4_unsubscribed(r: BugReplay):
     rows = r.rows[0]
     names = (KAFKA4_LITERAL.name, "kafka4-sticky", KAFKA4_COOPERATIVE_LITERAL.name, "kafka4-cooperative-sticky")
@@ -875,6 +885,30 @@ Actual: NullPointerException from AbstractStickyAssignor$GeneralAssignmentBuilde
 Code: clients/src/main/java/org/apache/kafka/clients/consumer/internals/AbstractStickyAssignor.java:1412
   (`currentAssignment.get(prevAssignment.get(partition).consumer).size()`), after line 1356 set the
   previous owner aside, at {KAFKA_COMMIT}; skipping a previous owner absent from currentAssignment fixes it.""",
+            ),
+            Bug(
+                "aiokafka-sticky-no-generation",
+                "aiokafka's sticky assignor hands a zombie's stale claims back over the current owners'",
+                "aiokafka 0.14.0's coordinator calls on_assignment without the generation, so its StickyPartitionAssignor "
+                "(KIP-341 code) files every claim at generation -1",
+                (
+                    {
+                        "topics": {"t": 2},
+                        "members": {
+                            "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 1},
+                            "b": {"topics": ["t"], "owned": {"t": [0]}, "generation": 2},
+                            "c": {"topics": ["t"], "owned": {"t": [1]}, "generation": 2},
+                        },
+                    },
+                ),
+                ("aiokafka:sticky",),
+                ("sticky", "kafka-python:sticky"),
+                "a was evicted at generation 1 and rejoins still claiming t-0 and t-1, which generation 2 gave to b and "
+                "c.  aiokafka's consumer never tells its sticky assignor the generation (on_generation_assignment is never "
+                "called), so every claim arrives at -1, the tie goes to the first claimant and the zombie a keeps t-0, b "
+                "takes t-1 and c loses its partition: both partitions move.  Kafka's StickyAssignor since KIP-341, and "
+                "kafka-python's, keep the generation-2 owners (b t-0, c t-1)",
+                _aiokafka_no_generation,
             ),
             Bug(
                 "kafka4-stale-owner-unsubscribed",

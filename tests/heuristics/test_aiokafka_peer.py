@@ -276,3 +276,19 @@ def test_without_aiokafka_a_peer_says_which_extra_to_install(monkeypatch):
     finally:
         monkeypatch.undo()
         aiokafka_peer._aiokafka.cache_clear()
+
+
+def test_the_bug_corpus_replays_the_lost_generation():
+    """``aiokafka-sticky-no-generation``: the zombie keeps a partition, both generation-2 owners lose theirs;
+    Kafka's sticky port and kafka-python's (an independent implementation) keep the owners."""
+    from assignment_oracle.compare.scenarios.bugs import replay
+
+    result = replay("aiokafka-sticky-no-generation")
+    assert result.as_expected, result.finding
+    rows = result.rows[0]
+    assert rows["aiokafka:sticky"].assignment.to_mapping(("a", "b", "c"))["c"] == {}
+    assert rows["kafka-python:sticky"].assignment.to_mapping(("a", "b", "c")) == {
+        "a": {},
+        "b": {"t": [0]},
+        "c": {"t": [1]},
+    }
