@@ -166,8 +166,14 @@ def installed_modules(cache: Path | None = None) -> Path | None:
     return folder / "node_modules" if _complete(folder) else None
 
 
-def version(library: str) -> str | None:
-    """The installed version of ``library`` (``"kafkajs"`` or ``"kafka-node"``), or ``None``."""
+def version(library: str | None = None) -> str | None:
+    """The installed version of ``library`` (``"kafkajs"`` or ``"kafka-node"``), or ``None``.
+
+    Without ``library``: both, ``"kafkajs 2.2.4, kafka-node 5.0.0"``, or ``None`` when not installed.
+    """
+    if library is None:
+        found = [(name, version(name)) for name in LIBRARY]
+        return ", ".join(f"{name} {v}" for name, v in found) if all(v for _, v in found) else None
     if library not in LIBRARY:
         raise ValueError(f"unknown Node library {library!r} (known: {', '.join(LIBRARY)})")
     modules = installed_modules()

@@ -63,6 +63,7 @@ def both(topics: list[str], *members: str) -> dict:
 
 def test_install_is_the_pinned_versions_and_idempotent(node_cache):
     assert (node_peers.version("kafkajs"), node_peers.version("kafka-node")) == ("2.2.4", "5.0.0")
+    assert node_peers.version() == "kafkajs 2.2.4, kafka-node 5.0.0"
     start = time.monotonic()
     again = node_peers.install(cache=node_cache / "assignment-oracle" / "node")
     assert time.monotonic() - start < 1.0
@@ -252,7 +253,7 @@ def test_not_installed_names_the_install_command(tmp_path, monkeypatch):
         node_peers.assign_kafka_node_range(problem)
     message = str(caught.value)
     assert "\n" not in message and node_peers.INSTALL_COMMAND in message and "kafka-node:range" in message
-    assert node_peers.version("kafkajs") is None
+    assert node_peers.version("kafkajs") is None and node_peers.version() is None
 
 
 def test_missing_node_is_missing_runtime(monkeypatch):
