@@ -340,6 +340,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--notebook", metavar="OUT.ipynb", help="also write the executed notebook here")
     r.add_argument("--show-code", action="store_true", help="keep the notebook's code cells in the HTML")
 
+    i = sub.add_parser("install-peers", help=COMMANDS["install-peers"])
+    i.add_argument("runtime", choices=("node",), help="node: kafkajs and kafka-node at the pinned versions")
+
     d = sub.add_parser("demo", help=COMMANDS["demo"])
     d.add_argument("--out", metavar="DIR", help="also write each example's solution here")
     return parser
@@ -376,6 +379,8 @@ def _run(args) -> int:
             return _sweep(args)
         if args.command == "report":
             return _report(args)
+        if args.command == "install-peers":
+            return _install_peers(args)
         return _demo(args)
     except OracleError as err:  # the library's one error vocabulary: one line, its exit status
         print(f"{PROG}: {_label(err)}: {printable(str(err))}", file=sys.stderr)
@@ -828,6 +833,18 @@ def _sweep(args) -> int:
     if disagreements:
         print(f"{PROG}: the exact models disagreed on {disagreements} row(s): see oracle_check", file=sys.stderr)
         return 1
+    return 0
+
+
+def _install_peers(args) -> int:
+    """``npm ci`` of the pinned Node libraries into the cache (:func:`heuristics.node_peers.install`)."""
+    from assignment_oracle.heuristics import node_peers
+
+    try:
+        folder = node_peers.install()
+    except RuntimeError as err:
+        raise InputError("install-peers", "", str(err)) from None
+    print(f"{node_peers.version()} installed in {folder}")
     return 0
 
 

@@ -44,7 +44,7 @@ checked by :func:`~assignment_oracle.heuristics.external.read_answer`) with
 ``$XDG_CACHE_HOME/assignment-oracle/node/<hash of the lockfile>/``.  Without
 ``node`` (or ``npm`` to install): :class:`~assignment_oracle.problem.errors.MissingRuntime`;
 not installed: :class:`NodeLibrariesNotInstalled`, which names the command
-(``python -m assignment_oracle.heuristics.node_peers install``).
+(``assignment-oracle install-peers node``; also ``python -m assignment_oracle.heuristics.node_peers install``).
 
 Found (tests/heuristics/test_node_peers.py):
 
@@ -113,7 +113,7 @@ EXTRA = "node"
 NODE_DIR = Path(__file__).with_name("node")
 ADAPTER = NODE_DIR / "adapter.js"
 #: What installs the libraries (the message of :class:`NodeLibrariesNotInstalled` names it).
-INSTALL_COMMAND = "python -m assignment_oracle.heuristics.node_peers install"
+INSTALL_COMMAND = "assignment-oracle install-peers node"
 #: Seconds ``npm ci`` may take (the two packages and their 126 dependencies take a few seconds).
 INSTALL_TIMEOUT = 300.0
 #: ``npm ci`` with no install scripts and no optional native codecs (kafka-node's snappy): pure JavaScript,

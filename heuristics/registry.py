@@ -25,6 +25,7 @@ from assignment_oracle.heuristics import (
     kafka4_sticky,
     kafka_python,
     librdkafka,
+    node_peers,
     range,
     roundrobin,
     runner,
@@ -308,7 +309,7 @@ LIVE_PEERS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _LIVE_
 #: (or full ``library:strategy`` name) -> (its assign function, this project's port of the Kafka class it
 #: claims to implement or ``None``, a one-line summary).  A peer that claims a Kafka class is judged on that
 #: port's guarantee and protocol; one that claims none, on ``valid``.
-_CLIENT_LIBRARIES = (aiokafka_peer,)
+_CLIENT_LIBRARIES = (aiokafka_peer, node_peers)
 
 
 def _client_peers() -> dict[str, Assignor]:

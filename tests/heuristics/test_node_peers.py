@@ -264,3 +264,21 @@ def test_missing_node_is_missing_runtime(monkeypatch):
     assert caught.value.exit_code == 2 and "\n" not in str(caught.value)
     with pytest.raises(MissingRuntime, match="'npm'"):
         node_peers.install(cache=node_peers.cache_root().parent / "elsewhere")
+
+
+def test_the_cli_install_step_reuses_an_install_and_names_the_versions(capsys):
+    from assignment_oracle.cli import main
+
+    assert main(["install-peers", "node"]) == 0  # the fixture's XDG_CACHE_HOME already holds this lockfile's
+    out = capsys.readouterr().out
+    assert out.startswith("kafkajs 2.2.4, kafka-node 5.0.0 installed in ") and str(node_peers.cache_root()) in out
+
+
+def test_the_cli_install_step_without_npm_is_one_line_exit_2(capsys, monkeypatch, tmp_path):
+    from assignment_oracle.cli import main
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["install-peers", "node"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "npm" in err
