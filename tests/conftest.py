@@ -82,3 +82,19 @@ def quick_sweep(spark, tmp_path_factory):
     else:
         out = tmp_path_factory.mktemp("sweep-quick")
     return QuickSweep(spec, out, run_sweep(spec, out, spark=spark, progress=False))
+
+
+@pytest.fixture(scope="session")
+def node_libraries():
+    """kafkajs and kafka-node installed where the Node peers look by default (the project's install step,
+    ``assignment-oracle install-peers node``: once per machine, then reused), for tests that replay them in
+    other processes (the bug corpus, its notebook).  Without node or npm: skipped, except under CI."""
+    from assignment_oracle.heuristics import node_peers
+
+    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    if missing:
+        message = f"the Node peers need {', '.join(missing)} on PATH"
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+            pytest.fail(f"{message} (CI=true: never skipped)", pytrace=False)
+        pytest.skip(message)
+    return node_peers.install()

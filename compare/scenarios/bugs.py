@@ -494,6 +494,15 @@ def _kafka4_npe(r: BugReplay):
     return shown, port.status == "ok" and port.guarantee is not None and port.guarantee.kept, text
 
 
+def _kafkajs_subscriptions(r: BugReplay):
+    rows = r.rows[0]
+    js, kafka = rows["kafkajs:roundrobin"], rows["roundrobin"]
+    found = sorted({(v.kind, v.member_id, v.topic) for v in js.verdict.violations}) if js.verdict else []
+    text = f"kafkajs:roundrobin: {js.status} ({'; '.join(str(v) for v in js.verdict.violations) if js.verdict else js.message}); roundrobin: {kafka.status}"
+    shown = ("not-subscribed", "a", "t0") in found or ("not-subscribed", "b", "t0") in found
+    return shown and any(k == "missing" for k, _, _ in found), kafka.status == "ok", text
+
+
 def _aiokafka_no_generation(r: BugReplay):
     rows = r.rows[0]
     members = r.problems[0].member_ids
@@ -885,6 +894,26 @@ Actual: NullPointerException from AbstractStickyAssignor$GeneralAssignmentBuilde
 Code: clients/src/main/java/org/apache/kafka/clients/consumer/internals/AbstractStickyAssignor.java:1412
   (`currentAssignment.get(prevAssignment.get(partition).consumer).size()`), after line 1356 set the
   previous owner aside, at {KAFKA_COMMIT}; skipping a previous owner absent from currentAssignment fixes it.""",
+            ),
+            Bug(
+                "kafkajs-roundrobin-subscriptions",
+                "kafkajs's round robin deals the leader's topics to every member, subscribed or not",
+                "kafkajs 2.2.4 RoundRobinAssigner (src/consumer/assigners/roundRobinAssigner/index.js): members' "
+                "subscriptions are never read",
+                (
+                    {
+                        "topics": {"t0": 2, "t1": 1},
+                        "members": {"a": {"topics": ["t0"]}, "b": {"topics": ["t1"]}},
+                    },
+                ),
+                ("kafkajs:roundrobin",),
+                ("roundrobin",),
+                "a subscribes to t0, b to t1; a is the leader (first to join).  kafkajs's leader hands its assigner "
+                "its own subscription as the group's topics and the assigner deals every partition of them to every "
+                "member in turn: a gets t0-0, b gets t0-1 (a topic it never subscribed to, which its consumer then "
+                "drops) and t1-0 goes to nobody.  Kafka's RoundRobinAssignor (and this project's port) skips members "
+                "not subscribed to a topic: a t0-0 and t0-1, b t1-0",
+                _kafkajs_subscriptions,
             ),
             Bug(
                 "aiokafka-sticky-no-generation",
