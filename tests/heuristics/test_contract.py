@@ -185,3 +185,15 @@ def test_assignors_that_port_no_kafka_java_refuse_javas_order(name):
 
     with pytest.raises(ValueError, match="does not iterate in Java's order"):
         in_iteration_order(get_assignor(name), "java")
+
+
+def test_client_library_peers_are_judged_like_the_kafka_class_they_copy():
+    from assignment_oracle.heuristics.registry import CLIENT_EXTRAS, CLIENT_PEERS, PORT_OF, resolve_names
+
+    assert resolve_names(["clients"]) == tuple(CLIENT_PEERS)
+    assert {name.split(":")[0] for name in CLIENT_PEERS} >= {"aiokafka", "kafkajs", "kafka-node"}
+    for name, peer in CLIENT_PEERS.items():
+        assert get_assignor(name) is peer and name in CLIENT_EXTRAS
+        port = PORT_OF.get(name)
+        assert port is None or (peer.guarantee, peer.protocol) == (ASSIGNORS[port].guarantee, ASSIGNORS[port].protocol)
+    assert PORT_OF["kafkajs:roundrobin"] == "roundrobin" and PORT_OF["aiokafka:sticky"] == "sticky"
