@@ -357,7 +357,7 @@ def run_sweep(
             result = _run(spark, spec, out, done, progress, stop_after_chunks, chunk_size, started)
         except BaseException as err:
             _cancel(spark)
-            store.publish(out, done)  # every scenario finished so far is kept
+            store.publish_after_interrupt(out)  # every scenario finished so far is kept, once
             if _from_spark(err):
                 raise SparkFailed(f"Spark failed ({_first_line(err)}); its log: {out / 'spark.log'}") from None
             raise

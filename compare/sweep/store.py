@@ -66,6 +66,7 @@ __all__ = [
     "SweepLock",
     "lock",
     "stage",
+    "publish_after_interrupt",
     "publish",
     "recover",
     "took_over_text",
@@ -322,6 +323,7 @@ def publish(out: str | Path, done: set[str]) -> int:
                 start = end
             _fsync_folder(hidden)
             os.rename(hidden, rows_dir / _next_batch(rows_dir))  # the publish: all of it, at once
+            done.update(fresh)
         except BaseException:
             shutil.rmtree(hidden, ignore_errors=True)
             raise
@@ -330,3 +332,11 @@ def publish(out: str | Path, done: set[str]) -> int:
         (folder / name).unlink(missing_ok=True)
     done.update(fresh)
     return len(fresh)
+
+
+def publish_after_interrupt(out: str | Path) -> int:
+    """:func:`publish` with the published scenarios read afresh from ``rows/``: what a sweep stopping on a
+    signal runs.  The signal may have landed inside a publish after its rename and before it noted the
+    scenarios as done and deleted their staged files; publishing those files again against the stale
+    set would give their rows twice."""
+    return publish(out, published_ids(out))

@@ -105,6 +105,38 @@ def test_a_publish_stopped_at_any_point_is_finished_by_the_next_start(tmp_path_f
     assert not [p for p in (out / "rows").rglob("*") if p.name.startswith(".")]
 
 
+@settings(max_examples=30, deadline=None)
+@given(first=staged_batches, crash_at=st.integers(0, 40))
+def test_a_publish_interrupted_in_the_running_sweep_is_finished_once_by_its_stop(tmp_path_factory, first, crash_at):
+    """A signal inside a publish (an exception at any file operation, the rename included) followed by the
+    stopping sweep's own publish, in the same process with the ``done`` set it had: every staged scenario
+    ends in ``rows/`` exactly once (a stale ``done`` used to publish the renamed batch's files again)."""
+    out = tmp_path_factory.mktemp("sweep")
+    for k, sids in enumerate(first):
+        store.stage(out, scenario_table(sids), f"{sids[0]}-{len(sids)}-t{k}")
+    operations = {"count": 0}
+    real = os.replace, os.rename, Path.unlink, store._write_parquet
+
+    def counted(function):
+        def wrapper(*args, **kwargs):
+            operations["count"] += 1
+            if operations["count"] > crash_at:
+                raise KeyboardInterrupt()
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    try:
+        os.replace, os.rename, Path.unlink, store._write_parquet = map(counted, real)  # type: ignore[method-assign]
+        store.publish(out, set())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        os.replace, os.rename, Path.unlink, store._write_parquet = real  # type: ignore[method-assign]
+    store.publish_after_interrupt(out)
+    assert rows_of(out) == expected_rows({sid for sids in first for sid in sids})
+
+
 def test_partition_folders_are_read_back_as_the_names_given(tmp_path):
     """Assignor names with ':' '/' '=' '%' spaces and controls land in folders Spark and pyarrow read back."""
     import pyarrow.dataset as ds
