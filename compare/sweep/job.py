@@ -55,6 +55,7 @@ from assignment_oracle.compare.sweep import store
 from assignment_oracle.compare.sweep.rows import ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
 from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
 from assignment_oracle.compare.sweep.store import FLUSH_SCENARIOS, FLUSH_SECONDS, stage
+from assignment_oracle.heuristics import node_peers
 from assignment_oracle.heuristics.registry import CLIENT_EXTRAS, CLIENT_PEERS, LIVE_PEERS, PEERS
 from assignment_oracle.problem.errors import MissingRuntime, SparkFailed
 from assignment_oracle.problem.extras import EXTRAS, require
@@ -322,6 +323,8 @@ def run_sweep(
             require("librdkafka", f"the sweep's assignor {name}")
         if name in CLIENT_PEERS and CLIENT_EXTRAS[name] in EXTRAS:
             require(CLIENT_EXTRAS[name], f"the sweep's assignor {name}")
+        if name in CLIENT_PEERS and CLIENT_EXTRAS[name] == node_peers.EXTRA and node_peers.installed_modules() is None:
+            raise node_peers.NodeLibrariesNotInstalled(f"the sweep's assignor {name}", str(node_peers.cache_root()))
     started = time.perf_counter()
     import pyarrow.compute  # noqa: F401  (what publishing needs, loaded now: a stopped sweep publishes at once)
     import pyarrow.dataset  # noqa: F401

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from assignment_oracle.compare.sweep.rows import scenario_rows
@@ -92,3 +94,23 @@ def test_the_soundness_spec_is_a_100000_scenario_campaign_whose_models_agree():
         checks |= {row["oracle_check"] for row in rows}
     assert checks and not any(c.startswith("DISAGREE") for c in checks)
     assert any("brute-force" in c for c in checks) and any("cpsat" in c for c in checks)
+
+
+def test_the_clients_spec_names_every_client_library_peer():
+    from assignment_oracle.heuristics.registry import CLIENT_PEERS, PEERS
+
+    spec = read_spec("clients")
+    assert set(CLIENT_PEERS) | set(PEERS) <= set(spec.assignors)
+    assert {"range", "roundrobin", "sticky"} <= set(spec.assignors)
+
+
+def test_a_sweep_with_node_peers_but_no_install_stops_in_one_line_before_spark(tmp_path, monkeypatch):
+    from assignment_oracle.compare.sweep.job import run_sweep
+    from assignment_oracle.heuristics import node_peers
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
+    spec = dataclasses.replace(read_spec("quick"), assignors=("range", "kafkajs:roundrobin"))
+    with pytest.raises(node_peers.NodeLibrariesNotInstalled) as err:
+        run_sweep(spec, tmp_path / "out", spark=object())  # no Spark call is reached
+    assert "\n" not in str(err.value) and "install-peers node" in str(err.value)
+    assert not (tmp_path / "out").exists()
