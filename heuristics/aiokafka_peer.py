@@ -31,7 +31,7 @@ How an aiokafka consumer runs them (read in 0.14.0's
   JoinGroup response's order) and calls ``assignor.assign(self._cluster,
   member_metadata)``, a ``ClusterMetadata`` of which the assignors use only
   ``topics()`` and ``partitions_for_topic(topic)`` (a set, ``None`` if
-  unknown): :class:`Cluster` below provides exactly those two;
+  unknown): :class:`~heuristics.kafka_python.Cluster` (kafka-python's is the same) provides exactly those two;
 * after SyncGroup, ``_on_join_complete`` decodes the member's assignment and
   calls ``assignor.on_assignment(assignment)`` -- with no generation.
   ``StickyPartitionAssignor.on_generation_assignment(generation)`` exists but
@@ -79,8 +79,9 @@ import functools
 import logging
 from typing import Any, Callable, Mapping
 
+from assignment_oracle.heuristics.kafka_python import Cluster, to_assignment  # the same two calls, the same answer
 from assignment_oracle.problem.errors import MissingExtra
-from assignment_oracle.problem.model import Assignment, Member, Problem, TopicPartition
+from assignment_oracle.problem.model import Assignment, Member, Problem
 
 __all__ = [
     "EXTRA",
@@ -143,21 +144,6 @@ def version() -> str | None:
         return None
 
 
-class Cluster:
-    """The part of ``aiokafka.cluster.ClusterMetadata`` the assignors use."""
-
-    def __init__(self, partition_counts: Mapping[str, int]) -> None:
-        self._counts = dict(partition_counts)
-
-    def topics(self, exclude_internal_topics: bool = True) -> set[str]:
-        return set(self._counts)
-
-    def partitions_for_topic(self, topic: str) -> set[int] | None:
-        # ClusterMetadata returns a new set on every call; so does this.
-        count = self._counts.get(topic)
-        return None if count is None else set(range(count))
-
-
 def _process_class(name: str) -> Any:
     """The assignor class as one consumer process holds it: a subclass, so class state stays its own."""
     cls = _aiokafka()[0][name]
@@ -203,14 +189,6 @@ def to_mapping(result: Mapping[str, Any]) -> dict[str, dict[str, list[int]]]:
         member_id: {topic: list(partitions) for topic, partitions in assignment.assignment}
         for member_id, assignment in result.items()
     }
-
-
-def to_assignment(mapping: Mapping[str, Mapping[str, list[int]]], problem: Problem) -> Assignment:
-    """This project's :class:`Assignment` of a :func:`to_mapping` result (repeats kept)."""
-    return Assignment.from_partitions(
-        {m: [TopicPartition(t, p) for t, ps in topics.items() for p in ps] for m, topics in mapping.items()},
-        problem.member_ids,
-    )
 
 
 def aiokafka_assign(name: str, problem: Problem) -> Assignment:

@@ -418,36 +418,12 @@ class _ConstrainedAssign(kafka4_sticky._ConstrainedAssignmentBuilder):
 
     def assign_owned_partitions(self) -> None:
         for consumer, owned_partitions in self.current_assignment.items():
-            consumer_assignment = self.assignment[consumer]
             for doubly_claimed_partition in self.partitions_with_multiple_previous_owners:
                 kafka4_sticky._remove_first(owned_partitions, doubly_claimed_partition)
-            if len(owned_partitions) < self.min_quota:
-                consumer_assignment.extend(owned_partitions)
-                self.assigned_partitions.extend(owned_partitions)
-                self.unfilled_members_with_under_min_quota_partitions.append(consumer)
-            elif (
-                len(owned_partitions) >= self.max_quota
-                and self.current_num_members_with_over_min_quota_partitions
-                < self.expected_num_members_with_over_min_quota_partitions
-            ):
-                self.current_num_members_with_over_min_quota_partitions += 1
-                if (
-                    self.current_num_members_with_over_min_quota_partitions
-                    == self.expected_num_members_with_over_min_quota_partitions
-                ):
-                    self.unfilled_members_with_exactly_min_quota_partitions.clear()
-                consumer_assignment.extend(owned_partitions[: self.max_quota])
-                self.assigned_partitions.extend(owned_partitions[: self.max_quota])
-                self.all_revoked_partitions.update(owned_partitions[self.max_quota :])
-            else:
-                consumer_assignment.extend(owned_partitions[: self.min_quota])
-                self.assigned_partitions.extend(owned_partitions[: self.min_quota])
-                self.all_revoked_partitions.update(owned_partitions[self.min_quota :])
-                if (
-                    self.current_num_members_with_over_min_quota_partitions
-                    < self.expected_num_members_with_over_min_quota_partitions
-                ):
-                    self.unfilled_members_with_exactly_min_quota_partitions.append(consumer)
+            self.keep_owned_up_to_quota(consumer, owned_partitions)
+
+    def _revoke(self, tp, consumer: str) -> None:
+        self.all_revoked_partitions.add(tp)  # 3.4.0 records every partition beyond the quota as revoked
 
 
 class _GeneralAssign(kafka4_sticky._GeneralAssignmentBuilder):

@@ -52,6 +52,7 @@ import json
 import os
 import selectors
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -61,7 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
-from assignment_oracle.problem.errors import AssignorDidNotFinish
+from assignment_oracle.problem.errors import AssignorDidNotFinish, MissingRuntime
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 from assignment_oracle.problem.scenario_json import dumps
 
@@ -75,6 +76,7 @@ __all__ = [
     "default_max_output",
     "kill_group",
     "mib",
+    "on_path",
     "own_group_dying_with_parent",
     "parse_external",
     "read_answer",
@@ -264,6 +266,17 @@ def _load_prctl():
 
 _PRCTL = _load_prctl()
 _PR_SET_PDEATHSIG = 1
+
+
+def on_path(program: str, needed_by: str, what: str, install: str) -> str:
+    """``program``'s path, or :class:`~assignment_oracle.problem.errors.MissingRuntime` in one line saying
+    what needs it, what it is and how to install it (the Java and Node peers' runtimes)."""
+    path = shutil.which(program)
+    if path is None:
+        raise MissingRuntime(
+            f"{needed_by} needs {program!r} ({what}) on PATH: not found (on Debian or Ubuntu: {install})"
+        )
+    return path
 
 
 def own_group_dying_with_parent() -> None:

@@ -116,6 +116,7 @@ from assignment_oracle.heuristics.external import (
     default_max_output,
     kill_group,
     mib,
+    on_path,
     own_group_dying_with_parent,
     read_answer,
     short_display,
@@ -476,13 +477,7 @@ def _withheld_by_the_class(problem: Problem) -> dict:
 
 
 def _tool(program: str, display: str) -> str:
-    path = shutil.which(program)
-    if path is None:
-        raise MissingRuntime(
-            f"{display} needs {program!r} (a JDK, Java 17 or later) on PATH: not found "
-            "(on Debian or Ubuntu: apt install openjdk-17-jdk-headless)"
-        )
-    return path
+    return on_path(program, display, "a JDK, Java 17 or later", "apt install openjdk-17-jdk-headless")
 
 
 _VERSIONS: dict[str, str] = {}

@@ -419,36 +419,41 @@ class _ConstrainedAssignmentBuilder:
                 owned_partitions = [
                     tp for tp in owned_partitions if tp not in self.partitions_with_multiple_previous_owners
                 ]
-            consumer_assignment = self.assignment[consumer]
-            if len(owned_partitions) < self.min_quota:
-                consumer_assignment.extend(owned_partitions)
-                self.assigned_partitions.extend(owned_partitions)
-                self.unfilled_members_with_under_min_quota_partitions.append(consumer)
-            elif (
-                len(owned_partitions) >= self.max_quota
-                and self.current_num_members_with_over_min_quota_partitions
+            self.keep_owned_up_to_quota(consumer, owned_partitions)
+
+    def keep_owned_up_to_quota(self, consumer: str, owned_partitions: list) -> None:
+        """One member's owned partitions: under minQuota all kept, else maxQuota while fewer than the
+        expected members have it, else minQuota; the rest revoked (:meth:`_revoke`)."""
+        consumer_assignment = self.assignment[consumer]
+        if len(owned_partitions) < self.min_quota:
+            consumer_assignment.extend(owned_partitions)
+            self.assigned_partitions.extend(owned_partitions)
+            self.unfilled_members_with_under_min_quota_partitions.append(consumer)
+        elif (
+            len(owned_partitions) >= self.max_quota
+            and self.current_num_members_with_over_min_quota_partitions
+            < self.expected_num_members_with_over_min_quota_partitions
+        ):
+            self.current_num_members_with_over_min_quota_partitions += 1
+            if (
+                self.current_num_members_with_over_min_quota_partitions
+                == self.expected_num_members_with_over_min_quota_partitions
+            ):
+                self.unfilled_members_with_exactly_min_quota_partitions.clear()
+            consumer_assignment.extend(owned_partitions[: self.max_quota])
+            self.assigned_partitions.extend(owned_partitions[: self.max_quota])
+            for tp in owned_partitions[self.max_quota :]:
+                self._revoke(tp, consumer)
+        else:
+            consumer_assignment.extend(owned_partitions[: self.min_quota])
+            self.assigned_partitions.extend(owned_partitions[: self.min_quota])
+            for tp in owned_partitions[self.min_quota :]:
+                self._revoke(tp, consumer)
+            if (
+                self.current_num_members_with_over_min_quota_partitions
                 < self.expected_num_members_with_over_min_quota_partitions
             ):
-                self.current_num_members_with_over_min_quota_partitions += 1
-                if (
-                    self.current_num_members_with_over_min_quota_partitions
-                    == self.expected_num_members_with_over_min_quota_partitions
-                ):
-                    self.unfilled_members_with_exactly_min_quota_partitions.clear()
-                consumer_assignment.extend(owned_partitions[: self.max_quota])
-                self.assigned_partitions.extend(owned_partitions[: self.max_quota])
-                for tp in owned_partitions[self.max_quota :]:
-                    self._revoke(tp, consumer)
-            else:
-                consumer_assignment.extend(owned_partitions[: self.min_quota])
-                self.assigned_partitions.extend(owned_partitions[: self.min_quota])
-                for tp in owned_partitions[self.min_quota :]:
-                    self._revoke(tp, consumer)
-                if (
-                    self.current_num_members_with_over_min_quota_partitions
-                    < self.expected_num_members_with_over_min_quota_partitions
-                ):
-                    self.unfilled_members_with_exactly_min_quota_partitions.append(consumer)
+                self.unfilled_members_with_exactly_min_quota_partitions.append(consumer)
 
     def assign_rack_aware_round_robin(self, unassigned_partitions: list) -> list:
         """Round-robin within racks up to the quotas; returns the partitions left (Kafka removes in place)."""

@@ -86,7 +86,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from assignment_oracle.heuristics.external import DEFAULT_TIMEOUT, ExternalCommand
+from assignment_oracle.heuristics.external import DEFAULT_TIMEOUT, ExternalCommand, on_path
 from assignment_oracle.problem.errors import MissingExtra, MissingRuntime
 from assignment_oracle.problem.model import Assignment, Problem
 
@@ -186,13 +186,7 @@ def version(library: str | None = None) -> str | None:
 
 
 def _program(name: str, needed_by: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        raise MissingRuntime(
-            f"{needed_by} needs {name!r} (Node.js 18 or later, with npm) on PATH: not found "
-            "(on Debian or Ubuntu: apt install nodejs npm)"
-        )
-    return path
+    return on_path(name, needed_by, "Node.js 18 or later, with npm", "apt install nodejs npm")
 
 
 def install(*, cache: Path | None = None, timeout: float = INSTALL_TIMEOUT) -> Path:

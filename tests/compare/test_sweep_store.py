@@ -3,6 +3,7 @@ publishing exactly once whatever the moment a crash stops it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -53,6 +54,31 @@ class Crash(BaseException):
     """A kill -9 at this point: nothing after it runs."""
 
 
+@contextlib.contextmanager
+def stopped_after(operations: int, stop: type[BaseException]):
+    """The block stopped by ``stop`` at its file operation number ``operations + 1`` (a rename, a replace, an
+    unlink or a Parquet write), as a kill -9 or a signal would stop it; nothing after that runs."""
+    count = {"n": 0}
+    real = os.replace, os.rename, Path.unlink, store._write_parquet
+
+    def counted(function):
+        def wrapper(*args, **kwargs):
+            count["n"] += 1
+            if count["n"] > operations:
+                raise stop()
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    try:
+        os.replace, os.rename, Path.unlink, store._write_parquet = map(counted, real)  # type: ignore[method-assign]
+        yield
+    except stop:
+        pass
+    finally:
+        os.replace, os.rename, Path.unlink, store._write_parquet = real  # type: ignore[method-assign]
+
+
 staged_batches = st.lists(
     st.lists(st.integers(0, 30).map(lambda i: f"s{i}"), min_size=1, max_size=6, unique=True), min_size=1, max_size=5
 )
@@ -67,26 +93,9 @@ def test_a_publish_stopped_at_any_point_is_finished_by_the_next_start(tmp_path_f
     out = tmp_path_factory.mktemp("sweep")
     for k, sids in enumerate(first):
         store.stage(out, scenario_table(sids), f"{sids[0]}-{len(sids)}-t{k}")
-    operations = {"count": 0}
-    real = os.replace, os.rename, Path.unlink, store._write_parquet
-
-    def counted(function):
-        def wrapper(*args, **kwargs):
-            operations["count"] += 1
-            if operations["count"] > crash_at:
-                raise Crash()
-            return function(*args, **kwargs)
-
-        return wrapper
-
     done: set[str] = set()
-    try:
-        os.replace, os.rename, Path.unlink, store._write_parquet = map(counted, real)  # type: ignore[method-assign]
+    with stopped_after(crash_at, Crash):
         store.publish(out, done)
-    except Crash:
-        pass
-    finally:
-        os.replace, os.rename, Path.unlink, store._write_parquet = real  # type: ignore[method-assign]
     # Whatever a reader sees meanwhile is whole scenarios only.
     if (out / "rows").exists() and any((out / "rows").glob("batch=*/family=*/assignor=*/*.parquet")):
         seen = rows_of(out)
@@ -114,25 +123,8 @@ def test_a_publish_interrupted_in_the_running_sweep_is_finished_once_by_its_stop
     out = tmp_path_factory.mktemp("sweep")
     for k, sids in enumerate(first):
         store.stage(out, scenario_table(sids), f"{sids[0]}-{len(sids)}-t{k}")
-    operations = {"count": 0}
-    real = os.replace, os.rename, Path.unlink, store._write_parquet
-
-    def counted(function):
-        def wrapper(*args, **kwargs):
-            operations["count"] += 1
-            if operations["count"] > crash_at:
-                raise KeyboardInterrupt()
-            return function(*args, **kwargs)
-
-        return wrapper
-
-    try:
-        os.replace, os.rename, Path.unlink, store._write_parquet = map(counted, real)  # type: ignore[method-assign]
+    with stopped_after(crash_at, KeyboardInterrupt):
         store.publish(out, set())
-    except KeyboardInterrupt:
-        pass
-    finally:
-        os.replace, os.rename, Path.unlink, store._write_parquet = real  # type: ignore[method-assign]
     store.publish_after_interrupt(out)
     assert rows_of(out) == expected_rows({sid for sids in first for sid in sids})
 
