@@ -369,9 +369,7 @@ class JavaClass:
         self.name, self.protocols = ready["name"], tuple(ready["protocols"])
 
     def _classpath_note(self) -> str:
-        missing = [e for e in self.classpath.split(os.pathsep) if not e.endswith("*") and not os.path.exists(e)]
-        note = f"classpath {self.classpath}"
-        return note + (f"; not found: {', '.join(missing)}" if missing else "")
+        return classpath_note(self.classpath)
 
     def _exchange(self, payload: bytes) -> bytes:
         """Send ``payload`` (a scenario line, or nothing), return the JVM's next line; kill it on any failure."""
@@ -493,6 +491,12 @@ def _javac_version(javac: str) -> str:
     return _VERSIONS[javac]
 
 
+def classpath_note(classpath: str) -> str:
+    """``classpath X``, and which of its entries do not exist (a mistyped jar is the usual cause)."""
+    missing = [e for e in classpath.split(os.pathsep) if not e.endswith("*") and not os.path.exists(e)]
+    return f"classpath {classpath}" + (f"; not found: {', '.join(missing)}" if missing else "")
+
+
 def driver_classes(classpath: str, javac: str, display: str = "the Java driver") -> Path:
     """The folder with the compiled driver: cached (source + ``javac -version``), else compiled now.
 
@@ -524,7 +528,7 @@ def driver_classes(classpath: str, javac: str, display: str = "the Java driver")
             first = (errors or ["javac failed"])[0].replace(str(DRIVER_SOURCE.parent) + os.sep, "")
             raise JavaClassError(
                 f"{display}: the classpath lacks Kafka's consumer API (kafka-clients 3.5 or later): the driver "
-                f"does not compile against it: {first.strip()} (classpath {classpath})"
+                f"does not compile against it: {first.strip()} ({classpath_note(classpath)})"
             )
         try:
             work.rename(root)
