@@ -27,6 +27,7 @@ EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "kafka-python": ("kafka",),
         "librdkafka": ("confluent_kafka",),
         "aiokafka": ("aiokafka",),
+        "faust": ("faust",),
     }
 )
 
