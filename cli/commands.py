@@ -52,6 +52,7 @@ from assignment_oracle.heuristics.registry import (
     TOPIC_ID_PORTS,
     get_assignor,
     in_iteration_order,
+    require_installed,
     resolve_names,
 )
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
@@ -523,9 +524,11 @@ def _assign(args) -> int:
 def _resolve(name: str):
     """The assignor called ``name`` (registry, peer or ``external:``); bad names are bad input."""
     try:
-        return get_assignor(name)
+        assignor = get_assignor(name)
     except ValueError as err:
         raise InputError("--assignor", "", str(err)) from None
+    require_installed(name)  # a peer whose library or runtime is missing: one line, exit 2
+    return assignor
 
 
 def _run_named(name: str, problem, iteration_order: str = "sorted", source: str = "scenario"):
@@ -584,6 +587,8 @@ def _compare(args) -> int:
         names = list(resolve_names(given))
     except ValueError as err:
         raise InputError("--assignors", "", str(err)) from None
+    for name in names:  # before any work: a peer that cannot run is one line, not a row of errors
+        require_installed(name)
     problem = _read_problem(args)
     request = None
     if (

@@ -102,6 +102,7 @@ __all__ = [
     "assign_kafkajs_roundrobin",
     "install",
     "installed_modules",
+    "require",
     "version",
 ]
 
@@ -231,6 +232,14 @@ def install(*, cache: Path | None = None, timeout: float = INSTALL_TIMEOUT) -> P
     return target
 
 
+def require(needed_by: str = "the Node peers") -> None:
+    """Raise unless the Node peers can run: :class:`~problem.errors.MissingRuntime` without ``node``,
+    :class:`NodeLibrariesNotInstalled` before ``assignment-oracle install-peers node`` (both exit 2)."""
+    _program("node", needed_by)
+    if installed_modules() is None:
+        raise NodeLibrariesNotInstalled(needed_by, str(_install_dir()))
+
+
 @functools.cache
 def _command(strategy: str, modules: str, node: str, timeout: float) -> ExternalCommand:
     return ExternalCommand((node, str(ADAPTER), strategy), timeout=timeout, env=(("NODE_PATH", modules),))
@@ -238,11 +247,10 @@ def _command(strategy: str, modules: str, node: str, timeout: float) -> External
 
 def _run(strategy: str, problem: Problem, timeout: float = DEFAULT_TIMEOUT) -> Assignment:
     """``node adapter.js STRATEGY`` over the external protocol, with the installed libraries."""
-    node = _program("node", strategy)
+    require(strategy)
     modules = installed_modules()
-    if modules is None:
-        raise NodeLibrariesNotInstalled(strategy, str(_install_dir()))
-    return _command(strategy, str(modules), node, timeout)(problem)
+    assert modules is not None  # require() checked
+    return _command(strategy, str(modules), _program("node", strategy), timeout)(problem)
 
 
 def assign_kafkajs_roundrobin(problem: Problem) -> Assignment:

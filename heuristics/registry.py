@@ -22,6 +22,7 @@ from assignment_oracle.heuristics import (
     cooperative_sticky,
     external,
     fair,
+    faust_peer,
     kafka4_sticky,
     kafka_python,
     librdkafka,
@@ -58,6 +59,8 @@ __all__ = [
     "ORDER_FREE_PORTS",
     "get_assignor",
     "in_iteration_order",
+    "library_version",
+    "require_installed",
     "is_live",
     "resolve_names",
     "run",
@@ -309,7 +312,7 @@ LIVE_PEERS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _LIVE_
 #: (or full ``library:strategy`` name) -> (its assign function, this project's port of the Kafka class it
 #: claims to implement or ``None``, a one-line summary).  A peer that claims a Kafka class is judged on that
 #: port's guarantee and protocol; one that claims none, on ``valid``.
-_CLIENT_LIBRARIES = (aiokafka_peer, node_peers)
+_CLIENT_LIBRARIES = (aiokafka_peer, node_peers, faust_peer)
 
 
 def _client_peers() -> dict[str, Assignor]:
@@ -361,6 +364,65 @@ PORT_OF: Mapping[str, str] = MappingProxyType(
         },
     }
 )
+
+
+def _client_module(name: str):
+    """The library module behind the client peer ``name``."""
+    for module in _CLIENT_LIBRARIES:
+        libraries = module.LIBRARY if isinstance(module.LIBRARY, tuple) else (module.LIBRARY,)
+        if name.split(":", 1)[0] in libraries and (
+            name in module.STRATEGIES or name.split(":", 1)[1] in module.STRATEGIES
+        ):
+            return module
+    raise KeyError(name)
+
+
+def require_installed(name: str, needed_by: str | None = None) -> None:
+    """Raise unless the peer ``name`` can run on this machine: one line naming what to install.
+
+    :class:`~problem.errors.MissingExtra` (exit 2) when its Python extra is
+    missing, or its Node/Go libraries are not in the cache (the message
+    names ``assignment-oracle install-peers``);
+    :class:`~problem.errors.MissingRuntime` (exit 2) when the runtime it
+    calls (``node``, ...) is not on ``PATH``.  Ports, ``external:`` and
+    ``java:`` names pass (a Java class checks its JVM when it is looked up).
+    Called before any work by the commands and sweeps that name peers, so a
+    missing library is one line, never a column of error rows.
+    """
+    from assignment_oracle.problem.extras import EXTRAS, require
+
+    needed_by = needed_by or name
+    if name in PEERS:
+        require("kafka-python", needed_by)
+    elif name in LIVE_PEERS:
+        require("librdkafka", needed_by)
+    elif name in CLIENT_PEERS:
+        module = _client_module(name)
+        if module.EXTRA in EXTRAS:
+            require(module.EXTRA, needed_by)
+        if hasattr(module, "require"):
+            module.require(needed_by)
+
+
+@functools.cache
+def library_version(name: str) -> str | None:
+    """``"LIBRARY VERSION"`` of the client library whose assignor the peer ``name`` runs (``"aiokafka
+    0.14.0"``, ``"kafkajs 2.2.4"``, ``"librdkafka 2.12.0 (confluent-kafka 2.12.0)"``), or ``None`` for a
+    port or when the library is not installed: what a result of that peer was judged on."""
+    try:
+        if name in PEERS:
+            found = kafka_python.version()
+            return f"kafka-python {found}" if found else None
+        if name in LIVE_PEERS:
+            return librdkafka.version()
+        if name not in CLIENT_PEERS:
+            return None
+        module = _client_module(name)
+        library = name.split(":", 1)[0]
+        found = module.version(library) if isinstance(module.LIBRARY, tuple) else module.version()
+    except Exception:  # not installed, or a broken install: no version to record
+        return None
+    return f"{library} {found}" if found else None
 
 
 def is_live(assignor: Assignor) -> bool:

@@ -58,6 +58,7 @@ __all__ = [
     "balance_gaps",
     "bug_rows",
     "churn_curves",
+    "client_libraries",
     "co_partitioning",
     "configurable",
     "weighted_gaps",
@@ -993,3 +994,85 @@ def differential(rows: pd.DataFrame) -> pd.DataFrame:
                 record[f"{side}_stickiness_gap"] = float(gap[balanced].mean()) if balanced.any() else float("nan")
             records.append(record)
     return pd.DataFrame.from_records(records)
+
+
+def _library_version(versions: pd.Series, library: str) -> str:
+    """The version of ``library`` its rows recorded (``...; aiokafka 0.14.0``): one, or several joined."""
+    found: set[str] = set()
+    for text in versions.dropna().unique():
+        for part in str(text).split("; "):
+            if part.startswith(f"{library} "):
+                found.add(part[len(library) + 1 :])
+    return ", ".join(sorted(found)) or "-"
+
+
+def client_libraries(rows: pd.DataFrame) -> pd.DataFrame:
+    """Every client library's assignor against the optimum: one row per peer (``library:strategy``) that ran.
+
+    Columns: ``library``, ``strategy``, ``version`` (as its rows recorded
+    it: the version judged), ``copies`` (this project's port of the Kafka
+    class it claims to implement, whose guarantee it is judged on; ``-``
+    for none), ``results``, and shares of its results: ``valid`` (a
+    timeout or an error counts against it), ``most_balanced`` (the
+    optimum's sorted loads), ``as_sticky_as_optimum`` (among rebalances
+    with previous owners: valid, most balanced, as rack-local and keeping
+    as many partitions as the optimum; ``-`` without such rebalances),
+    ``co_partitioned`` (among results judged on join groups; ``-`` where
+    none were), ``own_guarantee`` (among results where its guarantee
+    applies) and ``same_as_kafka`` (the same judged result as the port it
+    copies, on the same scenarios: :func:`differential`).
+    """
+    from assignment_oracle.heuristics.registry import CLIENT_PEERS, LIVE_PEERS, PORT_OF
+
+    columns = [
+        "library",
+        "strategy",
+        "version",
+        "copies",
+        "results",
+        "valid",
+        "most_balanced",
+        "as_sticky_as_optimum",
+        "co_partitioned",
+        "own_guarantee",
+        "same_as_kafka",
+    ]
+    clients = [*PEERS, *LIVE_PEERS, *CLIENT_PEERS]
+    results = _results(rows)
+    results = results[results["assignor"].isin(clients)]
+    if results.empty:
+        return pd.DataFrame(columns=columns)
+    same = differential(rows)
+    lines = []
+    for name, group in results.groupby("assignor", sort=False):
+        library, strategy = str(name).split(":", 1)
+        valid = _true(group["valid"]) & group["status"].isin(["ok", "invalid"])
+        balanced = valid & _true(group["most_balanced"])
+        rebalance = group["owned"].fillna(0) > 0
+        sticky = balanced & _as_local(group) & (group["retained"] >= group["optimal_retained"])
+        applies = _true(group["guarantee_applies"])
+        kept = applies & _true(group["guarantee_kept"])
+        judged = group["co_partitioned"].notna() if "co_partitioned" in group else pd.Series(False, index=group.index)
+        agree = same[same["peer"] == name] if not same.empty else same
+        lines.append(
+            {
+                "assignor": name,
+                "library": library,
+                "strategy": strategy,
+                "version": _library_version(group["version"], library),
+                "copies": PORT_OF.get(str(name), "-"),
+                "results": len(group),
+                "valid": float(valid.mean()),
+                "most_balanced": float(balanced.mean()),
+                "as_sticky_as_optimum": float(sticky[rebalance].mean()) if rebalance.any() else np.nan,
+                "co_partitioned": float(_true(group.loc[judged, "co_partitioned"]).mean()) if judged.any() else np.nan,
+                "own_guarantee": float(kept.sum() / applies.sum()) if applies.any() else np.nan,
+                "same_as_kafka": (
+                    float((agree["same_result"] * agree["results"]).sum() / agree["results"].sum())
+                    if len(agree)
+                    else np.nan
+                ),
+            }
+        )
+    table = pd.DataFrame(lines)
+    return _ordered(table, "library").drop(columns="assignor")[columns]

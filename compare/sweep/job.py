@@ -55,10 +55,8 @@ from assignment_oracle.compare.sweep import store
 from assignment_oracle.compare.sweep.rows import ROW_SCHEMA, TIMING_COLUMNS, scenario_rows, versions
 from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
 from assignment_oracle.compare.sweep.store import FLUSH_SCENARIOS, FLUSH_SECONDS, stage
-from assignment_oracle.heuristics import node_peers
-from assignment_oracle.heuristics.registry import CLIENT_EXTRAS, CLIENT_PEERS, LIVE_PEERS, PEERS
+from assignment_oracle.heuristics.registry import require_installed
 from assignment_oracle.problem.errors import MissingRuntime, SparkFailed
-from assignment_oracle.problem.extras import EXTRAS, require
 from assignment_oracle.problem.scenario_json import InputError, dumps, write_output
 from assignment_oracle.problem.text import lines_text, printable
 
@@ -317,14 +315,7 @@ def run_sweep(
     if chunk_size is not None and chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
     for name in spec.assignors:  # before any Spark work: a worker would only fail later, deep in a job
-        if name in PEERS:
-            require("kafka-python", f"the sweep's assignor {name}")
-        if name in LIVE_PEERS:
-            require("librdkafka", f"the sweep's assignor {name}")
-        if name in CLIENT_PEERS and CLIENT_EXTRAS[name] in EXTRAS:
-            require(CLIENT_EXTRAS[name], f"the sweep's assignor {name}")
-        if name in CLIENT_PEERS and CLIENT_EXTRAS[name] == node_peers.EXTRA and node_peers.installed_modules() is None:
-            raise node_peers.NodeLibrariesNotInstalled(f"the sweep's assignor {name}", str(node_peers.cache_root()))
+        require_installed(name, f"the sweep's assignor {name}")
     started = time.perf_counter()
     import pyarrow.compute  # noqa: F401  (what publishing needs, loaded now: a stopped sweep publishes at once)
     import pyarrow.dataset  # noqa: F401

@@ -55,6 +55,7 @@ from assignment_oracle.compare.scenarios.churn import random_history, simulate
 from assignment_oracle.compare.scenarios.families import generate
 from assignment_oracle.compare.sweep.spec import CHURN, Checks, GridPoint
 from assignment_oracle.heuristics import get_assignor
+from assignment_oracle.heuristics.registry import library_version
 from assignment_oracle.optimal import INFEASIBLE, OPTIMAL, Solution, solve
 from assignment_oracle.optimal.brute_force import optimum as brute_optimum
 from assignment_oracle.optimal.brute_force import request_optimum
@@ -498,4 +499,7 @@ def _row(base: dict, **values: Any) -> dict:
         if key not in row:
             raise KeyError(f"not a sweep column: {key}")
         row[key] = value
+    library = library_version(row["assignor"]) if isinstance(row["assignor"], str) else None
+    if library:  # a client library's assignor: the version judged goes with its result
+        row["version"] = f"{row['version']}; {library}" if row["version"] else library
     return row

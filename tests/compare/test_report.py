@@ -369,3 +369,30 @@ def test_report_tables_show_hostile_names_escaped():
     frame = pd.DataFrame({"assignor": ["ok", "x\nFORGED\x1b[2J"], "share": [0.5, 0.123456]})
     html = tables.styled(frame).to_html()
     assert "x\\nFORGED\\x1b[2J" in html and "\x1b" not in html and "0.123" in html and "0.123456" not in html
+
+
+def test_client_libraries_table_summarizes_each_peers_own_rows(rows):
+    from importlib import metadata
+
+    table = tables.client_libraries(rows)
+    assert list(table["library"] + ":" + table["strategy"]) == [p for p in PEERS if p in set(rows["assignor"])]
+    assert (table["version"] == metadata.version("kafka-python")).all()  # recorded by the sweep on every row
+    for line in table.itertuples():
+        name = f"{line.library}:{line.strategy}"
+        mine = [r for r in rows.to_dict("records") if r["assignor"] == name]
+        assert line.copies == PORT_OF[name] and line.results == len(mine)
+        valid = [r for r in mine if r["valid"] is True and r["status"] in ("ok", "invalid")]
+        assert line.valid == pytest.approx(len(valid) / len(mine))
+        assert line.most_balanced == pytest.approx(sum(r["most_balanced"] is True for r in valid) / len(mine))
+        rebalances = [r for r in mine if (r["owned"] or 0) > 0]
+        sticky = [
+            r
+            for r in rebalances
+            if r in valid
+            and r["most_balanced"] is True
+            and (r["cross_rack"] or 0) <= (r["optimal_cross_rack"] or 0)
+            and r["retained"] >= r["optimal_retained"]
+        ]
+        assert line.as_sticky_as_optimum == pytest.approx(len(sticky) / len(rebalances))
+    # Kafka's RangeAssignor is deterministic: kafka-python's copy gives the port's result on every scenario.
+    assert table.loc[table["strategy"] == "range", "same_as_kafka"].item() == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -282,3 +283,39 @@ def test_the_cli_install_step_without_npm_is_one_line_exit_2(capsys, monkeypatch
     assert main(["install-peers", "node"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "npm" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "{example}", "--assignors", "range,clients"],
+        ["compare", "{example}", "--assignors", "kafka-node:roundrobin"],
+        ["assign", "{example}", "--assignor", "kafkajs:roundrobin"],
+        ["explain", "{example}", "--assignor", "kafka-node:range"],
+        ["simulate", "rolling-restart-zombie", "--assignor", "kafka-node:range"],
+    ],
+)
+@pytest.mark.parametrize("missing", ["libraries", "node"])
+def test_a_command_naming_a_node_peer_that_cannot_run_is_one_line_exit_2(argv, missing, capsys, monkeypatch, tmp_path):
+    from assignment_oracle.cli import main
+
+    if missing == "libraries":
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # nothing installed there
+    else:
+        monkeypatch.setattr(node_peers.shutil, "which", lambda name: None)
+    example = str(Path(__file__).parents[2] / "cli" / "examples" / "kip54-example-2-rebalance.json")
+    assert main([a.format(example=example) for a in argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1  # before any row: not a column of error rows
+    assert (node_peers.INSTALL_COMMAND if missing == "libraries" else "'node'") in err
+
+
+def test_a_sweep_row_records_the_node_librarys_version():
+    from assignment_oracle.compare.sweep.rows import _row
+    from assignment_oracle.heuristics.registry import library_version
+
+    library_version.cache_clear()  # the fixture's cache, not whatever an earlier test saw
+    base = {"version": "assignment-oracle 0.1.0"}
+    assert _row(base, assignor="kafkajs:roundrobin")["version"] == "assignment-oracle 0.1.0; kafkajs 2.2.4"
+    assert _row(base, assignor="kafka-node:range")["version"] == "assignment-oracle 0.1.0; kafka-node 5.0.0"
+    assert _row(base, assignor="range")["version"] == "assignment-oracle 0.1.0"
