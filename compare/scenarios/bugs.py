@@ -503,6 +503,16 @@ def _kafkajs_subscriptions(r: BugReplay):
     return shown and any(k == "missing" for k, _, _ in found), kafka.status == "ok", text
 
 
+def _kafka_node_missing_topic(r: BugReplay):
+    rows = r.rows[0]
+    node, kafka, robin = rows["kafka-node:range"], rows["range"], rows["kafka-node:roundrobin"]
+    text = f"kafka-node:range: {node.status}" + (f" ({node.message})" if node.message else "")
+    text += f"; range: {kafka.status}; kafka-node:roundrobin: {robin.status}"
+    shown = node.status == "error" and "TypeError" in (node.message or "")
+    fixed = all(row.status == "ok" and row.verdict is not None and row.verdict.valid for row in (kafka, robin))
+    return shown, fixed, text
+
+
 def _aiokafka_no_generation(r: BugReplay):
     rows = r.rows[0]
     members = r.problems[0].member_ids
@@ -914,6 +924,23 @@ Code: clients/src/main/java/org/apache/kafka/clients/consumer/internals/Abstract
                 "drops) and t1-0 goes to nobody.  Kafka's RoundRobinAssignor (and this project's port) skips members "
                 "not subscribed to a topic: a t0-0 and t0-1, b t1-0",
                 _kafkajs_subscriptions,
+            ),
+            Bug(
+                "kafka-node-range-missing-topic",
+                "kafka-node's range fails the whole rebalance when a member subscribes to a topic that does not exist",
+                "kafka-node 5.0.0 lib/assignment/range.js: reads the partition count of every subscribed topic from "
+                "the metadata, which omits a topic the broker does not have",
+                ({"topics": {"t0": 2}, "members": {"a": {"topics": ["t0", "gone"]}, "b": {"topics": ["t0"]}}},),
+                ("kafka-node:range",),
+                ("range", "kafka-node:roundrobin"),
+                "a subscribes to t0 and to gone, a topic not created yet (or deleted); b to t0.  kafka-node's leader "
+                "loads metadata for the subscribed topics, the broker answers without gone, and range.js reads "
+                "gone's partition count from it: TypeError, thrown inside the leader's assignPartitions (a callback of "
+                "the metadata request, in no try block), so the exception escapes the rebalance and no assignment "
+                "is sent.  Kafka's RangeAssignor skips a topic without "
+                "metadata (a t0-0, b t0-1), and kafka-node's own round robin does too",
+                _kafka_node_missing_topic,
+                judges_errors=True,
             ),
             Bug(
                 "aiokafka-sticky-no-generation",
