@@ -98,12 +98,16 @@ Found (``tests/heuristics/test_faust_peer.py``, minimal scenarios):
   claims on the topics of one group disagree (``a`` owning ``x-0`` and
   ``y-1``, ``x`` and ``y`` of 2 partitions each), ``_colocated_partitions``
   keeps the partitions of whichever topic a ``set`` of names yields first,
-  which depends on ``PYTHONHASHSEED``: the answer changes between processes.
-  Claims that are not co-partitioned are common in generated previous
-  generations (``balanced`` owners are chosen per topic), so on most such
-  scenarios this peer's answer differs between two runs of the command
-  line; a sweep's Spark workers run with ``PYTHONHASHSEED=0`` (PySpark's
-  default), which makes its rows reproducible.
+  which depends on ``PYTHONHASHSEED``: the answer changes between processes
+  (two Faust workers elected leader in turn answer differently).  Claims
+  that are not co-partitioned are common in generated previous generations
+  (``balanced`` owners are chosen per topic): between seeds 0 and 1 the
+  answers differed on 35 of 40 ``stream-join`` scenarios with random
+  owners.  The oracle's answers may not depend on the process, so the peer
+  always answers as a process with ``PYTHONHASHSEED=0`` does (PySpark's
+  workers' default): in place when this process has that seed, else in one
+  worker process started with it (:func:`assign_copartitioned`);
+  :func:`assign_here` is Faust in this process, whatever its seed.
 
 Faust is imported on first use: without it, running the peer raises
 :class:`PeerNotInstalled`, naming the extra ``faust``.
@@ -111,8 +115,15 @@ Faust is imported on first use: without it, running the peer raises
 
 from __future__ import annotations
 
+import builtins
 import functools
+import json
 import logging
+import os
+import secrets
+import subprocess
+import sys
+import threading
 from typing import Any, Callable, Mapping
 
 from assignment_oracle.heuristics.kafka_python import Cluster, to_assignment
@@ -128,6 +139,7 @@ __all__ = [
     "Cluster",
     "PeerNotInstalled",
     "assign_copartitioned",
+    "assign_here",
     "member_metadata_bytes",
     "prepare",
     "run",
@@ -252,8 +264,96 @@ def to_mapping(result: Mapping[str, Any]) -> dict[str, dict[str, list[int]]]:
     }
 
 
+def assign_here(problem: Problem) -> Assignment:
+    """Faust's ``PartitionAssignor`` on ``problem`` in this process: its answer can depend on this process's
+    ``PYTHONHASHSEED`` (see the module docstring); :func:`assign_copartitioned` pins it to 0."""
+    cluster, members = prepare(problem)
+    return to_assignment(to_mapping(run(cluster, members)), problem)
+
+
+class _SeedZeroWorker:
+    """One child process running the peer with ``PYTHONHASHSEED=0``: ``python -m
+    assignment_oracle.heuristics.faust_peer serve``, a JSON line per scenario and per answer.
+
+    Each request carries a random id and the answer echoes it: a caller
+    killed while waiting (the runner's time limit kills a forked child)
+    leaves an answer in the pipe that the next request recognises as
+    stale and skips.  A dead worker is started again on the next request.
+    """
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+
+    def _started(self) -> subprocess.Popen:
+        if self._process is None or self._process.poll() is not None:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", __name__, "serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env={**os.environ, "PYTHONHASHSEED": "0"},
+                text=True,
+            )
+        return self._process
+
+    def __call__(self, problem: Problem) -> dict[str, Any]:
+        request = secrets.token_hex(8)
+        with self._lock:
+            process = self._started()
+            assert process.stdin is not None and process.stdout is not None
+            try:
+                process.stdin.write(json.dumps({"id": request, "scenario": problem.to_mapping()}) + "\n")
+                process.stdin.flush()
+                while True:
+                    line = process.stdout.readline()
+                    if not line:
+                        raise RuntimeError(f"the faust peer's worker (PYTHONHASHSEED=0) exited: {process.wait()}")
+                    answer = json.loads(line)
+                    if answer.get("id") == request:
+                        return answer
+            except (BrokenPipeError, ValueError) as err:
+                process.kill()
+                raise RuntimeError(f"the faust peer's worker (PYTHONHASHSEED=0) failed: {err}") from None
+
+
+_worker = _SeedZeroWorker()
+
+
+def _raise_as(kind: str, message: str) -> None:
+    """Raise the worker's exception again here: a built-in type as itself (Faust's ``AssertionError``),
+    anything else as ``RuntimeError("Type: message")``."""
+    error = getattr(builtins, kind, None)
+    if isinstance(error, type) and issubclass(error, Exception):
+        raise error(message)
+    raise RuntimeError(f"{kind}: {message}")
+
+
+def _serve() -> int:
+    """The worker's loop (``serve``): each line a request, each answer a line; never exits on a scenario."""
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            problem = Problem.from_mapping(request["scenario"])
+            cluster, members = prepare(problem)
+            answer: dict[str, Any] = {"id": request["id"], "assignment": to_mapping(run(cluster, members))}
+        except Exception as err:  # noqa: BLE001 - the caller raises it again
+            answer = {"id": request["id"], "error": [type(err).__name__, str(err)]}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
 def assign_copartitioned(problem: Problem) -> Assignment:
-    """Faust's ``PartitionAssignor`` on ``problem`` (registry: ``faust:copartitioned``).
+    """Faust's ``PartitionAssignor`` on ``problem`` (registry: ``faust:copartitioned``), as a process with
+    ``PYTHONHASHSEED=0`` runs it.
+
+    Faust's answer can depend on the string hash seed (the module
+    docstring's last finding); the oracle's may not: the same scenario gives
+    the same answer in every run.  A process started with
+    ``PYTHONHASHSEED=0`` (a sweep's PySpark workers) runs it in place;
+    any other runs it in one child process with that seed, started on
+    first use and kept (:class:`_SeedZeroWorker`).
 
     Examples
     --------
@@ -267,8 +367,13 @@ def assign_copartitioned(problem: Problem) -> Assignment:
     >>> assign_copartitioned(p).to_mapping()
     {'a': {'clicks': [0, 2], 'views': [0, 2]}, 'b': {'clicks': [1, 3], 'views': [1, 3]}}
     """
-    cluster, members = prepare(problem)
-    return to_assignment(to_mapping(run(cluster, members)), problem)
+    if sys.flags.hash_randomization == 0:  # PYTHONHASHSEED=0 here already
+        return assign_here(problem)
+    _faust()  # without faust: PeerNotInstalled here, not in the worker
+    answer = _worker(problem)
+    if "error" in answer:
+        _raise_as(*answer["error"])
+    return to_assignment(answer["assignment"], problem)
 
 
 #: strategy -> (assign function, this project's port of the Kafka class it claims to implement, summary).
@@ -283,3 +388,10 @@ STRATEGIES: dict[str, tuple[Callable[[Problem], Assignment], str | None, str]] =
 
 #: Peer name -> the guarantee it claims (a key of ``compare.judge.guarantees.GUARANTEES``).
 GUARANTEE_OF: dict[str, str] = {"faust:copartitioned": "per-topic-balance"}
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["serve"]:
+        print("usage: python -m assignment_oracle.heuristics.faust_peer serve", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(_serve())

@@ -310,8 +310,9 @@ LIVE_PEERS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _LIVE_
 #: The client libraries whose assignors are peers ``LIBRARY:STRATEGY`` (issue 28), one module each.  A
 #: module's contract: ``LIBRARY``, ``EXTRA`` (what installs it), ``version()``, and ``STRATEGIES``: strategy
 #: (or full ``library:strategy`` name) -> (its assign function, this project's port of the Kafka class it
-#: claims to implement or ``None``, a one-line summary).  A peer that claims a Kafka class is judged on that
-#: port's guarantee and protocol; one that claims none, on ``valid``.
+#: claims to implement or ``None``, a one-line summary), and optionally ``GUARANTEE_OF``: peer name -> the
+#: guarantee its own documentation claims.  A peer is judged on that guarantee, else on the guarantee and
+#: protocol of the Kafka class it claims to copy, else on ``valid``.
 _CLIENT_LIBRARIES = (aiokafka_peer, node_peers, faust_peer)
 
 
@@ -325,11 +326,12 @@ def _client_peers() -> dict[str, Assignor]:
             origin = f"{name.split(':')[0]}'s {name.split(':')[1]} assignor" + (
                 f" (its own copy of Kafka's {kafka_class})" if kafka_class else ""
             )
+            claimed = getattr(module, "GUARANTEE_OF", {}).get(name)  # a guarantee of its own, not a port's
             peers[name] = Assignor(
                 name,
                 assign,
                 origin,
-                mine.guarantee if mine else "valid",
+                claimed or (mine.guarantee if mine else "valid"),
                 mine.protocol if mine else "eager",
                 f"{summary} (extra: {module.EXTRA})",
             )

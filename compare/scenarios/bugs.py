@@ -523,6 +523,37 @@ def _aiokafka_no_generation(r: BugReplay):
     return stale_wins, kept, text
 
 
+def _faust_new_member(r: BugReplay):
+    rows = r.rows[0]
+    got = rows["faust:copartitioned"].assignment.to_mapping(r.problems[0].member_ids)
+    shares = [len(got[m].get("t", ())) for m in ("a", "b", "c")]
+    fixed = all(row.status == "ok" and row.guarantee.kept for n, row in rows.items() if n != "faust:copartitioned")
+    text = f"faust:copartitioned shares a, b, c: {shares}; " + ", ".join(
+        f"{n}: {'balanced' if row.guarantee.kept else row.guarantee.reason}" for n, row in rows.items()
+    )
+    return shares == [2, 2, 0] and not rows["faust:copartitioned"].guarantee.kept, fixed, text
+
+
+def _faust_stale_claim(r: BugReplay):
+    rows = r.rows[0]
+    members = r.problems[0].member_ids
+    got = {n: row.assignment.to_mapping(members) for n, row in rows.items()}
+    text = "; ".join(f"{n}: {got[n]}" for n in got)
+    return got["faust:copartitioned"]["b"] == {"t": [0]}, got["sticky"]["a"] == {"t": [0]}, text
+
+
+def _faust_out_of_range(r: BugReplay):
+    ghost, alone = r.rows[0]["faust:copartitioned"], r.rows[1]["faust:copartitioned"]
+    handed_back = ghost.verdict is not None and any("t-5" in str(v) for v in ghost.verdict.violations)
+    failed = alone.status == "error" and "AssertionError" in (alone.message or "")
+    fixed = all(rows["sticky"].status == "ok" and rows["sticky"].verdict.valid for rows in r.rows)
+    text = (
+        f"faust:copartitioned: {'; '.join(str(v) for v in ghost.verdict.violations) if ghost.verdict else ghost.status}"
+        f"; alone: {alone.status} ({alone.message}); sticky: valid on both"
+    )
+    return handed_back and failed, fixed, text
+
+
 def _kafka4_unsubscribed(r: BugReplay):
     rows = r.rows[0]
     names = (KAFKA4_LITERAL.name, "kafka4-sticky", KAFKA4_COOPERATIVE_LITERAL.name, "kafka4-cooperative-sticky")
@@ -965,6 +996,76 @@ Code: clients/src/main/java/org/apache/kafka/clients/consumer/internals/Abstract
                 "takes t-1 and c loses its partition: both partitions move.  Kafka's StickyAssignor since KIP-341, and "
                 "kafka-python's, keep the generation-2 owners (b t-0, c t-1)",
                 _aiokafka_no_generation,
+            ),
+            Bug(
+                "faust-new-member-gets-nothing",
+                "Faust's assignor leaves a joining member with nothing while the owners keep up to the ceiling",
+                "faust-streaming 0.15.3 faust/assignor/copartitioned_assignor.py: with standby replicas (the default, "
+                "table_standby_replicas=1) every member keeps up to ceil(P/N) of its partitions before the free ones "
+                "are dealt",
+                (
+                    {
+                        "topics": {"t": 4},
+                        "members": {
+                            "a": {"topics": ["t"], "owned": {"t": [0, 1]}, "generation": 1},
+                            "b": {"topics": ["t"], "owned": {"t": [2, 3]}, "generation": 1},
+                            "c": {"topics": ["t"]},
+                        },
+                    },
+                ),
+                ("faust:copartitioned",),
+                ("sticky", "range"),
+                "a and b share t's four partitions; c joins.  ceil(4/3) = 2, so a and b keep both of theirs and "
+                "nothing is left for c: shares 2, 2, 0, where per-topic balance (Faust's docstring: 'a balanced "
+                "assignment') allows 2, 1, 1.  Kafka's StickyAssignor moves one partition to c",
+                _faust_new_member,
+            ),
+            Bug(
+                "faust-stale-claim-by-join-order",
+                "Faust's assignor gives a partition two members claim to the later one in join order, a zombie included",
+                "faust-streaming 0.15.3 PartitionAssignor: no generation reaches it (aiokafka's coordinator passes none, "
+                "ClientMetadata has no field for one); CopartitionedAssignor._unassign_overassigned takes a doubly "
+                "claimed partition from the first claimant",
+                (
+                    {
+                        "topics": {"t": 1},
+                        "members": {
+                            "a": {"topics": ["t"], "owned": {"t": [0]}, "generation": 2},
+                            "b": {"topics": ["t"], "owned": {"t": [0]}, "generation": 1},
+                        },
+                    },
+                ),
+                ("faust:copartitioned",),
+                ("sticky",),
+                "a owns t-0 at generation 2; b, a zombie evicted at generation 1, rejoins still claiming it.  Faust "
+                "sees two equal claims and takes t-0 from a, the first in JoinGroup order: the zombie b keeps it and "
+                "the current owner's state moves.  Kafka's StickyAssignor (KIP-341) keeps it with a, the newer claim",
+                _faust_stale_claim,
+            ),
+            Bug(
+                "faust-claim-out-of-range",
+                "Faust's assignor hands back a claim on a partition that does not exist, or fails the rebalance on it",
+                "faust-streaming 0.15.3 CopartitionedAssignor: _colocated_partitions keeps claims without checking the "
+                "partition count, and _unassign_overassigned only looks below it",
+                (
+                    {
+                        "topics": {"t": 3},
+                        "members": {
+                            "a": {"topics": ["t"], "owned": {"t": [5]}, "generation": 1},
+                            "b": {"topics": ["t"]},
+                        },
+                    },
+                    {"topics": {"t": 1}, "members": {"a": {"topics": ["t"], "owned": {"t": [1]}, "generation": 1}}},
+                ),
+                ("faust:copartitioned",),
+                ("sticky",),
+                "a claims t-5 (t was recreated with 3 partitions, or the claim is corrupt).  Faust keeps the claim "
+                "as a's, gives a t-5 back beside t-1, and b t-0 and t-2: an assignment of a partition that does not "
+                "exist.  Alone on a 1-partition topic with a claim on t-1, a's one slot is taken by the ghost, t-0 "
+                "has nowhere to go and the leader's assign raises AssertionError: the rebalance fails.  Kafka's "
+                "StickyAssignor drops claims on partitions that do not exist",
+                _faust_out_of_range,
+                judges_errors=True,
             ),
             Bug(
                 "kafka4-stale-owner-unsubscribed",

@@ -424,26 +424,40 @@ import json
 from assignment_oracle.heuristics import faust_peer
 from assignment_oracle.problem.model import Problem
 problem = Problem.from_mapping(json.loads({scenario!r}))
-print(json.dumps(faust_peer.assign_copartitioned(problem).to_mapping(problem.member_ids), sort_keys=True))
+print(json.dumps(faust_peer.{function}(problem).to_mapping(problem.member_ids), sort_keys=True))
 """
 
 
-def test_finding_the_answer_depends_on_the_string_hash_seed():
-    """``a`` claims ``x-0`` but ``y-1`` (``x``, ``y`` one group): ``_colocated_partitions`` keeps the claims
-    of the first topic a ``set`` of names yields, so ``a`` keeps 0 or 1 depending on ``PYTHONHASHSEED``."""
+def _answers_by_seed(function: str) -> dict[int, dict]:
+    """``function`` of faust_peer on DISAGREEING_CLAIMS, run in processes with PYTHONHASHSEED 0 and 1."""
     import json
 
-    code = _RUN_DISAGREEING.format(scenario=json.dumps(DISAGREEING_CLAIMS.to_mapping()))
-    runs = [
-        subprocess.Popen(
+    code = _RUN_DISAGREEING.format(scenario=json.dumps(DISAGREEING_CLAIMS.to_mapping()), function=function)
+    runs = {
+        seed: subprocess.Popen(
             [sys.executable, "-c", code],
             env={**os.environ, "PYTHONHASHSEED": str(seed)},
             stdout=subprocess.PIPE,
             text=True,
         )
         for seed in (0, 1)
-    ]
-    answers = {run.communicate(timeout=120)[0].strip() for run in runs}
-    assert {json.loads(a)["a"]["x"][0] for a in answers} == {0, 1}
-    for a in answers:  # each answer, on its own, keeps one of a's claims on both topics
-        assert json.loads(a)["a"]["x"] == json.loads(a)["a"]["y"]
+    }
+    return {seed: json.loads(run.communicate(timeout=120)[0]) for seed, run in runs.items()}
+
+
+def test_finding_the_answer_depends_on_the_string_hash_seed():
+    """``a`` claims ``x-0`` but ``y-1`` (``x``, ``y`` one group): ``_colocated_partitions`` keeps the claims
+    of the first topic a ``set`` of names yields, so ``a`` keeps 0 or 1 depending on ``PYTHONHASHSEED``."""
+    answers = _answers_by_seed("assign_here")
+    assert {a["a"]["x"][0] for a in answers.values()} == {0, 1}
+    for a in answers.values():  # each answer, on its own, keeps one of a's claims on both topics
+        assert a["a"]["x"] == a["a"]["y"]
+
+
+def test_the_peer_answers_as_a_process_with_hash_seed_0_does_whatever_the_callers_seed():
+    """The oracle's answer may not depend on the process: the peer runs Faust with PYTHONHASHSEED=0 (in
+    place when the caller has it, as PySpark's workers do; else in its worker process)."""
+    here = _answers_by_seed("assign_here")
+    assert _answers_by_seed("assign_copartitioned") == {0: here[0], 1: here[0]}
+    if sys.flags.hash_randomization:  # this process (pytest) hashes at random: the worker answers
+        assert faust_peer.assign_copartitioned(DISAGREEING_CLAIMS).to_mapping(DISAGREEING_CLAIMS.member_ids) == here[0]
