@@ -98,3 +98,19 @@ def node_libraries():
             pytest.fail(f"{message} (CI=true: never skipped)", pytrace=False)
         pytest.skip(message)
     return node_peers.install()
+
+
+@pytest.fixture(scope="session")
+def go_libraries():
+    """sarama and kafka-go's driver built where the Go peers look by default (the project's install step,
+    ``assignment-oracle install-peers go``: about a minute once per machine, then reused).  Off Linux x86-64
+    (the pinned Go toolchain's platform): skipped, except under CI."""
+    from assignment_oracle.heuristics import go_peers
+    from assignment_oracle.problem.errors import MissingRuntime
+
+    try:
+        return go_peers.install()
+    except MissingRuntime as err:
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+            pytest.fail(f"{err} (CI=true: never skipped)", pytrace=False)
+        pytest.skip(str(err))
