@@ -161,6 +161,7 @@ __all__ = [
     "install",
     "installed_driver",
     "pin",
+    "require",
     "version",
 ]
 
@@ -457,12 +458,19 @@ def _command(strategy: str, driver: str, timeout: float) -> ExternalCommand:
     return ExternalCommand((driver, strategy), timeout=timeout)
 
 
+def require(needed_by: str = "the Go peers") -> None:
+    """Raise unless the Go peers can run: :class:`~problem.errors.MissingRuntime` off Linux x86-64,
+    :class:`GoLibrariesNotInstalled` before ``assignment-oracle install-peers go`` (both exit 2)."""
+    if installed_driver() is None:
+        _check_platform(needed_by)
+        raise GoLibrariesNotInstalled(needed_by, str(_install_dir()))
+
+
 def _run(strategy: str, problem: Problem, timeout: float = DEFAULT_TIMEOUT) -> Assignment:
     """``driver STRATEGY`` over the external protocol."""
+    require(strategy)
     driver = installed_driver()
-    if driver is None:
-        _check_platform(strategy)
-        raise GoLibrariesNotInstalled(strategy, str(_install_dir()))
+    assert driver is not None  # require() checked
     return _command(strategy, str(driver), timeout)(problem)
 
 

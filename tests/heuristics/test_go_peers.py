@@ -606,6 +606,14 @@ def test_not_installed_names_the_install_command(tmp_path, monkeypatch):
     assert go_peers.version("sarama") is None and go_peers.version() is None
 
 
+def test_require_is_one_line_before_any_work(tmp_path, monkeypatch):
+    go_peers.require("sarama:sticky")  # installed (the fixture): passes
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    with pytest.raises(go_peers.GoLibrariesNotInstalled, match="sarama:sticky") as caught:
+        go_peers.require("sarama:sticky")
+    assert caught.value.exit_code == 2 and "\n" not in str(caught.value)
+
+
 def test_off_linux_x86_64_is_missing_runtime(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(go_peers.platform, "machine", lambda: "aarch64")
