@@ -89,9 +89,9 @@ Not on Linux x86-64 (the pinned toolchain's architecture):
 Found (tests/heuristics/test_go_peers.py):
 
 * kafka-go's round robin deals each topic on its own, starting again at the
-  first subscriber: three topics of one partition, two members with identical
-  subscriptions: ``a`` gets all three, ``b`` none (Kafka's round robin deals
-  across topics: 2 and 1).  Unbalanced by more than one on identical
+  first subscriber: topics ``t0`` and ``t1`` of one partition each, ``a`` and
+  ``b`` subscribing to both: ``a`` gets both, ``b`` none (Kafka's round robin
+  deals across topics: one each).  Unbalanced by more than one on identical
   subscriptions, which Kafka's ``roundrobin`` guarantees.
 * kafka-go's range gives a topic's extra partitions to the *last* members:
   ``t0`` of 3 partitions, ``a`` and ``b``: ``a`` gets ``[0]``, ``b`` ``[1,
@@ -108,17 +108,26 @@ Found (tests/heuristics/test_go_peers.py):
   interleave (topics ``t`` and ``t-0``: ``t-0-0`` sorts between ``t-0`` and
   ``t-1``).  Still balanced on identical subscriptions;
   not Kafka's order, so the answers differ once a topic has 11 partitions.
-* sarama's range and round robin fail the rebalance when a subscribed topic
-  does not exist (Kafka skips it).
+* sarama's leader fails the rebalance when a subscribed topic does not exist
+  (``client.Partitions`` returns ``ErrUnknownTopicOrPartition``), whatever the
+  strategy; Kafka skips the topic.  (sarama's own sticky tests cover a deleted
+  topic by leaving it out of ``Plan``'s topics, which the leader never does.)
+* sarama's sticky is not reproducible: it hands out unassigned partitions in
+  Go map order, so the same JoinGroup gets different plans from run to run
+  (``t0`` of 3 partitions, fresh members ``a`` and ``b``: three different
+  answers, each balanced), and of two claims on one partition in the same
+  generation the one it meets first wins.  Kafka's answer is one.
 * Neither library reads ``group.instance.id`` (KIP-345) or racks (KIP-881):
   with static members or racks in the group, Kafka's answer differs.
 
 Notes
 -----
 Each call starts the driver (a static Go binary, a few milliseconds).
-sarama's sticky reads Go maps in random order: two claims of the same
-partition in the same generation go to whichever member it meets first, and
-ties between equally loaded choices may fall either way from run to run.
+Measured on 400 generated scenarios (every family but join groups and
+weights): sarama's three and kafka-go's range and rack affinity always kept
+their guarantee; kafka-go's round robin broke it on 91 of them.  sarama's
+range equals Kafka's range on every group it can express; its round robin
+equals Kafka's while no topic has more than ten partitions.
 """
 
 from __future__ import annotations
