@@ -124,7 +124,7 @@ Notes
 -----
 Each call starts the driver (a static Go binary, a few milliseconds).
 Measured on 400 generated scenarios (every family but join groups and
-weights): sarama's three and kafka-go's range and rack affinity always kept
+weights, 399 judged): sarama's three and kafka-go's range and rack affinity always kept
 their guarantee; kafka-go's round robin broke it on 91 of them.  sarama's
 range equals Kafka's range on every group it can express; its round robin
 equals Kafka's while no topic has more than ten partitions.
