@@ -342,7 +342,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--show-code", action="store_true", help="keep the notebook's code cells in the HTML")
 
     i = sub.add_parser("install-peers", help=COMMANDS["install-peers"])
-    i.add_argument("runtime", choices=("node",), help="node: kafkajs and kafka-node at the pinned versions")
+    i.add_argument(
+        "runtime",
+        choices=("node", "go"),
+        help="node: kafkajs and kafka-node at the pinned versions (npm); go: sarama and kafka-go with Debian's Go "
+        "at the pinned versions (downloaded from deb.debian.org, built once)",
+    )
 
     d = sub.add_parser("demo", help=COMMANDS["demo"])
     d.add_argument("--out", metavar="DIR", help="also write each example's solution here")
@@ -842,14 +847,16 @@ def _sweep(args) -> int:
 
 
 def _install_peers(args) -> int:
-    """``npm ci`` of the pinned Node libraries into the cache (:func:`heuristics.node_peers.install`)."""
-    from assignment_oracle.heuristics import node_peers
+    """The pinned Node libraries (``npm ci``, :func:`heuristics.node_peers.install`) or Go libraries (Debian's
+    packages, the driver built: :func:`heuristics.go_peers.install`) into the cache."""
+    from assignment_oracle.heuristics import go_peers, node_peers
 
+    library = node_peers if args.runtime == "node" else go_peers
     try:
-        folder = node_peers.install()
+        folder = library.install()
     except RuntimeError as err:
         raise InputError("install-peers", "", str(err)) from None
-    print(f"{node_peers.version()} installed in {folder}")
+    print(f"{library.version()} installed in {folder}")
     return 0
 
 

@@ -31,7 +31,7 @@ COMMANDS: dict[str, str] = {
     "assignors": "list the registered assignors, one line each",
     "simulate": "churn: rebalance round after round, each against its optimum",
     "bugs": "replay the historical bug corpus and show what the oracle finds",
-    "install-peers": "install the Node client libraries the kafkajs:* and kafka-node:* peers run (npm)",
+    "install-peers": "install the Node (kafkajs:*, kafka-node:*) or Go (sarama:*, kafka-go:*) client libraries the peers run",
     "sweep": "run a scenario sweep on Spark into Parquet (resumable)",
     "report": "execute the gap report notebook against a sweep; write it as standalone HTML",
 }

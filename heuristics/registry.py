@@ -23,6 +23,7 @@ from assignment_oracle.heuristics import (
     external,
     fair,
     faust_peer,
+    go_peers,
     kafka4_sticky,
     kafka_python,
     librdkafka,
@@ -313,7 +314,7 @@ LIVE_PEERS: Mapping[str, Assignor] = MappingProxyType({a.name: a for a in _LIVE_
 #: claims to implement or ``None``, a one-line summary), and optionally ``GUARANTEE_OF``: peer name -> the
 #: guarantee its own documentation claims.  A peer is judged on that guarantee, else on the guarantee and
 #: protocol of the Kafka class it claims to copy, else on ``valid``.
-_CLIENT_LIBRARIES = (aiokafka_peer, node_peers, faust_peer)
+_CLIENT_LIBRARIES = (aiokafka_peer, node_peers, faust_peer, go_peers)
 
 
 def _client_peers() -> dict[str, Assignor]:

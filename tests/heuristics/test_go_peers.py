@@ -646,3 +646,40 @@ def test_a_pin_gone_from_the_pool_names_the_pin_command(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="no longer in Debian's pool") as caught:
         go_peers._fetch(entry, tmp_path, "https://deb.example", time.monotonic() + 10)
     assert go_peers.PIN_COMMAND in str(caught.value) and "\n" not in str(caught.value)
+
+
+# -- through the registry (heuristics/registry.py lists go_peers) -------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(go_peers.STRATEGIES))
+def test_registry_names_the_version_and_checks_the_install(name, tmp_path, monkeypatch):
+    from assignment_oracle.heuristics.registry import CLIENT_EXTRAS, library_version, require_installed
+
+    library_version.cache_clear()
+    assert CLIENT_EXTRAS[name] == "go"
+    assert library_version(name) == {"sarama": "sarama 1.50.1", "kafka-go": "kafka-go 0.4.51"}[name.split(":")[0]]
+    require_installed(name)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    with pytest.raises(go_peers.GoLibrariesNotInstalled, match=name):
+        require_installed(name)
+    library_version.cache_clear()
+
+
+def test_the_cli_install_step_reuses_an_install_and_names_the_versions(capsys):
+    from assignment_oracle.cli import main
+
+    assert main(["install-peers", "go"]) == 0  # the fixture installed this manifest's build already
+    out = capsys.readouterr().out
+    assert out.startswith("sarama 1.50.1, kafka-go 0.4.51 installed in ") and str(go_peers.cache_root()) in out
+
+
+def test_a_command_naming_a_go_peer_that_is_not_installed_is_one_line_exit_2(capsys, monkeypatch, tmp_path):
+    from pathlib import Path
+
+    from assignment_oracle.cli import main
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    example = str(Path(__file__).parents[2] / "cli" / "examples" / "kip54-example-2-rebalance.json")
+    assert main(["compare", example, "--assignors", "range,sarama:sticky"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "install-peers go" in err
