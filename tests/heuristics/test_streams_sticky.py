@@ -1079,3 +1079,50 @@ def test_finding_actives_ignore_where_the_standbys_will_go():
     assert (1, 3) in totals
     even = StreamsAssignment({"m0": ([("a", 0), ("b", 0)], []), "m1": ([("c", 0)], [("b", 0)])})
     assert violations(problem, even) == () and standby_shortfall(problem, even) == 0
+
+
+# -- ProcessStateTest (same commit), on the port's ProcessState -----------------------------------------------
+# Translated: the six methods on what the assignor uses.  Not translated: shouldReturnTrueWhenCapacityIsAvailable,
+# shouldReturnFalseWhenCapacityIsFull and shouldCompareBasedOnLoadAndCapacity test hasCapacity() and compareTo(),
+# which StickyTaskAssignor never calls (its heaps compare load() only), so the port has neither.
+
+
+def one_member_process() -> streams_sticky._ProcessState:
+    process = streams_sticky._ProcessState("process1")
+    process.add_member("member1")
+    return process
+
+
+def test_process_state_should_add_active_task_to_member():
+    process = one_member_process()
+    process.add_task("member1", ("id1", 0), True)
+    assert ("id1", 0) in process.assigned_active["member1"]
+    assert process.member_to_task_counts["member1"] == 1
+
+
+def test_process_state_should_add_standby_task_to_member():
+    process = one_member_process()
+    process.add_task("member1", ("id1", 0), False)
+    assert ("id1", 0) in process.assigned_standby["member1"]
+    assert process.member_to_task_counts["member1"] == 1
+
+
+def test_process_state_should_increase_capacity():
+    assert one_member_process().capacity == 1
+
+
+def test_process_state_should_return_true_if_task_is_assigned():
+    process = one_member_process()
+    process.add_task("member1", ("id1", 0), True)
+    assert process.has_task(("id1", 0))
+
+
+def test_process_state_should_return_false_if_task_is_not_assigned():
+    assert not one_member_process().has_task(("id1", 0))
+
+
+def test_process_state_should_return_all_assigned_tasks():
+    process = one_member_process()
+    process.add_task("member1", ("id1", 0), True)
+    process.add_task("member1", ("id1", 1), False)
+    assert {("id1", 0), ("id1", 1)} <= process.assigned_tasks
