@@ -24,6 +24,7 @@ import random
 import re
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from types import MappingProxyType
 from typing import Callable, Mapping
 
@@ -554,6 +555,51 @@ def _faust_out_of_range(r: BugReplay):
     return handed_back and failed, fixed, text
 
 
+def _kafka_go_per_topic(r: BugReplay):
+    rows = r.rows[0]
+    members = r.problems[0].member_ids
+    got = {n: row.assignment.to_mapping(members) for n, row in rows.items()}
+    shares = {n: [sum(len(ps) for ps in got[n][m].values()) for m in members] for n in got}
+    text = "; ".join(f"{n}: a, b get {shares[n]}" for n in got)
+    shown = shares["kafka-go:roundrobin"] == [2, 0] and not rows["kafka-go:roundrobin"].guarantee.kept
+    return shown, all(shares[n] == [1, 1] for n in ("roundrobin", "sarama:roundrobin")), text
+
+
+def _missing_topic_assigns_nothing(r: BugReplay):
+    rows = r.rows[0]
+    assigned = {
+        n: sum(len(ps) for topics in row.assignment.members.values() for ps in topics.values())
+        if row.assignment is not None
+        else None
+        for n, row in rows.items()
+    }
+    text = "partitions assigned: " + ", ".join(f"{n} {k}" for n, k in assigned.items())
+    shown = all(assigned[_name(a)] == 0 for a in r.bug.shown_by)
+    return shown, all(assigned[_name(a)] == 2 for a in r.bug.fixed_by), text
+
+
+def _sarama_missing_topic(r: BugReplay):
+    rows = r.rows[0]
+
+    def unknown_topic(row) -> bool:
+        """Did the driver's stderr (kept whole in the file the row's message names) carry sarama's
+        ErrUnknownTopicOrPartition (its text: "Request was for a topic or partition that does not exist")?"""
+        kept = re.search(r"whole in (\S+?\.txt)\)", row.message or "")
+        try:
+            stderr = Path(kept.group(1)).read_text("utf-8", "replace") if kept else (row.message or "")
+        except OSError:
+            stderr = row.message or ""
+        return row.status == "error" and "Request was for a topic or partition that does not exist" in stderr
+
+    text = "; ".join(
+        f"{n}: {row.status}" + (" (ErrUnknownTopicOrPartition)" if unknown_topic(row) else "")
+        for n, row in rows.items()
+    )
+    shown = all(unknown_topic(rows[_name(a)]) for a in r.bug.shown_by)
+    fixed = all(rows[_name(a)].status == "ok" and rows[_name(a)].verdict.valid for a in r.bug.fixed_by)
+    return shown, fixed, text
+
+
 def _kafka4_unsubscribed(r: BugReplay):
     rows = r.rows[0]
     names = (KAFKA4_LITERAL.name, "kafka4-sticky", KAFKA4_COOPERATIVE_LITERAL.name, "kafka4-cooperative-sticky")
@@ -1065,6 +1111,55 @@ Code: clients/src/main/java/org/apache/kafka/clients/consumer/internals/Abstract
                 "has nowhere to go and the leader's assign raises AssertionError: the rebalance fails.  Kafka's "
                 "StickyAssignor drops claims on partitions that do not exist",
                 _faust_out_of_range,
+                judges_errors=True,
+            ),
+            Bug(
+                "kafka-go-roundrobin-per-topic",
+                "kafka-go's round robin deals each topic from the first member again: unbalanced on identical subscriptions",
+                "segmentio/kafka-go 0.4.51 groupbalancer.go RoundRobinGroupBalancer.AssignGroups: partitions dealt per "
+                "topic, the member index restarting at 0 for every topic",
+                (
+                    {
+                        "topics": {"t0": 1, "t1": 1},
+                        "members": {"a": {"topics": ["t0", "t1"]}, "b": {"topics": ["t0", "t1"]}},
+                    },
+                ),
+                ("kafka-go:roundrobin",),
+                ("roundrobin", "sarama:roundrobin"),
+                "a and b both subscribe to t0 and t1, one partition each.  kafka-go deals t0 from the first member "
+                "(a gets t0-0), then starts t1 at the first member again (a gets t1-0): a 2, b 0.  Kafka's "
+                "RoundRobinAssignor deals all partitions around the members in one pass (a t0-0, b t1-0), balanced "
+                "within one as it promises on identical subscriptions",
+                _kafka_go_per_topic,
+            ),
+            Bug(
+                "kafka-go-missing-topic-assigns-nothing",
+                "kafka-go assigns no partition at all when one subscribed topic does not exist",
+                "segmentio/kafka-go 0.4.51 consumergroup.go (assignTopicPartitions): the metadata request for the "
+                "subscribed topics fails as a whole and the leader balances an empty partition list",
+                ({"topics": {"t0": 2}, "members": {"a": {"topics": ["t0", "gone"]}, "b": {"topics": ["t0"]}}},),
+                ("kafka-go:range", "kafka-go:roundrobin"),
+                ("range", "roundrobin"),
+                "a subscribes to t0 and to gone, a topic that does not exist (not created yet, or deleted); b to t0.  "
+                "kafka-go's leader asks the broker for both topics' metadata, the request fails for all of them, "
+                "and the leader hands every balancer an empty list: nobody gets t0's partitions (its comment says a "
+                "missing topic only results 'in no assignments for the topic').  Kafka skips the missing topic and "
+                "assigns t0",
+                _missing_topic_assigns_nothing,
+            ),
+            Bug(
+                "sarama-missing-topic-fails-rebalance",
+                "sarama's group leader fails the rebalance when a subscribed topic does not exist",
+                "IBM/sarama 1.50.1 consumer_group.go (balance): client.Partitions(topic) returns "
+                "ErrUnknownTopicOrPartition for a missing topic, whatever the strategy",
+                ({"topics": {"t0": 1}, "members": {"a": {"topics": ["t0", "gone"]}}},),
+                ("sarama:range", "sarama:roundrobin", "sarama:sticky"),
+                ("range", "roundrobin", "sticky"),
+                "a subscribes to t0 and to gone, which does not exist.  sarama's leader looks up every subscribed "
+                "topic's partitions before planning and returns the error for gone: no assignment for anyone, the "
+                "group retries and fails the same way while the subscription stands.  Kafka's assignors skip a "
+                "topic without metadata (a gets t0-0)",
+                _sarama_missing_topic,
                 judges_errors=True,
             ),
             Bug(

@@ -55,6 +55,8 @@ def test_replay_is_as_expected(name, request):
     variants = [v if isinstance(v, str) else v.name for v in BUGS[name].shown_by + BUGS[name].fixed_by]
     if any(v.startswith(("kafkajs:", "kafka-node:")) for v in variants):
         request.getfixturevalue("node_libraries")
+    if any(v.startswith(("sarama:", "kafka-go:")) for v in variants):
+        request.getfixturevalue("go_libraries")
     result = replay(name)
     assert result.as_expected, result.finding
     document = json.loads(json.dumps(result.to_mapping()))

@@ -39,7 +39,7 @@ def test_the_gap_report_takes_its_parameters_from_the_top():
         execute("gap_report", {"SWEEP": "x"})
 
 
-def test_the_bug_corpus_has_a_section_per_entry_and_runs(tmp_path, node_libraries):
+def test_the_bug_corpus_has_a_section_per_entry_and_runs(tmp_path, node_libraries, go_libraries):
     nb = nbformat.read(notebook_path("bug_corpus"), as_version=4)
     headings = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown"]
     for name in BUGS:
