@@ -16,6 +16,7 @@ MODULES = [
     "cooperative_sticky",
     "constrained_sticky",
     "stream_join_sticky",
+    "streams_sticky",
 ]
 
 
