@@ -1012,7 +1012,8 @@ def client_libraries(rows: pd.DataFrame) -> pd.DataFrame:
     Columns: ``library``, ``strategy``, ``version`` (as its rows recorded
     it: the version judged), ``copies`` (this project's port of the Kafka
     class it claims to implement, whose guarantee it is judged on; ``-``
-    for none), ``results``, and shares of its results: ``valid`` (a
+    for none), ``guarantee`` (the one it is judged on: that port's, or the
+    one its own documentation claims), ``results``, and shares of its results: ``valid`` (a
     timeout or an error counts against it), ``most_balanced`` (the
     optimum's sorted loads), ``as_sticky_as_optimum`` (among rebalances
     with previous owners: valid, most balanced, as rack-local and keeping
@@ -1022,13 +1023,14 @@ def client_libraries(rows: pd.DataFrame) -> pd.DataFrame:
     applies) and ``same_as_kafka`` (the same judged result as the port it
     copies, on the same scenarios: :func:`differential`).
     """
-    from assignment_oracle.heuristics.registry import CLIENT_PEERS, LIVE_PEERS, PORT_OF
+    from assignment_oracle.heuristics.registry import CLIENT_PEERS, LIVE_PEERS, PORT_OF, get_assignor
 
     columns = [
         "library",
         "strategy",
         "version",
         "copies",
+        "guarantee",
         "results",
         "valid",
         "most_balanced",
@@ -1061,6 +1063,7 @@ def client_libraries(rows: pd.DataFrame) -> pd.DataFrame:
                 "strategy": strategy,
                 "version": _library_version(group["version"], library),
                 "copies": PORT_OF.get(str(name), "-"),
+                "guarantee": get_assignor(str(name)).guarantee,
                 "results": len(group),
                 "valid": float(valid.mean()),
                 "most_balanced": float(balanced.mean()),
