@@ -73,13 +73,36 @@ pinned manifest) is built on first use by :func:`install`:
 * The sources (``usr/share/gocode/src``, test files and ``testdata`` left
   out) and the toolchain (``usr/lib/go-1.NN``) are unpacked in a temporary
   folder, the driver built there in GOPATH mode (``GO111MODULE=off``, no
-  module downloads, ``CGO_ENABLED=0``: a static binary) and moved with its
-  ``versions.json`` into ``$XDG_CACHE_HOME/assignment-oracle/go/<hash of the
-  manifest and driver.go>/`` by one rename, so a concurrent or killed install
-  never leaves a half-built driver in use; the unpacked tree is deleted.
-  About 115 MB are downloaded once (the toolchain is two fifths of it) and
-  ``go build`` dominates the time: measured here, 52 s from nothing, 50 to
-  75 s with the downloads cached (the machine's load decides).
+  module downloads, ``CGO_ENABLED=0``: a static binary) with the runtime
+  overlay below, and moved with its ``versions.json`` into
+  ``$XDG_CACHE_HOME/assignment-oracle/go/<hash of the manifest, driver.go and
+  runtime_rand.go>/`` by one rename, so a concurrent or killed install never
+  leaves a half-built driver in use; the unpacked tree is deleted.  About
+  115 MB are downloaded once (the toolchain is two fifths of it) and ``go
+  build`` dominates the time: measured here, 52 s from nothing, 50 to 90 s
+  with the downloads cached (the machine's load decides; the overlay costs
+  nothing measurable, the runtime is compiled either way).
+
+The same scenario gets the same answer in every run, byte for byte, though
+Go randomises map order per process (sarama's sticky depends on it: below).
+All of Go's map randomness -- each map's hash seed, each iteration's start --
+comes from the runtime's generator (``runtime.rand``: per thread, chacha8,
+seeded from a global state that ``randinit`` seeds from the kernel's random
+bytes).  ``go build -overlay`` replaces the toolchain's
+``src/runtime/rand.go`` for this build only (the unpacked toolchain is not
+changed) with ``go/runtime_rand.go``: Go 1.27.3's file (checked by SHA-256
+first) with two marked edits, the global seed the constant ``pinnedSeed``,
+and a new thread's cheap generators seeded from the global state rather than
+from the generator of the thread that starts it (which made the main
+thread's draws depend on how many threads it had started, so on timing).
+The driver locks its main goroutine to the main thread (its draws all come
+from that thread's generator).  Measured: one answer in 400 runs of one
+sticky scenario (8 at a time, ``GOMAXPROCS`` 1 to 3; also under ``GOGC=1``),
+three runs of 300 generated scenarios identical (the unpinned build varied on
+221 of them in three runs), and every other peer's answers unchanged.  What
+the peer answers is what sarama answers with the runtime's random source in
+that one state: one of the answers real sarama gives, the same every run,
+not a sorted or "canonical" variant (the code run is sarama's, unchanged).
 
 Not on Linux x86-64 (the pinned toolchain's architecture):
 :class:`~assignment_oracle.problem.errors.MissingRuntime`; not installed:
@@ -113,10 +136,13 @@ Found (tests/heuristics/test_go_peers.py):
   strategy; Kafka skips the topic.  (sarama's own sticky tests cover a deleted
   topic by leaving it out of ``Plan``'s topics, which the leader never does.)
 * sarama's sticky is not reproducible: it hands out unassigned partitions in
-  Go map order, so the same JoinGroup gets different plans from run to run
-  (``t0`` of 3 partitions, fresh members ``a`` and ``b``: three different
-  answers, each balanced), and of two claims on one partition in the same
-  generation the one it meets first wins.  Kafka's answer is one.
+  Go map order, so in real groups the same JoinGroup gets different plans
+  from run to run (``t0`` of 3 partitions, fresh members ``a`` and ``b``:
+  three different answers over 30 runs, each balanced), and of two claims on
+  one partition in the same generation the one Go's map meets first wins.
+  Kafka's answer is one.  The peer gives one of them, the same every run (the
+  runtime's seed pinned, above); the test shows the others by running the
+  driver with its generator advanced first (``driver sarama:sticky N``).
 * Neither library reads ``group.instance.id`` (KIP-345) or racks (KIP-881):
   with static members or racks in the group, Kafka's answer differs.
 
@@ -159,6 +185,7 @@ __all__ = [
     "INSTALL_COMMAND",
     "LIBRARY",
     "MANIFEST",
+    "RUNTIME_OVERLAY",
     "STRATEGIES",
     "GoLibrariesNotInstalled",
     "assign_kafka_go_rack_affinity",
@@ -182,6 +209,12 @@ EXTRA = "go"
 GO_DIR = Path(__file__).with_name("go")
 DRIVER_SOURCE = GO_DIR / "driver.go"
 MANIFEST = GO_DIR / "debian.json"
+#: The overlay the driver is built with: Go's ``src/runtime/rand.go`` with the random generator's seed a constant.
+RUNTIME_OVERLAY = GO_DIR / "runtime_rand.go"
+#: The file of the pinned toolchain :data:`RUNTIME_OVERLAY` replaces, and the SHA-256 of the one it was made from
+#: (Go 1.27.3's): a toolchain pinned since with another ``rand.go`` fails the install until the overlay is remade.
+RUNTIME_FILE = "src/runtime/rand.go"
+RUNTIME_FILE_SHA256 = "2cad544cf8ffabfb8fcf88e4687b6f6452d9f0ba5bb6aca570aa69bee6a167d0"
 #: What installs the libraries (the message of :class:`GoLibrariesNotInstalled` names it).
 INSTALL_COMMAND = "assignment-oracle install-peers go"
 #: What re-pins the manifest when Debian's pool no longer has a pinned file.
@@ -221,9 +254,9 @@ def cache_root() -> Path:
 
 
 def _key() -> str:
-    """The hash naming an install: of the manifest and the driver's source as shipped."""
+    """The hash naming an install: of the manifest, the driver's source and the runtime overlay as shipped."""
     digest = hashlib.sha256()
-    for path in (MANIFEST, DRIVER_SOURCE):
+    for path in (MANIFEST, DRIVER_SOURCE, RUNTIME_OVERLAY):
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
@@ -387,6 +420,22 @@ def _go_environment(root: Path, work: Path, goroot: Path) -> dict[str, str]:
     }
 
 
+def _runtime_overlay(goroot: Path, work: Path) -> Path:
+    """``go build -overlay``'s file: the toolchain's ``src/runtime/rand.go`` replaced by :data:`RUNTIME_OVERLAY`,
+    once the toolchain's file is checked to be the one the overlay was made from."""
+    original = goroot / RUNTIME_FILE
+    if not original.is_file() or _sha256(original) != RUNTIME_FILE_SHA256:
+        raise RuntimeError(
+            f"the pinned Go toolchain's {RUNTIME_FILE} is not the one {RUNTIME_OVERLAY.name} was made from "
+            f"(Go 1.27.3's): remake the overlay from the new file (see its pinnedSeed) and update RUNTIME_FILE_SHA256"
+        )
+    replacement = work / RUNTIME_OVERLAY.name
+    shutil.copyfile(RUNTIME_OVERLAY, replacement)
+    overlay = work / "overlay.json"
+    overlay.write_text(json.dumps({"Replace": {str(original): str(replacement)}}), "utf-8")
+    return overlay
+
+
 def install(*, cache: Path | None = None, timeout: float = INSTALL_TIMEOUT, mirror: str | None = None) -> Path:
     """Fetch the pinned Debian packages, unpack them and build the driver; its folder.
 
@@ -421,9 +470,12 @@ def install(*, cache: Path | None = None, timeout: float = INSTALL_TIMEOUT, mirr
         out = work / "out"
         out.mkdir()
         shutil.copyfile(DRIVER_SOURCE, work / "driver.go")
+        overlay = _runtime_overlay(goroot, work)
         command = [
             str(goroot / "bin" / "go"),
             "build",
+            "-overlay",
+            str(overlay),
             "-trimpath",
             "-ldflags",
             f"-s -w -X main.versions={stamp}",
@@ -600,7 +652,10 @@ def _depends(fields: dict[str, str]) -> list[str]:
 
 def pin(suite: str = DEFAULT_SUITE, mirror: str = DEFAULT_MIRROR, output: Path = MANIFEST) -> dict:
     """Write ``output``: the suite's current library packages, their ``golang-*`` dependency closure and the
-    suite's default Go toolchain, each with its pool file name and SHA-256 (from apt's signed index)."""
+    suite's default Go toolchain, each with its pool file name and SHA-256 (from apt's signed index).
+
+    A toolchain whose ``src/runtime/rand.go`` is not the one ``go/runtime_rand.go`` was made from makes
+    :func:`install` fail until the overlay is remade from the new file (:data:`RUNTIME_FILE_SHA256`)."""
     apt_get = on_path("apt-get", "pinning the Go peers", "Debian's apt", "a Debian or Ubuntu machine")
     apt_cache = on_path("apt-cache", "pinning the Go peers", "Debian's apt", "a Debian or Ubuntu machine")
     with tempfile.TemporaryDirectory(prefix="go-peers-pin.") as folder:

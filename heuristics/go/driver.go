@@ -1,10 +1,19 @@
 // assignment-oracle's Go driver: one Go client library's own balancer, called directly on one scenario.
 //
-//	driver STRATEGY < scenario.json > {"assignment": {member: {topic: [partitions]}}}
+//	driver STRATEGY [DRAWS] < scenario.json > {"assignment": {member: {topic: [partitions]}}}
 //
 // STRATEGY is sarama:range, sarama:roundrobin, sarama:sticky, kafka-go:range, kafka-go:roundrobin or
 // kafka-go:rack-affinity; `driver versions` names the libraries it was built against (from the manifest, passed
-// in at build time with -ldflags -X).  The libraries are the Debian source packages pinned by debian.json beside
+// in at build time with -ldflags -X).
+//
+// Built with runtime_rand.go beside this file in place of the toolchain's src/runtime/rand.go (go build
+// -overlay): the runtime's random generator starts from a constant seed, so Go's map hash seeds and iteration
+// starts -- the only randomness on the balancers' path; sarama's sticky hands out partitions in map order -- are
+// the same in every run, and each answer is the one the library gives with the runtime's random source in that
+// state.  The main goroutine is locked to the main thread (init below): the generator is per thread (per M),
+// and a goroutine that moved to another thread would draw from another state.  DRAWS (for tests, default 0):
+// draw that many values from the generator before anything else, the runtime in another state, as if seeded
+// otherwise -- what a library's answer does when the runtime's random source differs.  The libraries are the Debian source packages pinned by debian.json beside
 // this file (sarama 1.50.1 as github.com/IBM/sarama, kafka-go 0.4.51 as github.com/segmentio/kafka-go), built in
 // GOPATH mode by heuristics/go_peers.py.  Only exported API is used: no test binary is needed.
 //
@@ -45,8 +54,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"runtime"
 	"sort"
+	"strconv"
 
 	"github.com/IBM/sarama"
 	kafka "github.com/segmentio/kafka-go"
@@ -336,13 +348,23 @@ var strategies = map[string]func(*scenario) (assignment, error){
 	"kafka-go:rack-affinity": func(s *scenario) (assignment, error) { return runKafkaGo("rack-affinity", s) },
 }
 
+// init locks the main goroutine to the main thread (the runtime's m0) for main as well: every draw of the
+// runtime's per-thread generator below comes from m0's state, which the pinned seed fixes.
+func init() {
+	runtime.LockOSThread()
+}
+
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == "versions" {
 		fmt.Println(versions)
 		return
 	}
 	var run func(*scenario) (assignment, error)
-	if len(os.Args) == 2 {
+	draws, err := uint64(0), error(nil)
+	if len(os.Args) == 3 {
+		draws, err = strconv.ParseUint(os.Args[2], 10, 32)
+	}
+	if (len(os.Args) == 2 || len(os.Args) == 3) && err == nil {
 		run = strategies[os.Args[1]]
 	}
 	if run == nil {
@@ -351,8 +373,11 @@ func main() {
 			names = append(names, name)
 		}
 		sort.Strings(names)
-		fmt.Fprintf(os.Stderr, "usage: driver STRATEGY < scenario.json (STRATEGY: %v)\n", names)
+		fmt.Fprintf(os.Stderr, "usage: driver STRATEGY [DRAWS] < scenario.json (STRATEGY: %v)\n", names)
 		os.Exit(2)
+	}
+	for range draws {
+		rand.Uint64() // math/rand/v2's global source is the runtime's generator (runtime.rand)
 	}
 	s, err := readScenario(os.Stdin)
 	if err != nil {

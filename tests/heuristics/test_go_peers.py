@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import json
+import subprocess
 import time
 import urllib.error
 
@@ -63,8 +64,6 @@ def test_install_is_the_pinned_versions_and_idempotent(go_libraries):
 
 
 def test_the_driver_names_what_it_was_built_from(go_libraries):
-    import subprocess
-
     out = subprocess.run([str(go_libraries / "driver"), "versions"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "sarama=1.50.1,kafka-go=0.4.51"
 
@@ -81,6 +80,7 @@ def test_contract():
         "kafka-go:rack-affinity": None,
     }
     assert go_peers.DRIVER_SOURCE.is_file() and go_peers.MANIFEST.is_file()
+    assert 'const pinnedSeed = "' in go_peers.RUNTIME_OVERLAY.read_text()  # shipped beside them (go/*.go)
     manifest = json.loads(go_peers.MANIFEST.read_text())
     assert {p["package"] for p in manifest["packages"]} >= {
         "golang-github-ibm-sarama-dev",
@@ -337,7 +337,8 @@ def test_kafka_go_TestRoundRobinAssignGroups(members, counts, expected):
 def _rack_case(member_counts: dict[str, int], partition_counts: dict[str, int]) -> tuple[dict, dict]:
     """TestRackAffinityGroupBalancer/Balance's set-up as a scenario: members ``zone:n`` in ``zone`` (``""``:
     no rack), partitions led by a broker in each zone (``""``: no rack information), one topic ``test``."""
-    members, racks = {}, []
+    members: dict[str, dict] = {}
+    racks: list[list[str]] = []
     for zone, count in member_counts.items():
         for _ in range(count):
             members[f"{zone}:{len(members) + 1}"] = {"topics": ["test"], "rack": zone or None}
@@ -578,13 +579,81 @@ def test_static_members_are_ordered_by_member_id(strategy):
     assert as_plain(go_peers.STRATEGIES[strategy][0](problem)) == {"a": {"t0": [0]}, "b": {"t0": [1]}}
 
 
-def test_sarama_sticky_answers_differ_from_run_to_run():
+def _run_driver(strategy: str, scenario: dict, *arguments: str, env: dict[str, str] | None = None):
+    """The driver run on ``scenario`` as a process of its own."""
+    driver = go_peers.installed_driver()
+    assert driver is not None
+    return subprocess.run(
+        [str(driver), strategy, *arguments], input=json.dumps(scenario), capture_output=True, text=True, env=env
+    )
+
+
+def _driver(strategy: str, scenario: dict, *arguments: str, env: dict[str, str] | None = None) -> str:
+    """The driver's output for ``scenario``, byte for byte."""
+    result = _run_driver(strategy, scenario, *arguments, env=env)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def _plain(output: str) -> dict:
+    """The driver's output as :func:`as_plain` writes an answer (partitions sorted)."""
+    return {m: {t: sorted(ps) for t, ps in ts.items()} for m, ts in json.loads(output)["assignment"].items()}
+
+
+def _with_other_random_states(scenario: dict, states: int = 40) -> set[str]:
+    """sarama's sticky answers to ``scenario`` with the runtime's generator in ``states`` different states
+    (``driver sarama:sticky N``: N values drawn from it first), as real processes' random seeds would put it."""
+    return {_driver("sarama:sticky", scenario, str(draws)) for draws in range(states)}
+
+
+def test_sarama_sticky_answers_depend_on_the_runtimes_random_source():
     """A fresh group, ``t0`` of 3 partitions, ``a`` and ``b``: sarama hands out unassigned partitions in Go map
-    order, so the same JoinGroup gets different (each balanced) plans.  Kafka's answer is one."""
-    problem = Problem.from_mapping({"topics": {"t0": 3}, "members": both(["t0"], "a", "b")})
-    answers = {json.dumps(as_plain(go_peers.assign_sarama_sticky(problem)), sort_keys=True) for _ in range(30)}
-    assert len(answers) > 1
-    assert all(sorted(loads(json.loads(a)).values()) == [1, 2] for a in answers)
+    order, so the same JoinGroup gets different (each balanced) plans as the runtime's random source differs --
+    from run to run in a real group.  Kafka's answer is one; the peer's is one of sarama's (no draws)."""
+    scenario = {"topics": {"t0": 3}, "members": both(["t0"], "a", "b")}
+    answers = _with_other_random_states(scenario)
+    assert len(answers) == 3
+    assert all(sorted(loads(_plain(a)).values()) == [1, 2] for a in answers)
+    assert assign("sarama:sticky", scenario) in [_plain(a) for a in answers]
+
+
+def test_sarama_sticky_gives_a_tied_claim_to_whichever_its_map_meets_first():
+    """``a`` and ``b`` both claim ``t0-0`` in generation 1: which keeps it depends on the runtime's random
+    source; Kafka's answer is one."""
+    scenario = {
+        "topics": {"t0": 2},
+        "members": {m: {"topics": ["t0"], "owned": {"t0": [0]}, "generation": 1} for m in ("a", "b")},
+    }
+    winners = {next(m for m, ts in _plain(a).items() if 0 in ts["t0"]) for a in _with_other_random_states(scenario)}
+    assert winners == {"a", "b"}
+
+
+def test_the_same_scenario_gets_the_same_answer_in_every_run():
+    """The driver pins the runtime's random seed (go/runtime_rand.go): one sticky answer in every process,
+    whatever GOMAXPROCS and GOGC."""
+    scenario = {
+        "topics": {"t0": 7, "t1": 5, "t2": 9},
+        "members": {
+            "a": {"topics": ["t0", "t1"], "owned": {"t0": [0, 1, 2]}, "generation": 3},
+            "b": {"topics": ["t0", "t2"], "owned": {"t0": [0, 3]}, "generation": 3},
+            "c": {"topics": ["t0", "t1", "t2"]},
+            "d": {"topics": ["t2"]},
+        },
+    }
+    settings_ = [{}, {"GOMAXPROCS": "1"}, {"GOMAXPROCS": "3"}, {"GOGC": "1"}]
+    answers = collections.Counter(_driver("sarama:sticky", scenario, env=env) for env in settings_ * 10)
+    assert len(answers) == 1
+    assert len(_with_other_random_states(scenario, 10)) > 1  # the scenario is one whose answer can vary
+
+
+@_PROPERTY
+@given(st.one_of(rebalances(max_members=5, max_topics=3, max_partitions=8), scenarios(_FAMILIES, max_members=5)))
+def test_every_peer_answers_the_same_in_separate_processes(problem):
+    """Byte for byte, errors included (sarama fails on a missing topic)."""
+    scenario = problem.to_mapping()
+    for strategy in go_peers.STRATEGIES:
+        first, second = (_run_driver(strategy, scenario) for _ in range(2))
+        assert (second.returncode, second.stdout, second.stderr) == (first.returncode, first.stdout, first.stderr)
 
 
 # -- the edges ----------------------------------------------------------------------------------------------------
@@ -635,6 +704,16 @@ def test_a_download_that_does_not_match_its_pin_is_refused(tmp_path):
     with pytest.raises(RuntimeError, match="does not match the SHA-256"):
         go_peers._fetch(entry, debs, mirror.as_uri(), time.monotonic() + 10)
     assert list(debs.iterdir()) == []
+
+
+def test_a_toolchain_whose_runtime_is_not_the_overlays_original_is_refused(tmp_path):
+    """The overlay replaces Go 1.27.3's runtime/rand.go: another toolchain's file fails the build in one line."""
+    goroot = tmp_path / "go"
+    (goroot / "src" / "runtime").mkdir(parents=True)
+    (goroot / go_peers.RUNTIME_FILE).write_text("package runtime\n")
+    with pytest.raises(RuntimeError, match="remake the overlay") as caught:
+        go_peers._runtime_overlay(goroot, tmp_path)
+    assert "\n" not in str(caught.value) and not (tmp_path / "overlay.json").exists()
 
 
 def test_a_pin_gone_from_the_pool_names_the_pin_command(tmp_path, monkeypatch):
