@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
-from assignment_oracle.problem.errors import AssignorDidNotFinish, MissingRuntime
+from assignment_oracle.problem.errors import AssignorDidNotFinish, MissingExtra, MissingRuntime
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 from assignment_oracle.problem.scenario_json import dumps
 
@@ -277,6 +277,43 @@ def on_path(program: str, needed_by: str, what: str, install: str) -> str:
             f"{needed_by} needs {program!r} ({what}) on PATH: not found (on Debian or Ubuntu: {install})"
         )
     return path
+
+
+def peer_cache_root(runtime: str) -> Path:
+    """``$XDG_CACHE_HOME/assignment-oracle/RUNTIME`` (else ``~/.cache/...``): where the Node and Go peers'
+    libraries are installed by ``assignment-oracle install-peers RUNTIME``."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    return root / "assignment-oracle" / runtime
+
+
+class PeerLibrariesNotInstalled(MissingExtra):
+    """A runtime's peer libraries are not in the cache: one line naming what needs them and the install
+    command (exit 2).  Each runtime's module subclasses it with its libraries and command."""
+
+    extra = ""  # the runtime's install step (``node``, ``go``)
+    libraries = ""  # as named in the message (``kafkajs and kafka-node``)
+    verb = "installed"
+    command = ""
+    peers = "each of these peers"  # what needs them, when no caller is named
+
+    def __init__(self, needed_by: str = "", where: str = "") -> None:
+        self.needed_by = needed_by or self.peers
+        self.module, self.where = self.libraries.replace(" and ", ", "), where
+        ImportError.__init__(
+            self,
+            f"{self.needed_by} needs {self.libraries} {self.verb} by this project (not in {where or 'its cache'}): "
+            f"{self.command}",
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.needed_by, self.where))
+
+
+def joined_versions(libraries, version) -> str | None:
+    """``"a 1.0, b 2.0"`` from ``version(name)`` of each library, or ``None`` unless all are installed."""
+    found = [(name, version(name)) for name in libraries]
+    return ", ".join(f"{name} {v}" for name, v in found) if all(v for _, v in found) else None
 
 
 def own_group_dying_with_parent() -> None:

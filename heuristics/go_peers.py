@@ -175,8 +175,15 @@ import urllib.request
 from pathlib import Path
 from typing import IO, Callable
 
-from assignment_oracle.heuristics.external import DEFAULT_TIMEOUT, ExternalCommand, on_path
-from assignment_oracle.problem.errors import MissingExtra, MissingRuntime
+from assignment_oracle.heuristics.external import (
+    DEFAULT_TIMEOUT,
+    ExternalCommand,
+    PeerLibrariesNotInstalled,
+    joined_versions,
+    on_path,
+    peer_cache_root,
+)
+from assignment_oracle.problem.errors import MissingRuntime
 from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = [
@@ -230,27 +237,16 @@ PACKAGES = {"sarama": "golang-github-ibm-sarama-dev", "kafka-go": "golang-github
 DEFAULT_SUITE = "forky"
 
 
-class GoLibrariesNotInstalled(MissingExtra):
+class GoLibrariesNotInstalled(PeerLibrariesNotInstalled):
     """The Go driver is not built in the cache: one line naming the install command."""
 
-    def __init__(self, needed_by: str = "the Go peers", where: str = "") -> None:
-        self.extra, self.needed_by, self.module = EXTRA, needed_by, "sarama, kafka-go"
-        self.where = where
-        ImportError.__init__(
-            self,
-            f"{needed_by} needs sarama and kafka-go built by this project (not in {where or 'its cache'}): "
-            f"{INSTALL_COMMAND}",
-        )
-
-    def __reduce__(self):
-        return (type(self), (self.needed_by, self.where))
+    extra, libraries, verb, command = EXTRA, "sarama and kafka-go", "built", INSTALL_COMMAND
+    peers = "each Go peer"
 
 
 def cache_root() -> Path:
     """``$XDG_CACHE_HOME/assignment-oracle/go`` (else ``~/.cache/assignment-oracle/go``)."""
-    base = os.environ.get("XDG_CACHE_HOME")
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
-    return root / "assignment-oracle" / "go"
+    return peer_cache_root("go")
 
 
 def _key() -> str:
@@ -281,8 +277,7 @@ def version(library: str | None = None) -> str | None:
     Without ``library``: both, ``"sarama 1.50.1, kafka-go 0.4.51"``, or ``None`` when not installed.
     """
     if library is None:
-        found = [(name, version(name)) for name in LIBRARY]
-        return ", ".join(f"{name} {v}" for name, v in found) if all(v for _, v in found) else None
+        return joined_versions(LIBRARY, version)
     if library not in LIBRARY:
         raise ValueError(f"unknown Go library {library!r} (known: {', '.join(LIBRARY)})")
     driver = installed_driver()

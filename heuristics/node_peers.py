@@ -78,7 +78,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -86,8 +85,15 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from assignment_oracle.heuristics.external import DEFAULT_TIMEOUT, ExternalCommand, on_path
-from assignment_oracle.problem.errors import MissingExtra, MissingRuntime
+from assignment_oracle.heuristics.external import (
+    DEFAULT_TIMEOUT,
+    ExternalCommand,
+    PeerLibrariesNotInstalled,
+    joined_versions,
+    on_path,
+    peer_cache_root,
+)
+from assignment_oracle.problem.errors import MissingRuntime
 from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = [
@@ -122,27 +128,16 @@ INSTALL_TIMEOUT = 300.0
 _NPM_CI = ("ci", "--ignore-scripts", "--omit=optional", "--no-audit", "--no-fund", "--loglevel=error")
 
 
-class NodeLibrariesNotInstalled(MissingExtra):
+class NodeLibrariesNotInstalled(PeerLibrariesNotInstalled):
     """The pinned Node libraries are not in the cache: one line naming the install command."""
 
-    def __init__(self, needed_by: str = "the Node peers", where: str = "") -> None:
-        self.extra, self.needed_by, self.module = EXTRA, needed_by, "kafkajs, kafka-node"
-        self.where = where
-        ImportError.__init__(
-            self,
-            f"{needed_by} needs kafkajs and kafka-node installed by this project (not in {where or 'its cache'}): "
-            f"{INSTALL_COMMAND}",
-        )
-
-    def __reduce__(self):
-        return (type(self), (self.needed_by, self.where))
+    extra, libraries, command = EXTRA, "kafkajs and kafka-node", INSTALL_COMMAND
+    peers = "each Node peer"
 
 
 def cache_root() -> Path:
     """``$XDG_CACHE_HOME/assignment-oracle/node`` (else ``~/.cache/assignment-oracle/node``)."""
-    base = os.environ.get("XDG_CACHE_HOME")
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
-    return root / "assignment-oracle" / "node"
+    return peer_cache_root("node")
 
 
 def _lock_key() -> str:
@@ -173,8 +168,7 @@ def version(library: str | None = None) -> str | None:
     Without ``library``: both, ``"kafkajs 2.2.4, kafka-node 5.0.0"``, or ``None`` when not installed.
     """
     if library is None:
-        found = [(name, version(name)) for name in LIBRARY]
-        return ", ".join(f"{name} {v}" for name, v in found) if all(v for _, v in found) else None
+        return joined_versions(LIBRARY, version)
     if library not in LIBRARY:
         raise ValueError(f"unknown Node library {library!r} (known: {', '.join(LIBRARY)})")
     modules = installed_modules()
