@@ -431,23 +431,4 @@ class _GeneralAssign(kafka4_sticky._GeneralAssignmentBuilder):
     3.4.0's ``isBalanced``, which calls an assignment unbalanced as soon as a member could take a
     partition from one with MORE partitions (Kafka 4: with at least two more)."""
 
-    def is_balanced(self) -> bool:
-        ts = self.sorted_current_subscriptions
-        if ts[0][0] >= ts[-1][0] - 1:
-            return True
-        all_partitions = {tp: c for c, tps in self.current_assignment.items() for tp in tps}
-        for _, consumer in ts:
-            consumer_partitions = self.current_assignment[consumer]
-            consumer_partition_count = len(consumer_partitions)
-            all_subscribed_topics = self.consumer2_all_potential_topics[consumer]
-            if consumer_partition_count == self.get_max_assignment_size(all_subscribed_topics):
-                continue
-            mine = set(consumer_partitions)
-            for topic in all_subscribed_topics:
-                for i in range(self.partitions_per_topic[topic]):
-                    tp = (topic, i)
-                    if tp not in mine:
-                        other_consumer = all_partitions[tp]
-                        if consumer_partition_count < len(self.current_assignment[other_consumer]):
-                            return False
-        return True
+    unbalanced_over = 0

@@ -244,7 +244,7 @@ def test_java_order_isbalanced_is_3_4_0s_not_kafka_4s(monkeypatch):
     scenario, kafka = KAFKA_3_4_0[-1][1:]
     problem = Problem.from_mapping(scenario)
     monkeypatch.setattr(
-        constrained_sticky._GeneralAssign, "is_balanced", kafka4_sticky._GeneralAssignmentBuilder.is_balanced
+        constrained_sticky._GeneralAssign, "unbalanced_over", kafka4_sticky._GeneralAssignmentBuilder.unbalanced_over
     )
     assert constrained_sticky.assign(problem, iteration_order="java").to_mapping(problem.member_ids) != kafka
 
