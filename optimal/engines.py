@@ -164,6 +164,21 @@ def solve(
     none); an engine that runs out of time answers ``FEASIBLE`` or ``UNKNOWN`` with its bounds, never
     ``OPTIMAL``.  ``hint`` (a valid assignment) warm-starts ``cpsat``.
     """
+    from assignment_oracle.problem.streams import StreamsProblem
+
+    if isinstance(problem, StreamsProblem):  # a Streams group (KIP-1071): its own tiers and model
+        from assignment_oracle.optimal import streams
+        from assignment_oracle.optimal.streams_request import StreamsRequest
+
+        if request is not None and not isinstance(request, StreamsRequest):
+            raise UnsupportedRequest(
+                "a Streams group is solved with a StreamsRequest (its tiers are not a consumer group's)"
+            )
+        if method not in (DEFAULT_METHOD, streams.METHOD):
+            raise UnsupportedRequest(
+                f"method {method} cannot solve a Streams group (method auto chooses {streams.METHOD})"
+            )
+        return streams.solve(problem, request, time_limit=time_limit)  # type: ignore[return-value]
     if isinstance(request, str):
         raise TypeError("solve(problem, request): the second argument is a Request; name the engine with method=")
     request = Request() if request is None else request

@@ -1,0 +1,655 @@
+"""The exact optimum of a Streams group's task assignment (KIP-1071), tier by tier, with a proof.
+
+Guarantee: with no time limit the answer is valid, gives every standby that
+can be placed, and is optimal for the tiers of :mod:`optimal.streams_request`
+in the asked order (Kafka's by default: ``active-balance``, ``task-balance``,
+``tag-diversity``, ``stickiness``), each tier proven before the next starts
+(by a bound that needs no solver, or by CP-SAT) and pinned for the rest; the
+assignment returned is measured by :func:`optimal.streams_request.measure`
+and must show exactly the proven values, or the solve fails rather than
+answer.  With a time limit a tier that is not proven keeps its incumbent's
+value as a ceiling, the answer is ``FEASIBLE`` and the tier says what was
+proven.  ``optimal.solve(streams_problem)`` comes here: the one front door.
+
+The model: processes, not members, hold copies
+----------------------------------------------
+A task's copies (one active, ``k = min(standby_replicas, processes - 1)``
+standbys if stateful) must be on distinct processes, and inside one process
+any member can take any of the process's tasks (a process holds a task at
+most once, so its members never clash).  So the model decides, per task,
+which processes hold its active and its standbys, and per member only *how
+many* actives (``a_m``) and standbys (``s_m``) it takes, with
+``sum a_m`` over a process's members equal to the actives the process holds.
+Which member of a process gets which task matters only for stickiness: a
+boolean ``uA[t, m]`` (``uS[t, m]``) says task ``t`` is active (standby) on
+member ``m``, one per member with local state for ``t`` (previous active,
+standby, warm-up, reported offset), at most one per process holding the
+copy, at most ``a_m`` (``s_m``) per member; the rest of a process's tasks
+fill its members' remaining slots in any order.  Actives kept, standbys kept
+and copies on state are sums of these booleans.
+
+Pooled copies.  A task's copies on processes where no member has state for
+it are interchangeable for every tier but ``tag-diversity``: the model keeps
+booleans ``XA[t, p]``/``XS[t, p]`` only for the processes ``S_t`` with state
+for ``t``, and counts the other copies per process and kind (``FA[c][p]``,
+``FS[c][p]``, at most the tasks of kind ``c`` outside ``S_t``'s reach per
+process).  That is a relaxation (every assignment is a solution of it); the
+answer *realizes* the counts (:func:`_realize`: the pooled copies dealt to
+tasks by a max-flow, each task's copies on distinct processes, then the
+actives designated among them by a second max-flow) and is measured: a
+realization that meets the relaxation's optimum is optimal.  Should one
+ever fail, the model is solved again with every process a boolean (no
+pooling: exact as it stands), as it is whenever ``tag-diversity`` is a
+tier (the tag values are per process).  Target scale (100 processes × 2
+members, 1,000 tasks half stateful, one standby): about 5,000 booleans
+instead of 150,000.
+
+Stages
+------
+``active-balance`` and ``task-balance`` (``dec-min``): the totals are fixed
+(every active task once, every placeable standby), so the most balanced
+vector any assignment could have is ``floor``/``ceil`` of the average
+(the *ideal*); the model with every load in that window is tried first, and
+when it is feasible the tier is proven by that bound.  Otherwise the counts
+``N_l`` of members with load at least ``l`` are minimized level by level
+from the top (a sorted vector is lexicographically least exactly when its
+sequence ``N_top, N_top-1, ...`` is), each level proven by CP-SAT and pinned.
+``tag-diversity``: the most distinct (key, value) pairs per stateful task,
+CP-SAT.  ``stickiness``: actives kept, then standbys kept, then copies on
+state, each the most, CP-SAT, each pinned.  Every solve is hinted with the
+previous one's answer; CP-SAT runs with :func:`optimal.staged.parameters`
+(deterministic: same input, same answer).
+
+The flow engine of consumer groups has no counterpart here: a task's active
+and standbys are two kinds of copy tied by the distinct-process rule, a
+two-commodity structure no single min-cost flow expresses; the proofs are
+the bound and CP-SAT, and the brute force (:func:`optimal.brute_force.streams_optimum`)
+checks both on tiny groups.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Mapping
+
+from ortools.graph.python import max_flow
+from ortools.sat.python import cp_model
+
+from assignment_oracle.optimal.solution import FEASIBLE, OPTIMAL, UNKNOWN, TierResult
+from assignment_oracle.optimal.staged import _solve, parameters
+from assignment_oracle.optimal.streams_request import (
+    ACTIVE_BALANCE,
+    STICKINESS,
+    TAG_DIVERSITY,
+    TASK_BALANCE,
+    StreamsMeasures,
+    StreamsRequest,
+    measure,
+    standbys_wanted,
+    state_of,
+)
+from assignment_oracle.problem.errors import SolverError, UnsupportedRequest
+from assignment_oracle.problem.streams import MemberTasks, StreamsAssignment, StreamsProblem, violations
+
+__all__ = ["METHOD", "StreamsSolution", "solve"]
+
+#: The engine's name in a :class:`StreamsSolution`.
+METHOD = "streams-cpsat"
+
+
+@dataclass(frozen=True, eq=False)
+class StreamsSolution:
+    """What :func:`optimal.solve` returns for a :class:`~assignment_oracle.problem.streams.StreamsProblem`.
+
+    ``status``: ``OPTIMAL`` (every tier proven, in order), ``FEASIBLE`` (valid, some tier not proven in time:
+    see ``tiers``) or ``UNKNOWN`` (no assignment in time).  ``tiers``: one
+    :class:`~assignment_oracle.optimal.solution.TierResult` per tier, ``how`` ``bound`` (the ideal) or
+    ``cpsat``.  ``stages``: each solve (name, value, proven).  ``pooled``: whether the answer came from the
+    pooled model (module docstring).
+    """
+
+    problem: StreamsProblem
+    status: str
+    method: str
+    assignment: StreamsAssignment | None
+    request: StreamsRequest = field(default_factory=StreamsRequest)
+    tiers: tuple[TierResult, ...] = ()
+    stages: tuple[Mapping[str, object], ...] = ()
+    wall_time: float = 0.0
+    message: str = ""
+    pooled: bool = False
+    stats: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def objective_order(self) -> tuple[str, ...]:
+        return self.request.tiers(self.problem)
+
+    @cached_property
+    def measures(self) -> StreamsMeasures | None:
+        return None if self.assignment is None else measure(self.problem, self.assignment)
+
+    def tier(self, name: str) -> TierResult | None:
+        return next((t for t in self.tiers if t.tier == name), None)
+
+
+class _Model:
+    """The CP-SAT model of one Streams problem (module docstring), with every tier's expression."""
+
+    def __init__(self, problem: StreamsProblem, *, pooled: bool, tags: bool) -> None:
+        self.problem = problem
+        self.model = m = cp_model.CpModel()
+        self.k = k = standbys_wanted(problem)
+        processes = problem.processes
+        self.process_index = pindex = {p: i for i, p in enumerate(processes)}
+        P = len(processes)
+        members = problem.members
+        self.member_process = [pindex[x.process_id] for x in members]
+        self.process_members: list[list[int]] = [[] for _ in range(P)]
+        for j, pi in enumerate(self.member_process):
+            self.process_members[pi].append(j)
+        tasks = problem.tasks
+        self.stateful = [problem.subtopology[s].stateful for s, _ in tasks]
+        state = state_of(problem)
+        holders: list[list[int]] = [[] for _ in tasks]  # members with state for each task
+        for j, x in enumerate(members):
+            for t in state[x.member_id]:
+                holders[problem.task_index[t]].append(j)
+        self.holders = holders
+        self.special = [
+            sorted({self.member_process[j] for j in holders[i]}) if pooled else list(range(P))
+            for i in range(len(tasks))
+        ]
+        self.XA: list[dict[int, Any]] = []
+        self.XS: list[dict[int, Any]] = []
+        per_process_active: list[list[Any]] = [[] for _ in range(P)]
+        per_process_standby: list[list[Any]] = [[] for _ in range(P)]
+        pooled_active = {False: [], True: []}  # kind (stateful) -> per-task pooled active expressions
+        pooled_standby: list[Any] = []
+        outside = {False: [0] * P, True: [0] * P}  # tasks of a kind with p outside their S_t
+        for i, task in enumerate(tasks):
+            sf = self.stateful[i]
+            xa = {p: m.new_bool_var(f"xa{i}_{p}") for p in self.special[i]}
+            xs = {p: m.new_bool_var(f"xs{i}_{p}") for p in self.special[i]} if sf and k else {}
+            for p in self.special[i]:
+                if p in xs:
+                    m.add(xa[p] + xs[p] <= 1)
+                per_process_active[p].append(xa[p])
+                if p in xs:
+                    per_process_standby[p].append(xs[p])
+            self.XA.append(xa)
+            self.XS.append(xs)
+            need_standbys = k if sf else 0
+            room = P - len(self.special[i])
+            if room == 0:
+                m.add(sum(xa.values()) == 1)
+                if need_standbys:
+                    m.add(sum(xs.values()) == need_standbys)
+            else:
+                m.add(sum(xa.values()) <= 1)
+                if need_standbys:
+                    m.add(sum(xs.values()) <= need_standbys)
+                pooled_active[sf].append(1 - sum(xa.values()))
+                if need_standbys:
+                    pooled_standby.append(need_standbys - sum(xs.values()))
+                # the pooled copies need distinct processes outside S_t
+                if xa:
+                    m.add((1 - sum(xa.values())) + (need_standbys - sum(xs.values())) <= room)
+                special = set(self.special[i])
+                for p in range(P):
+                    if p not in special:
+                        outside[sf][p] += 1
+        self.FA: dict[bool, list[Any]] = {}
+        self.FS: list[Any] = []
+        for sf in (False, True):
+            if not pooled_active[sf]:
+                continue
+            self.FA[sf] = [m.new_int_var(0, outside[sf][p], f"fa{int(sf)}_{p}") for p in range(P)]
+            m.add(sum(self.FA[sf]) == sum(pooled_active[sf]))
+        if pooled_standby:
+            self.FS = [m.new_int_var(0, outside[True][p], f"fs_{p}") for p in range(P)]
+            m.add(sum(self.FS) == sum(pooled_standby))
+            for p in range(P):
+                m.add(self.FA.get(True, [0] * P)[p] + self.FS[p] <= outside[True][p])
+        # members' counts
+        T = len(tasks)
+        self.a = [m.new_int_var(0, T, f"a{j}") for j in range(len(members))]
+        self.s = [m.new_int_var(0, T, f"s{j}") for j in range(len(members))]
+        for p in range(P):
+            act = sum(per_process_active[p]) + sum(self.FA[sf][p] for sf in self.FA)
+            stb = sum(per_process_standby[p]) + (self.FS[p] if self.FS else 0)
+            m.add(sum(self.a[j] for j in self.process_members[p]) == act)
+            m.add(sum(self.s[j] for j in self.process_members[p]) == stb)
+        # which member of a process gets a task it has state for
+        self.uA: dict[tuple[int, int], Any] = {}
+        self.uS: dict[tuple[int, int], Any] = {}
+        on_member_a: list[list[Any]] = [[] for _ in members]
+        on_member_s: list[list[Any]] = [[] for _ in members]
+        prev_active = [set(map(problem.task_index.get, filter(problem.is_task, x.active))) for x in members]
+        prev_standby = [set(map(problem.task_index.get, filter(problem.is_task, x.standby))) for x in members]
+        kept_a, kept_s, on_state = [], [], []
+        for i in range(T):
+            by_process: dict[int, list[int]] = {}
+            for j in holders[i]:
+                by_process.setdefault(self.member_process[j], []).append(j)
+            for p, js in by_process.items():
+                ua = [self.uA.setdefault((i, j), m.new_bool_var(f"ua{i}_{j}")) for j in js]
+                m.add(sum(ua) <= self.XA[i][p])
+                for j, v in zip(js, ua):
+                    on_member_a[j].append(v)
+                    if i in prev_active[j]:
+                        kept_a.append(v)
+                    if self.stateful[i]:
+                        on_state.append(v)
+                if self.XS[i]:
+                    us = [self.uS.setdefault((i, j), m.new_bool_var(f"us{i}_{j}")) for j in js]
+                    m.add(sum(us) <= self.XS[i][p])
+                    for j, v in zip(js, us):
+                        on_member_s[j].append(v)
+                        if i in prev_standby[j]:
+                            kept_s.append(v)
+                        on_state.append(v)
+        for j in range(len(members)):
+            if on_member_a[j]:
+                m.add(sum(on_member_a[j]) <= self.a[j])
+            if on_member_s[j]:
+                m.add(sum(on_member_s[j]) <= self.s[j])
+        self.kept_active = sum(kept_a)
+        self.kept_standby = sum(kept_s)
+        self.on_state = sum(on_state)
+        self.diversity: Any = 0
+        if tags:
+            self.diversity = self._tag_diversity()
+        self.totals = {
+            ACTIVE_BALANCE: T,
+            TASK_BALANCE: T + k * sum(self.stateful),
+        }
+        self.loads = {
+            ACTIVE_BALANCE: self.a,
+            TASK_BALANCE: [self.a[j] + self.s[j] for j in range(len(members))],
+        }
+        self.variables = (
+            [v for d in self.XA for v in d.values()]
+            + [v for d in self.XS for v in d.values()]
+            + [v for vs in self.FA.values() for v in vs]
+            + list(self.FS)
+            + self.a
+            + self.s
+            + list(self.uA.values())
+            + list(self.uS.values())
+            + list(getattr(self, "tag_vars", []))
+        )
+
+    def _tag_diversity(self) -> Any:
+        """Distinct (key, value) pairs per stateful task over the processes holding its copies; a process's
+        tag values are its members' (which must agree)."""
+        problem, m = self.problem, self.model
+        keys = problem.rack_aware_tags
+        process_tags: list[dict[str, str]] = []
+        for p, members in zip(problem.processes, self.process_members):
+            seen: dict[str, str] = {}
+            for j in members:
+                tags = dict(problem.members[j].client_tags)
+                for key in keys:
+                    value = tags.get(key)
+                    if key in seen and seen[key] != value:
+                        raise UnsupportedRequest(
+                            f"tag-diversity: the members of process {p} disagree on rack-aware tag {key!r}"
+                        )
+                    seen[key] = value  # type: ignore[assignment]
+            process_tags.append({k_: v for k_, v in seen.items() if v is not None})
+        terms = []
+        self.tag_vars = []
+        for i, sf in enumerate(self.stateful):
+            if not sf:
+                continue
+            for key in keys:
+                groups: dict[str, list[int]] = {}
+                for p, tags in enumerate(process_tags):
+                    if key in tags:
+                        groups.setdefault(tags[key], []).append(p)
+                for value, ps in sorted(groups.items()):
+                    z = m.new_bool_var(f"z{i}_{key}_{value}")
+                    m.add(z <= sum(self.XA[i][p] for p in ps) + sum(self.XS[i][p] for p in ps if p in self.XS[i]))
+                    terms.append(z)
+                    self.tag_vars.append(z)
+        return sum(terms)
+
+
+@dataclass
+class _Run:
+    """The staged search's state: the solver, the last answer (every variable's value) and the records."""
+
+    solver: cp_model.CpSolver
+    time_limit: float | None
+    started: float
+    values: dict[Any, int] | None = None
+    loads: dict[str, list[int]] = field(default_factory=dict)  # the last answer's member loads, per tier
+    measured: dict[str, Any] = field(default_factory=dict)  # the last answer's tier expressions
+    stages: list[dict] = field(default_factory=list)
+    unproven: list[str] = field(default_factory=list)
+
+    def left(self) -> float | None:
+        if self.time_limit is None:
+            return None
+        return max(0.0, self.time_limit - (time.perf_counter() - self.started))
+
+
+def _search(run: _Run, model: _Model, name: str, objective=None, maximize: bool = True) -> tuple[str, Any]:
+    """One CP-SAT solve of the model as it stands (hinted with the last answer): ``("optimal"|"feasible"|
+    "infeasible"|"unknown", objective value or None)``; the answer, if any, becomes the last one."""
+    cp = model.model
+    cp.clear_objective()
+    if objective is not None:
+        (cp.maximize if maximize else cp.minimize)(objective)
+    cp.clear_hints()
+    if run.values is not None:
+        for v in model.variables:
+            cp.add_hint(v, run.values[v])
+    parameters(run.solver, time_limit=run.left())
+    code = _solve(run.solver, cp)
+    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        solver = run.solver
+        run.values = {v: int(solver.value(v)) for v in model.variables}
+        run.loads = {t: [int(solver.value(x)) for x in xs] for t, xs in model.loads.items()}
+        run.measured = {
+            TAG_DIVERSITY: _value(solver, model.diversity),
+            STICKINESS: [_value(solver, e) for e in (model.kept_active, model.kept_standby, model.on_state)],
+        }
+        value = None if objective is None else int(round(run.solver.objective_value))
+        proven = code == cp_model.OPTIMAL
+        run.stages.append({"stage": name, "value": value, "proven": proven})
+        return ("optimal" if proven else "feasible"), value
+    if code == cp_model.INFEASIBLE:
+        run.stages.append({"stage": name, "value": None, "proven": True, "infeasible": True})
+        return "infeasible", None
+    run.stages.append({"stage": name, "value": None, "proven": False})
+    return "unknown", None
+
+
+def _balance(run: _Run, model: _Model, tier: str) -> tuple[bool, str]:
+    """Pin the tier's loads at their dec-min optimum (module docstring, "Stages"); ``(proven, how)``."""
+    loads = model.loads[tier]
+    n = len(loads)
+    total = model.totals[tier]
+    if n == 0:
+        return True, "bound"
+    low, extra = divmod(total, n)
+    high = low + (1 if extra else 0)
+    ideal = model.model.new_bool_var(f"{tier}_ideal")
+    for x in loads:
+        model.model.add_linear_constraint(x, low, high).only_enforce_if(ideal)
+    model.variables.append(ideal)
+    if run.values is not None:
+        run.values[ideal] = int(all(low <= v <= high for v in run.loads[tier]))
+    model.model.add_assumptions([ideal])
+    status, _ = _search(run, model, f"{tier}: ideal")
+    model.model.clear_assumptions()
+    if status in ("optimal", "feasible"):
+        model.model.add(ideal == 1)
+        return True, "bound"
+    if status == "unknown":
+        run.unproven.append(tier)
+        return False, "bound"
+    model.model.add(ideal == 0)
+    if run.values is None:
+        status, _ = _search(run, model, f"{tier}: a first answer")
+        if status not in ("optimal", "feasible"):
+            run.unproven.append(tier)
+            return False, "cpsat"
+    proven = True
+    for level in range(max(run.loads[tier]), 0, -1):
+        flags = []
+        for j, x in enumerate(loads):
+            g = model.model.new_bool_var(f"{tier}_ge{level}_{j}")
+            model.model.add(x <= level - 1 + total * g)
+            flags.append(g)
+            run.values[g] = int(run.loads[tier][j] >= level)
+        model.variables.extend(flags)
+        status, value = _search(run, model, f"{tier}: members at {level} or more", sum(flags), maximize=False)
+        if status == "unknown" or value is None:
+            run.unproven.append(tier)
+            return False, "cpsat"
+        if status == "feasible":
+            proven = False
+        model.model.add(sum(flags) <= value)
+        if value == n:  # every member at this level or above: so at every lower one
+            break
+    if not proven:
+        run.unproven.append(tier)
+    return proven, "cpsat"
+
+
+def _value(solver: cp_model.CpSolver, expr) -> int:
+    return expr if isinstance(expr, int) else int(solver.value(expr))
+
+
+def _maximize(run: _Run, model: _Model, name: str, expr) -> bool:
+    """Maximize ``expr`` and pin it at the value found; whether the value is proven."""
+    if isinstance(expr, int):
+        return True
+    status, value = _search(run, model, name, expr)
+    if status == "unknown" or value is None:
+        run.unproven.append(name)
+        return False
+    model.model.add(expr >= value)
+    if status != "optimal":
+        run.unproven.append(name)
+        return False
+    return True
+
+
+def solve(
+    problem: StreamsProblem, request: StreamsRequest | None = None, *, time_limit: float | None = None
+) -> StreamsSolution:
+    """The optimum of ``request`` (default: Kafka's order of tiers) on ``problem`` (module docstring)."""
+    request = StreamsRequest() if request is None else request
+    started = time.perf_counter()
+    order = request.tiers(problem)
+    tags = TAG_DIVERSITY in order
+    if not problem.members:
+        return StreamsSolution(
+            problem,
+            UNKNOWN if problem.tasks else OPTIMAL,
+            METHOD,
+            None if problem.tasks else StreamsAssignment({}),
+            request,
+            message="no member to give the active tasks to" if problem.tasks else "",
+            wall_time=time.perf_counter() - started,
+        )
+    pooled = not tags
+    solution = _staged(problem, request, order, pooled=pooled, tags=tags, time_limit=time_limit, started=started)
+    if solution is None:  # the pooled counts could not be realized: every process a boolean
+        solution = _staged(problem, request, order, pooled=False, tags=tags, time_limit=time_limit, started=started)
+        if solution is None:
+            raise SolverError("the Streams model's answer could not be realized as an assignment")
+    return solution
+
+
+def _staged(
+    problem: StreamsProblem,
+    request: StreamsRequest,
+    order: tuple[str, ...],
+    *,
+    pooled: bool,
+    tags: bool,
+    time_limit: float | None,
+    started: float,
+) -> StreamsSolution | None:
+    model = _Model(problem, pooled=pooled, tags=tags)
+    run = _Run(cp_model.CpSolver(), time_limit, started)
+    hows: dict[str, str] = {}
+    proven: dict[str, bool] = {}
+    for tier in order:
+        if tier in (ACTIVE_BALANCE, TASK_BALANCE):
+            proven[tier], hows[tier] = _balance(run, model, tier)
+        elif tier == TAG_DIVERSITY:
+            proven[tier], hows[tier] = _maximize(run, model, "tag-diversity", model.diversity), "cpsat"
+        else:
+            ok = True
+            for name, expr in (
+                ("actives kept", model.kept_active),
+                ("standbys kept", model.kept_standby),
+                ("copies on state", model.on_state),
+            ):
+                ok &= _maximize(run, model, f"stickiness: {name}", expr)
+            proven[tier], hows[tier] = ok, "cpsat"
+    if run.values is None:
+        status, _ = _search(run, model, "a first answer")
+        if status not in ("optimal", "feasible"):
+            return StreamsSolution(
+                problem,
+                UNKNOWN,
+                METHOD,
+                None,
+                request,
+                tiers=tuple(TierResult(t, None, None, False, hows.get(t, "cpsat")) for t in order),
+                stages=tuple(run.stages),
+                wall_time=time.perf_counter() - started,
+                message="no assignment found in time",
+                pooled=pooled,
+            )
+    assignment = _realize(model, run.values)
+    if assignment is None:
+        return None
+    measures = measure(problem, assignment)
+    broken = violations(problem, assignment)
+    if broken or measures.shortfall:
+        raise SolverError(f"the Streams model's answer is not valid: {broken[0] if broken else 'standbys missing'}")
+    everything_proven = all(proven.get(t, False) for t in order)
+    records = []
+    for tier in order:
+        value = measures.value(tier)
+        if tier in (ACTIVE_BALANCE, TASK_BALANCE):
+            expected = sorted(run.loads[tier], reverse=True)
+            worse = value != expected
+        else:  # the members' slots may hold more state than the model counted, never less
+            expected = run.measured[tier]
+            worse = value < expected
+        if worse:
+            raise SolverError(f"the Streams model's answer measures {value} on {tier}, the model {expected}")
+        ok = proven.get(tier, False)
+        records.append(TierResult(tier, value, value if ok else None, ok, hows.get(tier, "cpsat")))
+    status = OPTIMAL if everything_proven else FEASIBLE
+    return StreamsSolution(
+        problem,
+        status,
+        METHOD,
+        assignment,
+        request,
+        tiers=tuple(records),
+        stages=tuple(run.stages),
+        wall_time=time.perf_counter() - started,
+        message="" if everything_proven else "not proven in time: " + ", ".join(run.unproven),
+        pooled=pooled,
+        stats={"variables": len(model.variables), "constraints": len(model.model.proto.constraints)},
+    )
+
+
+def _realize(model: _Model, values: Mapping[Any, int]) -> StreamsAssignment | None:
+    """The assignment of the model's answer (module docstring), or ``None`` if its pooled counts cannot be
+    dealt to tasks."""
+    problem = model.problem
+    T, P = len(problem.tasks), len(problem.processes)
+    active_on: list[int] = [-1] * T  # task -> process of its active
+    standby_on: list[list[int]] = [[] for _ in range(T)]
+    for i in range(T):
+        for p, v in model.XA[i].items():
+            if values[v]:
+                active_on[i] = p
+        for p, v in model.XS[i].items():
+            if values[v]:
+                standby_on[i].append(p)
+    for sf in (False, True):
+        tasks = [i for i in range(T) if model.stateful[i] == sf]
+        need_active = {i: int(active_on[i] < 0) for i in tasks}
+        need_standby = {i: (model.k - len(standby_on[i])) if sf else 0 for i in tasks}
+        active_supply = [values[v] for v in model.FA[sf]] if sf in model.FA else [0] * P
+        standby_supply = [values[v] for v in model.FS] if sf and model.FS else [0] * P
+        wanted = [i for i in tasks if need_active[i] + need_standby[i]]
+        if not wanted:
+            continue
+        # 1. every pooled copy to a process outside S_t, one per process
+        placed = _flow(
+            wanted,
+            {i: need_active[i] + need_standby[i] for i in wanted},
+            [a + s for a, s in zip(active_supply, standby_supply)],
+            {i: [p for p in range(P) if p not in set(model.special[i])] for i in wanted},
+        )
+        if placed is None:
+            return None
+        # 2. which of a task's pooled processes holds its active
+        chosen = _flow(
+            [i for i in wanted if need_active[i]],
+            {i: 1 for i in wanted if need_active[i]},
+            active_supply,
+            {i: placed[i] for i in wanted if need_active[i]},
+        )
+        if chosen is None:
+            return None
+        for i in wanted:
+            if need_active[i]:
+                active_on[i] = chosen[i][0]
+            standby_on[i].extend(p for p in placed[i] if p != active_on[i])
+    # members: the stickiness booleans first, then the rest of each process's tasks in member order
+    out_a: list[list[int]] = [[] for _ in problem.members]
+    out_s: list[list[int]] = [[] for _ in problem.members]
+    taken_a: set[int] = set()
+    taken_s: set[tuple[int, int]] = set()
+    for (i, j), v in model.uA.items():
+        if values[v]:
+            out_a[j].append(i)
+            taken_a.add(i)
+    for (i, j), v in model.uS.items():
+        if values[v]:
+            out_s[j].append(i)
+            taken_s.add((i, model.member_process[j]))
+    for p in range(P):
+        members = model.process_members[p]
+        room_a = {j: values[model.a[j]] - len(out_a[j]) for j in members}
+        room_s = {j: values[model.s[j]] - len(out_s[j]) for j in members}
+        rest_a = [i for i in range(T) if active_on[i] == p and i not in taken_a]
+        rest_s = [i for i in range(T) if p in standby_on[i] and (i, p) not in taken_s]
+        for rest, room, out in ((rest_a, room_a, out_a), (rest_s, room_s, out_s)):
+            it = iter(rest)
+            for j in members:
+                for _ in range(room[j]):
+                    out[j].append(next(it))
+            if next(it, None) is not None:
+                raise SolverError(f"the Streams model's counts do not add up on process {problem.processes[p]}")
+    tasks = problem.tasks
+    return StreamsAssignment(
+        {
+            x.member_id: MemberTasks(tuple(tasks[i] for i in out_a[j]), tuple(tasks[i] for i in out_s[j]))
+            for j, x in enumerate(problem.members)
+        }
+    )
+
+
+def _flow(
+    tasks: list[int], demand: Mapping[int, int], supply: list[int], allowed: Mapping[int, list[int]]
+) -> dict[int, list[int]] | None:
+    """Deal ``demand[t]`` copies of each task to distinct allowed processes within their ``supply``: a max-flow
+    (source -> task -> process -> sink, unit task-process arcs); ``None`` if not every copy finds a place."""
+    if not tasks:
+        return {}
+    flow = max_flow.SimpleMaxFlow()
+    source, sink = 0, 1
+    task_node = {t: 2 + n for n, t in enumerate(tasks)}
+    base = 2 + len(tasks)
+    arcs = []
+    for t in tasks:
+        flow.add_arc_with_capacity(source, task_node[t], demand[t])
+        for p in allowed[t]:
+            arcs.append((flow.add_arc_with_capacity(task_node[t], base + p, 1), t, p))
+    for p, amount in enumerate(supply):
+        if amount:
+            flow.add_arc_with_capacity(base + p, sink, amount)
+    if flow.solve(source, sink) != flow.OPTIMAL or flow.optimal_flow() != sum(demand.values()):
+        return None
+    out: dict[int, list[int]] = {t: [] for t in tasks}
+    for arc, t, p in arcs:
+        if flow.flow(arc):
+            out[t].append(p)
+    return out
