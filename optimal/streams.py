@@ -28,21 +28,28 @@ copy, at most ``a_m`` (``s_m``) per member; the rest of a process's tasks
 fill its members' remaining slots in any order.  Actives kept, standbys kept
 and copies on state are sums of these booleans.
 
-Pooled copies.  A task's copies on processes where no member has state for
-it are interchangeable for every tier but ``tag-diversity``: the model keeps
-booleans ``XA[t, p]``/``XS[t, p]`` only for the processes ``S_t`` with state
-for ``t``, and counts the other copies per process and kind (``FA[c][p]``,
-``FS[c][p]``, at most the tasks of kind ``c`` outside ``S_t``'s reach per
-process).  That is a relaxation (every assignment is a solution of it); the
-answer *realizes* the counts (:func:`_realize`: the pooled copies dealt to
-tasks by a max-flow, each task's copies on distinct processes, then the
-actives designated among them by a second max-flow) and is measured: a
-realization that meets the relaxation's optimum is optimal.  Should one
-ever fail, the model is solved again with every process a boolean (no
-pooling: exact as it stands), as it is whenever ``tag-diversity`` is a
-tier (the tag values are per process).  Target scale (100 processes × 2
-members, 1,000 tasks half stateful, one standby): about 5,000 booleans
-instead of 150,000.
+The core model.  Only copies on a member with state for the task can
+score; the others ("free" copies) matter only for validity and the counts.
+So the core model has the booleans ``uA``/``uS`` and the counts ``a_m``,
+``s_m`` alone: per task at most one active and ``k`` standbys among its
+state holders, at most one copy per process among them, per member at most
+``a_m`` (``s_m``) of them, the totals fixed, and per process at most one copy
+of each task.  Every assignment is a solution of it (set the booleans from
+where its copies are), so its optimum bounds every tier.  The answer is then
+*realized* (:func:`_realize`): the free actives dealt to processes by a
+max-flow (a task to a process holding none of its copies, up to the
+process's free active slots), then the free standbys the same way, then each
+process's free copies to its members' free slots.  A realization has the
+model's counts and at least its stickiness, so it meets the bound: it is
+optimal, and :func:`solve` checks that by measuring it.  When the free
+copies cannot be dealt out (tight groups: few processes, many standbys),
+the *full* model answers: a boolean per task, process and role
+(``XA``/``XS``), the ``uA``/``uS`` tied to them, exact as it stands; it is
+also the model whenever ``tag-diversity`` is a tier (tag values belong to
+the processes a task's copies are on).  Target scale (100 processes × 2
+members, 1,000 tasks half stateful, one standby, every task with previous
+owners): about 3,000 variables and under 2 s, against 150,000 booleans the
+full model cannot settle in a minute.
 
 Stages
 ------
@@ -106,8 +113,8 @@ class StreamsSolution:
     ``status``: ``OPTIMAL`` (every tier proven, in order), ``FEASIBLE`` (valid, some tier not proven in time:
     see ``tiers``) or ``UNKNOWN`` (no assignment in time).  ``tiers``: one
     :class:`~assignment_oracle.optimal.solution.TierResult` per tier, ``how`` ``bound`` (the ideal) or
-    ``cpsat``.  ``stages``: each solve (name, value, proven).  ``pooled``: whether the answer came from the
-    pooled model (module docstring).
+    ``cpsat``.  ``stages``: each solve (name, value, proven).  ``core``: whether the answer came from the
+    core model (module docstring), else the full one.
     """
 
     problem: StreamsProblem
@@ -119,7 +126,7 @@ class StreamsSolution:
     stages: tuple[Mapping[str, object], ...] = ()
     wall_time: float = 0.0
     message: str = ""
-    pooled: bool = False
+    core: bool = False
     stats: Mapping[str, int] = field(default_factory=dict)
 
     @property
@@ -137,7 +144,7 @@ class StreamsSolution:
 class _Model:
     """The CP-SAT model of one Streams problem (module docstring), with every tier's expression."""
 
-    def __init__(self, problem: StreamsProblem, *, pooled: bool, tags: bool) -> None:
+    def __init__(self, problem: StreamsProblem, *, core: bool, tags: bool) -> None:
         self.problem = problem
         self.model = m = cp_model.CpModel()
         self.k = k = standbys_wanted(problem)
@@ -157,99 +164,83 @@ class _Model:
             for t in state[x.member_id]:
                 holders[problem.task_index[t]].append(j)
         self.holders = holders
-        self.special = [
-            sorted({self.member_process[j] for j in holders[i]}) if pooled else list(range(P))
-            for i in range(len(tasks))
-        ]
-        self.XA: list[dict[int, Any]] = []
-        self.XS: list[dict[int, Any]] = []
+        T = len(tasks)
+        self.core = core
+        # full: which processes hold each task's active (XA) and standbys (XS)
+        self.XA: list[dict[int, Any]] = [{} for _ in tasks]
+        self.XS: list[dict[int, Any]] = [{} for _ in tasks]
         per_process_active: list[list[Any]] = [[] for _ in range(P)]
         per_process_standby: list[list[Any]] = [[] for _ in range(P)]
-        pooled_active = {False: [], True: []}  # kind (stateful) -> per-task pooled active expressions
-        pooled_standby: list[Any] = []
-        outside = {False: [0] * P, True: [0] * P}  # tasks of a kind with p outside their S_t
-        for i, task in enumerate(tasks):
-            sf = self.stateful[i]
-            xa = {p: m.new_bool_var(f"xa{i}_{p}") for p in self.special[i]}
-            xs = {p: m.new_bool_var(f"xs{i}_{p}") for p in self.special[i]} if sf and k else {}
-            for p in self.special[i]:
-                if p in xs:
-                    m.add(xa[p] + xs[p] <= 1)
-                per_process_active[p].append(xa[p])
-                if p in xs:
-                    per_process_standby[p].append(xs[p])
-            self.XA.append(xa)
-            self.XS.append(xs)
-            need_standbys = k if sf else 0
-            room = P - len(self.special[i])
-            if room == 0:
+        if not core:
+            for i in range(T):
+                sf = self.stateful[i]
+                xa = self.XA[i] = {p: m.new_bool_var(f"xa{i}_{p}") for p in range(P)}
+                xs = self.XS[i] = {p: m.new_bool_var(f"xs{i}_{p}") for p in range(P)} if sf and k else {}
                 m.add(sum(xa.values()) == 1)
-                if need_standbys:
-                    m.add(sum(xs.values()) == need_standbys)
-            else:
-                m.add(sum(xa.values()) <= 1)
-                if need_standbys:
-                    m.add(sum(xs.values()) <= need_standbys)
-                pooled_active[sf].append(1 - sum(xa.values()))
-                if need_standbys:
-                    pooled_standby.append(need_standbys - sum(xs.values()))
-                # the pooled copies need distinct processes outside S_t
-                if xa:
-                    m.add((1 - sum(xa.values())) + (need_standbys - sum(xs.values())) <= room)
-                special = set(self.special[i])
+                if xs:
+                    m.add(sum(xs.values()) == k)
                 for p in range(P):
-                    if p not in special:
-                        outside[sf][p] += 1
-        self.FA: dict[bool, list[Any]] = {}
-        self.FS: list[Any] = []
-        for sf in (False, True):
-            if not pooled_active[sf]:
-                continue
-            self.FA[sf] = [m.new_int_var(0, outside[sf][p], f"fa{int(sf)}_{p}") for p in range(P)]
-            m.add(sum(self.FA[sf]) == sum(pooled_active[sf]))
-        if pooled_standby:
-            self.FS = [m.new_int_var(0, outside[True][p], f"fs_{p}") for p in range(P)]
-            m.add(sum(self.FS) == sum(pooled_standby))
-            for p in range(P):
-                m.add(self.FA.get(True, [0] * P)[p] + self.FS[p] <= outside[True][p])
+                    per_process_active[p].append(xa[p])
+                    if xs:
+                        m.add(xa[p] + xs[p] <= 1)
+                        per_process_standby[p].append(xs[p])
         # members' counts
-        T = len(tasks)
         self.a = [m.new_int_var(0, T, f"a{j}") for j in range(len(members))]
         self.s = [m.new_int_var(0, T, f"s{j}") for j in range(len(members))]
-        for p in range(P):
-            act = sum(per_process_active[p]) + sum(self.FA[sf][p] for sf in self.FA)
-            stb = sum(per_process_standby[p]) + (self.FS[p] if self.FS else 0)
-            m.add(sum(self.a[j] for j in self.process_members[p]) == act)
-            m.add(sum(self.s[j] for j in self.process_members[p]) == stb)
-        # which member of a process gets a task it has state for
+        stateful_count = sum(self.stateful)
+        if core:  # the totals, and what one process can hold (each task once)
+            m.add(sum(self.a) == T)
+            m.add(sum(self.s) == k * stateful_count)
+            for js in self.process_members:
+                m.add(sum(self.a[j] + self.s[j] for j in js) <= T)
+                m.add(sum(self.s[j] for j in js) <= stateful_count)
+        else:
+            for p in range(P):
+                m.add(sum(self.a[j] for j in self.process_members[p]) == sum(per_process_active[p]))
+                m.add(sum(self.s[j] for j in self.process_members[p]) == sum(per_process_standby[p]))
+        # which member gets a task it has state for: uA / uS
         self.uA: dict[tuple[int, int], Any] = {}
         self.uS: dict[tuple[int, int], Any] = {}
         on_member_a: list[list[Any]] = [[] for _ in members]
         on_member_s: list[list[Any]] = [[] for _ in members]
-        prev_active = [set(map(problem.task_index.get, filter(problem.is_task, x.active))) for x in members]
-        prev_standby = [set(map(problem.task_index.get, filter(problem.is_task, x.standby))) for x in members]
+        prev_active = [{problem.task_index[t] for t in x.active if problem.is_task(t)} for x in members]
+        prev_standby = [{problem.task_index[t] for t in x.standby if problem.is_task(t)} for x in members]
         kept_a, kept_s, on_state = [], [], []
         for i in range(T):
             by_process: dict[int, list[int]] = {}
             for j in holders[i]:
                 by_process.setdefault(self.member_process[j], []).append(j)
+            task_a, task_s = [], []
             for p, js in by_process.items():
-                ua = [self.uA.setdefault((i, j), m.new_bool_var(f"ua{i}_{j}")) for j in js]
-                m.add(sum(ua) <= self.XA[i][p])
+                ua = [m.new_bool_var(f"ua{i}_{j}") for j in js]
+                us = [m.new_bool_var(f"us{i}_{j}") for j in js] if self.stateful[i] and k else []
+                for j, v in zip(js, ua):
+                    self.uA[i, j] = v
+                for j, v in zip(js, us):
+                    self.uS[i, j] = v
+                if core:  # one copy of a task per process
+                    m.add(sum(ua) + sum(us) <= 1)
+                else:
+                    m.add(sum(ua) <= self.XA[i][p])
+                    if us:
+                        m.add(sum(us) <= self.XS[i][p])
+                task_a += ua
+                task_s += us
                 for j, v in zip(js, ua):
                     on_member_a[j].append(v)
                     if i in prev_active[j]:
                         kept_a.append(v)
                     if self.stateful[i]:
                         on_state.append(v)
-                if self.XS[i]:
-                    us = [self.uS.setdefault((i, j), m.new_bool_var(f"us{i}_{j}")) for j in js]
-                    m.add(sum(us) <= self.XS[i][p])
-                    for j, v in zip(js, us):
-                        on_member_s[j].append(v)
-                        if i in prev_standby[j]:
-                            kept_s.append(v)
-                        on_state.append(v)
+                for j, v in zip(js, us):
+                    on_member_s[j].append(v)
+                    if i in prev_standby[j]:
+                        kept_s.append(v)
+                    on_state.append(v)
+            if core and task_a:
+                m.add(sum(task_a) <= 1)
+                if task_s:
+                    m.add(sum(task_s) <= k)
         for j in range(len(members)):
             if on_member_a[j]:
                 m.add(sum(on_member_a[j]) <= self.a[j])
@@ -265,15 +256,13 @@ class _Model:
             ACTIVE_BALANCE: T,
             TASK_BALANCE: T + k * sum(self.stateful),
         }
-        self.loads = {
-            ACTIVE_BALANCE: self.a,
+        self.loads: dict[str, list[Any]] = {
+            ACTIVE_BALANCE: list(self.a),
             TASK_BALANCE: [self.a[j] + self.s[j] for j in range(len(members))],
         }
         self.variables = (
             [v for d in self.XA for v in d.values()]
             + [v for d in self.XS for v in d.values()]
-            + [v for vs in self.FA.values() for v in vs]
-            + list(self.FS)
             + self.a
             + self.s
             + list(self.uA.values())
@@ -400,12 +389,14 @@ def _balance(run: _Run, model: _Model, tier: str) -> tuple[bool, str]:
             return False, "cpsat"
     proven = True
     for level in range(max(run.loads[tier]), 0, -1):
+        values = run.values
+        assert values is not None  # the first answer above
         flags = []
         for j, x in enumerate(loads):
             g = model.model.new_bool_var(f"{tier}_ge{level}_{j}")
             model.model.add(x <= level - 1 + total * g)
             flags.append(g)
-            run.values[g] = int(run.loads[tier][j] >= level)
+            values[g] = int(run.loads[tier][j] >= level)
         model.variables.extend(flags)
         status, value = _search(run, model, f"{tier}: members at {level} or more", sum(flags), maximize=False)
         if status == "unknown" or value is None:
@@ -458,10 +449,11 @@ def solve(
             message="no member to give the active tasks to" if problem.tasks else "",
             wall_time=time.perf_counter() - started,
         )
-    pooled = not tags
-    solution = _staged(problem, request, order, pooled=pooled, tags=tags, time_limit=time_limit, started=started)
-    if solution is None:  # the pooled counts could not be realized: every process a boolean
-        solution = _staged(problem, request, order, pooled=False, tags=tags, time_limit=time_limit, started=started)
+    solution = None
+    if not tags:  # the core model first (module docstring)
+        solution = _staged(problem, request, order, core=True, tags=False, time_limit=time_limit, started=started)
+    if solution is None:  # its free copies could not be dealt out, or tags are a tier: the full model
+        solution = _staged(problem, request, order, core=False, tags=tags, time_limit=time_limit, started=started)
         if solution is None:
             raise SolverError("the Streams model's answer could not be realized as an assignment")
     return solution
@@ -472,12 +464,12 @@ def _staged(
     request: StreamsRequest,
     order: tuple[str, ...],
     *,
-    pooled: bool,
+    core: bool,
     tags: bool,
     time_limit: float | None,
     started: float,
 ) -> StreamsSolution | None:
-    model = _Model(problem, pooled=pooled, tags=tags)
+    model = _Model(problem, core=core, tags=tags)
     run = _Run(cp_model.CpSolver(), time_limit, started)
     hows: dict[str, str] = {}
     proven: dict[str, bool] = {}
@@ -508,8 +500,9 @@ def _staged(
                 stages=tuple(run.stages),
                 wall_time=time.perf_counter() - started,
                 message="no assignment found in time",
-                pooled=pooled,
+                core=core,
             )
+    assert run.values is not None  # the first answer above
     assignment = _realize(model, run.values)
     if assignment is None:
         return None
@@ -542,81 +535,94 @@ def _staged(
         stages=tuple(run.stages),
         wall_time=time.perf_counter() - started,
         message="" if everything_proven else "not proven in time: " + ", ".join(run.unproven),
-        pooled=pooled,
+        core=core,
         stats={"variables": len(model.variables), "constraints": len(model.model.proto.constraints)},
     )
 
 
 def _realize(model: _Model, values: Mapping[Any, int]) -> StreamsAssignment | None:
-    """The assignment of the model's answer (module docstring), or ``None`` if its pooled counts cannot be
-    dealt to tasks."""
+    """The assignment of the model's answer (module docstring), or ``None`` when the core model's free copies
+    cannot be dealt out (then the full model answers)."""
     problem = model.problem
-    T, P = len(problem.tasks), len(problem.processes)
-    active_on: list[int] = [-1] * T  # task -> process of its active
-    standby_on: list[list[int]] = [[] for _ in range(T)]
-    for i in range(T):
-        for p, v in model.XA[i].items():
-            if values[v]:
-                active_on[i] = p
-        for p, v in model.XS[i].items():
-            if values[v]:
-                standby_on[i].append(p)
-    for sf in (False, True):
-        tasks = [i for i in range(T) if model.stateful[i] == sf]
-        need_active = {i: int(active_on[i] < 0) for i in tasks}
-        need_standby = {i: (model.k - len(standby_on[i])) if sf else 0 for i in tasks}
-        active_supply = [values[v] for v in model.FA[sf]] if sf in model.FA else [0] * P
-        standby_supply = [values[v] for v in model.FS] if sf and model.FS else [0] * P
-        wanted = [i for i in tasks if need_active[i] + need_standby[i]]
-        if not wanted:
-            continue
-        # 1. every pooled copy to a process outside S_t, one per process
-        placed = _flow(
-            wanted,
-            {i: need_active[i] + need_standby[i] for i in wanted},
-            [a + s for a, s in zip(active_supply, standby_supply)],
-            {i: [p for p in range(P) if p not in set(model.special[i])] for i in wanted},
-        )
-        if placed is None:
-            return None
-        # 2. which of a task's pooled processes holds its active
-        chosen = _flow(
-            [i for i in wanted if need_active[i]],
-            {i: 1 for i in wanted if need_active[i]},
-            active_supply,
-            {i: placed[i] for i in wanted if need_active[i]},
-        )
-        if chosen is None:
-            return None
-        for i in wanted:
-            if need_active[i]:
-                active_on[i] = chosen[i][0]
-            standby_on[i].extend(p for p in placed[i] if p != active_on[i])
-    # members: the stickiness booleans first, then the rest of each process's tasks in member order
-    out_a: list[list[int]] = [[] for _ in problem.members]
-    out_s: list[list[int]] = [[] for _ in problem.members]
-    taken_a: set[int] = set()
-    taken_s: set[tuple[int, int]] = set()
+    T, P, M = len(problem.tasks), len(problem.processes), len(problem.members)
+    home = model.member_process
+    active_member = [-1] * T
+    standby_members: list[list[int]] = [[] for _ in range(T)]
     for (i, j), v in model.uA.items():
         if values[v]:
-            out_a[j].append(i)
-            taken_a.add(i)
+            active_member[i] = j
     for (i, j), v in model.uS.items():
         if values[v]:
+            standby_members[i].append(j)
+    room_a = [values[model.a[j]] for j in range(M)]
+    room_s = [values[model.s[j]] for j in range(M)]
+    for i in range(T):
+        if active_member[i] >= 0:
+            room_a[active_member[i]] -= 1
+        for j in standby_members[i]:
+            room_s[j] -= 1
+    # the processes of the copies no member with state takes ("free" copies)
+    free_active: list[int] = [-1] * T
+    free_standby: list[list[int]] = [[] for _ in range(T)]
+    if model.core:
+        used = [
+            {home[j] for j in standby_members[i]} | ({home[active_member[i]]} if active_member[i] >= 0 else set())
+            for i in range(T)
+        ]
+        supply_a = [0] * P
+        supply_s = [0] * P
+        for j in range(M):
+            supply_a[home[j]] += room_a[j]
+            supply_s[home[j]] += room_s[j]
+        need = [i for i in range(T) if active_member[i] < 0]
+        open_a = [p for p in range(P) if supply_a[p]]
+        dealt = _flow(
+            need, dict.fromkeys(need, 1), supply_a, {i: [p for p in open_a if p not in used[i]] for i in need}
+        )
+        if dealt is None:
+            return None
+        for i in need:
+            free_active[i] = dealt[i][0]
+            used[i].add(free_active[i])
+        wanted = {i: model.k - len(standby_members[i]) for i in range(T) if model.stateful[i]}
+        wanted = {i: n for i, n in wanted.items() if n > 0}
+        open_s = [p for p in range(P) if supply_s[p]]
+        dealt = _flow(list(wanted), wanted, supply_s, {i: [p for p in open_s if p not in used[i]] for i in wanted})
+        if dealt is None:
+            return None
+        for i, ps in dealt.items():
+            free_standby[i] = ps
+    else:
+        for i in range(T):
+            p = next(p for p, v in model.XA[i].items() if values[v])
+            if active_member[i] < 0:
+                free_active[i] = p
+            held = {home[j] for j in standby_members[i]}
+            free_standby[i] = [p for p, v in model.XS[i].items() if values[v] and p not in held]
+    # each process's free copies to its members' remaining slots, tasks and members in order
+    out_a: list[list[int]] = [[] for _ in range(M)]
+    out_s: list[list[int]] = [[] for _ in range(M)]
+    for i in range(T):
+        if active_member[i] >= 0:
+            out_a[active_member[i]].append(i)
+        for j in standby_members[i]:
             out_s[j].append(i)
-            taken_s.add((i, model.member_process[j]))
-    for p in range(P):
-        members = model.process_members[p]
-        room_a = {j: values[model.a[j]] - len(out_a[j]) for j in members}
-        room_s = {j: values[model.s[j]] - len(out_s[j]) for j in members}
-        rest_a = [i for i in range(T) if active_on[i] == p and i not in taken_a]
-        rest_s = [i for i in range(T) if p in standby_on[i] and (i, p) not in taken_s]
-        for rest, room, out in ((rest_a, room_a, out_a), (rest_s, room_s, out_s)):
-            it = iter(rest)
-            for j in members:
+    for free, room, out in (
+        ([(p, i) for i, p in enumerate(free_active) if p >= 0], room_a, out_a),
+        ([(p, i) for i, ps in enumerate(free_standby) for p in ps], room_s, out_s),
+    ):
+        queues: list[list[int]] = [[] for _ in range(P)]
+        for p, i in sorted(free):
+            queues[p].append(i)
+        for p in range(P):
+            tasks = iter(queues[p])
+            for j in model.process_members[p]:
                 for _ in range(room[j]):
-                    out[j].append(next(it))
-            if next(it, None) is not None:
+                    task = next(tasks, None)
+                    if task is None:
+                        raise SolverError(f"the Streams model's counts do not add up on process {problem.processes[p]}")
+                    out[j].append(task)
+            if next(tasks, None) is not None:
                 raise SolverError(f"the Streams model's counts do not add up on process {problem.processes[p]}")
     tasks = problem.tasks
     return StreamsAssignment(
