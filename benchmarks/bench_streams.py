@@ -1,0 +1,186 @@
+"""Streams groups (issue 29) at the target scale, end to end: the exact optimum and Kafka's task assignor.
+
+The target group: 100 processes x 2 members, 1,000 tasks in 10 subtopologies
+of 100 (half of them stateful), one standby replica.  Two states of it: a
+fresh group, and the group after three rebalances of Kafka's assignor fed
+back with a rolling restart of 10 processes before each (new member ids
+reporting the offsets of the state left on disk): the case with the most
+state to keep.
+
+Timed as users run them, a fresh ``assignment-oracle`` process on the file
+from start to exit: ``solve`` (target <= 10 s) and ``assign --assignor
+streams-sticky`` (both iteration orders).  The baseline, measured in the same
+run, is reading the scenario with ``json`` and writing an answer of the same
+size with ``json.dumps`` (nothing else: no parsing of the answer).  The port
+is also timed in this process against Kafka's consumer ports on a consumer
+group of the same scale (200 members, 10 topics x 100 partitions, half of the
+partitions with a previous owner): target within 10x.
+
+    python benchmarks/bench_streams.py [--repeat 3] [--workdir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from assignment_oracle.heuristics import kafka4_sticky, streams_sticky, uniform
+from assignment_oracle.heuristics import range as range_assignor
+from assignment_oracle.optimal import solve
+from assignment_oracle.problem.model import Problem
+from assignment_oracle.problem.streams import StreamsProblem, streams_problem_to_mapping
+
+PROCESSES, MEMBERS_PER_PROCESS, SUBTOPOLOGIES, TASKS_EACH = 100, 2, 10, 100
+
+
+def fresh_group() -> dict:
+    """The target group with no previous tasks."""
+    return {
+        "kind": "streams",
+        "subtopologies": {f"sub-{i}": {"tasks": TASKS_EACH, "stateful": i % 2 == 0} for i in range(SUBTOPOLOGIES)},
+        "standby_replicas": 1,
+        "members": {
+            f"member-{p:03d}-{k}": {"process": f"process-{p:03d}"}
+            for p in range(PROCESSES)
+            for k in range(MEMBERS_PER_PROCESS)
+        },
+    }
+
+
+def restarted_group(rounds: int = 3, restarts: int = 10, seed: int = 29) -> dict:
+    """The target group after ``rounds`` rebalances of Kafka's assignor (java order) fed back, ``restarts``
+    processes restarting before each: their members rejoin with new ids, holding nothing, reporting an
+    offset for every task whose state they had."""
+    rng = random.Random(seed)
+    scenario = fresh_group()
+    for step in range(rounds):
+        problem = StreamsProblem.from_mapping(scenario)
+        answer = streams_sticky.assign(problem, iteration_order="java")
+        scenario = streams_problem_to_mapping(problem)
+        for member_id, tasks in answer.members.items():
+            member = scenario["members"][member_id]
+            for role, held in (("active", tasks.active), ("standby", tasks.standby)):
+                member[role] = {}
+                for sub, partition in held:
+                    member[role].setdefault(sub, []).append(partition)
+        for p in rng.sample(range(PROCESSES), restarts):
+            process = f"process-{p:03d}"
+            for member_id in [m for m, v in scenario["members"].items() if v["process"] == process]:
+                old = scenario["members"].pop(member_id)
+                offsets: dict = {}
+                for role in ("active", "standby"):
+                    for sub, partitions in old.get(role, {}).items():
+                        for partition in partitions:
+                            offsets.setdefault(sub, {})[str(partition)] = rng.randint(0, 10**6)
+                scenario["members"][f"{member_id.split('~')[0]}~{step}"] = {"process": process, "task_offsets": offsets}
+    return scenario
+
+
+def consumer_group(seed: int = 29) -> Problem:
+    """A consumer group of the same scale: 200 members on 10 topics of 100 partitions, half the partitions
+    with a previous owner (generation 1)."""
+    rng = random.Random(seed)
+    members = [f"member-{i:03d}" for i in range(PROCESSES * MEMBERS_PER_PROCESS)]
+    owned: dict[str, dict[str, list[int]]] = {m: {} for m in members}
+    for t in range(SUBTOPOLOGIES):
+        for p in range(TASKS_EACH):
+            if rng.random() < 0.5:
+                owned[rng.choice(members)].setdefault(f"topic-{t}", []).append(p)
+    return Problem.from_mapping(
+        {
+            "topics": {f"topic-{t}": TASKS_EACH for t in range(SUBTOPOLOGIES)},
+            "members": {
+                m: {"topics": [f"topic-{t}" for t in range(SUBTOPOLOGIES)], "owned": owned[m], "generation": 1}
+                for m in members
+            },
+        }
+    )
+
+
+def _timed(argv: list[str], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, text=True)
+        elapsed = time.perf_counter() - started
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.strip()}")
+        best = min(best, elapsed)
+    return best
+
+
+def _best(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def _io_baseline(scenario: Path, answer: Path, out: Path, repeat: int) -> float:
+    """Read the scenario with ``json``; write an answer of the solve's size with ``json.dumps``."""
+    document = json.loads(answer.read_text())
+
+    def run() -> None:
+        json.loads(scenario.read_text())
+        out.write_text(json.dumps(document))
+
+    return _best(run, repeat)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--workdir")
+    args = parser.parse_args()
+    oracle = shutil.which("assignment-oracle") or str(Path(sys.executable).parent / "assignment-oracle")
+    work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench-streams-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print("Streams target scale: 100 processes x 2 members, 1,000 tasks (half stateful), 1 standby")
+    print(f"{'case':<10} {'command':<40} {'seconds':>8} {'x I/O':>7}")
+    for name, scenario in (("fresh", fresh_group()), ("restarted", restarted_group())):
+        path = work / f"{name}.json"
+        path.write_text(json.dumps(scenario))
+        answer = work / f"{name}-optimum.json"
+        solve_time = _timed([oracle, "solve", str(path), "-o", str(answer)], args.repeat)
+        io = _io_baseline(path, answer, work / "io.json", args.repeat)
+        print(f"{name:<10} {'(I/O baseline: json read + write)':<40} {io:>8.3f}")
+        print(f"{name:<10} {'solve':<40} {solve_time:>8.2f} {solve_time / io:>7.1f}  (target <= 10 s)")
+        for order in ("sorted", "java"):
+            argv = [oracle, "assign", str(path), "--assignor", "streams-sticky", "--iteration-order", order]
+            took = _timed([*argv, "-o", str(work / "assigned.json")], args.repeat)
+            print(f"{name:<10} {'assign streams-sticky (' + order + ')':<40} {took:>8.2f} {took / io:>7.1f}")
+        problem = StreamsProblem.from_mapping(scenario)
+        library = _best(lambda: solve(problem), args.repeat)
+        print(f"{name:<10} {'optimal.solve (library, built problem)':<40} {library:>8.2f}")
+    print()
+    print("The port against the consumer ports, same scale, in this process (built problems; best of 3):")
+    problem = StreamsProblem.from_mapping(restarted_group())
+    consumer = consumer_group()
+    port = {
+        order: _best(lambda order=order: streams_sticky.assign(problem, iteration_order=order), 3)
+        for order in ("sorted", "java")
+    }
+    ports = {
+        "range": _best(lambda: range_assignor.assign(consumer), 3),
+        "uniform": _best(lambda: uniform.assign(consumer), 3),
+        "kafka4-sticky": _best(lambda: kafka4_sticky.assign(consumer), 3),
+    }
+    for order, took in port.items():
+        print(f"  streams-sticky ({order}): {took * 1000:.1f} ms")
+    for name, took in ports.items():
+        ratios = ", ".join(f"{port[o] / took:.2f}x ({o})" for o in port)
+        print(f"  {name}: {took * 1000:.1f} ms; streams-sticky / {name}: {ratios}  (target <= 10x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
