@@ -59,7 +59,9 @@ after step 0 are different problems.
 
 Assignors (:data:`ASSIGNORS`): ``streams-sticky`` (the port,
 ``iteration_order="sorted"``) and ``streams-sticky-java``
-(``iteration_order="java"``: Java 17's hash orders).
+(``iteration_order="java"``: Java 17's hash orders); and ``optimum``
+(:data:`OPTIMUM`), the oracle's own trajectory: each step's answer is that
+step's optimum, the best any assignor could have done over the whole history.
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ from assignment_oracle.problem.text import lines_text
 __all__ = [
     "HISTORIES",
     "ASSIGNORS",
+    "OPTIMUM",
     "DEFAULTS",
     "Event",
     "StreamsPlan",
@@ -100,6 +103,9 @@ ASSIGNORS: Mapping[str, Callable[[StreamsProblem], StreamsAssignment]] = {
     "streams-sticky": lambda p: streams_sticky.assign(p, iteration_order="sorted"),
     "streams-sticky-java": lambda p: streams_sticky.assign(p, iteration_order="java"),
 }
+
+#: The name that plays a history with each step's optimum as the answer (the oracle's own trajectory).
+OPTIMUM = "optimum"
 
 #: The starting group's parameters when not given (small enough for an exact solve well under a second).
 DEFAULTS: Mapping[str, Any] = {
@@ -468,8 +474,8 @@ class StreamsHistory:
 
 
 def play(plan_: StreamsPlan, assignor: str) -> StreamsHistory:
-    """Play ``plan_`` with ``assignor`` (:data:`ASSIGNORS`), each step solved and judged."""
-    assign = get_streams_assignor(assignor)
+    """Play ``plan_`` with ``assignor`` (:data:`ASSIGNORS`, or :data:`OPTIMUM`), each step solved and judged."""
+    assign = None if assignor == OPTIMUM else get_streams_assignor(assignor)
     members = dict(plan_.members)
     disk: dict[str, dict[TaskId, int]] = {}
     previous: StreamsAssignment | None = None
@@ -483,9 +489,14 @@ def play(plan_: StreamsPlan, assignor: str) -> StreamsHistory:
             members.update(dict.fromkeys(event.members, event.process))
         problem = _problem(plan_, members, previous, disk)
         started = time.perf_counter()
-        assignment = assign(problem)
+        if assign is None:
+            optimum = solve(problem)
+            assignment = optimum.assignment
+        else:
+            assignment = assign(problem)
         elapsed = time.perf_counter() - started
-        optimum = solve(problem)
+        if assign is not None:
+            optimum = solve(problem)
         verdict = judge(problem, assignment, optimum, assignor=assignor)
         steps.append(StreamsStep(index, event, problem, assignment, optimum, verdict, elapsed))
         for member_id, given in assignment.members.items():
@@ -510,7 +521,8 @@ def simulate(history: str, assignor: str = "streams-sticky", *, seed: int = 0, *
     >>> [r["step"] for r in h.rows()], h.rows()[0]["valid"]
     ([0, 1, 2], True)
     """
-    get_streams_assignor(assignor)
+    if assignor != OPTIMUM:
+        get_streams_assignor(assignor)
     return play(plan(history, seed=seed, **params), assignor)
 
 
@@ -528,6 +540,8 @@ def random_scenario(seed: int, *, previous: bool = False, **params: Any) -> Stre
     """
     if "steps" in params:
         raise ValueError("steps is a history's parameter, not a single rebalance's")
+    if not isinstance(previous, bool):
+        raise ValueError(f"previous must be true or false, got {previous!r}")
     p = _params(params)
     rng = random.Random(f"streams|{seed}|{previous}")
     subtopologies, members = starting_group(rng, p)

@@ -24,6 +24,18 @@ Rows (the schema is :data:`ROW_SCHEMA`, documented in ``docs/sweeps.md``):
   :func:`optimal.solve` on weighted loads); the ``weighted_*`` columns judge
   every row's weighted loads against it.
 
+Streams groups (KIP-1071, families ``streams`` and ``streams-churn``,
+:func:`_streams_rows`): one row per (scenario, step, assignor) for Kafka's
+Streams assignor in both iteration orders (``streams-sticky``,
+``streams-sticky-java``) judged by :func:`compare.judge.streams.judge`
+against the step's exact optimum, and one per (scenario, step) with
+assignor ``"optimum-streams"`` (the optimum; on a history, the oracle's own
+trajectory).  They fill ``members``, ``topics`` (subtopologies),
+``partitions`` (tasks), ``racks`` (rack-aware tags), ``valid``,
+``violations``, ``most_balanced`` (both balance tiers equal to the
+optimum's) and the ``streams_*`` columns; the consumer columns stay null,
+and consumer rows leave the ``streams_*`` columns null.
+
 Cross-checks land in ``oracle_check`` on every row of the scenario:
 ``flow`` (flow only), ``flow=cpsat`` / ``flow=brute-force`` (they agree on
 the objective), ``cpsat-feasible`` (CP-SAT hit its time limit; its bound is
@@ -53,7 +65,7 @@ from assignment_oracle.compare.judge.weighted import judge as judge_weighted
 from assignment_oracle.compare.judge.weighted import solve_weighted
 from assignment_oracle.compare.scenarios.churn import random_history, simulate
 from assignment_oracle.compare.scenarios.families import generate
-from assignment_oracle.compare.sweep.spec import CHURN, Checks, GridPoint
+from assignment_oracle.compare.sweep.spec import CHURN, STREAMS, STREAMS_FAMILIES, Checks, GridPoint
 from assignment_oracle.heuristics import get_assignor
 from assignment_oracle.heuristics.registry import library_version
 from assignment_oracle.optimal import INFEASIBLE, OPTIMAL, Solution, solve
@@ -62,7 +74,10 @@ from assignment_oracle.optimal.brute_force import request_optimum
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import dumps
 
-__all__ = ["COLUMNS", "ROW_SCHEMA", "scenario_rows", "versions"]
+__all__ = ["COLUMNS", "ROW_SCHEMA", "STREAMS_OPTIMUM", "scenario_rows", "versions"]
+
+#: The assignor name of the optimum's rows on Streams groups (a reference row: it judges no assignor).
+STREAMS_OPTIMUM = "optimum-streams"
 
 #: Column name -> Arrow type name, in order (``docs/sweeps.md`` explains each).
 ROW_SCHEMA: tuple[tuple[str, str], ...] = (
@@ -118,6 +133,33 @@ ROW_SCHEMA: tuple[tuple[str, str], ...] = (
     ("weighted_optimum_status", "string"),
     ("moves_dominated", "bool"),
     ("rebalances", "int64"),
+    ("streams_event", "string"),
+    ("streams_verdict", "string"),
+    ("streams_gap_tier", "string"),
+    ("streams_avoidable_shortfall", "int64"),
+    ("streams_unavoidable_shortfall", "int64"),
+    ("streams_active_balance", "string"),
+    ("streams_task_balance", "string"),
+    ("streams_tag_diversity", "string"),
+    ("streams_stickiness", "string"),
+    ("streams_largest_active", "int64"),
+    ("optimal_streams_largest_active", "int64"),
+    ("streams_largest_tasks", "int64"),
+    ("optimal_streams_largest_tasks", "int64"),
+    ("streams_tag_values", "int64"),
+    ("optimal_streams_tag_values", "int64"),
+    ("streams_actives_kept", "int64"),
+    ("optimal_streams_actives_kept", "int64"),
+    ("streams_standbys_kept", "int64"),
+    ("optimal_streams_standbys_kept", "int64"),
+    ("streams_copies_on_state", "int64"),
+    ("optimal_streams_copies_on_state", "int64"),
+    ("streams_previous_actives", "int64"),
+    ("streams_previous_standbys", "int64"),
+    ("streams_moved_optimum_kept", "int64"),
+    ("streams_guarantees_broken", "string"),
+    ("streams_optimum_status", "string"),
+    ("streams_tiers", "string"),
     ("wall_time_s", "double"),
     ("oracle_wall_time_s", "double"),
     ("oracle_check", "string"),
@@ -164,6 +206,8 @@ def scenario_rows(
     try:
         if point.family == CHURN:
             return _churn_rows(base, point, seed, tuple(assignors), time_limit, checks)
+        if point.family in STREAMS_FAMILIES:
+            return _streams_rows(base, point, seed)
         problem = generate(point.family, seed, **point.params)
         return _rebalance_rows(base, problem, 0, tuple(assignors), time_limit, checks)
     except Exception as err:  # the scenario itself failed: one row says so
@@ -407,6 +451,110 @@ def _churn_rows(
                 )
             )
     return rows
+
+
+def _streams_rows(base: dict, point: GridPoint, seed: int) -> list[dict]:
+    """A Streams group scenario's rows (module docstring): a single rebalance (``streams``) or every step of
+    a history (``streams-churn``), for each of Kafka's two iteration orders and the optimum."""
+    from assignment_oracle.compare.scenarios import streams_churn as sc
+
+    params = dict(point.params)
+    if point.family == STREAMS:
+        previous = params.pop("previous", False)
+        problem = sc.random_scenario(seed, previous=previous, **params)
+        plan = sc.StreamsPlan("single", seed, {}, {}, {}, ())
+        optimum = solve(problem)
+        histories = {sc.OPTIMUM: _single(sc, plan, problem, optimum, sc.OPTIMUM)}
+        for name in sc.ASSIGNORS:
+            histories[name] = _single(sc, plan, problem, optimum, name)
+    else:
+        history = params.pop("history")
+        plan = sc.plan(history, seed=seed, **params)
+        histories = {name: sc.play(plan, name) for name in (sc.OPTIMUM, *sc.ASSIGNORS)}
+    rows = []
+    for name, played in histories.items():
+        label = STREAMS_OPTIMUM if name == sc.OPTIMUM else name
+        for step in played.steps:
+            rows.append(_streams_row(base, label, step))
+    return rows
+
+
+def _single(sc, plan, problem, optimum, name: str):
+    """A one-step history: ``name``'s answer to ``problem`` (the optimum's own, for ``optimum``), judged."""
+    from assignment_oracle.compare.judge.streams import judge
+
+    started = time.perf_counter()
+    assignment = optimum.assignment if name == sc.OPTIMUM else sc.ASSIGNORS[name](problem)
+    elapsed = optimum.wall_time if name == sc.OPTIMUM else time.perf_counter() - started
+    verdict = judge(problem, assignment, optimum, assignor=name)
+    step = sc.StreamsStep(0, sc.Event("start"), problem, assignment, optimum, verdict, elapsed)
+    return sc.StreamsHistory(plan, name, (step,))
+
+
+def _streams_row(base: dict, label: str, step) -> dict:
+    """One Streams step's row (the ``streams_*`` columns, docs/sweeps.md)."""
+    r = step.row()
+    problem, verdict = step.problem, step.verdict
+    comparison = r["tiers"]
+    values, best = r["values"], r["optimal_values"]
+
+    def first(value):
+        return value[0] if value else 0
+
+    sticky, best_sticky = values.get("stickiness") or [None] * 3, best.get("stickiness") or [None] * 3
+    invalid = not r["valid"]
+    counterexample = None
+    if invalid and label != STREAMS_OPTIMUM:
+        finding = "; ".join(verdict.violations[:3])
+        counterexample = dumps({"assignor": label, "finding": finding, "scenario": problem.to_mapping()})
+    return _row(
+        base,
+        round=r["step"],
+        assignor=label,
+        status="invalid" if invalid else "ok",
+        message=None if label != STREAMS_OPTIMUM else step.optimum.status,
+        members=r["members"],
+        topics=len(problem.subtopologies),
+        partitions=r["tasks"],
+        racks=bool(problem.rack_aware_tags),
+        valid=r["valid"],
+        violations=r["violations"],
+        most_balanced=comparison.get("active-balance") == "equal" and comparison.get("task-balance") == "equal",
+        streams_event=r["event"],
+        streams_verdict=r["verdict"],
+        streams_gap_tier=r["gap_tier"],
+        streams_avoidable_shortfall=r["avoidable_shortfall"],
+        streams_unavoidable_shortfall=verdict.unavoidable_shortfall,
+        streams_active_balance=comparison.get("active-balance"),
+        streams_task_balance=comparison.get("task-balance"),
+        streams_tag_diversity=comparison.get("tag-diversity"),
+        streams_stickiness=comparison.get("stickiness"),
+        streams_largest_active=first(values.get("active-balance")),
+        optimal_streams_largest_active=first(best.get("active-balance")),
+        streams_largest_tasks=first(values.get("task-balance")),
+        optimal_streams_largest_tasks=first(best.get("task-balance")),
+        streams_tag_values=values.get("tag-diversity"),
+        optimal_streams_tag_values=best.get("tag-diversity"),
+        streams_actives_kept=sticky[0],
+        optimal_streams_actives_kept=best_sticky[0],
+        streams_standbys_kept=sticky[1],
+        optimal_streams_standbys_kept=best_sticky[1],
+        streams_copies_on_state=sticky[2],
+        optimal_streams_copies_on_state=best_sticky[2],
+        streams_previous_actives=r["previous_actives"],
+        streams_previous_standbys=r["previous_standbys"],
+        streams_moved_optimum_kept=r["moved_optimum_kept"],
+        streams_guarantees_broken=",".join(r["guarantees_broken"]) or None,
+        streams_optimum_status=r["optimum_status"],
+        streams_tiers=json.dumps(
+            {t: {"value": values[t], "optimum": best[t], "comparison": comparison[t]} for t in comparison},
+            sort_keys=True,
+        ),
+        wall_time_s=r["wall_time_s"],
+        oracle_wall_time_s=r["optimum_wall_time_s"],
+        oracle_check=f"streams-cpsat {r['optimum_status'].lower()}",
+        counterexample=counterexample,
+    )
 
 
 def _shape(problem: Problem) -> dict:

@@ -27,6 +27,17 @@ parameter.  ``churn`` runs :func:`compare.scenarios.churn.random_history` (param
 ``members``, ``topics``, ``partitions``, ``rounds``, ``events_per_round``)
 and emits one row per round.
 
+Streams groups (KIP-1071) have two families of their own, judged by
+:func:`compare.judge.streams.judge` and run with Kafka's Streams assignor in
+both iteration orders (:data:`compare.scenarios.streams_churn.ASSIGNORS`,
+whatever ``assignors`` says: the consumer assignors cannot take a Streams
+group): ``streams`` (one rebalance,
+:func:`compare.scenarios.streams_churn.random_scenario`: ``processes``,
+``members``, ``subtopologies``, ``tasks``, ``standby_replicas``, ``tags``,
+``previous``) and ``streams-churn`` (a history,
+:func:`compare.scenarios.streams_churn.plan`: ``history`` and the same but
+``previous``, plus ``steps``), one row per step.
+
 Identity.  The spec's *hash* is the SHA-256 of its canonical JSON (every
 field, sorted keys), so any change makes a new sweep; a scenario's id hashes
 the sweep hash, the family, its parameters and the seed.  The same spec and
@@ -60,6 +71,9 @@ from assignment_oracle.problem.scenario_json import InputError, load_json
 
 __all__ = [
     "CHURN",
+    "STREAMS",
+    "STREAMS_CHURN",
+    "STREAMS_FAMILIES",
     "SweepSpec",
     "GridPoint",
     "Checks",
@@ -72,6 +86,9 @@ __all__ = [
 #: The family name that runs churn histories instead of single rebalances.
 CHURN = "churn"
 CHURN_PARAMETERS = ("members", "topics", "partitions", "rounds", "events_per_round")
+#: The Streams group families (module docstring): one rebalance, and a history of rebalances.
+STREAMS, STREAMS_CHURN = "streams", "streams-churn"
+STREAMS_FAMILIES = (STREAMS, STREAMS_CHURN)
 
 
 @dataclass(frozen=True)
@@ -351,9 +368,9 @@ def _grid(entry: Any, source: str, path: str) -> list[GridPoint]:
         if key not in ("family", "grid"):
             raise InputError(source, f"{path}.{key}", "unknown field (allowed: family, grid)")
     family = entry.get("family")
-    if family != CHURN:
+    if family != CHURN and family not in STREAMS_FAMILIES:
         if not isinstance(family, str) or family not in FAMILIES:
-            known = ", ".join(sorted(FAMILIES) + [CHURN])
+            known = ", ".join(sorted(FAMILIES) + [CHURN, *STREAMS_FAMILIES])
             raise InputError(source, f"{path}.family", f"unknown family {family!r} (known: {known})")
     grid = entry.get("grid", {})
     if not isinstance(grid, dict):
@@ -381,6 +398,18 @@ def _check_params(family: str, params: dict, source: str, path: str) -> None:
             least = 0 if key == "rounds" else 1
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise InputError(source, f"{path}.{key}", f"must be an integer >= {least}, got {value!r}")
+        return
+    if family in STREAMS_FAMILIES:
+        from assignment_oracle.compare.scenarios.streams_churn import plan, random_scenario
+
+        try:
+            if family == STREAMS:
+                random_scenario(0, **params)
+            else:
+                history = params.get("history")
+                plan(history, seed=0, **{k: v for k, v in params.items() if k != "history"})
+        except (ValueError, TypeError) as err:
+            raise InputError(source, path, f"{family}: {err}") from None
         return
     try:
         get_family(family).parameters(params)
