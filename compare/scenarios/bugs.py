@@ -16,12 +16,22 @@ guard, not a reproduction (``reproduces=False``).  Where the bug is a crash
 (KAFKA-16930's NullPointerException), the variant's ``error`` row is what
 the entry judges (``judges_errors``); elsewhere a variant that does not
 finish leaves the entry not judged.
+
+A Streams group entry (KIP-1071; its scenarios say ``"kind": "streams"``)
+is the same :class:`Bug` with :class:`StreamsVariant` variants (Kafka's
+server-side ``StickyTaskAssignor`` as ported, in Java's iteration order and
+in sorted order): :func:`replay` runs each on each scenario and judges it
+against the exact optimum (``optimal.solve``) tier by tier
+(:mod:`optimal.streams_request`), and again on the group that has the
+variant's answer as its previous assignment (the steady state), in a
+:class:`StreamsRun` row.
 """
 
 from __future__ import annotations
 
 import random
 import re
+import time
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -37,14 +47,18 @@ from assignment_oracle.heuristics import (
     cooperative_sticky,
     kafka4_sticky,
     sticky,
+    streams_sticky,
     uniform,
 )
 from assignment_oracle.heuristics import range as range_assignor
 from assignment_oracle.optimal import solve
+from assignment_oracle.optimal.streams_request import StreamsMeasures, measure, tier_key
+from assignment_oracle.problem import streams
 from assignment_oracle.problem.errors import AssignorDidNotFinish
 from assignment_oracle.problem.metrics import load_vector, sorted_loads
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions, violations
+from assignment_oracle.problem.streams import StreamsAssignment, StreamsProblem, StreamsViolation
 
 __all__ = [
     "Bug",
@@ -59,6 +73,11 @@ __all__ = [
     "STICKY_PRE_15170",
     "KAFKA4_LITERAL",
     "KAFKA4_COOPERATIVE_LITERAL",
+    "StreamsVariant",
+    "StreamsRun",
+    "STREAMS_STICKY",
+    "STREAMS_STICKY_JAVA",
+    "STREAMS_KAFKA_COMMIT",
     "TIME_LIMIT",
 ]
 
@@ -168,6 +187,35 @@ KAFKA4_COOPERATIVE_LITERAL = Assignor(
 
 #: The Kafka commit the upstream reports cite.
 KAFKA_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
+#: The Kafka commit the Streams entries cite (``heuristics.streams_sticky``'s port).
+STREAMS_KAFKA_COMMIT = "d79bd502ec7fa49335afa422f442af80ed0ab8f6"
+#: Where Kafka's server-side Streams assignor lives in that commit.
+STICKY_TASK_ASSIGNOR = (
+    "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/streams/assignor/StickyTaskAssignor.java"
+)
+
+
+@dataclass(frozen=True)
+class StreamsVariant:
+    """A Streams group assignor as a corpus entry runs it: ``assign(problem) -> StreamsAssignment``."""
+
+    name: str
+    assign: Callable[[StreamsProblem], StreamsAssignment] = field(repr=False)
+    description: str = ""
+
+
+#: Kafka's ``StickyTaskAssignor`` (apache/kafka d79bd502) as Java runs it: its hash maps in Java's order.
+STREAMS_STICKY_JAVA = StreamsVariant(
+    "streams-sticky-java",
+    partial(streams_sticky.assign, iteration_order="java"),
+    "StickyTaskAssignor at apache/kafka d79bd50, members and processes in Java's HashMap order (Kafka's own answer)",
+)
+#: The same port iterating every map in id order (the port's default).
+STREAMS_STICKY = StreamsVariant(
+    "streams-sticky",
+    partial(streams_sticky.assign, iteration_order="sorted"),
+    "StickyTaskAssignor at apache/kafka d79bd50, members and processes in id order",
+)
 
 
 @dataclass(frozen=True)
@@ -197,8 +245,94 @@ class Bug:
     #: smallest input, expected, actual, the line of Kafka's code).
     report: str = ""
 
-    def problems(self) -> tuple[Problem, ...]:
-        return tuple(Problem.from_mapping(s, source=f"bug {self.name}") for s in self.scenarios)
+    @property
+    def streams(self) -> bool:
+        """A Streams group entry: its scenarios say ``"kind": "streams"`` (its variants are :class:`StreamsVariant`)."""
+        return any(s.get("kind") == streams.KIND for s in self.scenarios)
+
+    def problems(self) -> tuple[Problem | StreamsProblem, ...]:
+        build = StreamsProblem.from_mapping if self.streams else Problem.from_mapping
+        return tuple(build(s, source=f"bug {self.name}") for s in self.scenarios)
+
+
+@dataclass(frozen=True, eq=False)
+class StreamsRun:
+    """One Streams variant on one scenario, judged against the exact optimum: the replay's row.
+
+    ``status`` as an :class:`~compare.judge.evaluate.Evaluation`'s (``ok``, ``invalid``, ``timeout``,
+    ``error``); ``measures`` and ``optimum`` are :func:`optimal.streams_request.measure` of the variant's
+    answer and of the optimum's, compared over ``tiers`` (Kafka's order).  ``fed_back`` is the variant's
+    answer on the same group with ``assignment`` as every member's previous tasks (no offsets): the
+    steady state, where nothing should move.
+    """
+
+    assignor: str
+    status: str
+    message: str
+    assignment: StreamsAssignment | None
+    violations: tuple[StreamsViolation, ...]
+    tiers: tuple[str, ...]
+    measures: StreamsMeasures | None
+    optimum: StreamsMeasures | None
+    fed_back: StreamsAssignment | None = None
+    #: The optimum's assignment (valid, every placeable standby placed, best on every tier in order).
+    optimal: StreamsAssignment | None = None
+
+    def value(self, tier: str):
+        return None if self.measures is None else self.measures.value(tier)
+
+    def optimal_value(self, tier: str):
+        return None if self.optimum is None else self.optimum.value(tier)
+
+    @property
+    def first_difference(self) -> tuple[str, int] | None:
+        """The first tier (in order) where the answer and the optimum differ, with the sign of the difference
+        (1: the answer is worse, -1: better, which would be a defect of the oracle); ``None`` when equal on
+        every tier or not judged."""
+        if self.measures is None or self.optimum is None:
+            return None
+        for tier in self.tiers:
+            mine, best = tier_key(tier, self.value(tier)), tier_key(tier, self.optimal_value(tier))
+            if mine != best:
+                return tier, 1 if mine > best else -1
+        return None
+
+    @property
+    def worse_on(self) -> str | None:
+        """The first tier on which the answer is worse than the optimum (equal on every tier before)."""
+        first = self.first_difference
+        return first[0] if first is not None and first[1] > 0 else None
+
+    @property
+    def moved_when_fed_back(self) -> tuple[tuple[str, str, tuple[str, int]], ...]:
+        """``(member, role, task)`` for each task that member had in ``role`` in the answer and not in the answer
+        to its own answer fed back, or the reverse: empty at a steady state."""
+        if self.assignment is None or self.fed_back is None:
+            return ()
+        out = set()
+        for member in set(self.assignment.members) | set(self.fed_back.members):
+            for role in ("active", "standby"):
+                before = set(getattr(self.assignment.members.get(member, streams.MemberTasks()), role))
+                after = set(getattr(self.fed_back.members.get(member, streams.MemberTasks()), role))
+                out.update((member, role, task) for task in before ^ after)
+        return tuple(sorted(out))
+
+    def to_mapping(self, *, timing: bool = False) -> dict:
+        """A flat row, as an :class:`~compare.judge.evaluate.Evaluation`'s (``timing`` accepted for the same call)."""
+        out: dict = {"assignor": self.assignor, "status": self.status, "message": self.message}
+        if self.assignment is not None:
+            out["valid"] = not self.violations
+            out["violations"] = [v.to_mapping() for v in self.violations]
+            out["assignment"] = self.assignment.to_mapping()["members"]
+        if self.measures is not None and self.optimum is not None:
+            out["tiers"] = {t: self.value(t) for t in self.tiers}
+            out["optimal_tiers"] = {t: self.optimal_value(t) for t in self.tiers}
+            out["shortfall"] = self.measures.shortfall
+            out["worse_on"] = self.worse_on
+        if self.fed_back is not None:
+            out["fed_back"] = self.fed_back.to_mapping()["members"]
+            out["moved_when_fed_back"] = [[m, role, [s, p]] for m, role, (s, p) in self.moved_when_fed_back]
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -206,8 +340,8 @@ class BugReplay:
     """What a replay found.  ``rows[i][name]`` is variant ``name`` on scenario ``i``."""
 
     bug: Bug
-    problems: tuple[Problem, ...]
-    rows: tuple[Mapping[str, Evaluation], ...]
+    problems: tuple[Problem | StreamsProblem, ...]
+    rows: tuple[Mapping[str, Evaluation | StreamsRun], ...]
     explanation: Explanation | None
     reproduced: bool
     fixed: bool
@@ -284,6 +418,8 @@ def find(key: str) -> tuple[str, ...]:
 def replay(name: str, *, time_limit: float | None = TIME_LIMIT) -> BugReplay:
     """Replay corpus entry ``name`` (see :data:`BUGS`)."""
     bug = BUGS[name]
+    if bug.streams:
+        return _replay_streams(bug, time_limit)
     problems = bug.problems()
     rows = []
     for problem in problems:
@@ -305,6 +441,59 @@ def replay(name: str, *, time_limit: float | None = TIME_LIMIT) -> BugReplay:
         return BugReplay(bug, problems, tuple(rows), explanation, False, False, "not judged: " + "; ".join(unfinished))
     reproduced, fixed, text = bug.finding(partial)
     return BugReplay(bug, problems, tuple(rows), explanation, reproduced, fixed, text)
+
+
+def _fed_back(problem: StreamsProblem, answer: StreamsAssignment) -> StreamsProblem:
+    """``problem`` with each member's previous tasks replaced by ``answer``'s (warm-up tasks and offsets dropped)."""
+    data = problem.to_mapping()
+    for member_id, member in data["members"].items():
+        for key in ("active", "standby", "warmup", "task_offsets", "task_end_offsets"):
+            member.pop(key, None)
+        given = answer.to_mapping()["members"].get(member_id, {})
+        member.update({role: tasks for role, tasks in given.items() if tasks})
+    return StreamsProblem.from_mapping(data, source="fed back")
+
+
+def _run_streams(variant: StreamsVariant, problem: StreamsProblem, optimum, time_limit: float | None) -> StreamsRun:
+    """``variant`` on ``problem`` and, when valid, on its own answer fed back, judged.  The ports are pure
+    Python with bounded loops, so a run is timed, not interrupted: one longer than ``time_limit`` is a
+    ``timeout`` row."""
+    tiers = optimum.objective_order
+
+    def failed(status: str, message: str) -> StreamsRun:
+        return StreamsRun(variant.name, status, message, None, (), tiers, None, None)
+
+    started = time.perf_counter()
+    try:
+        answer = variant.assign(problem)
+        found = streams.violations(problem, answer)
+        again = None if found else variant.assign(_fed_back(problem, answer))
+    except Exception as err:  # the assignor's failure: a finding, reported as a row
+        return failed("error", f"{type(err).__name__}: {err}")
+    if time_limit is not None and time.perf_counter() - started > time_limit:
+        return failed("timeout", f"{variant.name}: did not finish in {time_limit:g} s")
+    status = "invalid" if found else "ok"
+    mine = measure(problem, answer)
+    return StreamsRun(variant.name, status, "", answer, found, tiers, mine, optimum.measures, again, optimum.assignment)
+
+
+def _replay_streams(bug: Bug, time_limit: float | None) -> BugReplay:
+    problems = bug.problems()
+    rows = []
+    for problem in problems:
+        optimum = solve(problem)
+        rows.append({_name(v): _run_streams(v, problem, optimum, time_limit) for v in bug.shown_by + bug.fixed_by})
+    partial_replay = BugReplay(bug, problems, tuple(rows), None, False, False, "")
+    unfinished = [
+        f"{n}: {row.status} ({row.message})"
+        for rs in rows
+        for n, row in rs.items()
+        if row.status not in ("ok", "invalid")
+    ]
+    if unfinished:
+        return BugReplay(bug, problems, tuple(rows), None, False, False, "not judged: " + "; ".join(unfinished))
+    reproduced, fixed, text = bug.finding(partial_replay)
+    return BugReplay(bug, problems, tuple(rows), None, reproduced, fixed, text)
 
 
 # -- the entries -------------------------------------------------------------
@@ -658,6 +847,90 @@ def _kafka4_never_settles(r: BugReplay):
     return len(looping) == len(names) and alternates, all(settled.values()), text
 
 
+def _streams_tier_finding(r: BugReplay, tier: str, part: int | None = None) -> tuple[bool, bool, str]:
+    """Every variant that shows the entry is worse than the optimum first on ``tier`` (on the stickiness
+    tier: first on number ``part`` of [actives kept, standbys kept, copies on state]); the fix holds when
+    the optimum's assignment, which does better there, is valid and places every standby."""
+    rows, problem = r.rows[0], r.problems[0]
+
+    def worse(row: StreamsRun) -> bool:
+        if row.worse_on != tier:
+            return False
+        if part is None:
+            return True
+        mine, best = row.value(tier), row.optimal_value(tier)
+        return mine[:part] == best[:part] and mine[part] < best[part]
+
+    shown = all(worse(rows[_name(v)]) for v in r.bug.shown_by)
+    first = rows[_name(r.bug.shown_by[0])]
+    fixed = (
+        first.optimal is not None
+        and not streams.violations(problem, first.optimal)
+        and measure(problem, first.optimal).shortfall == 0
+    )
+    text = "; ".join(
+        f"{n}: {tier} {row.value(tier)}, the optimum's {row.optimal_value(tier)}"
+        + (f" (first worse on {row.worse_on})" if row.worse_on not in (None, tier) else "")
+        for n, row in rows.items()
+    )
+    return shown, fixed, text
+
+
+def _streams_actives_ignore_standbys(r: BugReplay):
+    return _streams_tier_finding(r, "task-balance")
+
+
+def _streams_uneven_standbys(r: BugReplay):
+    return _streams_tier_finding(r, "task-balance")
+
+
+def _streams_idle_member(r: BugReplay):
+    shown, fixed, text = _streams_tier_finding(r, "active-balance")
+    stuck = all(not r.rows[0][_name(v)].moved_when_fed_back for v in r.bug.shown_by)
+    return shown and stuck, fixed, text + f"; fed back, nothing moves: {stuck}"
+
+
+def _streams_keeps_stateless(r: BugReplay):
+    return _streams_tier_finding(r, "stickiness", part=2)
+
+
+def _streams_fed_back(r: BugReplay):
+    problem, rows = r.problems[0], r.rows[0]
+    found, shown = [], True
+    for v in r.bug.shown_by:
+        row = rows[_name(v)]
+        moved = row.moved_when_fed_back
+        again = measure(problem, row.fed_back) if row.fed_back is not None else None
+        # a standby moves, no active does, and the move buys nothing: the same balance on both tiers
+        idle = again is not None and all(again.value(t) == row.value(t) for t in ("active-balance", "task-balance"))
+        shown = shown and bool(moved) and {role for _, role, _ in moved} == {"standby"} and idle
+        found.append(
+            f"{row.assignor}: fed back, "
+            + ", ".join(
+                f"{m} {'gains' if (m, role, t) not in _given(row.assignment) else 'loses'} standby {t[0]}_{t[1]}"
+                for m, role, t in moved
+            )
+            + f"; task balance {row.value('task-balance')} before and "
+            + f"{again.value('task-balance') if again is not None else None} after"
+        )
+    # the fix: a balanced answer (the optimum's) is a steady state for Kafka's assignor
+    first = rows[_name(r.bug.shown_by[0])]
+    kept = all(v.assign(_fed_back(problem, first.optimal)) == first.optimal for v in r.bug.shown_by)
+    return shown, kept, "; ".join(found) + f"; the optimum's assignment fed back is kept: {kept}"
+
+
+def _given(assignment: StreamsAssignment | None) -> set:
+    """``(member, role, task)`` for every task ``assignment`` gives."""
+    if assignment is None:
+        return set()
+    return {
+        (m, role, t)
+        for m, tasks in assignment.members.items()
+        for role in ("active", "standby")
+        for t in getattr(tasks, role)
+    }
+
+
 def _kafka_15106_scenario() -> dict:
     """20 members, 200 partitions, unequal subscriptions, claims at mixed generations (seeded)."""
     rng = random.Random(15106)
@@ -682,6 +955,45 @@ def _kafka_15106_scenario() -> dict:
 
 def _claims(topic_claims: Mapping[str, tuple]) -> dict:
     return {m: {"topics": ["t"], "owned": {"t": list(ps)}, "generation": g} for m, (ps, g) in topic_claims.items()}
+
+
+#: KAFKA-21060's shape: two processes of one member; a stateful task between two stateless ones.
+_STREAMS_ACTIVES_IGNORE_STANDBYS = {
+    "kind": "streams",
+    "subtopologies": {
+        "s0": {"tasks": 1, "stateful": False},
+        "s1": {"tasks": 1, "stateful": True},
+        "s2": {"tasks": 1, "stateful": False},
+    },
+    "standby_replicas": 1,
+    "members": {"m0": {"process": "p0"}, "m1": {"process": "p1"}},
+}
+#: Three processes of one member, six stateful tasks, one standby (fresh).
+_STREAMS_UNEVEN_STANDBYS = {
+    "kind": "streams",
+    "subtopologies": {"s": {"tasks": 6, "stateful": True}},
+    "standby_replicas": 1,
+    "members": {"m0": {"process": "p0"}, "m1": {"process": "p1"}, "m2": {"process": "p2"}},
+}
+#: One member on p0, three on p1, five stateless tasks, m3 had two.
+_STREAMS_IDLE_MEMBER = {
+    "kind": "streams",
+    "subtopologies": {"s0": {"tasks": 5, "stateful": False}},
+    "standby_replicas": 0,
+    "members": {
+        "m0": {"process": "p0"},
+        "m1": {"process": "p1"},
+        "m2": {"process": "p1"},
+        "m3": {"process": "p1", "active": {"s0": [0, 1]}},
+    },
+}
+#: One process, two members; m1 ran a stateless and a stateful task, m0 is new.
+_STREAMS_KEEPS_STATELESS = {
+    "kind": "streams",
+    "subtopologies": {"s0": {"tasks": 1, "stateful": False}, "s1": {"tasks": 1, "stateful": True}},
+    "standby_replicas": 0,
+    "members": {"m0": {"process": "p0"}, "m1": {"process": "p0", "active": {"s0": [0], "s1": [0]}}},
+}
 
 
 BUGS: Mapping[str, Bug] = MappingProxyType(
@@ -1276,6 +1588,88 @@ Confirmed on Kafka's Java: tools/kafka_differential/settle.py compiles Kafka's C
   {KAFKA_COMMIT[:7]} and feeds each answer back (each member owning what it was assigned, generation + 1,
   rejoining while anything was revoked): 10 rebalances, each revoking one partition of c1, with the same
   assignments as this port rebalance by rebalance, in Java's and in sorted member order.""",
+            ),
+            Bug(
+                "streams-actives-ignore-standbys",
+                "Streams: actives are placed as if stateless, and the stateful task's standby lands on the busier member",
+                f"KAFKA-21060 (open): {STICKY_TASK_ASSIGNOR.rsplit('/', 1)[1]} at d79bd50, assignActive lines 290-309: "
+                "step 3 deals the remaining actives round the least loaded processes, stateful or not alike",
+                (_STREAMS_ACTIVES_IGNORE_STANDBYS,),
+                (STREAMS_STICKY_JAVA, STREAMS_STICKY),
+                (),
+                "A fresh group of two processes, one member each; subtopologies s0 (stateless), s1 (stateful), s2 "
+                "(stateless), one task each; one standby replica: 4 tasks in all, 2 each is valid (m0: s0_0 and "
+                "s1_0 active, m1: s2_0 active and s1_0's standby).  Kafka deals the actives by subtopology, s0_0 to "
+                "m0, s1_0 to m1, s2_0 to m0, without regard to which one will need a standby; s1_0's standby then "
+                "has to go to m0: m0 gets 3 tasks, m1 1 (task balance [3, 1] where [2, 2] is optimal), in Java's "
+                "iteration order and in sorted order",
+                _streams_actives_ignore_standbys,
+            ),
+            Bug(
+                "streams-fresh-standbys-uneven",
+                "Streams: a fresh group's standbys are dealt past the members' task quota, 5/4/3 where 4/4/4 fits",
+                f"{STICKY_TASK_ASSIGNOR.rsplit('/', 1)[1]} at d79bd50, assignStandby lines 449-464 with "
+                "assignStandbyToMemberWithLeastLoad lines 328-349: the least loaded process that lacks the task gets "
+                "the standby, with no totalTasksPerMember check",
+                (_STREAMS_UNEVEN_STANDBYS,),
+                (STREAMS_STICKY_JAVA, STREAMS_STICKY),
+                (),
+                "Three processes of one member, one subtopology of six stateful tasks, one standby replica: 12 "
+                "tasks, 4 per member is valid (each member two actives and the standbys of two tasks it does not "
+                "run).  Kafka gives 2 actives each, then deals the standbys from s_5 down to the least loaded "
+                "process lacking the task; for s_0 the least loaded process is m0's, which runs s_0, so the "
+                "standby goes to the next, m1, already at the quota of 4: task balance [5, 4, 3] in both orders",
+                _streams_uneven_standbys,
+            ),
+            Bug(
+                "streams-fed-back-moves-standby",
+                "Streams: Kafka's own answer, fed back unchanged, is not kept: a standby moves and nothing is gained",
+                f"{STICKY_TASK_ASSIGNOR.rsplit('/', 1)[1]} at d79bd50, assignStandby lines 431-444: "
+                "hasUnfulfilledTaskQuota (line 436) refuses a member over the quota its own previous standby, which "
+                "goes to the least loaded process without it (lines 453-464)",
+                (_STREAMS_UNEVEN_STANDBYS,),
+                (STREAMS_STICKY_JAVA, STREAMS_STICKY),
+                (),
+                "The group of streams-fresh-standbys-uneven after its first rebalance: every member's current tasks "
+                "are what Kafka gave it (m1 runs s_2, s_4 and has the standbys of s_0, s_1, s_3: 5 tasks).  Nothing "
+                "changed, so nothing should move.  Kafka keeps every active but refuses m1 its standby of s_0 (m1 is "
+                "at 5, over the quota of 4) and gives it to m2, which then has 5: the task balance stays [5, 4, 3] "
+                "and s_0's standby state is rebuilt on another process for nothing (then the group is steady).  The "
+                "optimum's 4/4/4, fed back, is kept",
+                _streams_fed_back,
+            ),
+            Bug(
+                "streams-idle-member-process-average",
+                "Streams: a member is left without an active task while a member of another process runs two",
+                f"{STICKY_TASK_ASSIGNOR.rsplit('/', 1)[1]} at d79bd50, assignActive lines 293-309: the remaining "
+                "actives go to the process of least average load (ProcessState.computeLoad, ProcessState.java lines "
+                "168-174, tasks / members), with no hasUnfulfilledActiveTaskQuota check",
+                (_STREAMS_IDLE_MEMBER,),
+                (STREAMS_STICKY_JAVA, STREAMS_STICKY),
+                (),
+                "Process p0 runs one member m0, process p1 three: m1, m2, m3; one subtopology of five stateless "
+                "tasks; m3 had s0_0 and s0_1.  m3 keeps both (the quota is ceil(5/4) = 2); the other three tasks go "
+                "by process load, tasks per member: s0_2 to p0 (0 < 2/3), s0_3 to p1 (2/3 < 1), then p0 and p1 tie at "
+                "1 and Java's heap hands out p0: m0 runs 2, m1 1 and m2 none (active balance [2, 2, 1, 0] where "
+                "[2, 1, 1, 1] is valid and keeps as much).  Fed back, nothing moves: m2 stays idle for good.  In "
+                "both iteration orders",
+                _streams_idle_member,
+            ),
+            Bug(
+                "streams-keeps-stateless-moves-stateful",
+                "Streams: a member over its quota keeps its stateless task and gives up the stateful one, whose state moves",
+                f"{STICKY_TASK_ASSIGNOR.rsplit('/', 1)[1]} at d79bd50, assignActive lines 256-272: previous actives "
+                "are kept in (partition, subtopology) order up to the quota, whether they have state or not",
+                (_STREAMS_KEEPS_STATELESS,),
+                (STREAMS_STICKY_JAVA, STREAMS_STICKY),
+                (),
+                "One process with two members (a second stream thread started): m1 ran s0_0 (stateless) and s1_0 "
+                "(stateful), m0 is new; no standbys.  The quota is 1 each; Kafka keeps m1's first task in "
+                "(partition, subtopology) order, s0_0, and moves s1_0 to m0, which has no state for it and must "
+                "restore it.  Keeping s1_0 on m1 and moving the stateless s0_0 is as balanced, keeps as many actives "
+                "and keeps the stateful task on its state (stickiness [actives kept, standbys kept, copies on state] "
+                "[1, 0, 0] where [1, 0, 1] is optimal), in both orders",
+                _streams_keeps_stateless,
             ),
         )
     }
