@@ -49,6 +49,7 @@ from assignment_oracle.heuristics.registry import (
     ITERATION_ORDERS,
     LIVE_PEERS,
     PEERS,
+    STREAMS_ASSIGNORS,
     TOPIC_ID_PORTS,
     get_assignor,
     in_iteration_order,
@@ -74,20 +75,26 @@ from assignment_oracle.problem.errors import (
     OracleError,
     SolverError,
     SparkFailed,
+    UnknownAssignor,
+    UnsupportedRequest,
 )
 from assignment_oracle.problem.extras import require
 from assignment_oracle.problem.model import BALANCE, SPREAD
 from assignment_oracle.problem.scenario_json import (
+    COUNTEREXAMPLE_KEYS,
     MAX_PARTITIONS,
     InputError,
     check_output,
     dumps,
     field_path,
     parse_objective,
+    problem_from_mapping,
     read_assignment,
+    read_json_file,
     read_problem,
     write_output,
 )
+from assignment_oracle.problem.streams import StreamsProblem
 from assignment_oracle.problem.text import printable
 from assignment_oracle.program import COMMANDS, PROG, Parser, bundled_examples
 
@@ -464,7 +471,9 @@ def _time_limit(args, problem, request) -> float | None:
 
 
 def _solve(args) -> int:
-    problem = _read_problem(args)
+    problem = _read_scenario(args)
+    if isinstance(problem, StreamsProblem):
+        return _streams_solve(args, problem)
     request = _request(args, problem)
     limit = _time_limit(args, problem, request)
     with _Clock(limit, "solve"):
@@ -484,7 +493,9 @@ def _solve(args) -> int:
 
 
 def _check(args) -> int:
-    problem = _read_problem(args)
+    problem = _read_scenario(args)
+    if isinstance(problem, StreamsProblem):
+        return _streams_check(args, problem)
     request = _request(args, problem)
     assignment, document = read_assignment(args.assignment)
     engine = choose(problem, request, args.method)
@@ -511,7 +522,9 @@ def _check(args) -> int:
 
 
 def _assign(args) -> int:
-    problem = _read_problem(args)
+    problem = _read_scenario(args)
+    if isinstance(problem, StreamsProblem):
+        return _streams_assign(args, problem)
     with _Steps(1, "assign") as steps:  # a live peer's group takes seconds to form
         steps(args.assignor)
         result = _run_named(args.assignor, problem, args.iteration_order, source=args.scenario)
@@ -538,6 +551,10 @@ def _resolve(name: str):
 
 def _run_named(name: str, problem, iteration_order: str = "sorted", source: str = "scenario"):
     """Run one assignor for ``assign``/``explain``; its failure is one line naming it (exit 7)."""
+    if name in STREAMS_ASSIGNORS:
+        raise InputError(
+            "--assignor", "", f"{name} is a Streams group assignor (KIP-1071); {source} is a consumer group scenario"
+        )
     assignor = _resolve(name)
     try:
         assignor = in_iteration_order(assignor, iteration_order)
@@ -589,12 +606,25 @@ def _compare(args) -> int:
     if not given:
         raise InputError("--assignors", "", "no assignor named (give all, peers, or names separated by commas)")
     try:
-        names = list(resolve_names(given))
-    except ValueError as err:
-        raise InputError("--assignors", "", str(err)) from None
+        names = list(resolve_names([n for n in given if n not in STREAMS_ASSIGNORS]))
+    except (ValueError, UnknownAssignor) as err:
+        if not _is_streams_file(args.scenario):
+            if isinstance(err, UnknownAssignor):
+                raise
+            raise InputError("--assignors", "", str(err)) from None
+        names = []  # a Streams group: its own names (_streams_compare says which are wrong)
     for name in names:  # before any work: a peer that cannot run is one line, not a row of errors
         require_installed(name)
-    problem = _read_problem(args)
+    problem = _read_scenario(args)
+    if isinstance(problem, StreamsProblem):
+        return _streams_compare(args, problem, given)
+    streams_named = [n for n in given if n in STREAMS_ASSIGNORS]
+    if streams_named:
+        raise InputError(
+            "--assignors",
+            "",
+            f"{streams_named[0]} is a Streams group assignor (KIP-1071); {args.scenario} is a consumer group scenario",
+        )
     request = None
     if (
         args.objective is not None
@@ -619,7 +649,9 @@ def _compare(args) -> int:
 
 
 def _explain(args) -> int:
-    problem = _read_problem(args)
+    problem = _read_scenario(args)
+    if isinstance(problem, StreamsProblem):
+        return _streams_explain(args, problem)
     # Balance first unless --objective says otherwise: the order assignors aim for.
     request = _request(args, problem, default_order=problem.balance_first_order().objective)
     if args.objective is None and not problem.balance_first:
@@ -883,6 +915,9 @@ def _demo(args) -> int:
             raise InputError(str(out), "", f"cannot create the folder ({err.strerror or err})") from None
     failures = 0
     for path in bundled_examples():
+        if _is_streams_file(path):
+            failures += _streams_demo(path, out)
+            continue
         problem = read_problem(path)
         solution: Solution = solve(problem)
         verdict = check(problem, solution.assignment, solution.certificate)
@@ -898,3 +933,243 @@ def _demo(args) -> int:
         for name in ASSIGNORS:
             print("  " + evaluation_line(evaluate(problem, name)))
     return 0 if failures == 0 else 1
+
+
+# -- Streams groups (KIP-1071): scenarios with "kind": "streams" -------------------------------------------
+# The same commands, over compare.judge.streams and optimal.solve; the options that only mean something for
+# consumer groups are refused on a Streams group rather than ignored.
+
+
+def _scenario_document(path) -> tuple[object, str]:
+    """The decoded scenario of a file and the source its errors name (a sweep's counterexample file is read as
+    the scenario it holds, as :func:`read_problem` does)."""
+    document = read_json_file(path)
+    source = str(path)
+    if isinstance(document, dict) and set(document) == COUNTEREXAMPLE_KEYS:
+        document, source = document["scenario"], f"{path}: scenario"
+    return document, source
+
+
+def _is_streams_document(document) -> bool:
+    # a consumer scenario has no "kind" (its reader refuses the key): any "kind" is a Streams group's, whose
+    # reader then says what is wrong with it
+    return isinstance(document, dict) and "kind" in document
+
+
+def _is_streams_file(path) -> bool:
+    return _is_streams_document(_scenario_document(path)[0])
+
+
+def _read_scenario(args):
+    """The scenario of ``args.scenario``: a :class:`StreamsProblem` when its JSON says ``"kind"``, else the
+    consumer group :class:`Problem` (exactly as :func:`read_problem` reads it)."""
+    document, source = _scenario_document(args.scenario)
+    limit = getattr(args, "max_partitions", MAX_PARTITIONS)
+    if not _is_streams_document(document):
+        return problem_from_mapping(document, source=source, max_partitions=limit)
+    problem = StreamsProblem.from_mapping(document, source=source)
+    if limit is not None and len(problem.tasks) > limit:
+        raise InputError(source, "subtopologies", f"{len(problem.tasks)} tasks, more than --max-partitions {limit}")
+    return problem
+
+
+def _consumer_only(args, *options: str) -> None:
+    """Refuse the consumer group options given on a Streams group scenario (one line, exit 2)."""
+    given = {
+        "--method": getattr(args, "method", "auto") != "auto",
+        "--balance": getattr(args, "balance", DEFAULT_BALANCE) != DEFAULT_BALANCE,
+        "--topic-spread": bool(getattr(args, "topic_spread", False)),
+        "--max-moves": getattr(args, "max_moves", None) is not None,
+        "--max-moves-per-member": getattr(args, "max_moves_per_member", None) is not None,
+        "--time-limit": getattr(args, "time_limit", None) is not None,
+    }
+    for option in options:
+        if given[option]:
+            raise InputError(
+                option, "", f"applies to consumer group scenarios; {args.scenario} is a Streams group (KIP-1071)"
+            )
+
+
+_CONSUMER_REQUEST = ("--method", "--balance", "--topic-spread", "--max-moves", "--max-moves-per-member")
+
+
+def _streams_request(args):
+    from assignment_oracle.optimal.streams_request import StreamsRequest
+
+    _consumer_only(args, *_CONSUMER_REQUEST)
+    if args.objective is None:
+        return StreamsRequest()
+    try:
+        return StreamsRequest(objective=tuple(t.strip() for t in args.objective.split(",") if t.strip()))
+    except UnsupportedRequest as err:
+        raise InputError("--objective", "", str(err).removeprefix("objective: ")) from None
+
+
+def _streams_time_limit(args) -> float | None:
+    if args.time_limit is not None and not (0 < args.time_limit <= MAX_TIME_LIMIT):
+        raise InputError(
+            "--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {args.time_limit}"
+        )
+    return STAGED_TIME_LIMIT if args.time_limit is None else args.time_limit
+
+
+def _streams_optimum(args, problem: StreamsProblem, label: str):
+    request = _streams_request(args)
+    limit = _streams_time_limit(args)
+    with _Clock(limit, label):
+        return solve(problem, request, time_limit=limit)
+
+
+def _streams_solve(args, problem: StreamsProblem) -> int:
+    from assignment_oracle.compare.judge.streams import solution_to_mapping
+
+    solution = _streams_optimum(args, problem, "solve")
+    _write(args.output, dumps(solution_to_mapping(solution, timing=args.timing)), inputs=(args.scenario,))
+    if solution.status == OPTIMAL:
+        return 0
+    unproven = "; ".join(f"{t.tier}: bound {json.dumps(t.bound)}" for t in solution.tiers if not t.proven)
+    detail = solution.message or "not proven optimal"
+    print(printable(f"{PROG}: {solution.status}: {detail}" + (f" ({unproven})" if unproven else "")), file=sys.stderr)
+    return 1
+
+
+def _streams_assignment(path: str):
+    """A Streams assignment file: the output of ``solve``/``assign`` (its ``"assignment"`` key) or the bare
+    ``{"members": ...}`` form."""
+    from assignment_oracle.problem.streams import StreamsAssignment
+
+    document = read_json_file(path)
+    if isinstance(document, dict) and "assignment" in document:
+        return StreamsAssignment.from_mapping(document["assignment"], source=f"{path}: assignment")
+    return StreamsAssignment.from_mapping(document, source=str(path))
+
+
+def _streams_check(args, problem: StreamsProblem) -> int:
+    from assignment_oracle.compare.judge.streams import judge
+
+    assignment = _streams_assignment(args.assignment)
+    optimum = _streams_optimum(args, problem, "check: the optimum")
+    verdict = judge(problem, assignment, optimum)
+    sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.text())
+    return verdict.exit_code()
+
+
+def _streams_assignor(name: str, source: str, option: str = "--assignor"):
+    """The Streams assignor called ``name``; a consumer group assignor's name is one line naming the mismatch."""
+    from assignment_oracle.heuristics.registry import get_streams_assignor
+
+    try:
+        return get_streams_assignor(name)
+    except UnknownAssignor:
+        known = ", ".join(STREAMS_ASSIGNORS)
+        try:
+            get_assignor(name)
+        except (ValueError, OracleError):
+            raise InputError(
+                option,
+                "",
+                f"unknown Streams group assignor {name!r} ({source} is a Streams group; known: {known})",
+            ) from None
+        raise InputError(
+            option,
+            "",
+            f"{name} is a consumer group assignor; {source} is a Streams group scenario (its assignors: {known})",
+        ) from None
+
+
+def _run_streams(name: str, problem: StreamsProblem, order: str, source: str):
+    from assignment_oracle.problem.errors import AssignorError
+
+    entry = _streams_assignor(name, source)
+    try:
+        return entry.assign(problem, iteration_order=order)
+    except AssignorError as err:
+        raise AssignorFailed(f"{name}: {err}") from None
+
+
+def _streams_assign(args, problem: StreamsProblem) -> int:
+    from assignment_oracle.problem.streams import standby_shortfall, violations
+
+    assignment = _run_streams(args.assignor, problem, args.iteration_order, args.scenario)
+    found = violations(problem, assignment)
+    document = {
+        "kind": "streams",
+        "assignor": args.assignor,
+        "iteration_order": args.iteration_order,
+        "valid": not found,
+        "violations": [v.to_mapping() for v in found],
+        "standby_shortfall": standby_shortfall(problem, assignment),
+        "assignment": assignment.to_mapping(),
+    }
+    _write(args.output, dumps(document), inputs=(args.scenario,))
+    if found:
+        kinds = sorted({v.kind for v in found})
+        print(
+            printable(f"{PROG}: note: {args.assignor} produced an invalid assignment ({', '.join(kinds)})"),
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _streams_compare(args, problem: StreamsProblem, given: list[str]) -> int:
+    from assignment_oracle.compare.judge.streams import compare as compare_streams
+
+    _consumer_only(args, *_CONSUMER_REQUEST, "--time-limit")
+    if args.objective is not None:
+        raise InputError("--objective", "", f"compare judges {args.scenario}, a Streams group, in Kafka's order")
+    runs: list[tuple[str, str]] = []
+    for name in given:
+        items = [(n, o) for n in STREAMS_ASSIGNORS for o in ITERATION_ORDERS] if name == "all" else None
+        if items is None:
+            _streams_assignor(name, args.scenario, "--assignors")
+            items = [(name, "sorted")]
+        for item in items:
+            if item in runs:
+                raise InputError("--assignors", "", f"assignor {item[0]!r} is named twice")
+            runs.append(item)
+    with _Steps(1 + len(runs), "compare") as steps:
+        result = compare_streams(problem, runs, progress=steps)
+    sys.stdout.write(dumps(result.to_mapping(timing=args.timing)) if args.json else result.text())
+    return 0
+
+
+def _streams_explain(args, problem: StreamsProblem) -> int:
+    from assignment_oracle.compare.judge.streams import judge
+
+    if (args.assignment is None) == (args.assignor is None):
+        raise InputError("explain", "", "give an assignment file or --assignor NAME, not both and not neither")
+    if args.assignor is not None:
+        assignment = _run_streams(args.assignor, problem, "sorted", args.scenario)
+    else:
+        assignment = _streams_assignment(args.assignment)
+    optimum = _streams_optimum(args, problem, "explain: the optimum")
+    verdict = judge(problem, assignment, optimum, assignor=args.assignor)
+    sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.explanation_text())
+    return verdict.exit_code()
+
+
+def _streams_demo(path: Path, out: Path | None) -> int:
+    """One bundled Streams example in ``demo``: the optimum, judged against itself, and every Streams assignor
+    in both iteration orders; 1 when the optimum does not check."""
+    from assignment_oracle.compare.judge.streams import compare as compare_streams
+    from assignment_oracle.compare.judge.streams import judge, solution_to_mapping
+
+    problem = StreamsProblem.from_mapping(read_json_file(path), source=str(path))
+    solution = solve(problem)
+    if out is not None:
+        write_output(out / path.name, dumps(solution_to_mapping(solution)))
+    code = judge(problem, solution.assignment, solution).exit_code() if solution.assignment is not None else 1
+    values = "  ".join(f"{t.tier} {json.dumps(t.value)}" for t in solution.tiers)
+    print(f"{path.stem}: oracle {solution.status}  {values}  check exit {code}")
+    runs = [(n, o) for n in STREAMS_ASSIGNORS for o in ITERATION_ORDERS]
+    for row in compare_streams(problem, runs, optimum=solution).rows:
+        v = row.verdict
+        said = (
+            f"{row.status}: {row.message}"
+            if v is None
+            else v.verdict
+            + (f" at {v.gap_tier}" if v.gap_tier else "")
+            + (f"; broken: {', '.join(v.broken)}" if v.broken else "")
+        )
+        print(f"  {row.label}: {said}")
+    return code != 0

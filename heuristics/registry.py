@@ -34,6 +34,7 @@ from assignment_oracle.heuristics import (
     server_range,
     sticky,
     stream_join_sticky,
+    streams_sticky,
     uniform,
 )
 from assignment_oracle.problem.claims import resolve_claims
@@ -65,6 +66,9 @@ __all__ = [
     "is_live",
     "resolve_names",
     "run",
+    "StreamsAssignor",
+    "STREAMS_ASSIGNORS",
+    "get_streams_assignor",
 ]
 
 
@@ -668,3 +672,37 @@ def resolve_names(names) -> tuple[str, ...]:
                 raise ValueError(f"assignor {item!r} is named twice")
             out.append(item)
     return tuple(out)
+
+
+# -- Streams groups (KIP-1071) ---------------------------------------------------------------------------
+# A Streams group's assignor takes a StreamsProblem and answers a StreamsAssignment: its own small registry,
+# apart from the consumer assignors above (a name of one kind on a scenario of the other is refused).
+
+
+@dataclass(frozen=True)
+class StreamsAssignor:
+    """One registered Streams group assignor: ``assign(problem, *, iteration_order) -> StreamsAssignment``."""
+
+    name: str
+    summary: str
+    origin: str
+    assign: Callable
+
+
+STREAMS_ASSIGNORS: Mapping[str, StreamsAssignor] = MappingProxyType(
+    {
+        "streams-sticky": StreamsAssignor(
+            "streams-sticky",
+            "Kafka's server-side Streams task assignor, StickyTaskAssignor (KIP-1071)",
+            "Kafka d79bd502 group-coordinator streams/assignor/StickyTaskAssignor.java",
+            streams_sticky.assign,
+        )
+    }
+)
+
+
+def get_streams_assignor(name: str) -> StreamsAssignor:
+    """The Streams group assignor called ``name`` (:class:`UnknownAssignor` listing the known ones)."""
+    if name in STREAMS_ASSIGNORS:
+        return STREAMS_ASSIGNORS[name]
+    raise UnknownAssignor(name, list(STREAMS_ASSIGNORS))

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from assignment_oracle.optimal.solution import OPTIMAL
 from assignment_oracle.optimal.streams_request import (
@@ -69,6 +69,10 @@ __all__ = [
     "StreamsVerdict",
     "judge",
     "task_name",
+    "solution_to_mapping",
+    "StreamsRow",
+    "StreamsComparison",
+    "compare",
 ]
 
 #: Kafka's ``StickyTaskAssignor``'s guarantees (heuristics/streams_sticky.py's docstring), name -> claim.
@@ -560,3 +564,152 @@ def _guarantees(problem, found, avoidable: int, lines: tuple[StreamsTierLine, ..
     else:
         out.append(StreamsGuarantee("sticky-at-equal-balance", KEPT))
     return tuple(out)
+
+
+# -- what the command line shows: the solution, one row per assignor -------------------------------------
+
+
+def solution_to_mapping(solution: StreamsSolution, *, timing: bool = False) -> dict:
+    """A Streams solution as JSON (``solve``'s output; docs/formats.md, "Streams groups"): status, method,
+    objective order, each tier's value, bound, proof, the message and the assignment
+    (:func:`~assignment_oracle.problem.streams.streams_assignment_to_mapping`); ``timing`` adds the wall time
+    and the model's sizes (then not byte-stable)."""
+    from assignment_oracle.problem.streams import streams_assignment_to_mapping
+
+    out: dict[str, Any] = {
+        "kind": "streams",
+        "status": solution.status,
+        "method": solution.method,
+        "objective_order": list(solution.objective_order),
+        "tiers": [t.to_mapping() for t in solution.tiers],
+        "standbys_wanted_per_stateful_task": _wanted(solution.problem),
+        "message": solution.message,
+        "assignment": None if solution.assignment is None else streams_assignment_to_mapping(solution.assignment),
+    }
+    if timing:
+        out["wall_time"] = round(solution.wall_time, 6)
+        out["stats"] = dict(solution.stats)
+    return out
+
+
+def _wanted(problem: StreamsProblem) -> int:
+    from assignment_oracle.optimal.streams_request import standbys_wanted
+
+    return standbys_wanted(problem)
+
+
+@dataclass(frozen=True)
+class StreamsRow:
+    """One assignor run on a Streams group: its verdict, or why there is none (``status`` ``error``)."""
+
+    assignor: str
+    iteration_order: str
+    status: str  # ok, error
+    verdict: StreamsVerdict | None
+    message: str = ""
+    wall_time: float | None = None
+
+    @property
+    def label(self) -> str:
+        return self.assignor if self.iteration_order == "sorted" else f"{self.assignor} ({self.iteration_order} order)"
+
+    def to_mapping(self, *, timing: bool = False) -> dict:
+        out: dict[str, Any] = {
+            "assignor": self.assignor,
+            "iteration_order": self.iteration_order,
+            "status": self.status,
+            "message": self.message,
+            "verdict": None if self.verdict is None else self.verdict.to_mapping(),
+        }
+        if timing:
+            out["wall_time"] = self.wall_time
+        return out
+
+
+@dataclass(frozen=True)
+class StreamsComparison:
+    """Assignors on one Streams group, each judged against the same optimum."""
+
+    problem: StreamsProblem
+    optimum: StreamsSolution
+    rows: tuple[StreamsRow, ...]
+
+    def to_mapping(self, *, timing: bool = False) -> dict:
+        return {
+            "kind": "streams",
+            "optimum": solution_to_mapping(self.optimum, timing=timing),
+            "rows": [r.to_mapping(timing=timing) for r in self.rows],
+        }
+
+    def text(self) -> str:
+        """The table ``compare`` prints: the optimum's row, then one row per assignor."""
+        from assignment_oracle.compare.judge.text import table
+
+        order = self.optimum.objective_order
+        header = ("assignor", "status", "verdict", *order, "standbys short", "guarantees broken")
+        best = self.optimum.measures
+        rows = []
+        if best is not None:
+            rows.append(("optimum", self.optimum.status.lower(), "-", *(str(best.value(t)) for t in order), "0", "-"))
+        for row in self.rows:
+            v = row.verdict
+            if v is None:
+                short = row.message if len(row.message) <= 60 else row.message[:57] + "..."
+                rows.append((row.label, row.status, short) + ("-",) * (len(header) - 3))
+                continue
+            cells = [
+                str(t.value) + ("" if t.comparison in ("equal", "unknown") else f" ({t.comparison})") for t in v.tiers
+            ]
+            rows.append(
+                (
+                    row.label,
+                    row.status,
+                    v.verdict + (f" at {v.gap_tier}" if v.gap_tier else ""),
+                    *cells,
+                    f"{v.avoidable_shortfall} (+{v.unavoidable_shortfall} unavoidable)",
+                    ", ".join(v.broken) or "none",
+                )
+            )
+        p = self.problem
+        title = (
+            f"Streams group: {len(p.members)} members on {len(p.processes)} processes, {len(p.tasks)} tasks "
+            f"({len(p.stateful_tasks)} stateful), {p.standby_replicas} standby replica(s); optimum {self.optimum.status}"
+        )
+        return lines_text([title, *table(header, rows)])
+
+
+def compare(
+    problem: StreamsProblem,
+    assignors: Sequence[tuple[str, str]],
+    *,
+    optimum: StreamsSolution | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> StreamsComparison:
+    """Run each ``(name, iteration order)`` of :data:`heuristics.registry.STREAMS_ASSIGNORS` on ``problem``
+    and judge it against one optimum (solved if not given).  An assignor that raises is a row with status
+    ``error`` and its message (Kafka's ``TaskAssignorException`` on a group without members)."""
+    import time
+
+    from assignment_oracle.heuristics.registry import get_streams_assignor
+    from assignment_oracle.problem.errors import AssignorError
+
+    if progress is not None:
+        progress("optimum")
+    if optimum is None:
+        from assignment_oracle.optimal import solve
+
+        optimum = solve(problem)
+    rows = []
+    for name, order in assignors:
+        entry = get_streams_assignor(name)
+        if progress is not None:
+            progress(name if order == "sorted" else f"{name} ({order} order)")
+        started = time.perf_counter()
+        try:
+            result = entry.assign(problem, iteration_order=order)
+        except AssignorError as err:
+            rows.append(StreamsRow(name, order, "error", None, f"{type(err).__name__}: {err}"))
+            continue
+        seconds = time.perf_counter() - started
+        rows.append(StreamsRow(name, order, "ok", judge(problem, result, optimum, assignor=name), "", seconds))
+    return StreamsComparison(problem, optimum, tuple(rows))
