@@ -250,6 +250,10 @@ class _Model:
         self.kept_standby = sum(kept_s)
         self.on_state = sum(on_state)
         self.diversity: Any = 0
+        self.tag_vars: list[Any] = []
+        self.fA: list[dict[int, Any]] = [{} for _ in tasks]  # core with tags: free copies per tag class
+        self.fS: list[dict[int, Any]] = [{} for _ in tasks]
+        self.process_class = [0] * P
         if tags:
             self.diversity = self._tag_diversity()
         self.totals = {
@@ -267,17 +271,18 @@ class _Model:
             + self.s
             + list(self.uA.values())
             + list(self.uS.values())
-            + list(getattr(self, "tag_vars", []))
+            + self.tag_vars
+            + [v for d in self.fA for v in d.values()]
+            + [v for d in self.fS for v in d.values()]
         )
 
-    def _tag_diversity(self) -> Any:
-        """Distinct (key, value) pairs per stateful task over the processes holding its copies; a process's
-        tag values are its members' (which must agree)."""
-        problem, m = self.problem, self.model
+    def _process_tags(self) -> list[dict[str, str]]:
+        """Each process's rack-aware tag values: its members' (which must agree)."""
+        problem = self.problem
         keys = problem.rack_aware_tags
         process_tags: list[dict[str, str]] = []
         for p, members in zip(problem.processes, self.process_members):
-            seen: dict[str, str] = {}
+            seen: dict[str, str | None] = {}
             for j in members:
                 tags = dict(problem.members[j].client_tags)
                 for key in keys:
@@ -286,21 +291,80 @@ class _Model:
                         raise UnsupportedRequest(
                             f"tag-diversity: the members of process {p} disagree on rack-aware tag {key!r}"
                         )
-                    seen[key] = value  # type: ignore[assignment]
-            process_tags.append({k_: v for k_, v in seen.items() if v is not None})
+                    seen[key] = value
+            process_tags.append({k: v for k, v in seen.items() if v is not None})
+        return process_tags
+
+    def _tag_diversity(self) -> Any:
+        """Distinct (key, value) pairs per stateful task over the processes holding its copies.
+
+        Full model: from ``XA``/``XS``.  Core model: processes with the same tag values form a *class*; the
+        free copies of a task are counted per class (``fA``, ``fS``), at most the class's processes minus
+        those holding the task's other copies, and each class's members' counts are its copies; the
+        realization deals each class's free copies to its processes (:func:`_realize`)."""
+        m, k = self.model, self.k
+        process_tags = self._process_tags()
+        classes: dict[tuple, int] = {}
+        for p, tags in enumerate(process_tags):
+            self.process_class[p] = classes.setdefault(tuple(sorted(tags.items())), len(classes))
+        C = len(classes)
+        class_tags = [dict(key) for key in classes]
+        class_size = [0] * C
+        for c in self.process_class:
+            class_size[c] += 1
+        # copies of task i in class c: holder booleans and (core) free counts
+        copies: list[list[list[Any]]] = [[[] for _ in range(C)] for _ in self.stateful]
+        home = self.member_process
+        if self.core:
+            per_class_a: list[list[Any]] = [[] for _ in range(C)]
+            per_class_s: list[list[Any]] = [[] for _ in range(C)]
+            for (i, j), v in self.uA.items():
+                copies[i][self.process_class[home[j]]].append(v)
+                per_class_a[self.process_class[home[j]]].append(v)
+            for (i, j), v in self.uS.items():
+                copies[i][self.process_class[home[j]]].append(v)
+                per_class_s[self.process_class[home[j]]].append(v)
+            held_a: list[list[Any]] = [[] for _ in self.stateful]
+            held_s: list[list[Any]] = [[] for _ in self.stateful]
+            for (i, _), v in self.uA.items():
+                held_a[i].append(v)
+            for (i, _), v in self.uS.items():
+                held_s[i].append(v)
+            for i, sf in enumerate(self.stateful):
+                self.fA[i] = {c: m.new_int_var(0, 1, f"fa{i}_{c}") for c in range(C)}
+                m.add(sum(self.fA[i].values()) + sum(held_a[i]) == 1)
+                if sf and k:
+                    self.fS[i] = {c: m.new_int_var(0, min(k, class_size[c]), f"fs{i}_{c}") for c in range(C)}
+                    m.add(sum(self.fS[i].values()) + sum(held_s[i]) == k)
+                for c in range(C):
+                    free = [self.fA[i][c]] + ([self.fS[i][c]] if self.fS[i] else [])
+                    m.add(sum(free) + sum(copies[i][c]) <= class_size[c])
+                    copies[i][c] = copies[i][c] + free
+                    per_class_a[c].append(self.fA[i][c])
+                    if self.fS[i]:
+                        per_class_s[c].append(self.fS[i][c])
+            for c in range(C):
+                members = [j for j in range(len(self.a)) if self.process_class[home[j]] == c]
+                m.add(sum(self.a[j] for j in members) == sum(per_class_a[c]))
+                m.add(sum(self.s[j] for j in members) == sum(per_class_s[c]))
+        else:
+            for i in range(len(self.stateful)):
+                for p, v in self.XA[i].items():
+                    copies[i][self.process_class[p]].append(v)
+                for p, v in self.XS[i].items():
+                    copies[i][self.process_class[p]].append(v)
         terms = []
-        self.tag_vars = []
         for i, sf in enumerate(self.stateful):
             if not sf:
                 continue
-            for key in keys:
+            for key in self.problem.rack_aware_tags:
                 groups: dict[str, list[int]] = {}
-                for p, tags in enumerate(process_tags):
+                for c, tags in enumerate(class_tags):
                     if key in tags:
-                        groups.setdefault(tags[key], []).append(p)
-                for value, ps in sorted(groups.items()):
+                        groups.setdefault(tags[key], []).append(c)
+                for value, cs in sorted(groups.items()):
                     z = m.new_bool_var(f"z{i}_{key}_{value}")
-                    m.add(z <= sum(self.XA[i][p] for p in ps) + sum(self.XS[i][p] for p in ps if p in self.XS[i]))
+                    m.add(z <= sum(v for c in cs for v in copies[i][c]))
                     terms.append(z)
                     self.tag_vars.append(z)
         return sum(terms)
@@ -337,7 +401,9 @@ def _search(run: _Run, model: _Model, name: str, objective=None, maximize: bool 
         for v in model.variables:
             cp.add_hint(v, run.values[v])
     parameters(run.solver, time_limit=run.left())
+    began = time.perf_counter()
     code = _solve(run.solver, cp)
+    seconds = round(time.perf_counter() - began, 3)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         solver = run.solver
         run.values = {v: int(solver.value(v)) for v in model.variables}
@@ -348,12 +414,12 @@ def _search(run: _Run, model: _Model, name: str, objective=None, maximize: bool 
         }
         value = None if objective is None else int(round(run.solver.objective_value))
         proven = code == cp_model.OPTIMAL
-        run.stages.append({"stage": name, "value": value, "proven": proven})
+        run.stages.append({"stage": name, "value": value, "proven": proven, "seconds": seconds})
         return ("optimal" if proven else "feasible"), value
     if code == cp_model.INFEASIBLE:
-        run.stages.append({"stage": name, "value": None, "proven": True, "infeasible": True})
+        run.stages.append({"stage": name, "value": None, "proven": True, "infeasible": True, "seconds": seconds})
         return "infeasible", None
-    run.stages.append({"stage": name, "value": None, "proven": False})
+    run.stages.append({"stage": name, "value": None, "proven": False, "seconds": seconds})
     return "unknown", None
 
 
@@ -388,7 +454,10 @@ def _balance(run: _Run, model: _Model, tier: str) -> tuple[bool, str]:
             run.unproven.append(tier)
             return False, "cpsat"
     proven = True
-    for level in range(max(run.loads[tier]), 0, -1):
+    top = max(run.loads[tier])
+    for x in loads:  # the answer in hand has none above it: neither has the optimum (pinned before the levels)
+        model.model.add(x <= top)
+    for level in range(top, 0, -1):
         values = run.values
         assert values is not None  # the first answer above
         flags = []
@@ -449,10 +518,9 @@ def solve(
             message="no member to give the active tasks to" if problem.tasks else "",
             wall_time=time.perf_counter() - started,
         )
-    solution = None
-    if not tags:  # the core model first (module docstring)
-        solution = _staged(problem, request, order, core=True, tags=False, time_limit=time_limit, started=started)
-    if solution is None:  # its free copies could not be dealt out, or tags are a tier: the full model
+    # the core model first (module docstring)
+    solution = _staged(problem, request, order, core=True, tags=tags, time_limit=time_limit, started=started)
+    if solution is None:  # its free copies could not be dealt out: the full model
         solution = _staged(problem, request, order, core=False, tags=tags, time_limit=time_limit, started=started)
         if solution is None:
             raise SolverError("the Streams model's answer could not be realized as an assignment")
@@ -574,24 +642,32 @@ def _realize(model: _Model, values: Mapping[Any, int]) -> StreamsAssignment | No
         for j in range(M):
             supply_a[home[j]] += room_a[j]
             supply_s[home[j]] += room_s[j]
-        need = [i for i in range(T) if active_member[i] < 0]
-        open_a = [p for p in range(P) if supply_a[p]]
-        dealt = _flow(
-            need, dict.fromkeys(need, 1), supply_a, {i: [p for p in open_a if p not in used[i]] for i in need}
-        )
-        if dealt is None:
-            return None
-        for i in need:
-            free_active[i] = dealt[i][0]
-            used[i].add(free_active[i])
-        wanted = {i: model.k - len(standby_members[i]) for i in range(T) if model.stateful[i]}
-        wanted = {i: n for i, n in wanted.items() if n > 0}
-        open_s = [p for p in range(P) if supply_s[p]]
-        dealt = _flow(list(wanted), wanted, supply_s, {i: [p for p in open_s if p not in used[i]] for i in wanted})
-        if dealt is None:
-            return None
-        for i, ps in dealt.items():
-            free_standby[i] = ps
+        classes = sorted(set(model.process_class))
+        for c in classes:  # one tag class at a time (one class without tags)
+            in_class = [p for p in range(P) if model.process_class[p] == c]
+
+            def wanted_in(role: list[dict[int, Any]], default: list[int], c: int = c) -> dict[int, int]:
+                return {i: (values[role[i][c]] if role[i] else default[i]) for i in range(T) if role[i] or default[i]}
+
+            need = {i: n for i, n in wanted_in(model.fA, [int(a < 0) for a in active_member]).items() if n}
+            open_a = [p for p in in_class if supply_a[p]]
+            dealt = _flow(list(need), need, supply_a, {i: [p for p in open_a if p not in used[i]] for i in need})
+            if dealt is None:
+                return None
+            for i, ps in dealt.items():
+                free_active[i] = ps[0]
+                used[i].add(ps[0])
+            missing = [
+                (model.k - len(standby_members[i])) if model.stateful[i] and not model.fS[i] else 0 for i in range(T)
+            ]
+            wanted = {i: n for i, n in wanted_in(model.fS, missing).items() if n}
+            open_s = [p for p in in_class if supply_s[p]]
+            dealt = _flow(list(wanted), wanted, supply_s, {i: [p for p in open_s if p not in used[i]] for i in wanted})
+            if dealt is None:
+                return None
+            for i, ps in dealt.items():
+                free_standby[i].extend(ps)
+                used[i].update(ps)
     else:
         for i in range(T):
             p = next(p for p, v in model.XA[i].items() if values[v])
