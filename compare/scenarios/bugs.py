@@ -1630,8 +1630,8 @@ Confirmed on Kafka's Java: tools/kafka_differential/settle.py compiles Kafka's C
                 (_STREAMS_UNEVEN_STANDBYS,),
                 (STREAMS_STICKY_JAVA, STREAMS_STICKY),
                 (),
-                "The group of streams-fresh-standbys-uneven after its first rebalance: every member's current tasks "
-                "are what Kafka gave it (m1 runs s_2, s_4 and has the standbys of s_0, s_1, s_3: 5 tasks).  Nothing "
+                "streams-fresh-standbys-uneven's fresh group; the replay feeds Kafka's answer back, every member's "
+                "current tasks what Kafka gave it (m1 runs s_2, s_4 and has the standbys of s_0, s_1, s_3: 5 tasks).  Nothing "
                 "changed, so nothing should move.  Kafka keeps every active but refuses m1 its standby of s_0 (m1 is "
                 "at 5, over the quota of 4) and gives it to m2, which then has 5: the task balance stays [5, 4, 3] "
                 "and s_0's standby state is rebuilt on another process for nothing (then the group is steady).  The "
