@@ -35,6 +35,12 @@ What is judged where (the definitions the figures rely on):
 *own guarantee*
     The assignor's documented guarantee (:mod:`compare.judge.guarantees`), among
     the results where it applies.
+*Streams groups*
+    The rows of the Streams families (``streams``, ``streams-churn``: KIP-1071
+    task assignment, judged on its own tiers) are left out of every consumer
+    table (results, gaps, verdict, counterexamples); :func:`streams_assignors`
+    is their table.  The tables of what ran (:func:`status_counts`,
+    :func:`oracle_checks`, :func:`run_times`) count them too.
 """
 
 from __future__ import annotations
@@ -47,7 +53,8 @@ import numpy as np
 import pandas as pd
 
 from assignment_oracle.compare.sweep.job import counterexample_path
-from assignment_oracle.compare.sweep.spec import CHURN
+from assignment_oracle.compare.sweep.rows import STREAMS_OPTIMUM
+from assignment_oracle.compare.sweep.spec import CHURN, STREAMS_CHURN, STREAMS_FAMILIES
 from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS
 from assignment_oracle.problem.scenario_json import InputError
 from assignment_oracle.problem.text import printable
@@ -77,14 +84,15 @@ __all__ = [
     "styled",
     "status_counts",
     "stickiness_gaps",
+    "streams_assignors",
     "sweep_overview",
     "verdict",
     "worst_counterexamples",
 ]
 
 #: The oracle's rows: the flow model (every scenario), CP-SAT (a sample) and, on scenarios with join
-#: groups or weights, the co-partitioned and the weighted optimum.
-ORACLE = ("optimum", "optimum-cpsat", "optimum-co-partitioned", "optimum-weighted")
+#: groups or weights, the co-partitioned and the weighted optimum; on Streams groups, the Streams optimum.
+ORACLE = ("optimum", "optimum-cpsat", "optimum-co-partitioned", "optimum-weighted", STREAMS_OPTIMUM)
 #: The assignors of the KIP-341 story: before the fix, and after.
 KIP341_BEFORE, KIP341_AFTER = "sticky-kip54", "sticky"
 
@@ -188,9 +196,15 @@ def load(out: str | Path, *, families=None, assignors=None) -> pd.DataFrame:
     return frame.sort_values(["family", "assignor", "scenario_id", "round"], kind="stable").reset_index(drop=True)
 
 
+def _streams(rows: pd.DataFrame) -> pd.Series:
+    """Rows of Streams group scenarios (their own tiers: :func:`streams_assignors`)."""
+    return rows["family"].isin(STREAMS_FAMILIES)
+
+
 def _results(rows: pd.DataFrame) -> pd.DataFrame:
-    """Rows of assignors: not the oracle's, not a scenario that could not be built (assignor ``scenario``)."""
-    return rows[~rows["assignor"].isin((*ORACLE, "scenario"))]
+    """Rows of consumer group assignors: not the oracle's, not a scenario that could not be built (assignor
+    ``scenario``), not a Streams group's."""
+    return rows[~rows["assignor"].isin((*ORACLE, "scenario")) & ~_streams(rows)]
 
 
 def _ordered(table: pd.DataFrame, *by: str) -> pd.DataFrame:
@@ -681,11 +695,19 @@ def status_counts(rows: pd.DataFrame) -> pd.DataFrame:
             table[status] = 0
     table = table[["ok", "invalid", "timeout", "error"]].reset_index()
     table.columns.name = None
-    rounds = rows.loc[rows["assignor"] == "optimum", ["scenario_id", "round"]].drop_duplicates()
-    played = rows[["assignor", "scenario_id", "round"]].drop_duplicates().merge(rounds)
-    counted = played.groupby("assignor").size()
-    oracle = table["assignor"].isin(ORACLE)
-    table["not_played"] = np.where(oracle, 0, len(rounds) - table["assignor"].map(counted).fillna(0)).astype("int64")
+    # A Streams assignor plays the Streams scenarios: its scenario-rounds are the Streams optimum's.
+    streams = set(rows.loc[_streams(rows), "assignor"]) - set(ORACLE)
+    not_played = pd.Series(0, index=table.index, dtype="int64")
+    for reference, mine in (
+        ("optimum", ~table["assignor"].isin(streams)),
+        (STREAMS_OPTIMUM, table["assignor"].isin(streams)),
+    ):
+        rounds = rows.loc[rows["assignor"] == reference, ["scenario_id", "round"]].drop_duplicates()
+        played = rows[["assignor", "scenario_id", "round"]].drop_duplicates().merge(rounds)
+        counted = played.groupby("assignor").size()
+        missing = len(rounds) - table["assignor"].map(counted).fillna(0)
+        not_played = not_played.where(~mine, missing.astype("int64"))
+    table["not_played"] = np.where(table["assignor"].isin(ORACLE), 0, not_played).astype("int64")
     return _ordered(table)
 
 
@@ -694,9 +716,10 @@ def oracle_checks(rows: pd.DataFrame) -> pd.DataFrame:
 
     ``flow`` (flow only), ``flow=brute-force``, ``flow=cpsat``,
     ``flow=cpsat-feasible`` (CP-SAT ran out of time; its bound agrees) and
-    any ``DISAGREE: ...`` (a bug in the oracle).
+    any ``DISAGREE: ...`` (a bug in the oracle); Streams groups'
+    ``streams-cpsat optimal`` (every tier proven) or ``... feasible``.
     """
-    optimum = rows[rows["assignor"] == "optimum"].drop_duplicates(["scenario_id", "round"])
+    optimum = rows[rows["assignor"].isin(["optimum", STREAMS_OPTIMUM])].drop_duplicates(["scenario_id", "round"])
     counts = optimum["oracle_check"].fillna("none").value_counts()
     table = counts.rename_axis("oracle_check").reset_index(name="scenario_rounds")
     return table.sort_values(["scenario_rounds", "oracle_check"], ascending=[False, True]).reset_index(drop=True)
@@ -1079,3 +1102,72 @@ def client_libraries(rows: pd.DataFrame) -> pd.DataFrame:
         )
     table = pd.DataFrame(lines)
     return _ordered(table, "library").drop(columns="assignor")[columns]
+
+
+#: The Streams assignors' iteration orders (``compare.scenarios.streams_churn.ASSIGNORS``).
+STREAMS_ORDERS = {"streams-sticky": "sorted", "streams-sticky-java": "java"}
+
+
+def streams_assignors(rows: pd.DataFrame) -> pd.DataFrame:
+    """Streams groups (KIP-1071): Kafka's ``StickyTaskAssignor`` port per iteration order against the exact
+    optimum, and the optimum's own rows (``optimum-streams``) last.
+
+    One row per assignor: ``assignor``, ``iteration_order``, ``scenarios`` (scenario-steps judged: a single
+    rebalance is one, a history one per step), and percentages of them: ``valid_pct``,
+    ``no_avoidable_shortfall_pct`` (every standby that could be placed was), ``most_balanced_actives_pct``
+    and ``most_balanced_tasks_pct`` (the ``active-balance``, ``task-balance`` tier equal to the optimum's),
+    ``tag_diversity_at_optimum_pct`` (among scenario-steps with rack-aware tags: as many distinct tag values
+    per task as the optimum; NaN without any), ``as_sticky_as_optimum_pct`` (among scenario-steps with
+    previous tasks: valid, every tier before ``stickiness`` equal to the optimum's and ``stickiness`` no
+    worse) and ``moved_optimum_kept_pct`` (among history steps after the first: the step moved a previous
+    active or standby that the optimum kept on its member; NaN without histories).
+    """
+    columns = [
+        "assignor",
+        "iteration_order",
+        "scenarios",
+        "valid_pct",
+        "no_avoidable_shortfall_pct",
+        "most_balanced_actives_pct",
+        "most_balanced_tasks_pct",
+        "tag_diversity_at_optimum_pct",
+        "as_sticky_as_optimum_pct",
+        "moved_optimum_kept_pct",
+    ]
+    if "streams_verdict" not in rows:
+        return pd.DataFrame(columns=columns)
+    judged = rows[_streams(rows) & rows["streams_verdict"].notna()]
+    if judged.empty:
+        return pd.DataFrame(columns=columns)
+
+    def pct(mask: pd.Series, among: pd.Series | None = None) -> float:
+        among = pd.Series(True, index=mask.index) if among is None else among
+        return float(100 * mask[among].mean()) if among.any() else np.nan
+
+    lines = []
+    for name, group in judged.groupby("assignor", sort=False):
+        valid = _true(group["valid"])
+        actives = group["streams_active_balance"].eq("equal")
+        tasks = group["streams_task_balance"].eq("equal")
+        tagged = group["streams_tag_diversity"].notna()
+        tags_equal = group["streams_tag_diversity"].eq("equal")
+        previous = (group["streams_previous_actives"].fillna(0) + group["streams_previous_standbys"].fillna(0)) > 0
+        sticky = (
+            valid & actives & tasks & (tags_equal | ~tagged) & group["streams_stickiness"].isin(["equal", "better"])
+        )
+        churn = (group["family"] == STREAMS_CHURN) & (group["round"] > 0)
+        lines.append(
+            {
+                "assignor": name,
+                "iteration_order": STREAMS_ORDERS.get(str(name), "-"),
+                "scenarios": len(group),
+                "valid_pct": pct(valid),
+                "no_avoidable_shortfall_pct": pct(group["streams_avoidable_shortfall"].fillna(1).eq(0)),
+                "most_balanced_actives_pct": pct(actives),
+                "most_balanced_tasks_pct": pct(tasks),
+                "tag_diversity_at_optimum_pct": pct(tags_equal, tagged),
+                "as_sticky_as_optimum_pct": pct(sticky, previous),
+                "moved_optimum_kept_pct": pct(group["streams_moved_optimum_kept"].fillna(0) > 0, churn),
+            }
+        )
+    return _ordered(pd.DataFrame(lines, columns=columns))

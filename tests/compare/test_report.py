@@ -12,7 +12,7 @@ import pytest
 from assignment_oracle.cli import main
 from assignment_oracle.compare.report import tables
 from assignment_oracle.compare.scenarios.bugs import replay
-from assignment_oracle.compare.sweep.spec import CHURN
+from assignment_oracle.compare.sweep.spec import CHURN, STREAMS_CHURN, STREAMS_FAMILIES
 from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS, PORT_OF
 from assignment_oracle.problem.scenario_json import InputError
 
@@ -30,7 +30,8 @@ def rows(quick_sweep):
 
 
 def results(rows):
-    return rows[~rows["assignor"].isin(tables.ORACLE)]
+    """Consumer group assignors' rows (the Streams families have their own table: test_streams_assignors_*)."""
+    return rows[~rows["assignor"].isin(tables.ORACLE) & ~rows["family"].isin(STREAMS_FAMILIES)]
 
 
 def test_load_reads_every_row_and_keeps_the_oracle_when_filtering(quick_sweep, rows):
@@ -396,3 +397,74 @@ def test_client_libraries_table_summarizes_each_peers_own_rows(rows):
         assert line.as_sticky_as_optimum == pytest.approx(len(sticky) / len(rebalances))
     # Kafka's RangeAssignor is deterministic: kafka-python's copy gives the port's result on every scenario.
     assert table.loc[table["strategy"] == "range", "same_as_kafka"].item() == 1
+
+
+def test_streams_assignors_percentages_are_the_rows_counted_again(quick_sweep, rows):
+    """The Streams table's percentages recomputed from the rows' own columns, counted one row at a time; every
+    Streams scenario-step has a row per iteration order and one for the optimum."""
+    table = tables.streams_assignors(rows).set_index("assignor")
+    streams = rows[rows["family"].isin(STREAMS_FAMILIES)]
+    assert set(table.index) == {"streams-sticky", "streams-sticky-java", "optimum-streams"}
+    assert list(table.index)[-1] == "optimum-streams"
+    steps = streams[["scenario_id", "round"]].drop_duplicates()
+    points = [p for p in quick_sweep.spec.points if p.family in STREAMS_FAMILIES]
+    assert streams["scenario_id"].nunique() == len(points) * len(quick_sweep.spec.seeds)
+    for name, entry in table.iterrows():
+        mine = streams[streams["assignor"] == name]
+        assert entry["scenarios"] == len(mine) == len(steps)
+        assert entry["iteration_order"] == {"streams-sticky": "sorted", "streams-sticky-java": "java"}.get(name, "-")
+        counts = {key: [0, 0] for key in ("valid", "short", "act", "tsk", "tag", "sticky", "moved")}
+        for row in mine.itertuples():
+            tiers = json.loads(row.streams_tiers)
+            equal = {t: v["comparison"] == "equal" for t, v in tiers.items()}
+            counts["valid"][0] += row.valid is True
+            counts["valid"][1] += 1
+            counts["short"][0] += row.streams_avoidable_shortfall == 0
+            counts["short"][1] += 1
+            counts["act"][0] += equal["active-balance"]
+            counts["act"][1] += 1
+            counts["tsk"][0] += equal["task-balance"]
+            counts["tsk"][1] += 1
+            if "tag-diversity" in tiers:
+                counts["tag"][0] += tiers["tag-diversity"]["value"] == tiers["tag-diversity"]["optimum"]
+                counts["tag"][1] += 1
+            if row.streams_previous_actives + row.streams_previous_standbys > 0:
+                before = [t for t in tiers if t != "stickiness"]
+                sticky = tiers["stickiness"]
+                counts["sticky"][0] += bool(
+                    row.valid and all(equal[t] for t in before) and sticky["value"] >= sticky["optimum"]
+                )
+                counts["sticky"][1] += 1
+            if row.family == STREAMS_CHURN and row.round > 0:
+                counts["moved"][0] += row.streams_moved_optimum_kept > 0
+                counts["moved"][1] += 1
+        for key, column in (
+            ("valid", "valid_pct"),
+            ("short", "no_avoidable_shortfall_pct"),
+            ("act", "most_balanced_actives_pct"),
+            ("tsk", "most_balanced_tasks_pct"),
+            ("tag", "tag_diversity_at_optimum_pct"),
+            ("sticky", "as_sticky_as_optimum_pct"),
+            ("moved", "moved_optimum_kept_pct"),
+        ):
+            hit, among = counts[key]
+            assert among > 0, (name, key)  # the quick spec has tags, previous tasks and histories
+            assert entry[column] == pytest.approx(100 * hit / among), (name, column)
+    # the optimum's own rows are optimal on every tier and, judged against themselves, never move what they keep
+    oracle = table.loc["optimum-streams"]
+    assert (oracle.drop(["iteration_order", "scenarios"]).drop("moved_optimum_kept_pct") == 100).all()
+    assert oracle["moved_optimum_kept_pct"] == 0
+
+
+def test_streams_rows_stay_out_of_the_consumer_tables(rows):
+    streams = set(rows.loc[rows["family"].isin(STREAMS_FAMILIES), "assignor"]) - set(tables.ORACLE)
+    assert streams == {"streams-sticky", "streams-sticky-java"}
+    for table in (tables.shares(rows), tables.operational_gaps(rows), tables.balance_gaps(rows)):
+        assert not set(table["assignor"]) & streams
+        if "family" in table:
+            assert not set(table["family"]) & set(STREAMS_FAMILIES)
+    counts = tables.status_counts(rows).set_index("assignor")
+    steps = len(rows[rows["assignor"] == "optimum-streams"])
+    for name in streams:  # every Streams scenario-step played, none counted against the consumer optimum
+        assert counts.loc[name, ["ok", "invalid", "timeout", "error"]].sum() == steps
+        assert counts.loc[name, "not_played"] == 0
