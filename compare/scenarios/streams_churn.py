@@ -356,6 +356,8 @@ class StreamsStep:
             "standbys_kept": mine.standbys_kept,
             "optimal_actives_kept": None if best is None else best.actives_kept,
             "optimal_standbys_kept": None if best is None else best.standbys_kept,
+            "copies_on_state": mine.on_state,
+            "optimal_copies_on_state": None if best is None else best.on_state,
             "actives_moved": prev_active - mine.actives_kept,
             "standbys_moved": prev_standby - mine.standbys_kept,
             "optimal_actives_moved": None if best is None else prev_active - best.actives_kept,
@@ -385,7 +387,8 @@ class StreamsHistory:
         tier), ``tiers`` (tier -> equal/worse/better/unknown), ``values`` and ``optimal_values`` (tier ->
         value), ``guarantees_broken``; moves: ``previous_actives``/``previous_standbys`` (fed back to
         members still in the group), ``actives_kept``/``standbys_kept`` and the optimum's, the same as
-        ``*_moved``, ``moved_optimum_kept`` (copies the optimum keeps on their member, the assignor moved);
+        ``*_moved``, ``copies_on_state`` (copies of stateful tasks on a member with state for them) and the
+        optimum's, ``moved_optimum_kept`` (copies the optimum keeps on their member, the assignor moved);
         ``optimum_status``, ``optimum_wall_time_s``, ``wall_time_s``."""
         return [s.row() for s in self.steps]
 

@@ -501,7 +501,6 @@ def _streams_row(base: dict, label: str, step) -> dict:
     def first(value):
         return value[0] if value else 0
 
-    sticky, best_sticky = values.get("stickiness") or [None] * 3, best.get("stickiness") or [None] * 3
     invalid = not r["valid"]
     counterexample = None
     if invalid and label != STREAMS_OPTIMUM:
@@ -535,12 +534,12 @@ def _streams_row(base: dict, label: str, step) -> dict:
         optimal_streams_largest_tasks=first(best.get("task-balance")),
         streams_tag_values=values.get("tag-diversity"),
         optimal_streams_tag_values=best.get("tag-diversity"),
-        streams_actives_kept=sticky[0],
-        optimal_streams_actives_kept=best_sticky[0],
-        streams_standbys_kept=sticky[1],
-        optimal_streams_standbys_kept=best_sticky[1],
-        streams_copies_on_state=sticky[2],
-        optimal_streams_copies_on_state=best_sticky[2],
+        streams_actives_kept=r["actives_kept"],
+        optimal_streams_actives_kept=r["optimal_actives_kept"],
+        streams_standbys_kept=r["standbys_kept"],
+        optimal_streams_standbys_kept=r["optimal_standbys_kept"],
+        streams_copies_on_state=r["copies_on_state"],  # actives and standbys (measure's on_state)
+        optimal_streams_copies_on_state=r["optimal_copies_on_state"],
         streams_previous_actives=r["previous_actives"],
         streams_previous_standbys=r["previous_standbys"],
         streams_moved_optimum_kept=r["moved_optimum_kept"],

@@ -103,14 +103,16 @@ def test_a_single_rebalance_row_is_the_port_judged_against_the_optimum_recompute
         assert row["streams_largest_active"] == max(mine.active_counts)
         assert row["optimal_streams_largest_active"] == max(best.active_counts)
         assert row["streams_largest_tasks"] == max(mine.task_counts)
-        assert [row["streams_actives_kept"], row["streams_standbys_kept"], row["streams_copies_on_state"]] == (
-            mine.stickiness
-        )
+        assert [row["streams_actives_kept"], row["streams_standbys_kept"], row["streams_copies_on_state"]] == [
+            mine.actives_kept,
+            mine.standbys_kept,
+            mine.on_state,
+        ]
         assert [
             row["optimal_streams_actives_kept"],
             row["optimal_streams_standbys_kept"],
             row["optimal_streams_copies_on_state"],
-        ] == best.stickiness
+        ] == [best.actives_kept, best.standbys_kept, best.on_state]
         assert row["streams_avoidable_shortfall"] == mine.shortfall
         same = {
             t: mine.value(t) == best.value(t) for t in ("active-balance", "task-balance", "tag-diversity", "stickiness")
