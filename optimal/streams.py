@@ -205,7 +205,7 @@ class _Model:
         on_member_s: list[list[Any]] = [[] for _ in members]
         prev_active = [{problem.task_index[t] for t in x.active if problem.is_task(t)} for x in members]
         prev_standby = [{problem.task_index[t] for t in x.standby if problem.is_task(t)} for x in members]
-        kept_a, kept_s, on_state = [], [], []
+        kept_a, kept_s, state_a, state_s = [], [], [], []
         for i in range(T):
             by_process: dict[int, list[int]] = {}
             for j in holders[i]:
@@ -231,12 +231,12 @@ class _Model:
                     if i in prev_active[j]:
                         kept_a.append(v)
                     if self.stateful[i]:
-                        on_state.append(v)
+                        state_a.append(v)
                 for j, v in zip(js, us):
                     on_member_s[j].append(v)
                     if i in prev_standby[j]:
                         kept_s.append(v)
-                    on_state.append(v)
+                    state_s.append(v)
             if core and task_a:
                 m.add(sum(task_a) <= 1)
                 if task_s:
@@ -248,7 +248,8 @@ class _Model:
                 m.add(sum(on_member_s[j]) <= self.s[j])
         self.kept_active = sum(kept_a)
         self.kept_standby = sum(kept_s)
-        self.on_state = sum(on_state)
+        self.active_on_state = sum(state_a)
+        self.standby_on_state = sum(state_s)
         self.diversity: Any = 0
         self.tag_vars: list[Any] = []
         self.fA: list[dict[int, Any]] = [{} for _ in tasks]  # core with tags: free copies per tag class
@@ -256,6 +257,7 @@ class _Model:
         self.process_class = [0] * P
         if tags:
             self.diversity = self._tag_diversity()
+        self.stickiness = (self.kept_active, self.active_on_state, self.kept_standby, self.standby_on_state)
         self.totals = {
             ACTIVE_BALANCE: T,
             TASK_BALANCE: T + k * sum(self.stateful),
@@ -410,7 +412,7 @@ def _search(run: _Run, model: _Model, name: str, objective=None, maximize: bool 
         run.loads = {t: [int(solver.value(x)) for x in xs] for t, xs in model.loads.items()}
         run.measured = {
             TAG_DIVERSITY: _value(solver, model.diversity),
-            STICKINESS: [_value(solver, e) for e in (model.kept_active, model.kept_standby, model.on_state)],
+            STICKINESS: [_value(solver, e) for e in model.stickiness],
         }
         value = None if objective is None else int(round(run.solver.objective_value))
         proven = code == cp_model.OPTIMAL
@@ -548,10 +550,8 @@ def _staged(
             proven[tier], hows[tier] = _maximize(run, model, "tag-diversity", model.diversity), "cpsat"
         else:
             ok = True
-            for name, expr in (
-                ("actives kept", model.kept_active),
-                ("standbys kept", model.kept_standby),
-                ("copies on state", model.on_state),
+            for name, expr in zip(
+                ("actives kept", "actives on state", "standbys kept", "standbys on state"), model.stickiness
             ):
                 ok &= _maximize(run, model, f"stickiness: {name}", expr)
             proven[tier], hows[tier] = ok, "cpsat"

@@ -32,13 +32,17 @@ Constraints (every assignment the oracle answers with meets them)
     ``ClientTagAwareStandbyTaskAssignor`` (KIP-708) spreads standbys this
     way; the server-side assignor does not yet (KAFKA-20999).
 ``stickiness``
-    three numbers, the most, in order: *actives kept* (an active task on a
-    member that had it as an active task), *standbys kept* (a standby on a
-    member that had it as a standby), *copies on state* (copies of stateful
-    tasks, active or standby, on a member with local state for the task:
-    it had the task as active, standby or warm-up, or reported an offset
-    for it).  Kafka's rules in the same order: previous actives first, then
-    previous standbys, then "the most caught-up state".
+    four numbers, the most, in order: *actives kept* (an active task on a
+    member that had it as an active task), *actives on state* (active
+    copies of stateful tasks on a member with local state for the task: it
+    had the task as active, standby or warm-up, or reported an offset for
+    it), *standbys kept* (a standby on a member that had it as a standby),
+    *standbys on state* (standbys on a member with local state for the
+    task).  Kafka's rules in the same order: previous actives first, then
+    an active to a member that has "seen the same task (as standby task)",
+    then standbys to previous holders, "the most caught-up state" first.
+    An active on state outranks a standby kept: the active serves traffic
+    and a cold one restores from nothing.
 
 :func:`measure` is the one definition of every number: the exact models
 (:mod:`optimal.streams`), the brute force and the judges all read it.
@@ -128,8 +132,9 @@ class StreamsMeasures:
     active_counts: np.ndarray
     standby_counts: np.ndarray
     actives_kept: int
+    actives_on_state: int
     standbys_kept: int
-    on_state: int
+    standbys_on_state: int
     tag_diversity: int
     standbys: int  # standbys given (of known stateful tasks, to members of the group)
     shortfall: int  # standbys wanted (min(replicas, processes - 1) per stateful task) and not given
@@ -139,12 +144,18 @@ class StreamsMeasures:
         return self.active_counts + self.standby_counts
 
     @property
+    def on_state(self) -> int:
+        """Copies of stateful tasks, active or standby, on a member with local state for the task."""
+        return self.actives_on_state + self.standbys_on_state
+
+    @property
     def stickiness(self) -> list[int]:
-        return [self.actives_kept, self.standbys_kept, self.on_state]
+        return [self.actives_kept, self.actives_on_state, self.standbys_kept, self.standbys_on_state]
 
     def value(self, tier: str) -> Any:
         """A tier's value as reported: sorted counts (largest first) for the balances, a number for
-        ``tag-diversity``, ``[actives kept, standbys kept, copies on state]`` for ``stickiness``."""
+        ``tag-diversity``, ``[actives kept, actives on state, standbys kept, standbys on state]`` for
+        ``stickiness``."""
         if tier == ACTIVE_BALANCE:
             return sorted((int(x) for x in self.active_counts), reverse=True)
         if tier == TASK_BALANCE:
@@ -169,7 +180,8 @@ def measure(problem: StreamsProblem, assignment: StreamsAssignment) -> StreamsMe
     state = state_of(problem)
     tags = problem.rack_aware_tags
     previous = {m.member_id: (frozenset(m.active), frozenset(m.standby)) for m in problem.members}
-    kept_active = kept_standby = on_state = 0
+    kept_active = kept_standby = 0
+    on_state = {"active": 0, "standby": 0}
     given: Counter = Counter()
     values: dict[TaskId, set[tuple[str, str]]] = {}
     for member_id, (actives, standbys) in assignment.members.items():
@@ -194,7 +206,7 @@ def measure(problem: StreamsProblem, assignment: StreamsAssignment) -> StreamsMe
                     given[task] += 1
                     kept_standby += task in was_standby
                 if stateful:
-                    on_state += task in state[member_id]
+                    on_state[role] += task in state[member_id]
                     if tags:
                         held = values.setdefault(task, set())
                         held.update((k, member_tags[k]) for k in tags if k in member_tags)
@@ -203,8 +215,9 @@ def measure(problem: StreamsProblem, assignment: StreamsAssignment) -> StreamsMe
         active_counts=active,
         standby_counts=standby,
         actives_kept=kept_active,
+        actives_on_state=on_state["active"],
         standbys_kept=kept_standby,
-        on_state=on_state,
+        standbys_on_state=on_state["standby"],
         tag_diversity=sum(len(v) for v in values.values()),
         standbys=int(standby.sum()),
         shortfall=sum(max(0, wanted - given[t]) for t in problem.stateful_tasks),

@@ -291,8 +291,9 @@ def _difference_text(line: StreamsTierLine) -> str:
         f"{label} fewer by {d[key]}"
         for key, label in (
             ("actives_kept_fewer_by", "actives kept"),
+            ("actives_on_state_fewer_by", "actives on state"),
             ("standbys_kept_fewer_by", "standbys kept"),
-            ("copies_on_state_fewer_by", "copies on state"),
+            ("standbys_on_state_fewer_by", "standbys on state"),
         )
         if d[key]
     ]
@@ -436,8 +437,9 @@ def _line(
     else:
         difference = {
             "actives_kept_fewer_by": best.actives_kept - mine.actives_kept,
+            "actives_on_state_fewer_by": best.actives_on_state - mine.actives_on_state,
             "standbys_kept_fewer_by": best.standbys_kept - mine.standbys_kept,
-            "copies_on_state_fewer_by": best.on_state - mine.on_state,
+            "standbys_on_state_fewer_by": best.standbys_on_state - mine.standbys_on_state,
         }
         involved = _stickiness_involved(problem, assignment, optimum)
     return StreamsTierLine(tier, value, target, proven, comparison, difference, involved)

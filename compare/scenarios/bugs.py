@@ -849,7 +849,7 @@ def _kafka4_never_settles(r: BugReplay):
 
 def _streams_tier_finding(r: BugReplay, tier: str, part: int | None = None) -> tuple[bool, bool, str]:
     """Every variant that shows the entry is worse than the optimum first on ``tier`` (on the stickiness
-    tier: first on number ``part`` of [actives kept, standbys kept, copies on state]); the fix holds when
+    tier: first on number ``part`` of [actives kept, actives on state, standbys kept, standbys on state]); the fix holds when
     the optimum's assignment, which does better there, is valid and places every standby."""
     rows, problem = r.rows[0], r.problems[0]
 
@@ -891,7 +891,7 @@ def _streams_idle_member(r: BugReplay):
 
 
 def _streams_keeps_stateless(r: BugReplay):
-    return _streams_tier_finding(r, "stickiness", part=2)
+    return _streams_tier_finding(r, "stickiness", part=1)
 
 
 def _streams_fed_back(r: BugReplay):
@@ -1667,8 +1667,8 @@ Confirmed on Kafka's Java: tools/kafka_differential/settle.py compiles Kafka's C
                 "(stateful), m0 is new; no standbys.  The quota is 1 each; Kafka keeps m1's first task in "
                 "(partition, subtopology) order, s0_0, and moves s1_0 to m0, which has no state for it and must "
                 "restore it.  Keeping s1_0 on m1 and moving the stateless s0_0 is as balanced, keeps as many actives "
-                "and keeps the stateful task on its state (stickiness [actives kept, standbys kept, copies on state] "
-                "[1, 0, 0] where [1, 0, 1] is optimal), in both orders",
+                "and keeps the stateful task on its state (stickiness [actives kept, actives on state, standbys kept, "
+                "standbys on state] [1, 0, 0, 0] where [1, 1, 0, 0] is optimal), in both orders",
                 _streams_keeps_stateless,
             ),
         )

@@ -187,13 +187,13 @@ def test_idle_member_process_average():
 def test_keeps_stateless_moves_stateful():
     """Quota ceil(2 / 2) = 1; step 1 walks m1's previous actives by (partition, subtopology): s0_0 first, kept
     (the quota is met), s1_0 refused and dealt to m0.  By hand: m1 keeps the stateful s1_0, m0 takes the
-    stateless s0_0: as balanced, as many actives kept, one more copy on its state."""
+    stateless s0_0: as balanced, as many actives kept, one more active on its state."""
     problem = problem_of("streams-keeps-stateless-moves-stateful")
     for result in answers(problem).values():
         assert result.members["m1"] == tasks({"s0": [0]})
         assert result.members["m0"] == tasks({"s1": [0]})
-        assert measure(problem, result).stickiness == [1, 0, 0]
+        assert measure(problem, result).stickiness == [1, 0, 0, 0]
     better = StreamsAssignment({"m0": tasks({"s0": [0]}), "m1": tasks({"s1": [0]})})
     assert valid_and_complete(problem, better)
     assert measure(problem, better).value("active-balance") == [1, 1]
-    assert measure(problem, better).stickiness == [1, 0, 1]
+    assert measure(problem, better).stickiness == [1, 1, 0, 0]

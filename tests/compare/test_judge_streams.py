@@ -33,8 +33,8 @@ def assignment(members):
 
 # Two processes, one member each, two stateful tasks, one standby each; m1 had s_0 active, m2 had s_1.
 # Every valid answer with every standby gives each member one active and one standby ([1, 1], [2, 2]); the
-# best keeps both actives on their owners: stickiness [2 actives kept, 0 standbys kept (none before),
-# 2 copies on state (each member's own previous active)].
+# best keeps both actives on their owners: stickiness [2 actives kept, 2 actives on state (their own previous
+# actives), 0 standbys kept (none before), 0 standbys on state (each standby is the other member's task)].
 TWO = {"m1": {"process": "p1", "active": {"s": [0]}}, "m2": {"process": "p2", "active": {"s": [1]}}}
 
 
@@ -44,9 +44,14 @@ def test_swapped_actives_are_a_stickiness_gap_of_two_with_the_moves_named():
     )
     v = judge(problem(TWO), swapped, assignor="mine")
     assert v.valid and v.verdict == "gap" and v.gap_tier == "stickiness" and v.exit_code() == 1
-    # each member holds its old active as a standby now: copies on state stay 2, actives kept 0
-    assert v.tier("stickiness").value == [0, 0, 2] and v.tier("stickiness").optimum == [2, 0, 2]
-    assert v.gap.difference == {"actives_kept_fewer_by": 2, "standbys_kept_fewer_by": 0, "copies_on_state_fewer_by": 0}
+    # each member holds its old active as a standby now: actives kept 0, actives on state 0, standbys on state 2
+    assert v.tier("stickiness").value == [0, 0, 0, 2] and v.tier("stickiness").optimum == [2, 2, 0, 0]
+    assert v.gap.difference == {
+        "actives_kept_fewer_by": 2,
+        "actives_on_state_fewer_by": 2,
+        "standbys_kept_fewer_by": 0,
+        "standbys_on_state_fewer_by": -2,
+    }
     assert [(m["task"], m["member"], m["now"]) for m in v.gap.involved["actives_moved"]] == [
         ("s_0", "m1", ["m2"]),
         ("s_1", "m2", ["m1"]),
