@@ -42,7 +42,9 @@ Constraints (every assignment the oracle answers with meets them)
     an active to a member that has "seen the same task (as standby task)",
     then standbys to previous holders, "the most caught-up state" first.
     An active on state outranks a standby kept: the active serves traffic
-    and a cold one restores from nothing.
+    and a cold one restores from nothing.  How caught up a state is (the
+    reported offsets' values) does not enter the tiers yet: any state counts
+    the same, where Kafka ranks previous standbys, then the highest offset.
 
 :func:`measure` is the one definition of every number: the exact models
 (:mod:`optimal.streams`), the brute force and the judges all read it.
