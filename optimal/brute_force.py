@@ -4,6 +4,13 @@ Used by the tests and by sweeps to cross-check the exact models on small
 cases.  Nothing here uses the exact models, the aggregated network or the numpy
 claim resolution: previous owners are resolved again, per partition, from
 the rule as the issue states it, and every assignment is scored directly.
+
+Streams groups (:func:`streams_optimum`): every valid assignment, built from
+the rule (each task's active on any member; each stateful task's standbys on
+exactly ``min(standby_replicas, processes - 1)`` members of distinct
+processes other than the active's), none of :mod:`optimal.streams`' processes,
+pooled copies or flows, and each scored by the one measure,
+:func:`optimal.streams_request.measure`.
 """
 
 from __future__ import annotations
@@ -13,7 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from assignment_oracle.optimal.streams_request import StreamsRequest, better, measure, standbys_wanted
 from assignment_oracle.problem.model import Problem
+from assignment_oracle.problem.streams import MemberTasks, StreamsAssignment, StreamsProblem, TaskId
 
 
 def previous_owners(problem: Problem) -> dict[tuple[str, int], str]:
@@ -412,3 +421,81 @@ def request_optimum(problem: Problem, request, limit: int = 200_000) -> list | N
         if best_key is None or key < best_key:
             best_key, best_values = key, values
     return best_values
+
+
+# -- Streams groups (KIP-1071) ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StreamsBruteOptimum:
+    """The Streams optimum by enumeration: the best tier values (in ``tiers`` order, as
+    :meth:`~assignment_oracle.optimal.streams_request.StreamsMeasures.value` reports them), how many valid
+    assignments reach them, the first of those enumerated, and how many valid assignments there are."""
+
+    tiers: tuple[str, ...]
+    values: list
+    optimal_count: int
+    assignment: StreamsAssignment
+    enumerated: int
+
+
+def streams_choices(problem: StreamsProblem) -> list[tuple[TaskId, list[tuple[str, tuple[str, ...]]]]]:
+    """Task -> every way to place its copies, ``(active member, standby members)``, read off the rule: the
+    active on any member; a stateful task's standbys every set of exactly
+    :func:`~assignment_oracle.optimal.streams_request.standbys_wanted` members on distinct processes, none
+    on the active's process (so no task is twice on a process); a stateless task none."""
+    wanted = standbys_wanted(problem)
+    members = [(m.member_id, m.process_id) for m in problem.members]
+    out = []
+    for task in problem.tasks:
+        stateful = problem.subtopology[task[0]].stateful
+        ways = []
+        for active, active_process in members:
+            if not stateful or wanted == 0:
+                ways.append((active, ()))
+                continue
+            others = [(m, p) for m, p in members if p != active_process]
+            for chosen in itertools.combinations(others, wanted):
+                if len({p for _, p in chosen}) == wanted:
+                    ways.append((active, tuple(m for m, _ in chosen)))
+        out.append((task, ways))
+    return out
+
+
+def streams_optimum(problem: StreamsProblem, request=None, limit: int = 20_000) -> StreamsBruteOptimum | None:
+    """The optimum of a :class:`~assignment_oracle.optimal.streams_request.StreamsRequest` (default: Kafka's
+    order) on a tiny Streams group by enumeration: every valid assignment that gives every placeable standby
+    (:func:`streams_choices`), each measured by :func:`~assignment_oracle.optimal.streams_request.measure`
+    and compared tier by tier (:func:`~assignment_oracle.optimal.streams_request.better`); ``None`` when
+    there is no valid assignment (tasks and no member).  ``ValueError`` above ``limit`` assignments.
+    """
+    request = StreamsRequest() if request is None else request
+    tiers = request.tiers(problem)
+    choices = streams_choices(problem)
+    size = 1
+    for _, ways in choices:
+        size *= len(ways)
+    if size > limit:
+        raise ValueError(f"{size} assignments is too many to enumerate")
+    if size == 0:
+        return None
+    ids = problem.member_ids
+    best: list | None = None
+    first: StreamsAssignment | None = None
+    count = 0
+    for pick in itertools.product(*[ways for _, ways in choices]):
+        active: dict[str, list[TaskId]] = {m: [] for m in ids}
+        standby: dict[str, list[TaskId]] = {m: [] for m in ids}
+        for (task, _), (holder, standbys) in zip(choices, pick):
+            active[holder].append(task)
+            for m in standbys:
+                standby[m].append(task)
+        assignment = StreamsAssignment({m: MemberTasks(tuple(active[m]), tuple(standby[m])) for m in ids})
+        values = measure(problem, assignment).values(tiers)
+        order = -1 if best is None else better(tiers, values, best)
+        if order < 0:
+            best, first, count = values, assignment, 1
+        elif order == 0:
+            count += 1
+    assert best is not None and first is not None
+    return StreamsBruteOptimum(tiers, best, count, first, size)
