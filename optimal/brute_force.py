@@ -446,10 +446,10 @@ def streams_choices(problem: StreamsProblem) -> list[tuple[TaskId, list[tuple[st
     on the active's process (so no task is twice on a process); a stateless task none."""
     wanted = standbys_wanted(problem)
     members = [(m.member_id, m.process_id) for m in problem.members]
-    out = []
+    out: list[tuple[TaskId, list[tuple[str, tuple[str, ...]]]]] = []
     for task in problem.tasks:
         stateful = problem.subtopology[task[0]].stateful
-        ways = []
+        ways: list[tuple[str, tuple[str, ...]]] = []
         for active, active_process in members:
             if not stateful or wanted == 0:
                 ways.append((active, ()))
