@@ -510,14 +510,27 @@ def solve(
     started = time.perf_counter()
     order = request.tiers(problem)
     tags = TAG_DIVERSITY in order
-    if not problem.members:
+    if not problem.members:  # nothing to decide: no tasks (the empty answer, every tier at its only value) or none
+        if problem.tasks:
+            return StreamsSolution(
+                problem,
+                UNKNOWN,
+                METHOD,
+                None,
+                request,
+                tiers=tuple(TierResult(t, None, None, False, "bound") for t in order),
+                message="no member to give the active tasks to",
+                wall_time=time.perf_counter() - started,
+            )
+        empty = StreamsAssignment({})
+        only = measure(problem, empty)
         return StreamsSolution(
             problem,
-            UNKNOWN if problem.tasks else OPTIMAL,
+            OPTIMAL,
             METHOD,
-            None if problem.tasks else StreamsAssignment({}),
+            empty,
             request,
-            message="no member to give the active tasks to" if problem.tasks else "",
+            tiers=tuple(TierResult(t, only.value(t), only.value(t), True, "bound") for t in order),
             wall_time=time.perf_counter() - started,
         )
     # the core model first (module docstring)
