@@ -663,7 +663,7 @@ def _explain(args) -> int:
     if (args.assignment is None) == (args.assignor is None):
         raise InputError("explain", "", "give an assignment file or --assignor NAME, not both and not neither")
     if args.assignor is not None:
-        assignment = _run_named(args.assignor, problem).assignment
+        assignment = _run_named(args.assignor, problem, source=args.scenario).assignment
     else:
         assignment, _ = read_assignment(args.assignment)
     limit = _time_limit(args, problem, request)
