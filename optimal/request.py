@@ -180,10 +180,12 @@ def tier_key(tier: str, value: Any) -> Any:
     return value
 
 
-def better(tiers: tuple[str, ...], a: list, b: list) -> int:
-    """Compare two lists of tier values lexicographically: -1 when ``a`` is better, 1 when ``b`` is, 0."""
+def better(tiers: tuple[str, ...], a: list, b: list, key=None) -> int:
+    """Compare two lists of tier values lexicographically: -1 when ``a`` is better, 1 when ``b`` is, 0.
+    ``key``: a tier's value as something smaller-is-better (:func:`tier_key`, or a Streams group's)."""
+    key = tier_key if key is None else key
     for tier, x, y in zip(tiers, a, b):
-        kx, ky = tier_key(tier, x), tier_key(tier, y)
+        kx, ky = key(tier, x), key(tier, y)
         if kx != ky:
             return -1 if kx < ky else 1
     return 0

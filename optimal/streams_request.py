@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from assignment_oracle.optimal import request
 from assignment_oracle.problem.errors import UnsupportedRequest
 from assignment_oracle.problem.streams import StreamsAssignment, StreamsProblem, TaskId
 
@@ -237,8 +238,4 @@ def tier_key(tier: str, value: Any) -> Any:
 
 def better(tiers: tuple[str, ...], a: list, b: list) -> int:
     """Compare two lists of tier values lexicographically: -1 when ``a`` is better, 1 when ``b`` is, 0."""
-    for tier, x, y in zip(tiers, a, b):
-        kx, ky = tier_key(tier, x), tier_key(tier, y)
-        if kx != ky:
-            return -1 if kx < ky else 1
-    return 0
+    return request.better(tiers, a, b, key=tier_key)

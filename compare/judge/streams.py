@@ -37,6 +37,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from assignment_oracle.compare.judge.tiers import TierLine
 from assignment_oracle.optimal.solution import OPTIMAL
 from assignment_oracle.optimal.streams_request import (
     ACTIVE_BALANCE,
@@ -93,28 +94,16 @@ def task_name(task: TaskId) -> str:
 
 
 @dataclass(frozen=True)
-class StreamsTierLine:
-    """One tier: the assignment's value beside the optimum's, the comparison, the difference in numbers
-    (``difference``, positive when the assignment is worse) and the members and tasks involved."""
+class StreamsTierLine(TierLine):
+    """One tier: the assignment's value beside the optimum's, the comparison (:class:`compare.judge.tiers.TierLine`),
+    the difference in numbers (``difference``, positive when the assignment is worse) and the members and tasks
+    involved."""
 
-    tier: str
-    value: Any
-    optimum: Any
-    proven: bool
-    comparison: str  # equal, worse, better, unknown
     difference: dict = field(default_factory=dict)
     involved: dict = field(default_factory=dict)
 
     def to_mapping(self) -> dict:
-        return {
-            "tier": self.tier,
-            "value": self.value,
-            "optimum": self.optimum,
-            "optimum_proven": self.proven,
-            "comparison": self.comparison,
-            "difference": self.difference,
-            "involved": self.involved,
-        }
+        return {**super().to_mapping(), "difference": self.difference, "involved": self.involved}
 
 
 @dataclass(frozen=True)
