@@ -378,6 +378,18 @@ def _has_unfulfilled_task_quota(state: _LocalState, process: _ProcessState, memb
     return process.member_to_task_counts[member] < state.total_tasks_per_member
 
 
+def _give_active_under_quota(state: _LocalState, prev: tuple[str, str], task: TaskId) -> bool:
+    """Steps 1 and 2's shared body: the task goes active to ``prev`` (process, member) if the member is under
+    the active quota, and the quotas are updated; whether it went."""
+    process = state.process_id_to_state[prev[0]]
+    if not _has_unfulfilled_active_task_quota(state, process, prev[1]):
+        return False
+    count = process.add_task(prev[1], task, True)
+    _maybe_update_active_tasks_per_member(state, count)
+    _maybe_update_total_tasks_per_member(state, count)
+    return True
+
+
 def _assign_active(state: _LocalState, active_tasks: list[TaskId], subkey: dict[str, bytes]) -> None:
     # "Assuming our current assignment pairs same partitions (range-based), we want to sort by partition first"
     active_tasks.sort(key=lambda t: (t[1], subkey[t[0]]))
@@ -386,27 +398,15 @@ def _assign_active(state: _LocalState, active_tasks: list[TaskId], subkey: dict[
     left: list[TaskId] = []
     for task in active_tasks:
         prev = state.active_task_to_prev_member.get(task)
-        if prev is not None:
-            process = state.process_id_to_state[prev[0]]
-            if _has_unfulfilled_active_task_quota(state, process, prev[1]):
-                count = process.add_task(prev[1], task, True)
-                _maybe_update_active_tasks_per_member(state, count)
-                _maybe_update_total_tasks_per_member(state, count)
-                continue
-        left.append(task)
+        if prev is None or not _give_active_under_quota(state, prev, task):
+            left.append(task)
 
     # "2. re-assigning tasks to clients that previously have seen the same task (as standby task)"
     remaining: list[TaskId] = []
     for task in left:
         prev = _find_prev_member_with_least_load(state, state.standby_task_to_prev_member.get(task), None)
-        if prev is not None:
-            process = state.process_id_to_state[prev[0]]
-            if _has_unfulfilled_active_task_quota(state, process, prev[1]):
-                count = process.add_task(prev[1], task, True)
-                _maybe_update_active_tasks_per_member(state, count)
-                _maybe_update_total_tasks_per_member(state, count)
-                continue
-        remaining.append(task)
+        if prev is None or not _give_active_under_quota(state, prev, task):
+            remaining.append(task)
 
     # "To achieve an initially range-based assignment, sort by subtopology"
     remaining.sort(key=lambda t: (subkey[t[0]], t[1]))

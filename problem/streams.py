@@ -57,7 +57,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.scenario_json import (
@@ -424,23 +424,29 @@ def _partition_number(value: Any, source: str, path: str) -> int:
     return number
 
 
-def _task_map(value: Any, source: str, path: str) -> list[TaskId]:
-    """``{"sub-1": [0, 1]}``: subtopology id -> partitions, each task once (any subtopology id: stale ones
-    are tolerated)."""
+def _partitions(value: Any, source: str, path: str) -> Iterator[tuple[TaskId, str]]:
+    """``{"sub-1": [0, 1]}`` read one partition at a time, in order: each task and the path of its entry
+    (a mistake is raised when the reading reaches it)."""
     obj = expect_object(value, source, path)
-    tasks: list[TaskId] = []
     for sub, parts in obj.items():
         where = field_path(path, sub)
         expect_name(sub, source, where)
         if not isinstance(parts, list):
             raise InputError(source, where, f"must be an array of partition numbers, got {json_kind(parts)}")
-        seen: set[int] = set()
         for i, p in enumerate(parts):
-            number = _partition_number(p, source, f"{where}[{i}]")
-            if number in seen:
-                raise InputError(source, f"{where}[{i}]", f"partition {number} is listed twice")
-            seen.add(number)
-            tasks.append((sub, number))
+            yield (sub, _partition_number(p, source, f"{where}[{i}]")), f"{where}[{i}]"
+
+
+def _task_map(value: Any, source: str, path: str) -> list[TaskId]:
+    """``{"sub-1": [0, 1]}``: subtopology id -> partitions, each task once (any subtopology id: stale ones
+    are tolerated)."""
+    tasks: list[TaskId] = []
+    seen: set[TaskId] = set()
+    for task, where in _partitions(value, source, path):
+        if task in seen:
+            raise InputError(source, where, f"partition {task[1]} is listed twice")
+        seen.add(task)
+        tasks.append(task)
     return tasks
 
 
@@ -629,15 +635,7 @@ def streams_problem_to_mapping(problem: StreamsProblem) -> dict:
 
 def _assigned_tasks(value: Any, source: str, path: str) -> list[TaskId]:
     """Like a member's task map, but repeats are kept (an assignor that repeats a task is reported)."""
-    obj = expect_object(value, source, path)
-    tasks: list[TaskId] = []
-    for sub, parts in obj.items():
-        where = field_path(path, sub)
-        expect_name(sub, source, where)
-        if not isinstance(parts, list):
-            raise InputError(source, where, f"must be an array of partition numbers, got {json_kind(parts)}")
-        tasks.extend((sub, _partition_number(p, source, f"{where}[{i}]")) for i, p in enumerate(parts))
-    return tasks
+    return [task for task, _ in _partitions(value, source, path)]
 
 
 def streams_assignment_from_mapping(data: Any, *, source: str = "assignment") -> StreamsAssignment:
