@@ -94,7 +94,7 @@ from assignment_oracle.problem.scenario_json import (
     read_problem,
     write_output,
 )
-from assignment_oracle.problem.streams import StreamsProblem
+from assignment_oracle.problem.streams import MAX_TASKS, StreamsProblem
 from assignment_oracle.problem.text import printable
 from assignment_oracle.program import COMMANDS, PROG, Parser, bundled_examples
 
@@ -967,10 +967,10 @@ def _read_scenario(args):
     limit = getattr(args, "max_partitions", MAX_PARTITIONS)
     if not _is_streams_document(document):
         return problem_from_mapping(document, source=source, max_partitions=limit)
-    problem = StreamsProblem.from_mapping(document, source=source)
-    if limit is not None and len(problem.tasks) > limit:
-        raise InputError(source, "subtopologies", f"{len(problem.tasks)} tasks, more than --max-partitions {limit}")
-    return problem
+    # a Streams group's own default (problem.streams.MAX_TASKS) unless --max-partitions was given another value
+    return StreamsProblem.from_mapping(
+        document, source=source, max_tasks=MAX_TASKS if limit == MAX_PARTITIONS else limit
+    )
 
 
 def _consumer_only(args, *options: str) -> None:

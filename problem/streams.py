@@ -73,6 +73,7 @@ from assignment_oracle.problem.scenario_json import (
 __all__ = [
     "KIND",
     "INT64_MAX",
+    "MAX_TASKS",
     "TaskId",
     "Subtopology",
     "StreamsMember",
@@ -92,6 +93,9 @@ __all__ = [
 
 #: The scenario's ``"kind"``: what tells a Streams group scenario from a consumer group's.
 KIND = "streams"
+#: The most tasks a Streams scenario may have by default (tasks are Python tuples here; ten million take a
+#: few GiB through the model): the command line's ``--max-partitions`` raises it.
+MAX_TASKS = 10_000_000
 #: Java's ``Long.MAX_VALUE``: task offsets are ``long`` sums of changelog offsets (Kafka Streams pins an
 #: overflowing sum here, ``StateDirectory.sumOfChangelogOffsets``).
 INT64_MAX = 2**63 - 1
@@ -169,9 +173,9 @@ class StreamsProblem:
     rack_aware_tags: tuple[str, ...] = ()
 
     @classmethod
-    def from_mapping(cls, data: Any, *, source: str = "scenario") -> StreamsProblem:
+    def from_mapping(cls, data: Any, *, source: str = "scenario", max_tasks: int | None = MAX_TASKS) -> StreamsProblem:
         """A validated problem from the JSON scenario format (docs/formats.md, "Streams groups")."""
-        return streams_problem_from_mapping(data, source=source)
+        return streams_problem_from_mapping(data, source=source, max_tasks=max_tasks)
 
     def to_mapping(self) -> dict:
         """The JSON scenario of this problem (round-trips :meth:`from_mapping`)."""
@@ -524,8 +528,11 @@ def _streams_member(member_id: str, value: Any, source: str, path: str) -> Strea
     )
 
 
-def streams_problem_from_mapping(data: Any, *, source: str = "scenario") -> StreamsProblem:
-    """Validate a decoded Streams group scenario and build the :class:`StreamsProblem`."""
+def streams_problem_from_mapping(
+    data: Any, *, source: str = "scenario", max_tasks: int | None = MAX_TASKS
+) -> StreamsProblem:
+    """Validate a decoded Streams group scenario and build the :class:`StreamsProblem`; more than ``max_tasks``
+    tasks in all (``None``: no limit) is refused before anything per task is allocated."""
     obj = expect_object(data, source, "")
     reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
     if "kind" not in obj:
@@ -550,6 +557,14 @@ def streams_problem_from_mapping(data: Any, *, source: str = "scenario") -> Stre
         if not isinstance(spec["stateful"], bool):
             raise InputError(source, f"{path}.stateful", f"must be true or false, got {json_kind(spec['stateful'])}")
         subtopologies.append(Subtopology(sub_id, tasks, spec["stateful"]))
+    total = sum(sub.tasks for sub in subtopologies)
+    if max_tasks is not None and total > max_tasks:  # before anything per task is allocated
+        raise InputError(
+            source,
+            "subtopologies",
+            f"{total:,} tasks in all, more than the limit of {max_tasks:,} "
+            "(raise it with --max-partitions if this machine has the memory)",
+        )
     replicas = 0
     if obj.get("standby_replicas") is not None:
         replicas = expect_integer(obj["standby_replicas"], source, "standby_replicas", minimum=0)

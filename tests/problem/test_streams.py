@@ -254,3 +254,23 @@ def test_the_documented_examples():
     with pytest.raises(InputError) as caught:
         StreamsProblem.from_mapping(bad, source="s.json")
     assert f"\n    {caught.value}\n" in section
+
+
+def test_more_tasks_than_the_limit_is_refused_before_any_task_is_built():
+    """Two subtopologies of 1.5 billion tasks each: 3,000,000,000 > MAX_TASKS; the sum is named, nothing per task
+    is allocated (the refusal comes before ``tasks``; building them would take hundreds of GiB)."""
+    scenario = {
+        "kind": "streams",
+        "subtopologies": {
+            "s": {"tasks": 1_500_000_000, "stateful": True},
+            "t": {"tasks": 1_500_000_000, "stateful": False},
+        },
+        "members": {"a": {"process": "p"}},
+    }
+    with pytest.raises(InputError) as caught:
+        StreamsProblem.from_mapping(scenario)
+    assert "subtopologies: 3,000,000,000 tasks in all, more than the limit of 10,000,000" in str(caught.value)
+    small = {**scenario, "subtopologies": {"s": {"tasks": 3, "stateful": True}}}
+    with pytest.raises(InputError, match="3 tasks in all, more than the limit of 2"):
+        StreamsProblem.from_mapping(small, max_tasks=2)
+    assert len(StreamsProblem.from_mapping(small, max_tasks=3).tasks) == 3
