@@ -1,0 +1,128 @@
+"""Hypothesis strategies for Streams groups (KIP-1071, :mod:`assignment_oracle.problem.streams`): a public API.
+
+``streams_scenarios()`` draws the JSON scenario (a dict, what users write and what an assignor written
+without this project reads); ``streams_problems()`` the validated :class:`StreamsProblem`.  Draws cover
+what a real group presents: several members per process, previous active / standby / warm-up tasks
+(sometimes of tasks the topology no longer has), reported offsets, client tags, and standby replicas
+from 0 to more than the processes can hold.  ``random_streams_scenario(rng)`` draws the same kind of
+dict from a ``random.Random``, for batches too large for Hypothesis.
+
+The consumer group strategies are in :mod:`assignment_oracle.compare.scenarios.strategies`; both are
+re-exported, with JSON-shaped strategies for every kind, by :mod:`assignment_oracle.strategies`.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from assignment_oracle.problem.streams import StreamsProblem
+
+__all__ = ["random_streams_scenario", "streams_problems", "streams_scenarios"]
+
+_NAMES = st.text(alphabet="abcdefgh-_0123456789", min_size=1, max_size=6)
+
+
+@st.composite
+def streams_scenarios(
+    draw,
+    *,
+    max_subtopologies: int = 4,
+    max_tasks: int = 8,
+    max_processes: int = 5,
+    max_members_per_process: int = 3,
+    previous: bool = True,
+    max_standby_replicas: int = 3,
+) -> dict:
+    """A Streams group as its JSON scenario (``{"kind": "streams", "subtopologies": ..., "members": ...}``),
+    always readable by :meth:`StreamsProblem.from_mapping`.
+
+    Subtopology, process and member names are short strings of ``a-h``, digits, ``-`` and ``_``; with
+    ``previous`` members carry previous tasks (now and then a task the topology no longer has) and
+    reported offsets.  Examples shrink towards fewer subtopologies, tasks, processes and members, no
+    previous tasks and no standby replicas.
+    """
+    subs = draw(st.lists(_NAMES, min_size=0, max_size=max_subtopologies, unique=True))
+    subtopologies = {s: {"tasks": draw(st.integers(1, max_tasks)), "stateful": draw(st.booleans())} for s in subs}
+    tasks = [(s, p) for s, spec in subtopologies.items() for p in range(spec["tasks"])]
+    # a few tasks the topology does not have: a removed subtopology, a partition beyond the count
+    stale = [("gone", 0), *((s, spec["tasks"]) for s, spec in subtopologies.items())]
+    processes = draw(st.lists(_NAMES, min_size=1, max_size=max_processes, unique=True))
+    members: dict[str, dict] = {}
+    tag_keys = ["zone", "rack"]
+    for process in processes:
+        for _ in range(draw(st.integers(1, max_members_per_process))):
+            member_id = draw(_NAMES.filter(lambda n: n not in members))
+            member: dict = {"process": process}
+            if draw(st.booleans()):
+                member["client_tags"] = {k: draw(st.sampled_from("abc")) for k in tag_keys if draw(st.booleans())}
+            if previous and tasks:
+                pool = tasks + (stale if draw(st.integers(0, 9)) == 0 else [])
+                held = draw(st.lists(st.sampled_from(pool), unique=True, max_size=min(len(pool), 6)))
+                roles = draw(
+                    st.lists(st.sampled_from(["active", "standby", "warmup"]), min_size=len(held), max_size=len(held))
+                )
+                for task, role in zip(held, roles):
+                    member.setdefault(role, {}).setdefault(task[0], []).append(task[1])
+                reported = draw(st.lists(st.sampled_from(pool), unique=True, max_size=min(len(pool), 4)))
+                for s, p in reported:
+                    member.setdefault("task_offsets", {}).setdefault(s, {})[str(p)] = draw(st.integers(0, 10**6))
+                    if draw(st.booleans()):
+                        member.setdefault("task_end_offsets", {}).setdefault(s, {})[str(p)] = draw(
+                            st.integers(0, 2 * 10**6)
+                        )
+            members[member_id] = member
+    scenario: dict = {"kind": "streams", "subtopologies": subtopologies, "members": members}
+    replicas = draw(st.integers(0, max_standby_replicas))
+    if replicas or draw(st.booleans()):
+        scenario["standby_replicas"] = replicas
+    if draw(st.booleans()):
+        scenario["rack_aware_tags"] = draw(st.lists(st.sampled_from(tag_keys + ["host"]), unique=True))
+    return scenario
+
+
+@st.composite
+def streams_problems(draw, **options) -> StreamsProblem:
+    """:func:`streams_scenarios`' draws (same ``options``), validated into a :class:`StreamsProblem`."""
+    return StreamsProblem.from_mapping(draw(streams_scenarios(**options)))
+
+
+def random_streams_scenario(
+    rng,
+    *,
+    subtopologies: int = 3,
+    max_tasks: int = 8,
+    processes: int = 4,
+    max_members_per_process: int = 3,
+    standby_replicas: int | None = None,
+    previous: float = 0.5,
+) -> dict:
+    """A random scenario from ``rng`` (a ``random.Random``), for batches too large for Hypothesis (the
+    differential test against Kafka's Java, timings): names without spaces, previous tasks on about a
+    ``previous`` share of the tasks, now and then a stale one, sometimes two previous active owners."""
+    subs = {
+        f"sub-{i}": {"tasks": rng.randint(1, max_tasks), "stateful": rng.random() < 0.6} for i in range(subtopologies)
+    }
+    tasks = [(s, p) for s, spec in subs.items() for p in range(spec["tasks"])]
+    members: dict[str, dict] = {}
+    for i in range(processes):
+        for j in range(rng.randint(1, max_members_per_process)):
+            members[f"m{rng.randint(0, 999)}-{i}-{j}"] = {"process": f"p{i}"}
+    names = list(members)
+    for task in tasks:
+        if rng.random() < previous:
+            owners = rng.sample(names, min(len(names), rng.choice([1, 1, 1, 2])))
+            for owner in owners:
+                members[owner].setdefault("active", {}).setdefault(task[0], []).append(task[1])
+        if rng.random() < previous:
+            for holder in rng.sample(names, min(len(names), rng.randint(1, 2))):
+                if task[1] not in members[holder].get("active", {}).get(task[0], []):
+                    members[holder].setdefault("standby", {}).setdefault(task[0], []).append(task[1])
+        if rng.random() < previous / 2:
+            for holder in rng.sample(names, min(len(names), rng.randint(1, 3))):
+                offset = rng.choice([0, 10, 100, rng.randint(0, 10**6)])
+                members[holder].setdefault("task_offsets", {}).setdefault(task[0], {})[str(task[1])] = offset
+    if tasks and rng.random() < 0.2:  # a previous task of a subtopology that shrank
+        s = rng.choice(list(subs))
+        members[rng.choice(names)].setdefault("active", {}).setdefault(s, []).append(subs[s]["tasks"] + 1)
+    replicas = rng.randint(0, 3) if standby_replicas is None else standby_replicas
+    return {"kind": "streams", "subtopologies": subs, "standby_replicas": replicas, "members": members}
