@@ -33,22 +33,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
 
-from assignment_oracle.compare.judge.check import Verdict, check
-from assignment_oracle.compare.judge.co_partition import (
-    CLAIM_TIME_LIMIT,
-    JUDGE_TIME_LIMIT,
-    CoPartitionVerdict,
-    co_partition_problem,
-    solve_co_partitioned,
-)
-from assignment_oracle.compare.judge.co_partition import judge as judge_co_partition
+from assignment_oracle.compare.judge import consumer
+from assignment_oracle.compare.judge.co_partition import solve_co_partitioned
 from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
-from assignment_oracle.compare.judge.moves import MovesVerdict, Unlimited, unlimited, unlimited_of
-from assignment_oracle.compare.judge.moves import judge as judge_moves
-from assignment_oracle.compare.judge.tiers import TierVerdict
-from assignment_oracle.compare.judge.tiers import judge as judge_tiers
-from assignment_oracle.compare.judge.weighted import WeightedVerdict, solve_weighted
-from assignment_oracle.compare.judge.weighted import judge as judge_weighted
+from assignment_oracle.compare.judge.moves import unlimited, unlimited_of
+from assignment_oracle.compare.judge.verdict import Verdict, fails
+from assignment_oracle.compare.judge.weighted import solve_weighted
 from assignment_oracle.heuristics import ASSIGNORS, Assignor, get_assignor, run
 from assignment_oracle.heuristics.cooperative_sticky import Phase
 from assignment_oracle.heuristics.registry import is_live
@@ -68,6 +58,8 @@ __all__ = [
     "Comparison",
     "evaluate",
     "compare",
+    "optimum_evaluation",
+    "row_optima",
 ]
 
 OK, INVALID, TIMEOUT, ERROR = "ok", "invalid", "timeout", "error"
@@ -102,62 +94,93 @@ class Evaluation:
     #: (``librdkafka:*``) cannot be handed claims and is judged on its own previous generation.
     judged_problem: Problem | None = None
     judged_optimum: Solution | None = None
-    #: Against the co-partitioned optimum: on scenarios with join groups, and for KIP-315's stream-join
-    #: assignor (which claims to co-partition every topic) on every scenario with two topics or more.
-    co_partition: CoPartitionVerdict | None = None
-    #: Weighted loads against the weighted optimum, on scenarios with partition weights.
-    weighted: WeightedVerdict | None = None
-    #: A cooperative assignor's settled assignment against the most balanced one within its own moves.
-    moves: MovesVerdict | None = None
-    #: Against the optimum of the request ``compare`` was given (:mod:`compare.judge.tiers`), if any.
-    asked: TierVerdict | None = None
+    #: Against the optimum of the request ``compare`` was given (the same judge, that request), if any.
+    asked: Verdict | None = None
+
+    def _finding(self, name: str) -> dict | None:
+        found = None if self.verdict is None else self.verdict.finding(name)
+        return None if found is None else found.data
+
+    @property
+    def co_partition(self) -> dict | None:
+        """The ``co-partition`` finding's numbers (against the co-partitioned optimum), if judged."""
+        return self._finding("co-partition")
+
+    @property
+    def weighted(self) -> dict | None:
+        """The ``weighted`` finding's numbers (against the weighted optimum), if judged."""
+        return self._finding("weighted")
+
+    @property
+    def moves(self) -> dict | None:
+        """The ``moves`` finding's numbers (against the most balanced within the same moves), if judged."""
+        return self._finding("moves")
+
+    def meets(self, condition: str) -> bool:
+        """Whether this row meets a ``--fail-on`` condition (:data:`compare.judge.verdict.FAIL_ON`): no
+        valid assignment (``invalid``, ``error``, ``timeout``); its guarantee broken; a gap on some tier."""
+        if self.assignor.startswith("optimum"):
+            return False
+        broken = self.guarantee is not None and self.guarantee.applies and not self.guarantee.kept
+        if self.verdict is None:
+            return fails(condition, valid=False, broken=broken, gap=True)
+        return fails(condition, valid=self.verdict.valid, broken=broken, gap=self.verdict.status in ("gap", "short"))
 
     def to_mapping(self, *, timing: bool = True) -> dict:
         """A flat row (the JSON of ``compare``, a sweep's Parquet row's metrics)."""
         v = self.verdict
         out: dict = {"assignor": self.assignor, "status": self.status, "message": self.message}
         if v is not None:
+            m = v.measures
             out.update(
                 valid=v.valid,
-                violations=[x.to_mapping() for x in v.violations],
-                loads=dict(v.loads),
-                sorted_loads=list(v.sorted_loads),
-                spread=v.spread,
-                optimal_spread=v.optimal_spread,
-                kip54_score=v.kip54_score,
-                optimal_kip54_score=v.optimal_kip54_score,
-                kip54_gap=(v.kip54_score - v.optimal_kip54_score) if v.valid else None,
-                sum_of_squares=v.sum_of_squares,
-                optimal_sum_of_squares=v.optimal_sum_of_squares,
-                most_balanced=v.most_balanced,
-                balance_moves=v.balance_moves,
-                kafka_balance_condition=v.kafka_condition,
-                retained=v.retained,
-                optimal_retained=v.optimal_retained,
-                owned=v.owned,
-                moved=v.moved,
-                optimal_moved=v.optimal_moved,
-                cross_rack=v.cross_rack,
-                optimal_cross_rack=v.optimal_cross_rack,
-                max_topic_spread=v.max_topic_spread,
-                per_topic_spread=dict(v.per_topic_spread),
+                verdict=v.status,
+                gap_tier=v.gap_tier,
+                violations=list(v.violation_details),
+                loads=dict(m["loads"]),
+                sorted_loads=list(m["sorted_loads"]),
+                spread=m["spread"],
+                optimal_spread=m["optimal_spread"],
+                kip54_score=m["kip54_score"],
+                optimal_kip54_score=m["optimal_kip54_score"],
+                kip54_gap=(m["kip54_score"] - m["optimal_kip54_score"])
+                if v.valid and m["optimal_kip54_score"] is not None
+                else None,
+                sum_of_squares=m["sum_of_squares"],
+                optimal_sum_of_squares=m["optimal_sum_of_squares"],
+                most_balanced=m["most_balanced"],
+                balance_moves=m["balance_moves"],
+                kafka_balance_condition=_holds(v.finding("kafka-local-condition")) if v.valid else None,
+                retained=m["retained"],
+                optimal_retained=m["optimal_retained"],
+                owned=m["owned"],
+                moved=m["moved"],
+                optimal_moved=m["optimal_moved"],
+                cross_rack=m["cross_rack"],
+                optimal_cross_rack=m["optimal_cross_rack"],
+                max_topic_spread=m["max_topic_spread"],
+                per_topic_spread=dict(m["per_topic_spread"]),
                 optimal_on_every_tier=v.optimal,
+                tiers=[t.to_mapping() for t in v.tiers],
+                findings=[f.to_mapping() for f in v.findings if f.role == "finding"],
             )
         if self.guarantee is not None:
             out["guarantee"] = self.guarantee.to_mapping()
         if self.rebalances is not None:
             out["rebalances"] = self.rebalances
-        if self.co_partition is not None:
-            out["co_partition"] = self.co_partition.to_mapping()
-        if self.weighted is not None:
-            out["weighted"] = self.weighted.to_mapping()
-        if self.moves is not None:
-            out["moves"] = self.moves.to_mapping()
+        for name in ("co_partition", "weighted", "moves"):
+            data = getattr(self, name)
+            if data is not None:
+                out[name] = dict(data)
         if self.asked is not None:
             out["request"] = self.asked.to_mapping()
         if timing:
             out["wall_time_s"] = None if self.wall_time is None else round(self.wall_time, 6)
         return out
+
+
+def _holds(finding) -> bool | None:
+    return None if finding is None else finding.holds
 
 
 @dataclass(frozen=True, eq=False)
@@ -202,31 +225,17 @@ def evaluate(
     time_limit: float | None = None,
     isolation: str = "auto",
     keep_live: bool = False,
-    co_optimum: Solution | None = None,
-    weighted_optimum: Solution | None = None,
-    unlimited_moves: Unlimited | None = None,
+    optima: dict | None = None,
 ) -> Evaluation:
     """Run assignor ``name`` on ``problem`` and judge it (see the module docstring).
 
-    Judged against the balance-first optimum whatever the scenario's
-    objective order says: that is the order every assignor here aims for.
-    A live peer's group (``librdkafka:*``) is stopped afterwards unless
-    ``keep_live`` (a churn simulation plays its next round on it).
-
-    A scenario with join groups is judged twice: the verdict against the optimum without
-    co-partitioning (what the assignor could reach ignoring the joins), and ``co_partition`` against
-    the co-partitioned optimum (``co_optimum``, solved here if not given).  KIP-315's stream-join
-    assignor gets ``co_partition`` on every scenario: it claims to co-partition every topic.  A scenario
-    with partition weights is judged twice too: the verdict on partition counts, and ``weighted``
-    against the weighted optimum (``weighted_optimum``, solved here if not given).  A cooperative
-    assignor's settled result gets ``moves``: against the most balanced assignment within the moves it
-    made (:mod:`compare.judge.moves`).
-
-    Every optimum is solved at most once here, and not at all when given: ``optimum`` (the flow's, on
-    the problem without join groups and weights) also answers the moves judge whenever it can
-    (``unlimited_moves``, its moves, is computed once by :func:`compare` for every cooperative row), and
-    stream-join's co-partitioning claim is solved only when the assignment is not itself proven to be
-    the co-partitioned optimum (:func:`compare.judge.co_partition.judge`).
+    Judged by the one judge under :data:`compare.judge.consumer.ROWS`: what every assignor aims for,
+    balance first on partition counts, whatever objective order the scenario states; join groups,
+    weights and a cooperative rebalance's moves are findings against their own optima
+    (:data:`compare.judge.consumer.FINDINGS`).  ``optimum`` (the flow's, on the problem without join
+    groups and weights) and ``optima`` (by finding name) are reused when given, so several assignors on
+    one problem solve each optimum once.  A live peer's group (``librdkafka:*``) is stopped afterwards
+    unless ``keep_live`` (a churn simulation plays its next round on it).
     """
     if isinstance(assignor, str):
         assignor = get_assignor(assignor)
@@ -239,59 +248,21 @@ def evaluate(
                 time_limit=time_limit,
                 isolation=isolation,
                 keep_live=True,
-                co_optimum=co_optimum,
-                weighted_optimum=weighted_optimum,
-                unlimited_moves=unlimited_moves,
+                optima=optima,
             )
         finally:
             assignor.assign.close()  # nothing keeps running once the row is judged
     if optimum is None:
-        optimum = solve(_without_join_groups(_balance_first(problem)))
-    evaluation = _evaluate(_balance_first(problem), assignor, optimum, time_limit, isolation)
-    if evaluation.assignment is None:
-        return evaluation
-    if assignor.protocol == "cooperative" and evaluation.verdict.valid and evaluation.verdict.owned:
-        # What its moves bought against what they could have (compare.judge.moves), on counts.
-        plain = evaluation.judged_problem or _without_join_groups(_balance_first(problem))
-        if evaluation.judged_problem is not None:
-            free = evaluation.judged_optimum
-        else:
-            free = unlimited_moves if unlimited_moves is not None else optimum
-        evaluation = dataclasses.replace(evaluation, moves=judge_moves(plain, evaluation.assignment, optimum=free))
-    judged = evaluation.judged_problem  # a live group's own previous generation: the same join groups
-    base = (
-        _balance_first(problem)
-        if judged is None
-        else dataclasses.replace(judged, join_groups=problem.join_groups, weights=problem.weights)
-    )
-    if base.weights:
-        if weighted_optimum is None or judged is not None:
-            weighted_optimum = solve_weighted(base)
-        evaluation = dataclasses.replace(
-            evaluation, weighted=judge_weighted(base, evaluation.assignment, weighted_optimum)
-        )
-    grouped = co_partition_problem(base, every_topic=assignor.guarantee == "stream-join")
-    if grouped is None:
-        return evaluation
-    if co_optimum is None or evaluation.judged_problem is not None:
-        # Stream-join's claim on a scenario without join groups is judged on every sweep row: a shorter
-        # limit keeps big sweeps moving (a stage not proven by then makes that part "unknown").  Solved
-        # only if the assignment is not proven the co-partitioned optimum by itself (co_partition.judge).
-        limit = JUDGE_TIME_LIMIT if problem.join_groups else CLAIM_TIME_LIMIT
-        verdict = judge_co_partition(grouped, evaluation.assignment, time_limit=limit)
-    else:
-        verdict = judge_co_partition(grouped, evaluation.assignment, co_optimum)
-    return dataclasses.replace(evaluation, co_partition=verdict)
+        optimum = solve(consumer.row_problem(problem))
+    return _evaluate(problem, assignor, optimum, time_limit, isolation, dict(optima or {}))
 
 
 def _evaluate(
-    problem: Problem, assignor: Assignor, optimum: Solution | None, time_limit: float | None, isolation: str
+    scenario: Problem, assignor: Assignor, optimum: Solution, time_limit: float | None, isolation: str, optima: dict
 ) -> Evaluation:
-    """The assignor's row against the optimum without co-partitioning (join groups set aside)."""
+    """The assignor's row: run it, then the one judge (:data:`compare.judge.consumer.ROWS`)."""
     name = assignor.name
-    problem = _without_join_groups(problem)
-    if optimum is None:
-        optimum = solve(problem)
+    problem = consumer.row_problem(scenario)
     note = ""
     try:
         if is_live(assignor):
@@ -309,6 +280,9 @@ def _evaluate(
             if judged != problem:
                 problem, optimum = judged, solve(judged)
                 note = "; the claims are its own live previous generation's"
+                # its own previous generation, with the scenario's join groups and weights (judged apart)
+                scenario = dataclasses.replace(judged, join_groups=scenario.join_groups, weights=scenario.weights)
+                optima = {}
         result = run(assignor, problem, time_limit=time_limit, isolation=isolation)
     except AssignorDidNotFinish as err:
         message = _one_line(str(err))
@@ -317,7 +291,17 @@ def _evaluate(
         message = _one_line(str(err))
         return Evaluation(name, ERROR, message, guarantee=_undelivered(assignor, problem, optimum, message))
     assignment, phases = result.assignment, result.phases
-    verdict = check(problem, assignment, optimum=optimum)
+    if "moves" not in optima and assignor.protocol == "cooperative":
+        optima["moves"] = optimum
+    verdict = consumer.judge(
+        scenario,
+        assignment,
+        consumer.ROWS,
+        optimum=optimum,
+        assignor=assignor,
+        optima=optima,
+        rounds=[p.assignment for p in phases] or None,
+    )
     message = ""
     if is_live(assignor):
         settled = assignor.assign.last
@@ -334,18 +318,53 @@ def _evaluate(
         wall_time=result.wall_time,
         assignment=assignment,
         verdict=verdict,
-        guarantee=check_guarantee(
-            assignor.guarantee,
-            problem,
-            assignment,
-            optimal_sorted_loads=tuple(optimum.sorted_loads),
-            rounds=[p.assignment for p in phases] or None,
-        ),
+        guarantee=_guarantee_check(verdict),
         rebalances=(assignor.assign.last.rounds if is_live(assignor) else len(phases)) if phases else None,
         phases=phases,
         judged_problem=problem if note else None,
         judged_optimum=optimum if note else None,
     )
+
+
+def _guarantee_check(verdict: Verdict) -> GuaranteeCheck | None:
+    found = verdict.guarantee
+    if found is None:
+        return None
+    d = found.data
+    return GuaranteeCheck(d["guarantee"], d["applies"], d["kept"], d["reason"])
+
+
+def optimum_evaluation(
+    scenario: Problem, optimum: Solution, solution: Solution | None = None, label: str = OPTIMUM, optima=None
+) -> Evaluation:
+    """An optimum's own row (``solution``: an optimum of another objective, the co-partitioned or weighted
+    one; default ``optimum`` itself), judged like any assignment against ``optimum`` (the rows' optimum)."""
+    solution = optimum if solution is None else solution
+    verdict = consumer.judge(scenario, solution.assignment, consumer.ROWS, optimum=optimum, optima=optima)
+    return Evaluation(
+        assignor=label,
+        status=OK,
+        message="" if solution is optimum else solution.status + (f": {solution.message}" if solution.message else ""),
+        wall_time=solution.wall_time,
+        assignment=solution.assignment,
+        verdict=verdict,
+        rebalances=1,
+    )
+
+
+def row_optima(scenario: Problem, optimum: Solution, assignors=()) -> dict:
+    """The optima of :data:`compare.judge.consumer.FINDINGS` a problem's rows are judged against, each
+    solved once: the co-partitioned one (join groups), the weighted one (weights), and the unlimited
+    optimum's moves for the cooperative assignors' ``moves`` finding."""
+    optima: dict = {}
+    if scenario.join_groups:
+        optima["co-partition"] = solve_co_partitioned(scenario)
+    if scenario.weights:
+        optima["weighted"] = solve_weighted(scenario)
+    if any(a.protocol == "cooperative" for a in assignors):
+        plain = consumer.row_problem(scenario)
+        optima["moves"] = unlimited(plain, optimum) or unlimited_of(plain)
+    return optima
 
 
 def compare(
@@ -362,76 +381,27 @@ def compare(
     ``progress``, if given, is called with the name of each step before it runs (``"optimum"``, each
     assignor, ``"request optimum"``): what a progress bar shows.  Nothing else depends on it.
 
-    The problem is solved once, balance first (the order the assignors aim
-    for), whatever objective order the scenario states.  With ``request`` (an objective order, a
+    Every row is judged by the one judge under :data:`compare.judge.consumer.ROWS` (balance first, the
+    order the assignors aim for), each optimum solved once.  With ``request`` (an objective order, a
     balance definition, a budget of moves: :class:`optimal.Request`) its optimum is solved once more,
     on the scenario as given (``request_time_limit`` bounds a CP-SAT engine), and every row is also
-    judged against it tier by tier (``asked``: :func:`compare.judge.tiers.judge`, as ``check`` does).
+    judged against it (``asked``), as ``check`` does.
     """
     names = list(ASSIGNORS) if names is None else list(names)
     names = [get_assignor(n) if isinstance(n, str) else n for n in names]  # unknown names fail first
     step = progress or (lambda name: None)
     given = problem
-    problem = _balance_first(problem)
-    plain = _without_join_groups(problem)
     step(OPTIMUM)
-    optimum = solve(plain)
-    best = Evaluation(
-        assignor=OPTIMUM,
-        status=OK,
-        wall_time=optimum.wall_time,
-        assignment=optimum.assignment,
-        verdict=check(plain, optimum.assignment, optimum=optimum),
-        rebalances=1,
-    )
-    rows = [best]
-
-    def optimum_row(label: str, solution: Solution, **judged) -> Evaluation:
-        """The row of an optimum of another objective (co-partitioned, weighted), judged as its own."""
-        return Evaluation(
-            assignor=label,
-            status=OK,
-            message=solution.status + (f": {solution.message}" if solution.message else ""),
-            wall_time=solution.wall_time,
-            assignment=solution.assignment,
-            verdict=check(plain, solution.assignment, optimum=optimum),
-            rebalances=1,
-            **judged,
-        )
-
-    co_optimum = None
-    if problem.join_groups:
-        co_optimum = solve_co_partitioned(problem)
-        best = dataclasses.replace(best, co_partition=judge_co_partition(problem, optimum.assignment, co_optimum))
-        rows = [best]
-        if co_optimum.assignment is not None:
-            co_partition = judge_co_partition(problem, co_optimum.assignment, co_optimum)
-            rows.append(optimum_row(CO_PARTITIONED_OPTIMUM, co_optimum, co_partition=co_partition))
-    heavy = None
-    if problem.weights:
-        heavy = solve_weighted(problem)
-        rows[0] = dataclasses.replace(rows[0], weighted=judge_weighted(problem, optimum.assignment, heavy))
-        if heavy.assignment is not None:
-            weighted = judge_weighted(problem, heavy.assignment, heavy)
-            rows.append(optimum_row(WEIGHTED_OPTIMUM, heavy, weighted=weighted))
-    # The unlimited optimum's moves, once for every cooperative row's moves judge (compare.judge.moves): the
-    # optimum's own when it is most balanced then stickiest, else that flow solved once here.
-    free = None
-    if any(a.protocol == "cooperative" for a in names):
-        free = unlimited(plain, optimum) or unlimited_of(plain)
+    optimum = solve(consumer.row_problem(problem))
+    optima = row_optima(problem, optimum, names)
+    rows = [optimum_evaluation(problem, optimum, optima=optima)]
+    co_optimum, heavy = optima.get("co-partition"), optima.get("weighted")
+    for label, solution in ((CO_PARTITIONED_OPTIMUM, co_optimum), (WEIGHTED_OPTIMUM, heavy)):
+        if solution is not None and solution.assignment is not None:
+            rows.append(optimum_evaluation(problem, optimum, solution, label, optima=optima))
     for name in names:
         step(name.name)
-        rows.append(
-            evaluate(
-                problem,
-                name,
-                optimum=optimum,
-                time_limit=time_limit,
-                co_optimum=co_optimum,
-                weighted_optimum=heavy,
-                unlimited_moves=free,
-            )
-        )
+        rows.append(evaluate(problem, name, optimum=optimum, time_limit=time_limit, optima=optima))
     asked = None
     if request is not None:
         step("request optimum")
@@ -439,7 +409,7 @@ def compare(
         rows = [
             row
             if row.assignment is None
-            else dataclasses.replace(row, asked=judge_tiers(given, row.assignment, request, optimum=asked))
+            else dataclasses.replace(row, asked=consumer.judge(given, row.assignment, request, optimum=asked))
             for row in rows
         ]
     return Comparison(problem, optimum, tuple(rows), co_optimum, heavy, request, asked)
@@ -460,17 +430,6 @@ def _undelivered(assignor: Assignor, problem: Problem, optimum: Solution, messag
     if not probe.applies:
         return probe
     return GuaranteeCheck(probe.guarantee, True, False, f"no assignment: {message}")
-
-
-def _balance_first(problem: Problem) -> Problem:
-    return problem.balance_first_order()
-
-
-def _without_join_groups(problem: Problem) -> Problem:
-    """The problem the flow model solves: partition counts, no co-partitioning (those are judged apart)."""
-    if problem.join_groups or problem.weights:
-        return dataclasses.replace(problem, join_groups=(), weights=())
-    return problem
 
 
 def _one_line(text: str) -> str:

@@ -38,7 +38,7 @@ scenario's order.
 Any other request -- join groups (KIP-315's co-partitioning), partition weights, a budget of moves,
 the per-topic ``spread`` tier, a balance definition other than dec-min, or an order that does not
 put balance first -- is explained through the same door as ``check``
-(:func:`compare.judge.tiers.judge`): the constraints the assignment breaks (``invalid``), else the
+(:func:`compare.judge.consumer.judge`, the one judge): the constraints the assignment breaks (``invalid``), else the
 first tier where it is worse than the optimum of that very request (``balance``, ``rack``,
 ``spread`` or ``stickiness``), with every tier's value beside the optimum's and the moves that turn
 the assignment into the optimum's answer (cycles and paths as above).  That answer is the proof: it
@@ -57,7 +57,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assignment_oracle.compare.judge import tiers
+from assignment_oracle.compare.judge import consumer
+from assignment_oracle.compare.judge.verdict import Verdict
 from assignment_oracle.compare.judge.balance import Move, improving_chain
 from assignment_oracle.optimal import Request, Solution, solve
 from assignment_oracle.problem.claims import resolve_claims
@@ -138,7 +139,7 @@ class Explanation:
     optimal_cross_rack: int = 0
     #: The general path (a request other than balance-first counts, module docstring): every tier
     #: judged, the constraints broken, and the request.
-    verdict: tiers.TierVerdict | None = None
+    verdict: Verdict | None = None
 
     @property
     def exit_code(self) -> int:
@@ -189,10 +190,10 @@ class Explanation:
         verdict = self.verdict
         if verdict is None:  # (only called when there is one)
             return ""
-        lines = verdict.text().splitlines()[:-1]  # the tier lines; the verdict line is said below
+        lines = [t.text() for t in verdict.tiers if t.tier != STICKINESS or verdict.owned]
         if self.kind == INVALID:
-            lines.append(f"not valid under the request: {len(verdict.breaks)} break(s)")
-            lines += [f"  {b}" for b in verdict.breaks[:limit]]
+            lines.append(f"not valid under the request: {len(verdict.violations)} break(s)")
+            lines += [f"  {b}" for b in verdict.violations[:limit]]
         elif self.kind == OPTIMAL:
             lines.append("optimal on every tier")
         elif self.kind == UNKNOWN:
@@ -322,11 +323,11 @@ def _explain_request(
     """Any request, judged tier by tier against its own optimum (module docstring)."""
     if optimum is None:
         optimum = solve(problem, request, method=method, time_limit=time_limit)
-    verdict = tiers.judge(problem, assignment, request, optimum=optimum)
+    verdict = consumer.judge(problem, assignment, request, optimum=optimum)
     owners, found = owner_arrays(problem, assignment)
     if not verdict.valid:
         return Explanation(INVALID, violations=found, verdict=verdict)
-    if verdict.verdict != "gap":
+    if verdict.status != "gap":
         return Explanation(OPTIMAL if verdict.optimal else UNKNOWN, verdict=verdict)
     target, _ = owner_arrays(problem, optimum.assignment)
     stayed = _stayed_away(problem, owners, target) if verdict.gap_tier == STICKINESS else ()

@@ -3,7 +3,7 @@ missing, each tier beside the optimum's, and which of Kafka's ``StickyTaskAssign
 
 :func:`judge` is the one entry point: pure (it reads the problem, the assignment and, when not given,
 solves the optimum through :func:`assignment_oracle.optimal.solve`, the same front door as ``solve``)
-and returns a :class:`StreamsVerdict`:
+and returns the one :class:`~assignment_oracle.compare.judge.verdict.Verdict` (kind ``streams``):
 
 * **validity** (:func:`~assignment_oracle.problem.streams.violations`): every active task on exactly one
   member, no task twice on one process, standbys only of stateful tasks, at most ``standby_replicas``;
@@ -33,11 +33,12 @@ optimum is a bug in the oracle: :class:`SolverError`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from assignment_oracle.compare.judge.tiers import TierLine
+from assignment_oracle.compare.judge.verdict import Finding, TierLine, Verdict, fails
 from assignment_oracle.optimal.solution import OPTIMAL
 from assignment_oracle.optimal.streams_request import (
     ACTIVE_BALANCE,
@@ -65,9 +66,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GUARANTEES",
-    "StreamsTierLine",
-    "StreamsGuarantee",
-    "StreamsVerdict",
+    "STREAMS_TIME_LIMIT",
+    "avoidable_shortfall",
+    "unavoidable_shortfall",
+    "explanation_text",
     "judge",
     "task_name",
     "solution_to_mapping",
@@ -86,6 +88,8 @@ GUARANTEES: dict[str, str] = {
 }
 
 KEPT, BROKEN, NOT_JUDGED = "kept", "broken", "not judged"
+#: Seconds the Streams optimum may take when judging without a limit given.
+STREAMS_TIME_LIMIT = 60.0
 
 
 def task_name(task: TaskId) -> str:
@@ -93,169 +97,42 @@ def task_name(task: TaskId) -> str:
     return f"{task[0]}_{task[1]}"
 
 
-@dataclass(frozen=True)
-class StreamsTierLine(TierLine):
-    """One tier: the assignment's value beside the optimum's, the comparison (:class:`compare.judge.tiers.TierLine`),
-    the difference in numbers (``difference``, positive when the assignment is worse) and the members and tasks
-    involved."""
-
-    difference: dict = field(default_factory=dict)
-    involved: dict = field(default_factory=dict)
-
-    def to_mapping(self) -> dict:
-        return {**super().to_mapping(), "difference": self.difference, "involved": self.involved}
-
-
-@dataclass(frozen=True)
-class StreamsGuarantee:
-    """One of Kafka's guarantees on this assignment: ``kept``, ``broken`` or ``not judged``, and why."""
-
-    name: str
-    status: str
-    detail: str = ""
-
-    @property
-    def claim(self) -> str:
-        return GUARANTEES[self.name]
-
-    def to_mapping(self) -> dict:
-        return {"name": self.name, "claim": self.claim, "status": self.status, "detail": self.detail}
-
-
-@dataclass(frozen=True)
-class StreamsVerdict:
-    """One Streams assignment against the optimum (module docstring)."""
-
-    verdict: str  # optimal, gap, unknown, short, invalid
-    valid: bool
-    violations: tuple[str, ...]
-    violation_details: tuple[dict, ...]
-    standby_replicas: int
-    standbys_given: int
-    shortfall: int
-    unavoidable_shortfall: int
-    avoidable_shortfall: int
-    objective_order: tuple[str, ...]
-    optimum_status: str
-    optimum_message: str
-    tiers: tuple[StreamsTierLine, ...]
-    gap_tier: str | None
-    guarantees: tuple[StreamsGuarantee, ...]
-    assignor: str | None = None
-
-    @property
-    def optimal(self) -> bool:
-        return self.verdict == "optimal"
-
-    @property
-    def gap(self) -> StreamsTierLine | None:
-        return self.tier(self.gap_tier) if self.gap_tier is not None else None
-
-    def tier(self, name: str) -> StreamsTierLine | None:
-        return next((t for t in self.tiers if t.tier == name), None)
-
-    def guarantee(self, name: str) -> StreamsGuarantee:
-        return next(g for g in self.guarantees if g.name == name)
-
-    @property
-    def broken(self) -> tuple[str, ...]:
-        """The names of the guarantees broken."""
-        return tuple(g.name for g in self.guarantees if g.status == BROKEN)
-
-    def exit_code(self) -> int:
-        """0 optimal, 3 invalid, 1 otherwise (a gap, a placeable standby left out, or unknown)."""
-        return {"optimal": 0, "invalid": 3}.get(self.verdict, 1)
-
-    def to_mapping(self) -> dict:
-        """Plain JSON, keys in a fixed order."""
-        return {
-            "kind": "streams",
-            "assignor": self.assignor,
-            "verdict": self.verdict,
-            "valid": self.valid,
-            "violations": list(self.violation_details),
-            "standbys": {
-                "replicas": self.standby_replicas,
-                "given": self.standbys_given,
-                "shortfall": self.shortfall,
-                "unavoidable": self.unavoidable_shortfall,
-                "avoidable": self.avoidable_shortfall,
-            },
-            "objective_order": list(self.objective_order),
-            "optimum_status": self.optimum_status,
-            "optimum_message": self.optimum_message,
-            "gap_tier": self.gap_tier,
-            "tiers": [t.to_mapping() for t in self.tiers],
-            "guarantees": [g.to_mapping() for g in self.guarantees],
-            "exit_code": self.exit_code(),
-        }
-
-    def text(self) -> str:
-        """A few readable lines: validity, standbys, each tier beside the optimum, the guarantees broken."""
-        who = f"{self.assignor}: " if self.assignor else ""
-        lines = [f"{who}objective: {', '.join(self.objective_order)} (Kafka's order; optimum {self.optimum_status})"]
-        if self.valid:
-            lines.append("valid: yes")
-        else:
-            shown = "; ".join(self.violations[:3]) + (
-                f" (+{len(self.violations) - 3} more)" if len(self.violations) > 3 else ""
-            )
-            lines.append(f"valid: no: {shown}")
+def explanation_text(verdict: Verdict, *, limit: int = 20) -> str:
+    """What the assignment did that the optimum did not: the gap tier, its numbers, the members and tasks
+    involved (at most ``limit`` of each)."""
+    who = verdict.assignor or "the assignment"
+    if verdict.status == "invalid":
+        return lines_text([f"{who} is not valid:", *(f"  {v}" for v in verdict.violations[:limit])])
+    lines = []
+    avoidable = avoidable_shortfall(verdict)
+    if avoidable:
         lines.append(
-            f"standbys: {self.standbys_given} given, shortfall {self.shortfall} "
-            f"(unavoidable {self.unavoidable_shortfall}, avoidable {self.avoidable_shortfall})"
+            f"{who} left out {avoidable} standby(s) that could have been placed (the optimum places every one)"
         )
-        for line in self.tiers:
-            mark = {"equal": "=", "worse": "worse than", "better": "better than", "unknown": "?"}[line.comparison]
-            proof = "" if line.proven else " (not proven)"
-            said = f"{line.tier}: {_short(line.value)} {mark} optimum {_short(line.optimum)}{proof}"
-            if line.comparison == "worse":
-                said += f" ({_difference_text(line)})"
-            lines.append(said)
-        broken = [g for g in self.guarantees if g.status == BROKEN]
-        lines.append(
-            "Kafka's guarantees: "
-            + (
-                "broken: " + "; ".join(f"{g.name} ({g.detail})" if g.detail else g.name for g in broken)
-                if broken
-                else "none broken"
-            )
-        )
-        said = {
-            "optimal": "optimal on every tier",
-            "gap": f"a gap at the {self.gap_tier} tier",
-            "unknown": "unknown (the optimum was not proven on every tier, or the assignment is no worse on any)",
-            "short": f"valid but {self.avoidable_shortfall} placeable standby(s) not given",
-            "invalid": "not valid",
-        }[self.verdict]
-        lines.append(f"verdict: {said} (exit {self.exit_code()})")
+    gap = verdict.gap
+    if gap is None:
+        if verdict.status == "optimal":
+            lines.append(f"{who} is optimal on every tier ({', '.join(verdict.objective_order)})")
+        elif not lines:
+            lines.append(f"{who}: no gap found (verdict {verdict.status})")
         return lines_text(lines)
+    lines.append(
+        f"{who} is worse than the optimum first at the {gap.tier} tier: {_short(gap.value)} against "
+        f"{_short(gap.optimum)} ({gap.note})"
+    )
+    lines += _involved_lines(gap, limit)
+    return lines_text(lines)
 
-    def explanation_text(self, *, limit: int = 20) -> str:
-        """What the assignment did that the optimum did not: the gap tier, its numbers, the members and
-        tasks involved (at most ``limit`` of each)."""
-        who = self.assignor or "the assignment"
-        if self.verdict == "invalid":
-            return lines_text([f"{who} is not valid:", *(f"  {v}" for v in self.violations[:limit])])
-        lines = []
-        if self.avoidable_shortfall:
-            lines.append(
-                f"{who} left out {self.avoidable_shortfall} standby(s) that could have been placed "
-                "(the optimum places every one)"
-            )
-        gap = self.gap
-        if gap is None:
-            if self.verdict == "optimal":
-                lines.append(f"{who} is optimal on every tier ({', '.join(self.objective_order)})")
-            elif not lines:
-                lines.append(f"{who}: no gap found (verdict {self.verdict})")
-            return lines_text(lines)
-        lines.append(
-            f"{who} is worse than the optimum first at the {gap.tier} tier: {_short(gap.value)} against "
-            f"{_short(gap.optimum)} ({_difference_text(gap)})"
-        )
-        lines += _involved_lines(gap, limit)
-        return lines_text(lines)
+
+def avoidable_shortfall(verdict: Verdict) -> int:
+    """Standbys the assignment could have placed and did not (the ``standby-shortfall`` finding's)."""
+    found = verdict.finding("standby-shortfall")
+    return 0 if found is None else int(found.data["avoidable"])
+
+
+def unavoidable_shortfall(verdict: Verdict) -> int:
+    found = verdict.finding("standby-shortfall")
+    return 0 if found is None else int(found.data["unavoidable"])
 
 
 def _short(value) -> str:
@@ -264,7 +141,7 @@ def _short(value) -> str:
     return str(value)
 
 
-def _difference_text(line: StreamsTierLine) -> str:
+def _difference_text(line: TierLine) -> str:
     d = line.difference
     if line.tier in (ACTIVE_BALANCE, TASK_BALANCE):
         what = "active" if line.tier == ACTIVE_BALANCE else "task"
@@ -289,7 +166,7 @@ def _difference_text(line: StreamsTierLine) -> str:
     return ", ".join(parts) or "equal"
 
 
-def _involved_lines(line: StreamsTierLine, limit: int) -> list[str]:
+def _involved_lines(line: TierLine, limit: int) -> list[str]:
     inv = line.involved
     out: list[str] = []
     if line.tier in (ACTIVE_BALANCE, TASK_BALANCE):
@@ -400,10 +277,10 @@ def _line(
     mine: StreamsMeasures,
     optimum: StreamsAssignment | None,
     best: StreamsMeasures | None,
-) -> StreamsTierLine:
+) -> TierLine:
     value = mine.value(tier)
     if optimum is None or best is None:
-        return StreamsTierLine(tier, value, None, False, "unknown")
+        return TierLine(tier, value, None, False, "unknown")
     target = best.value(tier)
     kx, ky = tier_key(tier, value), tier_key(tier, target)
     comparison = "equal" if kx == ky else ("worse" if kx > ky else "better")
@@ -431,7 +308,8 @@ def _line(
             "standbys_on_state_fewer_by": best.standbys_on_state - mine.standbys_on_state,
         }
         involved = _stickiness_involved(problem, assignment, optimum)
-    return StreamsTierLine(tier, value, target, proven, comparison, difference, involved)
+    line = TierLine(tier, value, target, proven, comparison, difference, involved)
+    return dataclasses.replace(line, note=_difference_text(line))
 
 
 # -- the entry point -----------------------------------------------------------------------------------------
@@ -440,17 +318,22 @@ def _line(
 def judge(
     problem: StreamsProblem,
     assignment: StreamsAssignment,
-    optimum: StreamsSolution | None = None,
+    request=None,
     *,
-    assignor: str | None = None,
-) -> StreamsVerdict:
-    """``assignment`` against the optimum of ``problem`` (Kafka's order of tiers; solved through
-    :func:`assignment_oracle.optimal.solve` when ``optimum``, a ``StreamsSolution``, is not given);
-    ``assignor`` only labels the verdict.  Returns a :class:`StreamsVerdict` (module docstring)."""
+    optimum: StreamsSolution | None = None,
+    assignor=None,
+    time_limit: float | None = None,
+    **_,
+) -> Verdict:
+    """``assignment`` against the optimum of ``request`` on ``problem`` (a
+    :class:`~assignment_oracle.optimal.streams_request.StreamsRequest`; ``None``: Kafka's order), solved through
+    :func:`assignment_oracle.optimal.solve` within ``time_limit`` when ``optimum`` is not given; ``assignor``
+    labels the verdict.  Returns the one :class:`~assignment_oracle.compare.judge.verdict.Verdict` (module
+    docstring)."""
     if optimum is None:
         from assignment_oracle.optimal import solve
 
-        optimum = solve(problem)
+        optimum = solve(problem, request, time_limit=STREAMS_TIME_LIMIT if time_limit is None else time_limit)
     found = violations(problem, assignment)
     valid = not found
     mine = measure(problem, assignment)
@@ -480,51 +363,70 @@ def judge(
     ):
         raise SolverError(f"a valid Streams assignment beats the proven optimum on the {first.tier} tier (a bug)")
     if not valid:
-        verdict = "invalid"
+        status = "invalid"
     elif gap is not None:
-        verdict = "gap"
+        status = "gap"
     elif avoidable:
-        verdict = "short"
+        status = "short"
     elif first is None and lines and all(t.proven for t in lines) and optimum.status == OPTIMAL:
-        verdict = "optimal"
+        status = "optimal"
     else:
-        verdict = "unknown"
+        status = "unknown"
 
-    guarantees = _guarantees(problem, found, avoidable, lines)
-    return StreamsVerdict(
-        verdict=verdict,
+    shortfall = Finding(
+        "standby-shortfall",
+        not avoidable,
+        f"{mine.standbys} standby(s) given, shortfall {total} (unavoidable {unavoidable}, avoidable {avoidable})",
+        {
+            "replicas": problem.standby_replicas,
+            "given": mine.standbys,
+            "shortfall": total,
+            "unavoidable": unavoidable,
+            "avoidable": avoidable,
+        },
+    )
+    previous = sum(len(m.active) + len(m.standby) for m in problem.members)
+    return Verdict(
+        kind="streams",
+        status=status,
         valid=valid,
         violations=tuple(str(v) for v in found),
         violation_details=tuple(v.to_mapping() for v in found),
-        standby_replicas=problem.standby_replicas,
-        standbys_given=mine.standbys,
-        shortfall=total,
-        unavoidable_shortfall=unavoidable,
-        avoidable_shortfall=avoidable,
         objective_order=order,
         optimum_status=optimum.status,
         optimum_message=optimum.message,
         tiers=lines,
         gap_tier=gap,
-        guarantees=guarantees,
-        assignor=assignor,
+        findings=(shortfall, *_guarantees(problem, found, avoidable, lines)),
+        owned=previous,
+        assignor=getattr(assignor, "name", assignor),
+        request={"objective": list(order)},
     )
 
 
-def _guarantees(problem, found, avoidable: int, lines: tuple[StreamsTierLine, ...]) -> tuple[StreamsGuarantee, ...]:
+def _guarantee(name: str, status: str, detail: str = "") -> Finding:
+    """One of Kafka's guarantees as a finding (``holds``: kept True, broken False, not judged None)."""
+    holds = {KEPT: True, BROKEN: False, NOT_JUDGED: None}[status]
+    summary = status + (f" ({detail})" if detail else "")
+    return Finding(
+        name, holds, summary, {"claim": GUARANTEES[name], "status": status, "detail": detail}, role="guarantee"
+    )
+
+
+def _guarantees(problem, found, avoidable: int, lines: tuple[TierLine, ...]) -> tuple[Finding, ...]:
     kinds = Counter(v.kind for v in found)
     out = [
-        StreamsGuarantee(
+        _guarantee(
             "valid",
             BROKEN if found else KEPT,
             ", ".join(f"{k} ×{n}" if n > 1 else k for k, n in sorted(kinds.items())) if found else "",
         ),
-        StreamsGuarantee(
+        _guarantee(
             "standby-not-on-same-process",
             BROKEN if kinds["same-process"] else KEPT,
             ", ".join(task_name(v.tasks[0]) for v in found if v.kind == "same-process"),
         ),
-        StreamsGuarantee(
+        _guarantee(
             "every-placeable-standby",
             BROKEN if avoidable else KEPT,
             f"{avoidable} placeable standby(s) not given" if avoidable else "",
@@ -533,27 +435,27 @@ def _guarantees(problem, found, avoidable: int, lines: tuple[StreamsTierLine, ..
     by_tier = {t.tier: t for t in lines}
     active = by_tier.get(ACTIVE_BALANCE)
     if active is None or active.comparison == "unknown":
-        out.append(StreamsGuarantee("active-balance", NOT_JUDGED, "no optimum to compare with"))
+        out.append(_guarantee("active-balance", NOT_JUDGED, "no optimum to compare with"))
     elif active.comparison == "worse":
-        out.append(StreamsGuarantee("active-balance", BROKEN, _difference_text(active)))
+        out.append(_guarantee("active-balance", BROKEN, _difference_text(active)))
     elif not active.proven and active.comparison == "equal":
-        out.append(StreamsGuarantee("active-balance", KEPT, "as the optimum's (not proven)"))
+        out.append(_guarantee("active-balance", KEPT, "as the optimum's (not proven)"))
     else:
-        out.append(StreamsGuarantee("active-balance", KEPT))
+        out.append(_guarantee("active-balance", KEPT))
     balance = [by_tier.get(t) for t in (ACTIVE_BALANCE, TASK_BALANCE)]
     sticky = by_tier.get(STICKINESS)
     if sticky is None or sticky.comparison == "unknown" or any(b is None for b in balance):
-        out.append(StreamsGuarantee("sticky-at-equal-balance", NOT_JUDGED, "no optimum to compare with"))
+        out.append(_guarantee("sticky-at-equal-balance", NOT_JUDGED, "no optimum to compare with"))
     elif any(b.comparison != "equal" for b in balance):  # type: ignore[union-attr]
         out.append(
-            StreamsGuarantee(
+            _guarantee(
                 "sticky-at-equal-balance", NOT_JUDGED, "the balance differs from the optimum's: not comparable"
             )
         )
     elif sticky.comparison == "worse":
-        out.append(StreamsGuarantee("sticky-at-equal-balance", BROKEN, _difference_text(sticky)))
+        out.append(_guarantee("sticky-at-equal-balance", BROKEN, _difference_text(sticky)))
     else:
-        out.append(StreamsGuarantee("sticky-at-equal-balance", KEPT))
+        out.append(_guarantee("sticky-at-equal-balance", KEPT))
     return tuple(out)
 
 
@@ -596,13 +498,20 @@ class StreamsRow:
     assignor: str
     iteration_order: str
     status: str  # ok, error
-    verdict: StreamsVerdict | None
+    verdict: Verdict | None
     message: str = ""
     wall_time: float | None = None
 
     @property
     def label(self) -> str:
         return self.assignor if self.iteration_order == "sorted" else f"{self.assignor} ({self.iteration_order} order)"
+
+    def meets(self, condition: str) -> bool:
+        """Whether this row meets a ``--fail-on`` condition (:data:`compare.judge.verdict.FAIL_ON`); a row
+        without an assignment (the assignor raised) is invalid."""
+        if self.verdict is None:
+            return fails(condition, valid=False, broken=True, gap=True)
+        return self.verdict.meets(condition)
 
     def to_mapping(self, *, timing: bool = False) -> dict:
         out: dict[str, Any] = {
@@ -655,9 +564,9 @@ class StreamsComparison:
                 (
                     row.label,
                     row.status,
-                    v.verdict + (f" at {v.gap_tier}" if v.gap_tier else ""),
+                    v.status + (f" at {v.gap_tier}" if v.gap_tier else ""),
                     *cells,
-                    f"{v.avoidable_shortfall} (+{v.unavoidable_shortfall} unavoidable)",
+                    f"{avoidable_shortfall(v)} (+{unavoidable_shortfall(v)} unavoidable)",
                     ", ".join(v.broken) or "none",
                 )
             )
@@ -702,5 +611,5 @@ def compare(
             rows.append(StreamsRow(name, order, "error", None, f"{type(err).__name__}: {err}"))
             continue
         seconds = time.perf_counter() - started
-        rows.append(StreamsRow(name, order, "ok", judge(problem, result, optimum, assignor=name), "", seconds))
+        rows.append(StreamsRow(name, order, "ok", judge(problem, result, optimum=optimum, assignor=name), "", seconds))
     return StreamsComparison(problem, optimum, tuple(rows))

@@ -1,21 +1,19 @@
 """Judged results as plain text: the tables the command line prints, for any program or notebook.
 
 :func:`table` aligns columns under a header (every text table here and in
-the higher layers uses it); :func:`verdict_text`, :func:`comparison_text` and
-:func:`evaluation_line` render a :class:`~assignment_oracle.compare.judge.check.Verdict`,
-a :class:`~assignment_oracle.compare.judge.evaluate.Comparison` and one
-:class:`~assignment_oracle.compare.judge.evaluate.Evaluation`.
+the higher layers uses it); :func:`comparison_text` and :func:`evaluation_line` render a
+:class:`~assignment_oracle.compare.judge.evaluate.Comparison` and one
+:class:`~assignment_oracle.compare.judge.evaluate.Evaluation` (a verdict renders itself:
+:meth:`~assignment_oracle.compare.judge.verdict.Verdict.text`).
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from assignment_oracle.compare.judge.check import Verdict
 from assignment_oracle.compare.judge.evaluate import Comparison, Evaluation
 from assignment_oracle.compare.judge.weighted import largest_lower_bound
 from assignment_oracle.optimal import INFEASIBLE
-from assignment_oracle.problem.model import RACK
 from assignment_oracle.problem.text import lines_text, printable
 
 __all__ = [
@@ -25,7 +23,6 @@ __all__ = [
     "short_list",
     "loads_text",
     "runs",
-    "verdict_text",
     "comparison_text",
     "evaluation_line",
 ]
@@ -85,20 +82,21 @@ def comparison_text(result: Comparison) -> str:
             short = row.message if len(row.message) <= 60 else row.message[:57] + "..."
             rows.append((row.assignor, row.status) + ("-",) * (len(header) - 3) + (short,))
             continue
+        m = v.measures
         cells = (
             (
                 row.assignor,
                 row.status,
-                str(v.spread),
-                "-" if not v.valid else str(v.kip54_score - v.optimal_kip54_score),
-                "-" if v.balance_moves is None else str(v.balance_moves),
-                {True: "holds", False: "broken", None: "-"}[v.kafka_condition],
+                str(m["spread"]),
+                "-" if not v.valid else str(m["kip54_score"] - m["optimal_kip54_score"]),
+                "-" if m["balance_moves"] is None else str(m["balance_moves"]),
+                {True: "holds", False: "broken", None: "-"}[_holds(v, "kafka-local-condition")],
             )
-            + ((f"{v.cross_rack}/{v.optimal_cross_rack}",) if racks else ())
+            + ((f"{m['cross_rack']}/{m['optimal_cross_rack']}",) if racks else ())
             + (
-                f"{v.retained}/{v.optimal_retained}",
-                str(v.moved),
-                str(v.max_topic_spread),
+                f"{m['retained']}/{m['optimal_retained']}",
+                str(m["moved"]),
+                str(m["max_topic_spread"]),
                 "-" if row.rebalances is None else str(row.rebalances),
                 _promise(row),
                 "-" if row.wall_time is None else f"{row.wall_time * 1000:.1f} ms",
@@ -106,7 +104,7 @@ def comparison_text(result: Comparison) -> str:
         )
         rows.append(cells)
     problem = result.problem
-    certified = result.rows[0].verdict.oracle_certificate_verified
+    certified = _holds(result.rows[0].verdict, "oracle-certificate")
     title = f"{len(problem.members)} members, {problem.total_partitions} partitions; the optimum's certificate " + (
         "verifies" if certified else "DOES NOT VERIFY"
     )
@@ -126,6 +124,11 @@ def comparison_text(result: Comparison) -> str:
     if result.request is not None and result.request_optimum is not None:
         text += "\n" + _request_text(result)
     return text
+
+
+def _holds(verdict, name: str) -> bool | None:
+    found = None if verdict is None or not verdict.valid else verdict.finding(name)
+    return None if found is None else found.holds
 
 
 def _request_text(result) -> str:
@@ -156,7 +159,7 @@ def _request_text(result) -> str:
             (
                 row.assignor,
                 "yes" if v.valid else "no",
-                v.verdict,
+                v.status,
                 v.gap_tier or "-",
                 *(values.get(t, "-") for t in order),
             )
@@ -188,12 +191,12 @@ def _moves_text(rows: list[Evaluation]) -> str:
     table_rows = [
         (
             e.assignor,
-            str(v.moved),
-            str(v.most_from_one_member),
-            short_list(v.sorted_loads),
-            "-" if v.best_sorted_loads is None else short_list(v.best_sorted_loads),
-            cell(v.best_moved),
-            unknown[v.dominated],
+            str(v["moved"]),
+            str(v["most_from_one_member"]),
+            short_list(v["sorted_loads"]),
+            "-" if v["best_sorted_loads"] is None else short_list(v["best_sorted_loads"]),
+            cell(v["best_moved"]),
+            unknown[v["dominated"]],
         )
         for e in rows
         for v in (e.moves,)
@@ -217,12 +220,12 @@ def _weighted_text(result: Comparison, rows: list[Evaluation]) -> str:
     table_rows = [
         (
             e.assignor,
-            str(w.largest),
-            "-" if w.largest_ratio is None else f"{w.largest_ratio:.3f}",
-            short_list(w.sorted_loads, 6),
-            unknown[w.most_balanced],
-            f"{w.retained}/{cell(w.optimal_retained)}",
-            unknown[w.optimal],
+            str(w["largest"]),
+            "-" if w["largest_ratio"] is None else f"{w['largest_ratio']:.3f}",
+            short_list(w["sorted_loads"], 6),
+            unknown[w["most_balanced"]],
+            f"{w['retained']}/{cell(w['optimal_retained'])}",
+            unknown[w["optimal"]],
         )
         for e in rows
         for w in (e.weighted,)
@@ -255,13 +258,13 @@ def _co_partition_text(result: Comparison, joined: list[Evaluation]) -> str:
     rows = [
         (
             e.assignor,
-            yes(c.co_partitioned),
-            short_list(c.sorted_loads),
-            "-" if c.optimal_sorted_loads is None else short_list(c.optimal_sorted_loads),
-            unknown[c.most_balanced],
-            f"{c.retained}/{cell(c.optimal_retained)}",
-            unknown[c.optimal],
-            c.first_break[:60] or "-",
+            yes(c["co_partitioned"]),
+            short_list(c["sorted_loads"]),
+            "-" if c["optimal_sorted_loads"] is None else short_list(c["optimal_sorted_loads"]),
+            unknown[c["most_balanced"]],
+            f"{c['retained']}/{cell(c['optimal_retained'])}",
+            unknown[c["optimal"]],
+            c["first_break"][:60] or "-",
         )
         for e in joined
         for c in (e.co_partition,)
@@ -281,16 +284,17 @@ def evaluation_line(e: Evaluation) -> str:
     if e.verdict is None:
         return f"{e.assignor:25s} {'did not finish' if e.status == 'timeout' else 'failed'}: {e.message}"
     v = e.verdict
+    m = v.measures
     if not v.valid:
-        state = "INVALID (" + ", ".join(sorted({x.kind for x in v.violations})) + ")"
+        state = "INVALID (" + ", ".join(sorted({x.get("kind", "?") for x in v.violation_details})) + ")"
     else:
-        state = f"most balanced {yes(v.most_balanced):3s}"
+        state = f"most balanced {yes(m['most_balanced']):3s}"
     return (
-        f"{e.assignor:25s} {state:24s} sorted loads {str(list(v.sorted_loads)):18s} "
-        f"retained {v.retained}/{v.owned} (optimum {v.optimal_retained})  guarantee {_promise(e)}"
+        f"{e.assignor:25s} {state:24s} sorted loads {str(list(m['sorted_loads'])):18s} "
+        f"retained {m['retained']}/{m['owned']} (optimum {m['optimal_retained']})  guarantee {_promise(e)}"
         + (
-            f"  cross-rack {v.cross_rack} (optimum {v.optimal_cross_rack})"
-            if v.cross_rack or v.optimal_cross_rack
+            f"  cross-rack {m['cross_rack']} (optimum {m['optimal_cross_rack']})"
+            if m["cross_rack"] or m["optimal_cross_rack"]
             else ""
         )
     )
@@ -324,45 +328,3 @@ def runs(values, limit: int = LOADS_LISTED) -> str:
             parts.append(f"{values[start]}×{count}" if count > 1 else str(values[start]))
             start = end
     return "[" + ", ".join(parts) + "]"
-
-
-def verdict_text(v: Verdict, *, verbose: bool = False) -> str:
-    """The human-readable verdict ``check`` prints (``verbose``: every member's load, however many)."""
-    lines = [f"valid: {yes(v.valid)}"]
-    for violation in v.violations[:20]:
-        lines.append(f"  {violation}")
-    if len(v.violations) > 20:
-        lines.append(f"  … and {len(v.violations) - 20} more")
-    lines.append(loads_text(v.loads, verbose=verbose))
-    lines.append(f"sorted loads: {runs(v.sorted_loads)}   most balanced: {runs(v.optimal_sorted_loads)}")
-    if v.valid:
-        lines.append(
-            f"most balanced: {yes(v.most_balanced)}   KIP-54 score {v.kip54_score} (optimum {v.optimal_kip54_score}), "
-            f"max-min {v.spread} (optimum {v.optimal_spread}), "
-            f"{v.balance_moves} single-partition move(s) from the most balanced sorted loads"
-        )
-        if v.improving_chain:
-            lines.append("  improving chain: " + ", then ".join(str(m) for m in v.improving_chain))
-        lines.append(f"Kafka's local balance condition: {'holds' if v.kafka_condition else 'broken'}")
-        for move in v.kafka_condition_breaches[:5]:
-            lines.append(f"  could move {move}")
-    lines.append(f"retained: {v.retained} of {v.owned} previously owned; optimum retains {v.optimal_retained}")
-    if v.cross_rack or v.optimal_cross_rack:
-        lines.append(
-            f"cross-rack: {v.cross_rack} partition(s) outside their replicas' racks; optimum has {v.optimal_cross_rack}"
-        )
-    shown = [t for t in v.objective_order if v.racks or t != RACK]  # no racks: every partition is local
-    tiers = ", ".join(f"{t} {'optimal' if v.tiers[t] else 'gap'}" for t in shown if t in v.tiers)
-    lines.append(f"objective ({', '.join(shown)}): {tiers}")
-    lines.append(f"oracle certificate verified: {yes(v.oracle_certificate_verified)}")
-    lines.append(f"certificate given: {v.certificate}")
-    for reason in v.certificate_problems[:5]:
-        lines.append(f"  {reason}")
-    summary = {
-        0: "optimal on every tier",
-        1: "valid, with a gap",
-        3: "not valid",
-        4: "optimal, but its certificate does not verify",
-    }[v.exit_code()]
-    lines.append(f"verdict: {summary} (exit {v.exit_code()})")
-    return lines_text(lines)

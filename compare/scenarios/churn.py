@@ -736,7 +736,7 @@ class Round:
     @property
     def moved(self) -> int | None:
         """The assignor's revocations (``owned - retained``)."""
-        return None if self.evaluation.verdict is None else self.evaluation.verdict.moved
+        return None if self.evaluation.verdict is None else self.evaluation.verdict.measures["moved"]
 
     @property
     def optimal_moved(self) -> int:
@@ -874,7 +874,7 @@ class Simulation:
             "optimal_moved": sum(r.optimal_moved for r in done),
             "oracle_moved": sum(r.oracle_moved for r in self.rounds),
             "rounds_valid": sum(1 for r in done if r.evaluation.verdict.valid),
-            "rounds_most_balanced": sum(1 for r in done if r.evaluation.verdict.most_balanced),
+            "rounds_most_balanced": sum(1 for r in done if r.evaluation.verdict.measures["most_balanced"]),
             "rounds_guarantee_kept": sum(1 for r in done if r.evaluation.guarantee.kept),
             "rebalances": sum(r.row()["rebalances"] for r in done),
         }
@@ -981,7 +981,7 @@ def _play_round(
     if evaluation.judged_problem is not None:  # a live group could not take these claims: its own state instead
         problem, optimum = evaluation.judged_problem, evaluation.judged_optimum
     previous = earlier[-1] if earlier else None
-    moved = evaluation.verdict.moved if evaluation.verdict is not None else None
+    moved = evaluation.verdict.measures["moved"] if evaluation.verdict is not None else None
     cumulative = None if moved is None else moved + (previous.cumulative_moved if previous else 0)
     return Round(
         index=group.round,

@@ -71,7 +71,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from assignment_oracle.compare.judge.streams import StreamsVerdict, judge
+from assignment_oracle.compare.judge.streams import avoidable_shortfall, judge
+from assignment_oracle.compare.judge.verdict import Verdict
 from assignment_oracle.compare.judge.text import cell, table
 from assignment_oracle.heuristics import streams_sticky
 from assignment_oracle.optimal import solve
@@ -311,7 +312,7 @@ class StreamsStep:
     problem: StreamsProblem
     assignment: StreamsAssignment
     optimum: Any  # optimal.streams.StreamsSolution
-    verdict: StreamsVerdict
+    verdict: Verdict
     wall_time: float
 
     def _previous(self) -> tuple[int, int]:
@@ -343,8 +344,8 @@ class StreamsStep:
             "tasks": len(self.problem.tasks),
             "valid": v.valid,
             "violations": len(v.violations),
-            "avoidable_shortfall": v.avoidable_shortfall,
-            "verdict": v.verdict,
+            "avoidable_shortfall": avoidable_shortfall(v),
+            "verdict": v.status,
             "gap_tier": v.gap_tier,
             "tiers": {name: line.comparison for name, line in tiers.items()},
             "values": {name: line.value for name, line in tiers.items()},
@@ -500,7 +501,7 @@ def play(plan_: StreamsPlan, assignor: str) -> StreamsHistory:
         elapsed = time.perf_counter() - started
         if assign is not None:
             optimum = solve(problem)
-        verdict = judge(problem, assignment, optimum, assignor=assignor)
+        verdict = judge(problem, assignment, optimum=optimum, assignor=assignor)
         steps.append(StreamsStep(index, event, problem, assignment, optimum, verdict, elapsed))
         for member_id, given in assignment.members.items():
             process = members.get(member_id)

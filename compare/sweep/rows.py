@@ -57,12 +57,15 @@ import traceback
 from importlib import metadata
 from typing import Any, Iterable
 
-from assignment_oracle.compare.judge.co_partition import judge as judge_co_partition
-from assignment_oracle.compare.judge.co_partition import solve_co_partitioned
-from assignment_oracle.compare.judge.evaluate import CO_PARTITIONED_OPTIMUM, WEIGHTED_OPTIMUM, Evaluation, evaluate
-from assignment_oracle.compare.judge.moves import unlimited, unlimited_of
-from assignment_oracle.compare.judge.weighted import judge as judge_weighted
-from assignment_oracle.compare.judge.weighted import solve_weighted
+from assignment_oracle.compare.judge.evaluate import (
+    CO_PARTITIONED_OPTIMUM,
+    WEIGHTED_OPTIMUM,
+    Evaluation,
+    evaluate,
+    optimum_evaluation,
+    row_optima,
+)
+from assignment_oracle.compare.judge.streams import unavoidable_shortfall
 from assignment_oracle.compare.scenarios.churn import random_history, simulate
 from assignment_oracle.compare.scenarios.families import generate
 from assignment_oracle.compare.sweep.spec import CHURN, STREAMS, STREAMS_FAMILIES, Checks, GridPoint
@@ -97,6 +100,8 @@ ROW_SCHEMA: tuple[tuple[str, str], ...] = (
     ("racks", "bool"),
     ("valid", "bool"),
     ("violations", "int64"),
+    ("verdict", "string"),
+    ("gap_tier", "string"),
     ("spread", "int64"),
     ("optimal_spread", "int64"),
     ("largest_load", "int64"),
@@ -226,16 +231,14 @@ def _rebalance_rows(
     oracle_time = time.perf_counter() - start
     check, cpsat_row = _cross_check(base, problem, optimum, round_, checks)
     shape = _shape(problem)
-    co_optimum, co_rows = None, []
+    assignors = tuple(get_assignor(a) if isinstance(a, str) else a for a in assignors)
+    # Every optimum the rows are judged against, each solved once (compare.judge.consumer.FINDINGS).
+    optima = row_optima(grouped, optimum, assignors)
+    co_rows = []
 
-    def optimum_row(label: str, solution, check: str, **judged) -> dict:
+    def optimum_row(label: str, solution, check: str) -> dict:
         """The row of an optimum of another objective (co-partitioned, weighted), judged as its own."""
-        e = dataclasses.replace(
-            evaluate_optimum(problem, optimum, solution.assignment),
-            assignor=label,
-            wall_time=solution.wall_time,
-            **judged,
-        )
+        e = optimum_evaluation(grouped, optimum, solution, label, optima=optima)
         return _row(
             base,
             round=round_,
@@ -249,24 +252,17 @@ def _rebalance_rows(
             oracle_check=check,
         )
 
-    if grouped.join_groups:
-        co_optimum = solve_co_partitioned(grouped)
-        check = _joined(check, _brute_force_check("co-partitioned", co_optimum, checks))
-        if co_optimum.assignment is not None:
-            co_partition = judge_co_partition(grouped, co_optimum.assignment, co_optimum)
-            co_rows.append(optimum_row(CO_PARTITIONED_OPTIMUM, co_optimum, check, co_partition=co_partition))
-    heavy = None
-    if grouped.weights:
-        heavy = solve_weighted(grouped)
-        check = _joined(check, _brute_force_check("weighted", heavy, checks))
-        if heavy.assignment is not None:
-            weighted = judge_weighted(grouped, heavy.assignment, heavy)
-            co_rows.append(optimum_row(WEIGHTED_OPTIMUM, heavy, check, weighted=weighted))
-    best = evaluate_optimum(problem, optimum)
-    if co_optimum is not None:  # is the optimum without co-partitioning co-partitioned anyway?
-        best = dataclasses.replace(best, co_partition=judge_co_partition(grouped, optimum.assignment, co_optimum))
-    if heavy is not None:  # and what does counting partitions cost on weighted loads?
-        best = dataclasses.replace(best, weighted=judge_weighted(grouped, optimum.assignment, heavy))
+    for name, label, what in (
+        ("co-partition", CO_PARTITIONED_OPTIMUM, "co-partitioned"),
+        ("weighted", WEIGHTED_OPTIMUM, "weighted"),
+    ):
+        solution = optima.get(name)
+        if solution is None:
+            continue
+        check = _joined(check, _brute_force_check(what, solution, checks))
+        if solution.assignment is not None:
+            co_rows.append(optimum_row(label, solution, check))
+    best = optimum_evaluation(grouped, optimum, optima=optima)
     rows = [
         _row(
             base,
@@ -282,19 +278,8 @@ def _rebalance_rows(
     ] + co_rows
     if cpsat_row is not None:
         rows.append({**cpsat_row, **shape, "oracle_check": check})
-    free = None  # the unlimited optimum's moves, once for every cooperative row's moves judge
-    if any((get_assignor(a) if isinstance(a, str) else a).protocol == "cooperative" for a in assignors):
-        free = unlimited(problem, optimum) or unlimited_of(problem)
     for assignor in assignors:
-        e = evaluate(
-            grouped,
-            assignor,
-            optimum=optimum,
-            time_limit=time_limit,
-            co_optimum=co_optimum,
-            weighted_optimum=heavy,
-            unlimited_moves=free,
-        )
+        e = evaluate(grouped, assignor, optimum=optimum, time_limit=time_limit, optima=optima)
         rows.append(
             _row(
                 base,
@@ -314,19 +299,8 @@ def _rebalance_rows(
 
 
 def evaluate_optimum(problem: Problem, optimum, assignment=None) -> Evaluation:
-    """The optimum's own row, judged like any assignment (it is most balanced and stickiest); with
-    ``assignment``, that assignment's row against the optimum (the co-partitioned optimum's)."""
-    from assignment_oracle.compare.judge.check import check
-
-    assignment = optimum.assignment if assignment is None else assignment
-    return Evaluation(
-        "optimum",
-        "ok",
-        wall_time=optimum.wall_time,
-        assignment=assignment,
-        verdict=check(problem, assignment, optimum=optimum),
-        rebalances=1,
-    )
+    """The optimum's own row, judged like any assignment (it is most balanced and stickiest)."""
+    return optimum_evaluation(problem, optimum)
 
 
 def _joined(check: str, more: str) -> str:
@@ -486,7 +460,7 @@ def _single(sc, plan, problem, optimum, name: str):
     started = time.perf_counter()
     assignment = optimum.assignment if name == sc.OPTIMUM else sc.ASSIGNORS[name](problem)
     elapsed = optimum.wall_time if name == sc.OPTIMUM else time.perf_counter() - started
-    verdict = judge(problem, assignment, optimum, assignor=name)
+    verdict = judge(problem, assignment, optimum=optimum, assignor=name)
     step = sc.StreamsStep(0, sc.Event("start"), problem, assignment, optimum, verdict, elapsed)
     return sc.StreamsHistory(plan, name, (step,))
 
@@ -522,8 +496,10 @@ def _streams_row(base: dict, label: str, step) -> dict:
         streams_event=r["event"],
         streams_verdict=r["verdict"],
         streams_gap_tier=r["gap_tier"],
+        verdict=None if label == STREAMS_OPTIMUM else r["verdict"],
+        gap_tier=None if label == STREAMS_OPTIMUM else r["gap_tier"],
         streams_avoidable_shortfall=r["avoidable_shortfall"],
-        streams_unavoidable_shortfall=verdict.unavoidable_shortfall,
+        streams_unavoidable_shortfall=unavoidable_shortfall(verdict),
         streams_active_balance=comparison.get("active-balance"),
         streams_task_balance=comparison.get("task-balance"),
         streams_tag_diversity=comparison.get("tag-diversity"),
@@ -575,6 +551,8 @@ _EVALUATION_COLUMNS = (
     "optimal_kip54_score",
     "kip54_gap",
     "balance_moves",
+    "verdict",
+    "gap_tier",
     "most_balanced",
     "kafka_balance_condition",
     "retained",
@@ -595,8 +573,9 @@ def _metrics(e: Evaluation) -> dict:
     out: dict[str, Any] = {key: full.get(key) for key in _EVALUATION_COLUMNS}
     if "violations" in full:
         out["violations"] = len(full["violations"])
-    if e.verdict is not None and e.verdict.sorted_loads:  # descending: the busiest member first
-        out.update(largest_load=e.verdict.sorted_loads[0], optimal_largest_load=e.verdict.optimal_sorted_loads[0])
+    if e.verdict is not None and e.verdict.measures["sorted_loads"]:  # descending: the busiest member first
+        m = e.verdict.measures
+        out.update(largest_load=m["sorted_loads"][0], optimal_largest_load=(m["optimal_sorted_loads"] or [None])[0])
     if "co_partition" in full:
         c = full["co_partition"]
         out.update(

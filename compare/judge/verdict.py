@@ -1,0 +1,277 @@
+"""The one verdict: an assignment against the optimum, for every kind of group.
+
+Guarantee: a :class:`Verdict` says ``optimal`` only when the assignment is valid, equal to the optimum
+on every tier of the request's order, and every one of those tiers of the optimum is proven; a gap is
+named at the first tier where the assignment is worse than an answer the oracle holds (the optimum's
+answer is itself valid and better there, equal before: a gap needs no proof).
+
+:func:`assignment_oracle.compare.judge.judge` returns it for consumer groups and Streams groups alike
+(share groups will plug in the same way).  Everything a kind of group adds beyond the tiers is a
+:class:`Finding` in one list: Kafka's local balance condition and the improving chain, the
+co-partitioning breaks, the weighted ratio, what a cooperative rebalance's moves bought, the standby
+shortfall, the certificates, and the guarantees an assignor claims (``role="guarantee"``).  One
+rendering as text (:meth:`Verdict.text`), one as JSON (:meth:`Verdict.to_mapping`): ``check``,
+``explain``, ``compare``'s rows and a sweep's rows all read this one.
+
+Statuses: ``optimal``; ``gap`` (worse than the optimum at ``gap_tier``); ``short`` (Streams: valid, no
+gap found, but a placeable standby left out); ``unknown`` (the optimum not proven where it matters, or
+the assignment better than an unproven optimum); ``invalid``.  Exit codes (``check``'s): 0 optimal, 1 a
+gap, short or unknown, 3 invalid, 4 optimal but the certificate given with it does not verify.
+
+``--fail-on`` conditions (:data:`FAIL_ON`) are a ladder, each including the ones before:
+``invalid`` (no valid assignment), ``guarantee`` (or a guarantee the assignor claims is broken),
+``gap`` (or worse than the optimum on some tier, or a placeable standby left out).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from assignment_oracle.problem.text import lines_text
+
+__all__ = [
+    "FAIL_ON",
+    "OPTIMAL",
+    "GAP",
+    "SHORT",
+    "UNKNOWN",
+    "INVALID",
+    "TierLine",
+    "Finding",
+    "Verdict",
+    "tier_lines",
+    "short_value",
+    "fails",
+]
+
+OPTIMAL, GAP, SHORT, UNKNOWN, INVALID = "optimal", "gap", "short", "unknown", "invalid"
+#: ``--fail-on``'s conditions, weakest first (module docstring).
+FAIL_ON = ("invalid", "guarantee", "gap")
+_MARK = {"equal": "=", "worse": "worse than", "better": "better than", "unknown": "?"}
+
+
+@dataclass(frozen=True)
+class TierLine:
+    """One tier: the assignment's value beside the optimum's, whether the optimum's is proven, the comparison
+    (``equal``, ``worse``, ``better``, ``unknown``), the difference in numbers (positive where the assignment
+    is worse), the members and partitions (or tasks) involved, and the difference said in words (``note``)."""
+
+    tier: str
+    value: object
+    optimum: object
+    proven: bool
+    comparison: str
+    difference: dict = field(default_factory=dict)
+    involved: dict = field(default_factory=dict)
+    note: str = ""
+
+    def to_mapping(self) -> dict:
+        return {
+            "tier": self.tier,
+            "value": self.value,
+            "optimum": self.optimum,
+            "optimum_proven": self.proven,
+            "comparison": self.comparison,
+            "difference": self.difference,
+            "involved": self.involved,
+        }
+
+    def text(self) -> str:
+        proof = "" if self.proven else " (not proven)"
+        said = f"{self.tier}: {short_value(self.value)} {_MARK[self.comparison]} optimum {short_value(self.optimum)}{proof}"
+        return said + (f" ({self.note})" if self.note and self.comparison == "worse" else "")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the judge found beyond the tiers: ``holds`` is ``True`` (fine), ``False`` (the defect is
+    there) or ``None`` (not judged, or unknown: the optimum it needs was not proven).  ``role`` is
+    ``guarantee`` for a promise an assignor makes (Kafka's, or the one it is registered with)."""
+
+    name: str
+    holds: bool | None
+    summary: str
+    data: dict = field(default_factory=dict)
+    role: str = "finding"
+
+    def to_mapping(self) -> dict:
+        return {"name": self.name, "role": self.role, "holds": self.holds, "summary": self.summary, "data": self.data}
+
+    def text(self) -> str:
+        return f"{self.name}: {self.summary}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One assignment against the optimum (module docstring)."""
+
+    kind: str  # consumer, streams
+    status: str  # optimal, gap, short, unknown, invalid
+    valid: bool
+    violations: tuple[str, ...]
+    objective_order: tuple[str, ...]
+    optimum_status: str
+    tiers: tuple[TierLine, ...]
+    gap_tier: str | None = None
+    findings: tuple[Finding, ...] = ()
+    #: Partitions (tasks) with a previous owner: the stickiness tier says something only when there are some.
+    owned: int = 0
+    assignor: str | None = None
+    request: dict = field(default_factory=dict)
+    optimum_message: str = ""
+    #: The kind's plain numbers about the assignment beside the optimum's (a row's columns read them).
+    measures: dict = field(default_factory=dict)
+    violation_details: tuple[dict, ...] = ()
+
+    @property
+    def optimal(self) -> bool:
+        return self.status == OPTIMAL
+
+    @property
+    def gap(self) -> TierLine | None:
+        return self.tier(self.gap_tier) if self.gap_tier is not None else None
+
+    def tier(self, name: str) -> TierLine | None:
+        return next((t for t in self.tiers if t.tier == name), None)
+
+    def finding(self, name: str) -> Finding | None:
+        return next((f for f in self.findings if f.name == name), None)
+
+    def violations_of(self, kind: str) -> tuple[str, ...]:
+        """The violations of one kind (``duplicated``, ``not-subscribed``, ...), one line each."""
+        return tuple(
+            text for text, detail in zip(self.violations, self.violation_details) if detail.get("kind") == kind
+        )
+
+    @property
+    def guarantees(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.role == "guarantee")
+
+    @property
+    def guarantee(self) -> Finding | None:
+        """The assignor's own guarantee (consumer groups: the one it is registered with), if judged."""
+        return next((f for f in self.guarantees if f.name.startswith("guarantee:")), None)
+
+    @property
+    def broken(self) -> tuple[str, ...]:
+        """The names of the guarantees broken."""
+        return tuple(f.name for f in self.guarantees if f.holds is False)
+
+    @property
+    def defects(self) -> tuple[Finding, ...]:
+        """The findings (not guarantees) that do not hold, in order."""
+        return tuple(f for f in self.findings if f.role == "finding" and f.holds is False)
+
+    def exit_code(self) -> int:
+        if not self.valid or self.status == INVALID:
+            return 3
+        if self.status != OPTIMAL:
+            return 1
+        certificate = self.finding("certificate")
+        return 4 if certificate is not None and certificate.holds is False else 0
+
+    def meets(self, condition: str) -> bool:
+        """Whether this verdict meets a ``--fail-on`` condition (:data:`FAIL_ON`)."""
+        return fails(condition, valid=self.valid, broken=bool(self.broken), gap=self.status in (GAP, SHORT))
+
+    def to_mapping(self) -> dict:
+        """Plain JSON, keys in a fixed order (docs/formats.md, "The verdict")."""
+        return {
+            "kind": self.kind,
+            "assignor": self.assignor,
+            "verdict": self.status,
+            "valid": self.valid,
+            "violations": list(self.violation_details) if self.violation_details else list(self.violations),
+            "objective_order": list(self.objective_order),
+            "request": dict(self.request),
+            "optimum_status": self.optimum_status,
+            "optimum_message": self.optimum_message,
+            "gap_tier": self.gap_tier,
+            "owned": self.owned,
+            "tiers": [t.to_mapping() for t in self.tiers],
+            "findings": [f.to_mapping() for f in self.findings],
+            "measures": dict(self.measures),
+            "exit_code": self.exit_code(),
+        }
+
+    def text(self, *, verbose: bool = False) -> str:
+        """A few readable lines: validity, each tier beside the optimum (stickiness only where something was
+        owned), the findings, the guarantees, the verdict and its exit code."""
+        who = f"{self.assignor}: " if self.assignor else ""
+        lines = [f"{who}objective: {', '.join(self.objective_order)} (optimum {self.optimum_status})"]
+        if self.valid:
+            lines.append("valid: yes")
+        else:
+            shown = "; ".join(self.violations[:3]) + (
+                f" (+{len(self.violations) - 3} more)" if len(self.violations) > 3 else ""
+            )
+            lines.append(f"valid: no: {shown}")
+        loads = self.measures.get("loads")
+        if isinstance(loads, dict) and loads and (verbose or len(loads) <= 20):
+            lines.append("loads: " + " ".join(f"{m}={n}" for m, n in loads.items()))
+        for line in self.tiers:
+            if line.tier == "stickiness" and not self.owned:
+                continue  # nothing was owned: every assignment keeps the same nothing
+            lines.append(line.text())
+        for finding in self.findings:
+            if finding.role == "finding":
+                lines.append(finding.text())
+        broken = [g for g in self.guarantees if g.holds is False]
+        if self.guarantees:
+            lines.append(
+                "guarantees: "
+                + ("broken: " + "; ".join(g.text() for g in broken) if broken else "none broken")
+            )
+        said = {
+            OPTIMAL: "optimal on every tier",
+            GAP: f"a gap at the {self.gap_tier} tier",
+            SHORT: "valid, but a placeable standby left out",
+            UNKNOWN: "unknown (the optimum was not proven on every tier, or the assignment is no worse on any)",
+            INVALID: "not valid",
+        }[self.status]
+        lines.append(f"verdict: {said} (exit {self.exit_code()})")
+        return lines_text(lines)
+
+
+def fails(condition: str, *, valid: bool, broken: bool, gap: bool) -> bool:
+    """``--fail-on``'s ladder (module docstring): ``invalid`` ⊂ ``guarantee`` ⊂ ``gap``."""
+    if condition not in FAIL_ON:
+        raise ValueError(f"unknown condition {condition!r} (known: {', '.join(FAIL_ON)})")
+    at = FAIL_ON.index(condition)
+    return (not valid) or (at >= 1 and broken) or (at >= 2 and gap)
+
+
+def short_value(value) -> str:
+    """A tier's value for a line of text: long lists cut in the middle."""
+    if isinstance(value, list) and len(value) > 12:
+        return f"[{', '.join(str(x) for x in value[:6])}, … {len(value)} values, … {value[-1]}]"
+    return str(value)
+
+
+def tier_lines(records, values, key) -> tuple[list[TierLine], str | None, str | None]:
+    """Each tier of an optimum (``records``: ``(tier, optimum value or None, proven)``, in order) beside the
+    assignment's value (``values[tier]``), compared by ``key(tier, value)`` (smaller is better).
+
+    Returns the lines, the gap tier (the first tier that is not equal, if it is worse: nothing before it
+    differs, so the optimum's answer is better there) and the first tier where the assignment is
+    *better* than the optimum (possible only where the optimum is not proven, or the assignment is
+    invalid: the caller decides which)."""
+    lines: list[TierLine] = []
+    gap = better = None
+    decided = False
+    for tier, best, proven in records:
+        value = values[tier]
+        if best is None:
+            lines.append(TierLine(tier, value, None, False, "unknown"))
+            decided = True
+            continue
+        mine, target = key(tier, value), key(tier, best)
+        comparison = "equal" if mine == target else ("worse" if mine > target else "better")
+        if not decided and comparison == "worse":
+            gap, decided = tier, True
+        elif not decided and comparison == "better":
+            better, decided = tier, True
+        elif comparison == "equal" and not proven and not decided:
+            comparison = "unknown"
+        lines.append(TierLine(tier, value, best, proven, comparison))
+    return lines, gap, better
