@@ -32,7 +32,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
@@ -64,6 +64,8 @@ __all__ = [
     "Bug",
     "BugReplay",
     "BUGS",
+    "CandidateReplay",
+    "replay_assignor",
     "find",
     "replay",
     "STICKY_23_TIES",
@@ -494,6 +496,143 @@ def _replay_streams(bug: Bug, time_limit: float | None) -> BugReplay:
         return BugReplay(bug, problems, tuple(rows), None, False, False, "not judged: " + "; ".join(unfinished))
     reproduced, fixed, text = bug.finding(partial_replay)
     return BugReplay(bug, problems, tuple(rows), None, reproduced, fixed, text)
+
+
+# -- another assignor on an entry --------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class CandidateReplay:
+    """An assignor replayed on a corpus entry in the place of the variants that show the bug, judged by the
+    entry's own finding: is the defect still there?
+
+    ``replay`` is the entry's replay with every ``shown_by`` variant's row replaced by the candidate's
+    (judged on the shown variant's guarantee: what the entry checks it against); ``replaced`` names them.
+    ``judged`` is false when the candidate delivered nothing the entry can judge (a timeout, an error where
+    the entry is not about a crash): then :attr:`defect` is ``None`` and ``message`` says why.
+    """
+
+    replay: BugReplay
+    assignor: str
+    replaced: tuple[str, ...]
+    judged: bool
+    message: str = ""
+
+    @property
+    def defect(self) -> bool | None:
+        """``True``: the candidate still shows the entry's defect; ``False``: it does not; ``None``: not judged."""
+        return self.replay.reproduced if self.judged else None
+
+    def exit_code(self) -> int:
+        """0 when the defect is gone, 1 when it is still there or could not be judged."""
+        return 0 if self.defect is False else 1
+
+    def text(self) -> str:
+        bug = self.replay.bug
+        said = {True: "the defect is still there", False: "the defect is gone", None: "not judged"}[self.defect]
+        return (
+            f"{bug.name}: {bug.title}\n  source: {bug.source}\n"
+            f"  replayed: {self.assignor} in the place of {', '.join(self.replaced)}\n"
+            + (f"  found: {self.replay.finding}\n" if self.judged else f"  not judged: {self.message}\n")
+            + f"  {self.assignor}: {said} (exit {self.exit_code()})\n"
+        )
+
+    def to_mapping(self) -> dict:
+        return {
+            "name": self.replay.bug.name,
+            "assignor": self.assignor,
+            "replaced": list(self.replaced),
+            "judged": self.judged,
+            "defect": self.defect,
+            "message": self.message,
+            "finding": self.replay.finding if self.judged else None,
+            "rows": [{name: row.to_mapping(timing=False) for name, row in rows.items()} for rows in self.replay.rows],
+        }
+
+
+def replay_assignor(
+    name: str, assignor: Assignor | StreamsVariant, *, time_limit: float | None = TIME_LIMIT
+) -> CandidateReplay:
+    """Replay ``assignor`` on corpus entry ``name`` in the place of the variants that show its bug.
+
+    A consumer group entry takes an :class:`~heuristics.Assignor` (any registered one, an external command,
+    a Java class), judged as the entry judges its variants: against the same optimum and on the shown
+    variant's guarantee.  A Streams group entry takes a :class:`StreamsVariant`.  The other variants (the
+    fixed ones) run as in :func:`replay`, so the entry's finding reads what it always reads; its
+    ``reproduced`` says whether the candidate still shows the defect.
+
+    Raises
+    ------
+    KeyError
+        No entry ``name``.
+    ValueError
+        A consumer group assignor on a Streams group entry, or the reverse.
+    """
+    bug = BUGS[name]
+    candidate = assignor.name
+    if bug.streams != isinstance(assignor, StreamsVariant):
+        kind = "a Streams group" if bug.streams else "a consumer group"
+        raise ValueError(f"{candidate} cannot replay {name}: the entry's scenario is {kind}")
+    shown = tuple(_name(a) for a in bug.shown_by)
+    problems = bug.problems()
+    rows: list[dict] = []
+    for problem in problems:
+        optimum = solve(problem)
+        if bug.streams:
+            mine = _run_streams(assignor, problem, optimum, time_limit)
+            row: dict = {
+                _name(v): mine if _name(v) in shown else _run_streams(v, problem, optimum, time_limit)
+                for v in bug.shown_by + bug.fixed_by
+            }
+        else:
+            judged_as: dict[str, Evaluation] = {}
+            row = {}
+            for a in bug.shown_by + bug.fixed_by:
+                if _name(a) not in shown:
+                    row[_name(a)] = evaluate(problem, a, optimum=optimum, time_limit=time_limit)
+                    continue
+                guarantee = _shown_guarantee(a)
+                if guarantee not in judged_as:
+                    stand_in = replace(assignor, guarantee=guarantee) if guarantee is not None else assignor
+                    judged_as[guarantee] = evaluate(problem, stand_in, optimum=optimum, time_limit=time_limit)
+                row[_name(a)] = judged_as[guarantee]
+        rows.append(row)
+    first = rows[0][shown[0]]
+    explanation = None
+    if not bug.streams and first.assignment is not None:
+        explanation = explain(problems[0], first.assignment)
+    partial_replay = BugReplay(bug, problems, tuple(rows), explanation, False, False, "")
+    judged = (
+        {"ok", "invalid"}
+        | ({"error"} if bug.judges_errors else set())
+        | ({"timeout"} if bug.judges_unfinished else set())
+    )
+    unfinished = [
+        f"{row[shown[0]].status} ({row[shown[0]].message})" for row in rows if row[shown[0]].status not in judged
+    ]
+    if unfinished:
+        return CandidateReplay(partial_replay, candidate, shown, False, f"{candidate}: " + "; ".join(unfinished))
+    try:
+        reproduced, fixed, text = bug.finding(partial_replay)
+    except (AttributeError, KeyError, IndexError, TypeError) as err:  # the finding reads what this answer lacks
+        return CandidateReplay(
+            partial_replay, candidate, shown, False, f"the entry's finding cannot read {candidate}'s answer ({err})"
+        )
+    return CandidateReplay(
+        BugReplay(bug, problems, tuple(rows), explanation, reproduced, fixed, text), candidate, shown, True
+    )
+
+
+def _shown_guarantee(variant: str | Assignor) -> str | None:
+    """The guarantee the entry judges a shown variant on (a registered name's, or the variant's own)."""
+    if isinstance(variant, Assignor):
+        return variant.guarantee
+    from assignment_oracle.heuristics.registry import get_assignor
+
+    try:
+        return get_assignor(variant).guarantee
+    except Exception:  # a peer whose library is missing: its registered entry still names the guarantee
+        return None
 
 
 # -- the entries -------------------------------------------------------------
