@@ -5,7 +5,7 @@
 only when a command runs.
 
 Every subcommand is a few lines around a library call that notebooks and
-other programs can make directly (``optimal.solve``, ``compare.judge.check.check``).
+other programs can make directly (``optimal.solve``, ``compare.judge.judge``).
 Bad input is one line on stderr naming the file and field, exit status 2,
 never a traceback.
 """
@@ -13,7 +13,6 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import os
@@ -24,16 +23,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
-from assignment_oracle.compare.judge.check import check
-from assignment_oracle.compare.judge.evaluate import compare as compare_assignors
-from assignment_oracle.compare.judge.evaluate import evaluate
+from assignment_oracle.compare.judge import judge, kind_of
 from assignment_oracle.compare.judge.explain import explain
-from assignment_oracle.compare.judge.text import comparison_text, evaluation_line, verdict_text
 from assignment_oracle.compare.scenarios.bugs import BUGS
 from assignment_oracle.compare.scenarios.bugs import find as find_bugs
 from assignment_oracle.compare.scenarios.bugs import replay as replay_bug
 from assignment_oracle.compare.scenarios.churn import (
     check_size,
+    history_from_mapping,
     random_history,
     read_history,
     simulate,
@@ -54,7 +51,6 @@ from assignment_oracle.heuristics.registry import (
     get_assignor,
     in_iteration_order,
     require_installed,
-    resolve_names,
 )
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.optimal import (
@@ -63,10 +59,7 @@ from assignment_oracle.optimal import (
     INFEASIBLE,
     METHODS,
     OPTIMAL,
-    Request,
-    Solution,
     certificate_from_mapping,
-    choose,
     solve,
 )
 from assignment_oracle.problem.errors import (
@@ -76,10 +69,15 @@ from assignment_oracle.problem.errors import (
     SolverError,
     SparkFailed,
     UnknownAssignor,
-    UnsupportedRequest,
 )
 from assignment_oracle.problem.extras import require
-from assignment_oracle.problem.model import BALANCE, SPREAD
+from assignment_oracle.problem.load import (
+    STDIN,
+    assignment_from_document,
+    load_scenario,
+    read_document,
+    scenario_from_document,
+)
 from assignment_oracle.problem.scenario_json import (
     COUNTEREXAMPLE_KEYS,
     MAX_PARTITIONS,
@@ -88,13 +86,9 @@ from assignment_oracle.problem.scenario_json import (
     dumps,
     field_path,
     parse_objective,
-    problem_from_mapping,
-    read_assignment,
-    read_json_file,
     read_problem,
     write_output,
 )
-from assignment_oracle.problem.streams import MAX_TASKS, StreamsProblem
 from assignment_oracle.problem.text import printable
 from assignment_oracle.program import COMMANDS, PROG, Parser, bundled_examples
 
@@ -195,12 +189,98 @@ def _apply_max_output(args) -> None:
     os.environ[MAX_OUTPUT_VARIABLE] = f"{value:g}"
 
 
+#: Each command's ``--help``: what it does in one sentence, an example, its exit statuses.
+_HELP: dict[str, tuple[str, str, str]] = {
+    "solve": (
+        "Solve a scenario: the best assignment under the objective asked for, with its proof (a certificate).",
+        "assignment-oracle solve scenario.json -o best.json",
+        "0 proven optimal; 1 not proven within --time-limit; 3 infeasible; 2 bad input; 5 solver failed",
+    ),
+    "check": (
+        "Judge an assignment against the optimum of its scenario, tier by tier.",
+        "assignment-oracle assign s.json --assignor range | assignment-oracle check s.json -",
+        "0 optimal; 1 valid, with a gap; 3 invalid; 4 the certificate given does not verify; 2 bad input",
+    ),
+    "explain": (
+        "Say why an assignment is not optimal: the improving chain, or what could have stayed.",
+        "assignment-oracle explain s.json --assignor sticky",
+        "0 optimal; 1 valid, with a gap; 3 invalid; 2 bad input",
+    ),
+    "compare": (
+        "Run every assignor (or those named) on a scenario and judge each against the optimum, one row each.",
+        "assignment-oracle compare s.json --assignors range,sticky,external:./my-assignor --fail-on gap",
+        "0 done (with --fail-on: no row meets it); 1 --fail-on: some row meets it, named on stderr; 2 bad input",
+    ),
+    "assign": (
+        "Run one assignor on a scenario and write its assignment (check and explain read it).",
+        "assignment-oracle assign s.json --assignor cooperative-sticky -o answer.json",
+        "0 an assignment written (an invalid one with a note); 2 bad input; 6 did not finish; 7 failed",
+    ),
+    "assignors": (
+        "List every assignor by name, with the kind of group it assigns (consumer, streams) and its protocol.",
+        "assignment-oracle assignors",
+        "0",
+    ),
+    "simulate": (
+        "Play an assignor over a churn history, each round judged against that round's optimum.",
+        "assignment-oracle generate churn --seed 3 | assignment-oracle simulate - --assignor sticky --fail-on invalid",
+        "0 every round played (with --fail-on: none meets it); 1 stopped by a timeout or error, or --fail-on met; "
+        "2 bad input",
+    ),
+    "bugs": (
+        "Replay the historical bug corpus; write an entry's scenarios; or replay an assignor on an entry.",
+        "assignment-oracle bugs KAFKA-7026 --assignor external:./my-assignor",
+        "0 every entry as expected (--assignor: the defect is gone; --scenario: written); 1 not as expected "
+        "(--assignor: the defect is still there, or not judged); 2 bad input",
+    ),
+    "install-peers": (
+        "Install the Node or Go client libraries the kafkajs:*, kafka-node:*, sarama:* and kafka-go:* peers run.",
+        "assignment-oracle install-peers node",
+        "0 installed; 2 the runtime or the download is missing",
+    ),
+    "sweep": (
+        "Run a scenario sweep on Spark into Parquet rows (resumable: a rerun skips finished scenarios).",
+        "assignment-oracle sweep quick --out sweep-quick --fail-on invalid",
+        "0 done (with --fail-on: no row meets it); 1 the exact models disagreed, or --fail-on met; 2 bad input; "
+        "8 Spark failed",
+    ),
+    "report": (
+        "Execute the gap report notebook against a sweep and write it as one standalone HTML file.",
+        "assignment-oracle report sweep-quick --html report.html",
+        "0 written; 1 the notebook failed; 2 bad input",
+    ),
+    "demo": (
+        "Solve the bundled KIP-54, KIP-49 and Streams examples and judge every assignor on them.",
+        "assignment-oracle demo",
+        "0 every optimum checks; 1 one does not",
+    ),
+    "generate": (
+        "Write one scenario, churn history or Streams group from the bundled generator families.",
+        "assignment-oracle generate random-subsets --seed 7 --param members=5 --param previous=balanced -o s.json",
+        "0 written (the same family, seed and params give the same bytes); 2 bad family, parameter or output",
+    ),
+}
+
+
+def _command(sub, name: str) -> argparse.ArgumentParser:
+    """Subcommand ``name``: its line in the overview, and a ``--help`` that opens with what it does, an example
+    and its exit statuses."""
+    what, example, codes = _HELP[name]
+    return sub.add_parser(
+        name,
+        help=COMMANDS[name],
+        description=what,
+        epilog=f"example:\n  {example}\n\nexit status: {codes}; 130 Ctrl-C, 143 SIGTERM",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = Parser(prog=PROG, description="Provably optimal Kafka consumer partition assignment.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
-    p = sub.add_parser("solve", help=COMMANDS["solve"])
-    p.add_argument("scenario", help="scenario JSON file")
+    p = _command(sub, "solve")
+    p.add_argument("scenario", help="scenario JSON file (- reads standard input)")
     _max_partitions_argument(p)
     p.add_argument(
         "--method",
@@ -221,10 +301,14 @@ def _parser() -> argparse.ArgumentParser:
         "--timing", action="store_true", help="include wall time and model sizes (output is then not byte-stable)"
     )
 
-    c = sub.add_parser("check", help=COMMANDS["check"])
-    c.add_argument("scenario", help="scenario JSON file")
+    c = _command(sub, "check")
+    c.add_argument("scenario", help="scenario JSON file (- reads standard input)")
     _max_partitions_argument(c)
-    c.add_argument("assignment", help='JSON with an "assignment" key (and optionally a "certificate")')
+    c.add_argument(
+        "assignment",
+        help='JSON with an "assignment" key (and optionally a "certificate"), or the bare {member: {topic: '
+        "[partitions]}}; - reads standard input (one of the two at most)",
+    )
     c.add_argument("--json", action="store_true", help="print the verdict as JSON")
     c.add_argument("--verbose", action="store_true", help="every member's load, however large the group")
     c.add_argument("--method", choices=METHODS, default="auto", help="exact engine for the optimum (default auto)")
@@ -236,8 +320,8 @@ def _parser() -> argparse.ArgumentParser:
         help=f"seconds for the optimum's CP-SAT engines (default {STAGED_TIME_LIMIT:g} for the staged model)",
     )
 
-    a = sub.add_parser("assign", help=COMMANDS["assign"])
-    a.add_argument("scenario", help="scenario JSON file")
+    a = _command(sub, "assign")
+    a.add_argument("scenario", help="scenario JSON file (- reads standard input)")
     _max_partitions_argument(a)
     a.add_argument(
         "--assignor",
@@ -258,10 +342,10 @@ def _parser() -> argparse.ArgumentParser:
     _max_output_argument(a)
     _classpath_argument(a)
 
-    sub.add_parser("assignors", help=COMMANDS["assignors"])
+    _command(sub, "assignors")
 
-    m = sub.add_parser("compare", help=COMMANDS["compare"])
-    m.add_argument("scenario", help="scenario JSON file")
+    m = _command(sub, "compare")
+    m.add_argument("scenario", help="scenario JSON file (- reads standard input)")
     _max_partitions_argument(
         m,
         COMPARE_MAX_PARTITIONS,
@@ -280,13 +364,18 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true", help="print the rows as JSON (without wall times unless --timing)")
     m.add_argument("--timing", action="store_true", help="include wall times in --json output (not byte-stable)")
     _request_arguments(m)  # given: every row is also judged against the optimum of that request
+    _fail_on_argument(m)
     _max_output_argument(m)
     _classpath_argument(m)
 
-    e = sub.add_parser("explain", help=COMMANDS["explain"])
-    e.add_argument("scenario", help="scenario JSON file (or a sweep's counterexample file)")
+    e = _command(sub, "explain")
+    e.add_argument("scenario", help="scenario JSON file (or a sweep's counterexample file; - reads standard input)")
     _max_partitions_argument(e)
-    e.add_argument("assignment", nargs="?", help='JSON with an "assignment" key (what solve, assign and check use)')
+    e.add_argument(
+        "assignment",
+        nargs="?",
+        help='JSON with an "assignment" key (what solve, assign and check use) or the bare form; - reads standard input',
+    )
     e.add_argument("--assignor", metavar="NAME", help="explain this assignor's result on the scenario instead")
     e.add_argument("--json", action="store_true", help="print the explanation as JSON")
     e.add_argument("--method", choices=METHODS, default="auto", help="exact engine for the optimum (default auto)")
@@ -299,8 +388,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     _classpath_argument(e)
 
-    s = sub.add_parser("simulate", help=COMMANDS["simulate"])
-    s.add_argument("history", nargs="?", help="history JSON file, or a bundled one by name (see docs/churn.md)")
+    s = _command(sub, "simulate")
+    s.add_argument(
+        "history",
+        nargs="?",
+        help="history JSON file, a bundled one by name (see docs/churn.md), or - for standard input",
+    )
     s.add_argument(
         "--assignor", required=True, metavar="NAME", help="a registered name, external:COMMAND, or java:CLASS"
     )
@@ -315,8 +408,9 @@ def _parser() -> argparse.ArgumentParser:
     _max_output_argument(s)
     _classpath_argument(s)
     s.add_argument("--json", action="store_true", help="print the simulation as JSON")
+    _fail_on_argument(s)
 
-    w = sub.add_parser("sweep", help=COMMANDS["sweep"])
+    w = _command(sub, "sweep")
     w.add_argument("spec", help="spec file (.toml or .json), or a bundled one: quick, full")
     w.add_argument(
         "--out", required=True, metavar="DIR", help="output directory (rows/, counterexamples/, summary.json)"
@@ -332,12 +426,36 @@ def _parser() -> argparse.ArgumentParser:
         help="no progress bar (there is none either when stderr is not a terminal)",
     )
     w.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _fail_on_argument(w)
 
-    b = sub.add_parser("bugs", help=COMMANDS["bugs"])
-    b.add_argument("name", nargs="?", help="one entry (default: all)")
+    b = _command(sub, "bugs")
+    b.add_argument("name", nargs="?", help="one entry, or a JIRA key (default: all)")
     b.add_argument("--json", action="store_true", help="print the replays as JSON")
+    b.add_argument(
+        "--scenario",
+        dest="write_scenario",
+        action="store_true",
+        help="write the entry's scenario as solve and check read it (an entry with several: -o FILE writes "
+        "FILE-1, FILE-2, ...; standard output gets one JSON array)",
+    )
+    b.add_argument("-o", "--output", metavar="OUT", help="with --scenario: write here instead of stdout")
+    b.add_argument(
+        "--assignor",
+        metavar="NAME",
+        help="replay this assignor (a registered name, external:COMMAND, java:CLASS with --classpath) in the place "
+        "of the variants that show the entry's defect: exit 1 while it is still there, 0 once it is gone",
+    )
+    b.add_argument(
+        "--iteration-order",
+        choices=ITERATION_ORDERS,
+        default="sorted",
+        help="with --assignor: iterate Kafka's hash maps sorted (default) or as Java does (see assign --help)",
+    )
+    b.add_argument("--time-limit", type=float, metavar="S", help="with --assignor: seconds per run (default 60)")
+    _max_output_argument(b)
+    _classpath_argument(b)
 
-    r = sub.add_parser("report", help=COMMANDS["report"])
+    r = _command(sub, "report")
     r.add_argument("dir", metavar="DIR", help="a sweep's output directory (assignment-oracle sweep ... --out DIR)")
     r.add_argument("--html", metavar="OUT", help="the HTML file to write (default: DIR/report.html)")
     r.add_argument("--families", metavar="A,B", help="only these scenario families (default: all in the sweep)")
@@ -348,7 +466,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--notebook", metavar="OUT.ipynb", help="also write the executed notebook here")
     r.add_argument("--show-code", action="store_true", help="keep the notebook's code cells in the HTML")
 
-    i = sub.add_parser("install-peers", help=COMMANDS["install-peers"])
+    i = _command(sub, "install-peers")
     i.add_argument(
         "runtime",
         choices=("node", "go"),
@@ -356,8 +474,20 @@ def _parser() -> argparse.ArgumentParser:
         "at the pinned versions (downloaded from deb.debian.org, built once)",
     )
 
-    d = sub.add_parser("demo", help=COMMANDS["demo"])
+    d = _command(sub, "demo")
     d.add_argument("--out", metavar="DIR", help="also write each example's solution here")
+
+    g = _command(sub, "generate")
+    g.add_argument("family", nargs="?", help="a generator family (generate --list shows each with its parameters)")
+    g.add_argument("--seed", type=int, metavar="N", help="the seed (a non-negative integer)")
+    g.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a family parameter, repeatable; VALUE as JSON (5, 0.3, true, null, [4,8]) or a bare string (balanced)",
+    )
+    g.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout (- is stdout)")
+    g.add_argument("--list", action="store_true", help="list the families and their parameters with defaults")
     return parser
 
 
@@ -367,9 +497,11 @@ def run(argv: Sequence[str]) -> int:
 
 
 def _run(args) -> int:
+    _STANDARD_INPUT.clear()
     try:
         _apply_max_output(args)
         _apply_classpath(args)
+        _one_standard_input(args)
         if getattr(args, "output", None) is not None:  # refused before any work, not after it
             check_output(args.output, inputs=tuple(a for a in (getattr(args, "scenario", None),) if a))
         if args.command == "solve":
@@ -394,6 +526,8 @@ def _run(args) -> int:
             return _report(args)
         if args.command == "install-peers":
             return _install_peers(args)
+        if args.command == "generate":
+            return _generate(args)
         return _demo(args)
     except OracleError as err:  # the library's one error vocabulary: one line, its exit status
         print(f"{PROG}: {_label(err)}: {printable(str(err))}", file=sys.stderr)
@@ -448,97 +582,6 @@ def _max_partitions(text: str) -> int:
     return value
 
 
-def _request(args, problem, default_order: tuple[str, ...] | None = None) -> Request:
-    """The request the flags ask for: ``--objective`` (else ``default_order``, else the scenario's),
-    ``--topic-spread`` (spread right after balance), ``--balance``, the budget of moves."""
-    order = _objective(args.objective) or default_order or problem.objective
-    if args.topic_spread and SPREAD not in order:
-        at = order.index(BALANCE) + 1
-        order = (*order[:at], SPREAD, *order[at:])
-    return Request(
-        objective=order, balance=args.balance, max_moves=args.max_moves, max_moves_per_member=args.max_moves_per_member
-    )
-
-
-def _time_limit(args, problem, request) -> float | None:
-    if args.time_limit is not None and not (0 < args.time_limit <= MAX_TIME_LIMIT):
-        raise InputError(
-            "--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {args.time_limit}"
-        )
-    if args.time_limit is None and choose(problem, request, args.method).name == "cpsat-staged":
-        return STAGED_TIME_LIMIT
-    return args.time_limit
-
-
-def _solve(args) -> int:
-    problem = _read_scenario(args)
-    if isinstance(problem, StreamsProblem):
-        return _streams_solve(args, problem)
-    request = _request(args, problem)
-    limit = _time_limit(args, problem, request)
-    with _Clock(limit, "solve"):
-        solution = solve(problem, request, method=args.method, time_limit=limit)
-    _write(args.output, dumps(solution.to_mapping(timing=args.timing, plain=False)), inputs=(args.scenario,))
-    if solution.status == OPTIMAL:
-        return 0
-    if solution.status == INFEASIBLE:
-        print(f"{PROG}: INFEASIBLE: {printable(solution.message)}", file=sys.stderr)
-        return EXIT_INFEASIBLE
-    unproven = "; ".join(f"{t.tier}: bound {json.dumps(t.bound)}" for t in solution.tiers if not t.proven)
-    detail = solution.message or "not proven optimal"
-    if solution.objective is not None:  # the network's CP-SAT model: its weighted objective and bound
-        detail += f"; objective {solution.objective}, proven lower bound {solution.bound}"
-    print(printable(f"{PROG}: {solution.status}: {detail}" + (f" ({unproven})" if unproven else "")), file=sys.stderr)
-    return 1
-
-
-def _check(args) -> int:
-    problem = _read_scenario(args)
-    if isinstance(problem, StreamsProblem):
-        return _streams_check(args, problem)
-    request = _request(args, problem)
-    assignment, document = read_assignment(args.assignment)
-    engine = choose(problem, request, args.method)
-    if engine.proof == "certificate":  # the network's optimum: the full verdict, certificates verified
-        certificate = None
-        if document.get("certificate") is not None:
-            certificate = certificate_from_mapping(document["certificate"], source=args.assignment)
-        problem = (
-            problem
-            if request.tiers(problem) == problem.objective
-            else dataclasses.replace(problem, objective=request.tiers(problem))
-        )
-        verdict = check(problem, assignment, certificate, method=engine.name)
-        sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict_text(verdict, verbose=args.verbose))
-        return verdict.exit_code()
-    # Every other request: against the optimum of the same request, tier by tier (compare.judge.tiers).
-    from assignment_oracle.compare.judge import tiers
-
-    limit = _time_limit(args, problem, request)
-    with _Clock(limit, "check: the optimum"):
-        verdict = tiers.judge(problem, assignment, request, method=args.method, time_limit=limit)
-    sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.text())
-    return verdict.exit_code()
-
-
-def _assign(args) -> int:
-    problem = _read_scenario(args)
-    if isinstance(problem, StreamsProblem):
-        return _streams_assign(args, problem)
-    with _Steps(1, "assign") as steps:  # a live peer's group takes seconds to form
-        steps(args.assignor)
-        result = _run_named(args.assignor, problem, args.iteration_order, source=args.scenario)
-    document = result.to_mapping(plain=False)
-    _write(args.output, dumps(document), inputs=(args.scenario,))
-    if not document["valid"]:
-        kinds = sorted({v["kind"] for v in document["violations"]})
-        print(
-            printable(f"{PROG}: note: {args.assignor} produced an invalid assignment ({', '.join(kinds)})"),
-            file=sys.stderr,
-        )
-    return 0
-
-
 def _resolve(name: str):
     """The assignor called ``name`` (registry, peer or ``external:``); bad names are bad input."""
     try:
@@ -575,19 +618,40 @@ def _run_named(name: str, problem, iteration_order: str = "sorted", source: str 
 
 
 def _assignors() -> int:
+    """Every assignor, one line each: name, kind of group (consumer, streams), protocol, what it is."""
     everything = [*ASSIGNORS.values(), *PEERS.values(), *LIVE_PEERS.values(), *CLIENT_PEERS.values()]
-    width = max(len(a.name) for a in everything)
-    for assignor in everything:
-        print(
-            f"{assignor.name:{width}}  {assignor.protocol:11}  {assignor.summary}  [{assignor.origin}; guarantee: {assignor.guarantee}]"
+    lines = [
+        (a.name, "consumer", a.protocol, f"{a.summary}  [{a.origin}; guarantee: {a.guarantee}]") for a in everything
+    ]
+    lines += [
+        (
+            "external:COMMAND",
+            "consumer",
+            "eager",
+            "any program speaking the JSON protocol (docs/external.md)  [guarantee: valid]",
+        ),
+        (
+            "java:CLASS",
+            "consumer",
+            "either",
+            "any Java ConsumerPartitionAssignor on --classpath, one JVM per command (docs/external.md)  "
+            "[guarantee: valid]",
+        ),
+    ]
+    lines += [
+        (
+            s.name,
+            "streams",
+            "streams",
+            f"{s.summary}; --iteration-order java as Kafka iterates  [{s.origin}; guarantees: Kafka's (valid, "
+            "standbys placed where possible, balanced)]",
         )
-    print(
-        f"{'external:COMMAND':{width}}  {'eager':11}  any program speaking the JSON protocol (docs/external.md)  [guarantee: valid]"
-    )
-    print(
-        f"{'java:CLASS':{width}}  {'either':11}  any Java ConsumerPartitionAssignor on --classpath, one JVM per command "
-        "(docs/external.md)  [guarantee: valid]"
-    )
+        for s in STREAMS_ASSIGNORS.values()
+    ]
+    width = max(len(name) for name, *_ in lines)
+    print(f"{'name':{width}}  {'kind':8}  {'protocol':11}  what")
+    for name, kind, protocol, what in lines:
+        print(f"{name:{width}}  {kind:8}  {protocol:11}  {what}")
     return 0
 
 
@@ -598,79 +662,6 @@ def _assignor_time_limit(value: float | None) -> float | None:
             "--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {value}"
         )
     return value
-
-
-def _compare(args) -> int:
-    _assignor_time_limit(args.time_limit)
-    given = [n.strip() for n in args.assignors.split(",") if n.strip()]
-    if not given:
-        raise InputError("--assignors", "", "no assignor named (give all, peers, or names separated by commas)")
-    try:
-        names = list(resolve_names([n for n in given if n not in STREAMS_ASSIGNORS]))
-    except (ValueError, UnknownAssignor) as err:
-        if not _is_streams_file(args.scenario):
-            if isinstance(err, UnknownAssignor):
-                raise
-            raise InputError("--assignors", "", str(err)) from None
-        names = []  # a Streams group: its own names (_streams_compare says which are wrong)
-    for name in names:  # before any work: a peer that cannot run is one line, not a row of errors
-        require_installed(name)
-    problem = _read_scenario(args)
-    if isinstance(problem, StreamsProblem):
-        return _streams_compare(args, problem, given)
-    streams_named = [n for n in given if n in STREAMS_ASSIGNORS]
-    if streams_named:
-        raise InputError(
-            "--assignors",
-            "",
-            f"{streams_named[0]} is a Streams group assignor (KIP-1071); {args.scenario} is a consumer group scenario",
-        )
-    request = None
-    if (
-        args.objective is not None
-        or args.topic_spread
-        or args.balance != DEFAULT_BALANCE
-        or args.max_moves is not None
-        or args.max_moves_per_member is not None
-    ):
-        # Asked for: every row is also judged against the optimum of this request (balance first
-        # unless --objective says otherwise, as explain does).
-        request = _request(args, problem, default_order=problem.balance_first_order().objective)
-    limit = STAGED_TIME_LIMIT if request is not None and choose(problem, request).name == "cpsat-staged" else None
-    with _Steps(1 + len(names) + (request is not None), "compare") as steps:
-        result = compare_assignors(
-            problem, names, time_limit=args.time_limit, request=request, request_time_limit=limit, progress=steps
-        )
-    if args.json:
-        sys.stdout.write(dumps(result.to_mapping(timing=args.timing)))
-    else:
-        sys.stdout.write(comparison_text(result))
-    return 0
-
-
-def _explain(args) -> int:
-    problem = _read_scenario(args)
-    if isinstance(problem, StreamsProblem):
-        return _streams_explain(args, problem)
-    # Balance first unless --objective says otherwise: the order assignors aim for.
-    request = _request(args, problem, default_order=problem.balance_first_order().objective)
-    if args.objective is None and not problem.balance_first:
-        print(
-            f"{PROG}: note: explained balance first, the order assignors aim for; "
-            f"`check` judges the scenario's order ({', '.join(problem.objective)})",
-            file=sys.stderr,
-        )
-    if (args.assignment is None) == (args.assignor is None):
-        raise InputError("explain", "", "give an assignment file or --assignor NAME, not both and not neither")
-    if args.assignor is not None:
-        assignment = _run_named(args.assignor, problem, source=args.scenario).assignment
-    else:
-        assignment, _ = read_assignment(args.assignment)
-    limit = _time_limit(args, problem, request)
-    with _Clock(limit, "explain: the optimum"):
-        explanation = explain(problem, assignment, request=request, method=args.method, time_limit=limit)
-    sys.stdout.write(dumps(explanation.to_mapping()) if args.json else explanation.text())
-    return explanation.exit_code
 
 
 def _names(text: str | None, option: str) -> list[str] | None:
@@ -731,7 +722,10 @@ def _simulate(args) -> int:
     _assignor_time_limit(args.time_limit)
     if (args.history is None) == (args.seed is None):
         raise InputError("simulate", "", "give a history file (or bundled name) or --seed, not both and not neither")
-    if args.history is not None:
+    if args.history == STDIN:
+        document, source = _document(STDIN)
+        history = history_from_mapping(document, source=source, max_partitions=args.max_partitions)
+    elif args.history is not None:
         path = Path(args.history)
         if not path.exists() and args.history in bundled_histories():
             path = bundled_histories()[args.history]
@@ -764,7 +758,8 @@ def _simulate(args) -> int:
         sys.stdout.write(dumps(result.to_mapping()))
     else:
         sys.stdout.write(simulation_text(result))
-    return 0 if result.completed else 1
+    failed = _fail_on(args, [(f"round {r.index}", r.evaluation) for r in result.rounds])
+    return 0 if result.completed and not failed else 1
 
 
 class _Steps:
@@ -875,6 +870,8 @@ def _sweep(args) -> int:
     if disagreements:
         print(f"{PROG}: the exact models disagreed on {disagreements} row(s): see oracle_check", file=sys.stderr)
         return 1
+    if args.fail_on is not None:
+        return _report_failures(args.fail_on, _sweep_failures(args.out, args.fail_on))
     return 0
 
 
@@ -896,6 +893,19 @@ def _bugs(args) -> int:
     names = find_bugs(args.name) if args.name is not None else tuple(BUGS)
     if not names:
         raise InputError("bugs", "", f"no corpus entry {args.name!r} (known: {', '.join(BUGS)})")
+    one = args.write_scenario or args.assignor is not None
+    if args.write_scenario and args.assignor is not None:
+        raise InputError("bugs", "", "give --scenario or --assignor, not both")
+    if args.output is not None and not args.write_scenario:
+        raise InputError("-o", "", "writes an entry's scenarios: it goes with --scenario")
+    if one and args.name is None:
+        raise InputError("bugs", "", "--scenario and --assignor take one entry: bugs NAME --scenario (see bugs)")
+    if one and len(names) != 1:
+        raise InputError("bugs", "", f"{args.name!r} names {len(names)} entries ({', '.join(names)}): name one")
+    if args.write_scenario:
+        return _bug_scenarios(args, names[0])
+    if args.assignor is not None:
+        return _bug_candidate(args, names[0])
     replays = [replay_bug(n) for n in names]
     if args.json:
         sys.stdout.write(dumps([r.to_mapping() for r in replays]))
@@ -904,154 +914,313 @@ def _bugs(args) -> int:
     return 0 if all(r.as_expected for r in replays) else 1
 
 
-def _demo(args) -> int:
-    out = Path(args.out) if args.out else None
-    if out is not None:
-        if out.exists() and not out.is_dir():
-            raise InputError(str(out), "", "--out must be a folder (this exists and is not one)")
+def _numbered(path: str, number: int) -> Path:
+    """``FILE.json`` -> ``FILE-2.json``: the ``number``-th scenario of an entry with several."""
+    target = Path(path)
+    return target.with_name(f"{target.stem}-{number}{target.suffix}")
+
+
+def _bug_scenarios(args, name: str) -> int:
+    """``bugs NAME --scenario [-o FILE]``: the entry's scenario as ``solve`` and ``check`` read it; an entry with
+    several (the same claims in another order, a control group) writes FILE-1, FILE-2, ... (on standard output:
+    one JSON array)."""
+    documents = [problem.to_mapping() for problem in BUGS[name].problems()]
+    if len(documents) == 1:
+        _write(args.output, dumps(documents[0]))
+        return 0
+    if args.output is None or args.output in ("-", "/dev/stdout"):
+        _write(None, dumps(documents))
+        return 0
+    targets = [_numbered(args.output, i) for i in range(1, len(documents) + 1)]
+    for target in targets:
+        check_output(target)
+    for target, document in zip(targets, documents):
+        write_output(target, dumps(document))
+    print(f"{PROG}: {name}: {len(documents)} scenarios -> {', '.join(map(str, targets))}", file=sys.stderr)
+    return 0
+
+
+def _bug_candidate(args, name: str) -> int:
+    """``bugs NAME --assignor A``: A replayed in the place of the variants that show the entry's defect, judged
+    by the entry's finding; exit 0 when the defect is gone, 1 when it is still there (or not judged)."""
+    from functools import partial
+
+    from assignment_oracle.compare.scenarios.bugs import TIME_LIMIT, StreamsVariant, replay_assignor
+
+    limit = _assignor_time_limit(args.time_limit)
+    bug = BUGS[name]
+    if bug.streams:
+        entry = _streams_assignor(args.assignor, f"corpus entry {name}")
+        label = args.assignor if args.iteration_order == "sorted" else f"{args.assignor} ({args.iteration_order} order)"
+        candidate = StreamsVariant(label, partial(entry.assign, iteration_order=args.iteration_order))
+    else:
+        if args.assignor in STREAMS_ASSIGNORS:
+            raise InputError(
+                "--assignor",
+                "",
+                f"{args.assignor} is a Streams group assignor; corpus entry {name} is a consumer group",
+            )
         try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise InputError(str(out), "", f"cannot create the folder ({err.strerror or err})") from None
-    failures = 0
-    for path in bundled_examples():
-        if _is_streams_file(path):
-            failures += _streams_demo(path, out)
-            continue
-        problem = read_problem(path)
-        solution: Solution = solve(problem)
-        verdict = check(problem, solution.assignment, solution.certificate)
-        if out is not None:
-            write_output(out / path.name, dumps(solution.to_mapping(plain=False)))
-        ok = verdict.exit_code() == 0
-        failures += not ok
-        print(
-            f"{path.stem}: oracle {solution.status}  sorted loads {list(solution.sorted_loads)}  "
-            f"retained {solution.retained}/{solution.owned}  certificate {verdict.certificate}  "
-            f"check exit {verdict.exit_code()}"
+            candidate = in_iteration_order(_resolve(args.assignor), args.iteration_order)
+        except ValueError as err:
+            raise InputError("--iteration-order", "", str(err)) from None
+    with _Steps(None, f"bugs {name} --assignor"):
+        result = replay_assignor(name, candidate, time_limit=TIME_LIMIT if limit is None else limit)
+    sys.stdout.write(dumps(result.to_mapping()) if args.json else printable_lines(result.text()))
+    return result.exit_code()
+
+
+def printable_lines(text: str) -> str:
+    """``text`` with each line shown through :func:`printable` (names from a scenario or a command in it)."""
+    return "".join(printable(line) + "\n" for line in text.splitlines())
+
+
+# -- generate: one scenario, history or Streams group from the bundled generators -----------------------------
+
+
+def _param(text: str) -> tuple[str, object]:
+    """``--param k=v``: ``v`` as JSON (``3``, ``0.5``, ``true``, ``null``, ``[4, 8]``), else as a string."""
+    key, equals, value = text.partition("=")
+    key = key.strip()
+    if not equals or not key:
+        raise InputError("--param", "", f"must be NAME=VALUE, got {printable(text)!r}")
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = value
+    if isinstance(parsed, float) and parsed.is_integer() and "." not in value and "e" not in value.lower():
+        parsed = int(parsed)
+    return key, parsed
+
+
+def _generate(args) -> int:
+    from assignment_oracle.compare.scenarios import generated
+
+    if args.list:
+        sys.stdout.write(generated.catalogue())
+        return 0
+    if args.family is None:
+        raise InputError("generate", "", f"name a family ({', '.join(generated.GENERATORS)}; generate --list)")
+    if args.seed is None:
+        raise InputError("--seed", "", "required: the same family, seed and params give the same scenario")
+    params: dict[str, object] = {}
+    for text in args.param or ():
+        key, value = _param(text)
+        if key in params:
+            raise InputError("--param", "", f"{printable(key)} is given twice")
+        params[key] = value
+    try:
+        document = generated.document(args.family, args.seed, params)
+    except generated.UnknownGenerator:
+        raise InputError(
+            "generate", "", f"unknown family {printable(args.family)!r} (known: {', '.join(generated.GENERATORS)})"
+        ) from None
+    except (ValueError, TypeError) as err:
+        said = printable(str(err))
+        if "parameters:" not in said and "known:" not in said:
+            said += f" (the parameters of {args.family}: {', '.join(sorted(generated.parameters(args.family)))})"
+        raise InputError("--param", "", said) from None
+    _write(args.output, dumps(document))
+    return 0
+
+
+# -- --fail-on: exit 1 when a row of compare, simulate or sweep meets a condition ------------------------------
+
+#: ``--fail-on``'s conditions, a ladder, each including the ones before (``compare.judge.verdict.FAIL_ON``):
+#: ``invalid`` no valid assignment delivered (status invalid, error, timeout); ``guarantee`` that, or the
+#: assignor's own guarantee broken (a Streams row: any of Kafka's guarantees); ``gap`` that, or worse than the
+#: optimum on some tier (a verdict ``gap`` or ``short``; ``unknown`` is not a gap).
+FAIL_ON = ("invalid", "guarantee", "gap")
+#: The rows that are the optimum's own: never judged by ``--fail-on``.
+_OPTIMUM_ROWS = frozenset({"optimum", "optimum-co-partitioned", "optimum-weighted", "optimum-streams"})
+
+
+def _fail_on_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        metavar="invalid|guarantee|gap",
+        help="exit 1 when any row meets this, naming the rows on stderr: invalid (no valid assignment), guarantee "
+        "(that, or the assignor's own guarantee broken), gap (that, or worse than the optimum on some tier)",
+    )
+
+
+def _meets(row, condition: str) -> str | None:
+    """Why a compare row or a simulate round's evaluation meets ``condition`` (its own ``meets`` decides),
+    or ``None``."""
+    if not row.meets(condition):
+        return None
+    verdict = row.verdict
+    if row.status != "ok" or verdict is None or not verdict.valid:
+        shown = row.message or ("; ".join(verdict.violations[:2]) if verdict is not None else "")
+        return (
+            "invalid"
+            + (f" ({row.status})" if row.status not in ("ok", "invalid") else "")
+            + (f": {shown}" if shown else "")
         )
-        for name in ASSIGNORS:
-            print("  " + evaluation_line(evaluate(problem, name)))
-    return 0 if failures == 0 else 1
+    guarantee = getattr(row, "guarantee", None)  # a consumer row's own guarantee; the verdict names the others
+    broken = list(verdict.broken)
+    if not broken and guarantee is not None and guarantee.applies and not guarantee.kept:
+        broken = [f"{guarantee.guarantee}: {guarantee.reason}"]
+    if broken and condition != "invalid":
+        return f"guarantee broken: {'; '.join(broken)}"
+    return f"{verdict.status}" + (f" at the {verdict.gap_tier} tier" if verdict.gap_tier else "")
 
 
-# -- Streams groups (KIP-1071): scenarios with "kind": "streams" -------------------------------------------
-# The same commands, over compare.judge.streams and optimal.solve; the options that only mean something for
-# consumer groups are refused on a Streams group rather than ignored.
+def _report_failures(condition: str, failures: list[str]) -> int:
+    for line in failures:
+        print(printable(f"{PROG}: --fail-on {condition}: {line}"), file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _fail_on(args, rows) -> int:
+    """``--fail-on``: 1 when any row (the optimum's own aside) meets the condition, each named on stderr;
+    ``rows`` are ``(label, row)``."""
+    if getattr(args, "fail_on", None) is None:
+        return 0
+    failures = []
+    for label, row in rows:
+        if getattr(row, "assignor", None) in _OPTIMUM_ROWS:
+            continue
+        why = _meets(row, args.fail_on)
+        if why is not None:
+            failures.append(f"{label}: {why}")
+    return _report_failures(args.fail_on, failures)
+
+
+#: The sweep columns ``--fail-on`` reads (those present: ``verdict`` and ``gap_tier`` are newer).
+_SWEEP_COLUMNS = (
+    "family",
+    "scenario_id",
+    "seed",
+    "round",
+    "assignor",
+    "status",
+    "message",
+    "valid",
+    "verdict",
+    "gap_tier",
+    "guarantee",
+    "guarantee_applies",
+    "guarantee_kept",
+    "streams_guarantees_broken",
+    "streams_verdict",
+    "streams_gap_tier",
+    "most_balanced",
+    "cross_rack",
+    "optimal_cross_rack",
+    "retained",
+    "optimal_retained",
+)
+
+
+def _sweep_row_faults(r: dict) -> tuple[str | None, str | None, str | None]:
+    """:func:`_row_faults` for a sweep's Parquet row."""
+    status = r.get("status")
+    verdict = r.get("verdict")
+    if status != "ok" or r.get("valid") is False or verdict == "invalid":
+        return f"{status}" + (f": {r['message']}" if r.get("message") else ""), None, None
+    broken = None
+    if r.get("guarantee_applies") and r.get("guarantee_kept") is False:
+        broken = f"guarantee {r.get('guarantee')} broken"
+    elif r.get("streams_guarantees_broken"):
+        broken = f"guarantees broken: {r['streams_guarantees_broken']}"
+    if verdict is not None or r.get("streams_verdict") is not None:
+        said = verdict if verdict is not None else r["streams_verdict"]
+        tier = r.get("gap_tier") if verdict is not None else r.get("streams_gap_tier")
+        gap = f"{said}" + (f" at {tier}" if tier else "") if said in ("gap", "short") else None
+        return None, broken, gap
+    # rows without a verdict column (sweeps written before it): the tiers, balance first, against the optimum's
+    tiers = []
+    if r.get("most_balanced") is False:
+        tiers.append("balance")
+    for tier, mine, best in (
+        ("rack", "cross_rack", "optimal_cross_rack"),
+        ("stickiness", "retained", "optimal_retained"),
+    ):
+        if r.get(mine) is not None and r.get(best) is not None and r[mine] != r[best]:
+            tiers.append(tier)
+    return None, broken, (f"gap on {', '.join(tiers)}" if tiers else None)
+
+
+def _sweep_failures(out, condition: str) -> list[str]:
+    """The rows of the sweep in ``out`` that meet ``condition``, one line each, in a stable order."""
+    import pyarrow.dataset as ds
+
+    dataset = ds.dataset(str(Path(out) / "rows"), format="parquet", partitioning="hive")
+    columns = [c for c in _SWEEP_COLUMNS if c in dataset.schema.names]
+    rows = dataset.to_table(columns=columns).to_pylist()
+    at = FAIL_ON.index(condition) + 1
+    failures = []
+    for r in sorted(rows, key=lambda r: tuple(str(r.get(c)) for c in ("family", "scenario_id", "round", "assignor"))):
+        if str(r.get("assignor")) in _OPTIMUM_ROWS:
+            continue
+        said = next((x for x in _sweep_row_faults(r)[:at] if x is not None), None)
+        if said is not None:
+            where = f"{r.get('family')} {r.get('scenario_id')} seed {r.get('seed')}"
+            where += f" round {r['round']}" if r.get("round") is not None else ""
+            failures.append(f"{where} {r.get('assignor')}: {said}")
+    return failures
+
+
+def _one_standard_input(args) -> None:
+    """Standard input is read once: two inputs of one command cannot both be ``-``."""
+    given = [
+        name
+        for name in ("scenario", "assignment", "history")
+        if isinstance(getattr(args, name, None), str) and getattr(args, name) == STDIN
+    ]
+    if len(given) > 1:
+        raise InputError(
+            args.command,
+            "",
+            f"the {' and the '.join(given)} are both '-': standard input holds one document; give the other as a file",
+        )
+
+
+# -- reading scenarios; the kinds of group (compare.judge.KINDS) ---------------------------------------------
+# Every command reads a scenario of any kind and goes through the one judge and the kind's table entry; the
+# options a kind has no use for are refused rather than ignored.
+
+
+def _document(path) -> tuple[object, str]:
+    """The decoded JSON of a file, or of standard input for ``-`` (read once per command: a stream cannot be
+    read twice, and a command may look at its scenario before it reads it), and the source its errors name."""
+    if str(path) != STDIN:
+        return read_document(path)
+    if STDIN not in _STANDARD_INPUT:
+        _STANDARD_INPUT[STDIN] = read_document(STDIN)
+    return _STANDARD_INPUT[STDIN]
+
+
+#: Standard input's document, once read, for the command running (emptied by :func:`_run`).
+_STANDARD_INPUT: dict[str, tuple[object, str]] = {}
 
 
 def _scenario_document(path) -> tuple[object, str]:
-    """The decoded scenario of a file and the source its errors name (a sweep's counterexample file is read as
-    the scenario it holds, as :func:`read_problem` does)."""
-    document = read_json_file(path)
-    source = str(path)
+    """The decoded scenario of a file (or ``-``) and the source its errors name (a sweep's counterexample file is
+    read as the scenario it holds, as :func:`read_problem` does)."""
+    document, source = _document(path)
     if isinstance(document, dict) and set(document) == COUNTEREXAMPLE_KEYS:
-        document, source = document["scenario"], f"{path}: scenario"
+        document, source = document["scenario"], f"{source}: scenario"
     return document, source
 
 
-def _is_streams_document(document) -> bool:
-    # a consumer scenario has no "kind" (its reader refuses the key): any "kind" is a Streams group's, whose
-    # reader then says what is wrong with it
-    return isinstance(document, dict) and "kind" in document
-
-
-def _is_streams_file(path) -> bool:
-    return _is_streams_document(_scenario_document(path)[0])
+def _read_assignment(path, problem):
+    """The assignment in a file (or ``-``) for ``problem`` (problem.load: ``solve``'s and ``assign``'s output,
+    or the bare ``{member: {topic: [partitions]}}``), and the whole document when it is keyed (else ``{}``)."""
+    document, source = _document(path)
+    assignment = assignment_from_document(document, source, problem)
+    keyed = isinstance(document, dict) and "assignment" in document
+    return assignment, (document if keyed else {})
 
 
 def _read_scenario(args):
     """The scenario of ``args.scenario``: a :class:`StreamsProblem` when its JSON says ``"kind"``, else the
     consumer group :class:`Problem` (exactly as :func:`read_problem` reads it)."""
-    document, source = _scenario_document(args.scenario)
-    limit = getattr(args, "max_partitions", MAX_PARTITIONS)
-    if not _is_streams_document(document):
-        return problem_from_mapping(document, source=source, max_partitions=limit)
+    document, source = _document(args.scenario)
     # a Streams group's own default (problem.streams.MAX_TASKS) unless --max-partitions was given another value
-    return StreamsProblem.from_mapping(
-        document, source=source, max_tasks=MAX_TASKS if limit == MAX_PARTITIONS else limit
-    )
-
-
-def _consumer_only(args, *options: str) -> None:
-    """Refuse the consumer group options given on a Streams group scenario (one line, exit 2)."""
-    given = {
-        "--method": getattr(args, "method", "auto") != "auto",
-        "--balance": getattr(args, "balance", DEFAULT_BALANCE) != DEFAULT_BALANCE,
-        "--topic-spread": bool(getattr(args, "topic_spread", False)),
-        "--max-moves": getattr(args, "max_moves", None) is not None,
-        "--max-moves-per-member": getattr(args, "max_moves_per_member", None) is not None,
-        "--time-limit": getattr(args, "time_limit", None) is not None,
-    }
-    for option in options:
-        if given[option]:
-            raise InputError(
-                option, "", f"applies to consumer group scenarios; {args.scenario} is a Streams group (KIP-1071)"
-            )
-
-
-_CONSUMER_REQUEST = ("--method", "--balance", "--topic-spread", "--max-moves", "--max-moves-per-member")
-
-
-def _streams_request(args):
-    from assignment_oracle.optimal.streams_request import StreamsRequest
-
-    _consumer_only(args, *_CONSUMER_REQUEST)
-    if args.objective is None:
-        return StreamsRequest()
-    try:
-        return StreamsRequest(objective=tuple(t.strip() for t in args.objective.split(",") if t.strip()))
-    except UnsupportedRequest as err:
-        raise InputError("--objective", "", str(err).removeprefix("objective: ")) from None
-
-
-def _streams_time_limit(args) -> float | None:
-    if args.time_limit is not None and not (0 < args.time_limit <= MAX_TIME_LIMIT):
-        raise InputError(
-            "--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {args.time_limit}"
-        )
-    return STAGED_TIME_LIMIT if args.time_limit is None else args.time_limit
-
-
-def _streams_optimum(args, problem: StreamsProblem, label: str):
-    request = _streams_request(args)
-    limit = _streams_time_limit(args)
-    with _Clock(limit, label):
-        return solve(problem, request, time_limit=limit)
-
-
-def _streams_solve(args, problem: StreamsProblem) -> int:
-    from assignment_oracle.compare.judge.streams import solution_to_mapping
-
-    solution = _streams_optimum(args, problem, "solve")
-    _write(args.output, dumps(solution_to_mapping(solution, timing=args.timing)), inputs=(args.scenario,))
-    if solution.status == OPTIMAL:
-        return 0
-    unproven = "; ".join(f"{t.tier}: bound {json.dumps(t.bound)}" for t in solution.tiers if not t.proven)
-    detail = solution.message or "not proven optimal"
-    print(printable(f"{PROG}: {solution.status}: {detail}" + (f" ({unproven})" if unproven else "")), file=sys.stderr)
-    return 1
-
-
-def _streams_assignment(path: str):
-    """A Streams assignment file: the output of ``solve``/``assign`` (its ``"assignment"`` key) or the bare
-    ``{"members": ...}`` form."""
-    from assignment_oracle.problem.streams import StreamsAssignment
-
-    document = read_json_file(path)
-    if isinstance(document, dict) and "assignment" in document:
-        return StreamsAssignment.from_mapping(document["assignment"], source=f"{path}: assignment")
-    return StreamsAssignment.from_mapping(document, source=str(path))
-
-
-def _streams_check(args, problem: StreamsProblem) -> int:
-    from assignment_oracle.compare.judge.streams import judge
-
-    assignment = _streams_assignment(args.assignment)
-    optimum = _streams_optimum(args, problem, "check: the optimum")
-    verdict = judge(problem, assignment, optimum)
-    sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.text())
-    return verdict.exit_code()
+    return scenario_from_document(document, source, max_partitions=getattr(args, "max_partitions", MAX_PARTITIONS))
 
 
 def _streams_assignor(name: str, source: str, option: str = "--assignor"):
@@ -1077,33 +1246,107 @@ def _streams_assignor(name: str, source: str, option: str = "--assignor"):
         ) from None
 
 
-def _run_streams(name: str, problem: StreamsProblem, order: str, source: str):
-    from assignment_oracle.problem.errors import AssignorError
-
-    entry = _streams_assignor(name, source)
-    try:
-        return entry.assign(problem, iteration_order=order)
-    except AssignorError as err:
-        raise AssignorFailed(f"{name}: {err}") from None
+def _kind(args, problem):
+    """The kind of group of the scenario read (:data:`compare.judge.KINDS`), its unused options refused."""
+    kind = kind_of(problem)
+    _refuse(args, kind.refuses, kind)
+    return kind
 
 
-def _streams_assign(args, problem: StreamsProblem) -> int:
-    from assignment_oracle.problem.streams import standby_shortfall, violations
-
-    assignment = _run_streams(args.assignor, problem, args.iteration_order, args.scenario)
-    found = violations(problem, assignment)
-    document = {
-        "kind": "streams",
-        "assignor": args.assignor,
-        "iteration_order": args.iteration_order,
-        "valid": not found,
-        "violations": [v.to_mapping() for v in found],
-        "standby_shortfall": standby_shortfall(problem, assignment),
-        "assignment": assignment.to_mapping(),
+def _refuse(args, options, kind) -> None:
+    """Refuse the options a kind of group has no use for (one line, exit 2): given, never ignored."""
+    given = {
+        "--method": getattr(args, "method", "auto") != "auto",
+        "--balance": getattr(args, "balance", DEFAULT_BALANCE) != DEFAULT_BALANCE,
+        "--topic-spread": bool(getattr(args, "topic_spread", False)),
+        "--max-moves": getattr(args, "max_moves", None) is not None,
+        "--max-moves-per-member": getattr(args, "max_moves_per_member", None) is not None,
+        "--time-limit": getattr(args, "time_limit", None) is not None,
+        "--objective": getattr(args, "objective", None) is not None,
     }
+    for option in options:
+        if given[option]:
+            if option == "--objective":
+                raise InputError(option, "", f"compare judges {args.scenario}, {kind.described}, in Kafka's order")
+            raise InputError(option, "", f"applies to consumer group scenarios; {args.scenario} is {kind.described}")
+
+
+def _request(args, problem, default_order: tuple[str, ...] | None = None):
+    """The request the flags ask for, in the scenario's kind (docs/formats.md, "Objective"): ``--objective``
+    (else ``default_order``, else the scenario's), ``--topic-spread``, ``--balance``, the budget of moves."""
+    return kind_of(problem).request(
+        problem,
+        {
+            "objective_text": args.objective,
+            "default_order": default_order,
+            "topic_spread": getattr(args, "topic_spread", False),
+            "balance": getattr(args, "balance", DEFAULT_BALANCE),
+            "max_moves": getattr(args, "max_moves", None),
+            "max_moves_per_member": getattr(args, "max_moves_per_member", None),
+        },
+    )
+
+
+def _time_limit(args, problem, request) -> float | None:
+    if args.time_limit is not None and not (0 < args.time_limit <= MAX_TIME_LIMIT):
+        raise InputError(
+            "--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}, got {args.time_limit}"
+        )
+    if args.time_limit is None:
+        return kind_of(problem).default_time_limit(problem, request, getattr(args, "method", "auto"))
+    return args.time_limit
+
+
+def _solve(args) -> int:
+    problem = _read_scenario(args)
+    kind = _kind(args, problem)
+    request = _request(args, problem)
+    limit = _time_limit(args, problem, request)
+    with _Clock(limit, "solve"):
+        solution = solve(problem, request, method=args.method, time_limit=limit)
+    _write(args.output, dumps(kind.solution_mapping(solution, timing=args.timing)), inputs=(args.scenario,))
+    if solution.status == OPTIMAL:
+        return 0
+    if solution.status == INFEASIBLE:
+        print(f"{PROG}: INFEASIBLE: {printable(solution.message)}", file=sys.stderr)
+        return EXIT_INFEASIBLE
+    unproven = "; ".join(f"{t.tier}: bound {json.dumps(t.bound)}" for t in solution.tiers if not t.proven)
+    detail = solution.message or "not proven optimal"
+    if getattr(solution, "objective", None) is not None:  # the network's CP-SAT model: its weighted objective
+        detail += f"; objective {solution.objective}, proven lower bound {solution.bound}"
+    print(printable(f"{PROG}: {solution.status}: {detail}" + (f" ({unproven})" if unproven else "")), file=sys.stderr)
+    return 1
+
+
+def _check(args) -> int:
+    problem = _read_scenario(args)
+    _kind(args, problem)
+    request = _request(args, problem)
+    assignment, document = _read_assignment(args.assignment, problem)
+    certificate = None
+    if isinstance(document, dict) and document.get("certificate") is not None:
+        certificate = certificate_from_mapping(document["certificate"], source=args.assignment)
+    limit = _time_limit(args, problem, request)
+    with _Clock(limit, "check: the optimum"):
+        verdict = judge(problem, assignment, request, certificate=certificate, method=args.method, time_limit=limit)
+    sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.text(verbose=args.verbose))
+    return verdict.exit_code()
+
+
+def _assign(args) -> int:
+    problem = _read_scenario(args)
+    kind = _kind(args, problem)
+    if kind.assign is not None:  # a kind with its own registered assignors (Streams groups)
+        assignment = _kind_assign(kind, args.assignor, problem, args.iteration_order, args.scenario)
+        document = kind.assignment_mapping(problem, assignment, args.assignor, args.iteration_order)
+    else:
+        with _Steps(1, "assign") as steps:  # a live peer's group takes seconds to form
+            steps(args.assignor)
+            result = _run_named(args.assignor, problem, args.iteration_order, source=args.scenario)
+        document = result.to_mapping(plain=False)
     _write(args.output, dumps(document), inputs=(args.scenario,))
-    if found:
-        kinds = sorted({v.kind for v in found})
+    if not document["valid"]:
+        kinds = sorted({v["kind"] for v in document["violations"]})
         print(
             printable(f"{PROG}: note: {args.assignor} produced an invalid assignment ({', '.join(kinds)})"),
             file=sys.stderr,
@@ -1111,65 +1354,124 @@ def _streams_assign(args, problem: StreamsProblem) -> int:
     return 0
 
 
-def _streams_compare(args, problem: StreamsProblem, given: list[str]) -> int:
-    from assignment_oracle.compare.judge.streams import compare as compare_streams
+def _kind_assign(kind, name: str, problem, iteration_order: str, source: str):
+    """One assignor of ``kind``'s own registry, run; a name of another kind is one line naming the mismatch."""
+    if name not in kind.assignors():
+        try:
+            get_assignor(name)
+        except (ValueError, OracleError):
+            raise InputError(
+                "--assignor",
+                "",
+                f"unknown {kind.name.capitalize()} group assignor {name!r} ({source} is {kind.described}; "
+                f"known: {', '.join(kind.assignors())})",
+            ) from None
+        raise InputError(
+            "--assignor",
+            "",
+            f"{name} is a consumer group assignor; {source} is {kind.described} scenario (its assignors: "
+            f"{', '.join(kind.assignors())})",
+        )
+    return kind.assign(name, problem, iteration_order)
 
-    _consumer_only(args, *_CONSUMER_REQUEST, "--time-limit")
-    if args.objective is not None:
-        raise InputError("--objective", "", f"compare judges {args.scenario}, a Streams group, in Kafka's order")
-    runs: list[tuple[str, str]] = []
-    for name in given:
-        items = [(n, o) for n in STREAMS_ASSIGNORS for o in ITERATION_ORDERS] if name == "all" else None
-        if items is None:
-            _streams_assignor(name, args.scenario, "--assignors")
-            items = [(name, "sorted")]
-        for item in items:
-            if item in runs:
-                raise InputError("--assignors", "", f"assignor {item[0]!r} is named twice")
-            runs.append(item)
-    with _Steps(1 + len(runs), "compare") as steps:
-        result = compare_streams(problem, runs, progress=steps)
-    sys.stdout.write(dumps(result.to_mapping(timing=args.timing)) if args.json else result.text())
-    return 0
+
+def _compare(args) -> int:
+    _assignor_time_limit(args.time_limit)
+    given = [n.strip() for n in args.assignors.split(",") if n.strip()]
+    if not given:
+        raise InputError("--assignors", "", "no assignor named (give all, peers, or names separated by commas)")
+    problem = _read_scenario(args)
+    kind = _kind(args, problem)
+    _refuse(args, kind.refuses_in_compare, kind)
+    names = kind.resolve(given, args.scenario)
+    request = None
+    if (
+        args.objective is not None
+        or args.topic_spread
+        or args.balance != DEFAULT_BALANCE
+        or args.max_moves is not None
+        or args.max_moves_per_member is not None
+    ):
+        # Asked for: every row is also judged against the optimum of this request (balance first
+        # unless --objective says otherwise, as explain does).
+        request = _request(args, problem, default_order=problem.balance_first_order().objective)
+    options = {}
+    if request is not None:
+        options = {"request": request, "request_time_limit": _time_limit(args, problem, request)}
+    if args.time_limit is not None:
+        options["time_limit"] = args.time_limit
+    with _Steps(None, "compare") as steps:
+        result = kind.compare(problem, names, progress=steps, **options)
+    if args.json:
+        sys.stdout.write(dumps(result.to_mapping(timing=args.timing)))
+    else:
+        sys.stdout.write(result.text())
+    return _fail_on(args, [(getattr(row, "label", row.assignor), row) for row in result.rows])
 
 
-def _streams_explain(args, problem: StreamsProblem) -> int:
-    from assignment_oracle.compare.judge.streams import judge
-
+def _explain(args) -> int:
+    problem = _read_scenario(args)
+    kind = _kind(args, problem)
     if (args.assignment is None) == (args.assignor is None):
         raise InputError("explain", "", "give an assignment file or --assignor NAME, not both and not neither")
-    if args.assignor is not None:
-        assignment = _run_streams(args.assignor, problem, "sorted", args.scenario)
-    else:
-        assignment = _streams_assignment(args.assignment)
-    optimum = _streams_optimum(args, problem, "explain: the optimum")
-    verdict = judge(problem, assignment, optimum, assignor=args.assignor)
-    sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.explanation_text())
-    return verdict.exit_code()
-
-
-def _streams_demo(path: Path, out: Path | None) -> int:
-    """One bundled Streams example in ``demo``: the optimum, judged against itself, and every Streams assignor
-    in both iteration orders; 1 when the optimum does not check."""
-    from assignment_oracle.compare.judge.streams import compare as compare_streams
-    from assignment_oracle.compare.judge.streams import judge, solution_to_mapping
-
-    problem = StreamsProblem.from_mapping(read_json_file(path), source=str(path))
-    solution = solve(problem)
-    if out is not None:
-        write_output(out / path.name, dumps(solution_to_mapping(solution)))
-    code = judge(problem, solution.assignment, solution).exit_code() if solution.assignment is not None else 1
-    values = "  ".join(f"{t.tier} {json.dumps(t.value)}" for t in solution.tiers)
-    print(f"{path.stem}: oracle {solution.status}  {values}  check exit {code}")
-    runs = [(n, o) for n in STREAMS_ASSIGNORS for o in ITERATION_ORDERS]
-    for row in compare_streams(problem, runs, optimum=solution).rows:
-        v = row.verdict
-        said = (
-            f"{row.status}: {row.message}"
-            if v is None
-            else v.verdict
-            + (f" at {v.gap_tier}" if v.gap_tier else "")
-            + (f"; broken: {', '.join(v.broken)}" if v.broken else "")
+    if kind.explanation is not None:  # a kind that explains its own verdict (Streams groups: the gap tier's tasks)
+        if args.assignor is not None:
+            assignment = _kind_assign(kind, args.assignor, problem, "sorted", args.scenario)
+        else:
+            assignment, _ = _read_assignment(args.assignment, problem)
+        request = _request(args, problem)
+        limit = _time_limit(args, problem, request)
+        with _Clock(limit, "explain: the optimum"):
+            verdict = judge(problem, assignment, request, assignor=args.assignor, time_limit=limit)
+        sys.stdout.write(dumps(verdict.to_mapping()) if args.json else kind.explanation(verdict))
+        return verdict.exit_code()
+    # Balance first unless --objective says otherwise: the order assignors aim for.
+    request = _request(args, problem, default_order=problem.balance_first_order().objective)
+    if args.objective is None and not problem.balance_first:
+        print(
+            f"{PROG}: note: explained balance first, the order assignors aim for; "
+            f"`check` judges the scenario's order ({', '.join(problem.objective)})",
+            file=sys.stderr,
         )
-        print(f"  {row.label}: {said}")
-    return code != 0
+    if args.assignor is not None:
+        assignment = _run_named(args.assignor, problem, source=args.scenario).assignment
+    else:
+        assignment, _ = _read_assignment(args.assignment, problem)
+    limit = _time_limit(args, problem, request)
+    with _Clock(limit, "explain: the optimum"):
+        explanation = explain(problem, assignment, request=request, method=args.method, time_limit=limit)
+    sys.stdout.write(dumps(explanation.to_mapping()) if args.json else explanation.text())
+    return explanation.exit_code
+
+
+def _demo(args) -> int:
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        if out.exists() and not out.is_dir():
+            raise InputError(str(out), "", "--out must be a folder (this exists and is not one)")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise InputError(str(out), "", f"cannot create the folder ({err.strerror or err})") from None
+    failures = 0
+    for path in bundled_examples():
+        problem = load_scenario(path)
+        kind = kind_of(problem)
+        solution = solve(problem)
+        if out is not None:
+            write_output(out / path.name, dumps(kind.solution_mapping(solution)))
+        code = 1
+        said = ""
+        if solution.assignment is not None:
+            certificate = getattr(solution, "certificate", None)
+            verdict = judge(problem, solution.assignment, optimum=solution, certificate=certificate)
+            code = verdict.exit_code()
+            given = verdict.finding("certificate")
+            said = "" if given is None else f"  certificate {'verified' if given.holds else 'FAILED'}"
+        failures += code != 0
+        values = "  ".join(f"{t.tier} {json.dumps(t.value)}" for t in solution.tiers)
+        print(f"{path.stem}: oracle {solution.status}  {values}{said}  check exit {code}")
+        for row in kind.compare(problem, kind.demo_names()).rows:
+            if not row.assignor.startswith("optimum"):
+                print("  " + row.line())
+    return 0 if failures == 0 else 1

@@ -56,7 +56,7 @@ from assignment_oracle.problem.metrics import (
     spread,
     sum_of_squares,
 )
-from assignment_oracle.problem.model import BALANCE, RACK, SPREAD, STICKINESS, Assignment, Problem
+from assignment_oracle.problem.model import BALANCE, RACK, STICKINESS, Assignment, Problem
 from assignment_oracle.problem.ownership import owner_array, violations
 
 __all__ = ["KIND", "ROWS", "FINDINGS", "JUDGE_TIME_LIMIT", "Family", "judge", "row_problem", "family_optimum"]
@@ -113,8 +113,11 @@ def _co_partition_finding(scenario: Problem, assignment: Assignment, optimum, *,
     summary = (
         f"not co-partitioned ({v.first_break})"
         if not v.co_partitioned
-        else said.get(v.optimal, f"co-partitioned, with a gap: loads {list(v.sorted_loads)} against "
-                     f"{v.optimal_sorted_loads}, retained {v.retained} against {v.optimal_retained}")
+        else said.get(
+            v.optimal,
+            f"co-partitioned, with a gap: loads {list(v.sorted_loads)} against "
+            f"{v.optimal_sorted_loads}, retained {v.retained} against {v.optimal_retained}",
+        )
     )
     return Finding("co-partition", v.optimal, summary, v.to_mapping())
 
@@ -258,9 +261,11 @@ def _explained(problem: Problem, line: TierLine, assignment: Assignment, optimum
             ],
             "count": int(lost.size),
         }
-        note = f"{difference['kept_fewer_by']} fewer partitions kept; the optimum keeps " + ", ".join(
-            f"{p['partition']} on {p['owner']}" for p in involved["partitions"][:3]
-        ) + (" …" if lost.size > 3 else "")
+        note = (
+            f"{difference['kept_fewer_by']} fewer partitions kept; the optimum keeps "
+            + ", ".join(f"{p['partition']} on {p['owner']}" for p in involved["partitions"][:3])
+            + (" …" if lost.size > 3 else "")
+        )
     elif line.tier == RACK:
         difference = {"cross_rack_over_by": int(line.value) - int(line.optimum)}
         involved = {}
@@ -374,7 +379,13 @@ def judge(
     if assignor is not None:
         findings.append(_guarantee(assignor, problem, assignment, balance_optimum, rounds))
     return Verdict(
-        status=status, valid=valid, tiers=tuple(lines), gap_tier=gap, findings=tuple(findings), measures=measures, **base
+        status=status,
+        valid=valid,
+        tiers=tuple(lines),
+        gap_tier=gap,
+        findings=tuple(findings),
+        measures=measures,
+        **base,
     )
 
 

@@ -97,6 +97,12 @@ class Evaluation:
     #: Against the optimum of the request ``compare`` was given (the same judge, that request), if any.
     asked: Verdict | None = None
 
+    def line(self) -> str:
+        """One line: how this assignor did (``demo``; :func:`compare.judge.text.evaluation_line`)."""
+        from assignment_oracle.compare.judge.text import evaluation_line
+
+        return evaluation_line(self)
+
     def _finding(self, name: str) -> dict | None:
         found = None if self.verdict is None else self.verdict.finding(name)
         return None if found is None else found.data
@@ -197,6 +203,12 @@ class Comparison:
     #: The request ``compare`` was given and its optimum (every row has ``asked``), if any.
     request: Request | None = None
     request_optimum: Solution | None = None
+
+    def text(self) -> str:
+        """The table ``compare`` prints (:func:`compare.judge.text.comparison_text`)."""
+        from assignment_oracle.compare.judge.text import comparison_text
+
+        return comparison_text(self)
 
     def to_mapping(self, *, timing: bool = True) -> dict:
         out = {

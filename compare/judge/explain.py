@@ -58,8 +58,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from assignment_oracle.compare.judge import consumer
-from assignment_oracle.compare.judge.verdict import Verdict
 from assignment_oracle.compare.judge.balance import Move, improving_chain
+from assignment_oracle.compare.judge.verdict import Verdict
 from assignment_oracle.optimal import Request, Solution, solve
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.metrics import cross_rack, load_vector, retained, sorted_loads

@@ -49,8 +49,19 @@ class Kind:
     assignment_mapping: Callable[..., dict]
     #: (problem, names, **options) -> a comparison with .rows (each with ``meets``), .text(), .to_mapping()
     compare: Callable[..., Any]
+    #: (names given, the scenario's source) -> what ``compare`` runs: the names resolved, refused in one line
+    #: when unknown, of another kind, or not installed.
+    resolve: Callable[..., Any]
+    #: How the command line says what the scenario is (``a Streams group (KIP-1071)``).
+    described: str = "a consumer group"
     #: Options of the command line this kind has no use for (refused when given, never ignored).
     refuses: tuple[str, ...] = ()
+    #: The same, for ``compare`` (which judges in the kind's own order).
+    refuses_in_compare: tuple[str, ...] = ()
+    #: (problem, request, method) -> the optimum's time limit when none is given (None: no limit needed).
+    default_time_limit: Callable[..., float | None] = lambda problem, request, method: None
+    #: What ``demo`` runs on a bundled example of this kind.
+    demo_names: Callable[[], tuple[str, ...]] = lambda: ("all",)
     #: The explanation ``explain`` prints for a verdict of this kind (None: the consumer's explain).
     explanation: Callable[[Verdict], str] | None = None
 
@@ -58,8 +69,11 @@ class Kind:
 def _consumer_request(problem: Problem, options: dict):
     from assignment_oracle.optimal import Request
     from assignment_oracle.problem.model import BALANCE, SPREAD
+    from assignment_oracle.problem.scenario_json import parse_objective
 
-    order = options.get("objective") or options.get("default_order") or problem.objective
+    text = options.get("objective_text")
+    order = (parse_objective(text, "--objective", "") if text is not None else None) or options.get("default_order")
+    order = order or problem.objective
     if options.get("topic_spread") and SPREAD not in order:
         at = order.index(BALANCE) + 1
         order = (*order[:at], SPREAD, *order[at:])
@@ -91,6 +105,12 @@ def _consumer_assignors() -> tuple[str, ...]:
     return (*ASSIGNORS, *PEERS, *LIVE_PEERS, *CLIENT_PEERS)
 
 
+def _consumer_default_names() -> tuple[str, ...]:
+    from assignment_oracle.heuristics import ASSIGNORS
+
+    return tuple(ASSIGNORS)
+
+
 def _streams_assignors() -> tuple[str, ...]:
     from assignment_oracle.heuristics.registry import STREAMS_ASSIGNORS
 
@@ -105,7 +125,9 @@ def _streams_assign(name: str, problem: StreamsProblem, iteration_order: str = "
         entry = get_streams_assignor(name)
     except UnknownAssignor:
         raise InputError(
-            "--assignor", "", f"unknown Streams group assignor {name!r} (its assignors: {', '.join(_streams_assignors())})"
+            "--assignor",
+            "",
+            f"unknown Streams group assignor {name!r} (its assignors: {', '.join(_streams_assignors())})",
         ) from None
     try:
         return entry.assign(problem, iteration_order=iteration_order)
@@ -153,6 +175,54 @@ def _streams_compare(problem: StreamsProblem, names, *, progress=None, **_):
     return streams.compare(problem, runs, progress=progress)
 
 
+def _consumer_resolve(given, source: str):
+    from assignment_oracle.heuristics.registry import STREAMS_ASSIGNORS, require_installed, resolve_names
+
+    streams_named = [n for n in given if n in STREAMS_ASSIGNORS]
+    if streams_named:
+        raise InputError(
+            "--assignors",
+            "",
+            f"{streams_named[0]} is a Streams group assignor (KIP-1071); {source} is a consumer group scenario",
+        )
+    try:
+        names = list(resolve_names(given))
+    except ValueError as err:
+        raise InputError("--assignors", "", str(err)) from None
+    for name in names:  # before any work: a peer that cannot run is one line, not a row of errors
+        require_installed(name)
+    return names
+
+
+def _streams_resolve(given, source: str):
+    from assignment_oracle.heuristics.registry import get_assignor
+
+    for name in given:
+        if name == "all" or name in _streams_assignors():
+            continue
+        try:
+            get_assignor(name)
+        except Exception:
+            raise InputError(
+                "--assignors",
+                "",
+                f"unknown Streams group assignor {name!r} ({source} is a Streams group; known: {', '.join(_streams_assignors())})",
+            ) from None
+        raise InputError(
+            "--assignors",
+            "",
+            f"{name} is a consumer group assignor; {source} is a Streams group scenario (its assignors: "
+            f"{', '.join(_streams_assignors())})",
+        )
+    return list(given)
+
+
+def _consumer_time_limit(problem, request, method: str) -> float | None:
+    from assignment_oracle.optimal import choose
+
+    return consumer.JUDGE_TIME_LIMIT if choose(problem, request, method).name == "cpsat-staged" else None
+
+
 def _consumer_compare(problem: Problem, names, **options):
     from assignment_oracle.compare.judge.evaluate import compare
 
@@ -171,6 +241,9 @@ KINDS: dict[type, Kind] = {
         assign=None,  # type: ignore[arg-type]  (the command line's runner: peers, external:, java:)
         assignment_mapping=None,  # type: ignore[arg-type]
         compare=_consumer_compare,
+        resolve=_consumer_resolve,
+        default_time_limit=_consumer_time_limit,
+        demo_names=lambda: tuple(_consumer_default_names()),
     ),
     StreamsProblem: Kind(
         name="streams",
@@ -182,7 +255,11 @@ KINDS: dict[type, Kind] = {
         assign=_streams_assign,
         assignment_mapping=_streams_assignment_mapping,
         compare=_streams_compare,
+        resolve=_streams_resolve,
+        described="a Streams group (KIP-1071)",
         refuses=("--method", "--balance", "--topic-spread", "--max-moves", "--max-moves-per-member"),
+        refuses_in_compare=("--time-limit", "--objective"),
+        default_time_limit=lambda problem, request, method: streams.STREAMS_TIME_LIMIT,
         explanation=lambda verdict: streams.explanation_text(verdict),
     ),
 }
@@ -192,7 +269,9 @@ def kind_of(problem) -> Kind:
     """The kind of ``problem`` (a consumer group's :class:`Problem`, a Streams group's :class:`StreamsProblem`)."""
     kind = KINDS.get(type(problem))
     if kind is None:
-        raise TypeError(f"no kind of group judges a {type(problem).__name__} (known: {', '.join(k.name for k in KINDS.values())})")
+        raise TypeError(
+            f"no kind of group judges a {type(problem).__name__} (known: {', '.join(k.name for k in KINDS.values())})"
+        )
     return kind
 
 

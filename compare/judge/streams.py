@@ -448,9 +448,7 @@ def _guarantees(problem, found, avoidable: int, lines: tuple[TierLine, ...]) -> 
         out.append(_guarantee("sticky-at-equal-balance", NOT_JUDGED, "no optimum to compare with"))
     elif any(b.comparison != "equal" for b in balance):  # type: ignore[union-attr]
         out.append(
-            _guarantee(
-                "sticky-at-equal-balance", NOT_JUDGED, "the balance differs from the optimum's: not comparable"
-            )
+            _guarantee("sticky-at-equal-balance", NOT_JUDGED, "the balance differs from the optimum's: not comparable")
         )
     elif sticky.comparison == "worse":
         out.append(_guarantee("sticky-at-equal-balance", BROKEN, _difference_text(sticky)))
@@ -505,6 +503,18 @@ class StreamsRow:
     @property
     def label(self) -> str:
         return self.assignor if self.iteration_order == "sorted" else f"{self.assignor} ({self.iteration_order} order)"
+
+    def line(self) -> str:
+        """One line: how this assignor did (``demo``)."""
+        v = self.verdict
+        said = (
+            f"{self.status}: {self.message}"
+            if v is None
+            else v.status
+            + (f" at {v.gap_tier}" if v.gap_tier else "")
+            + (f"; broken: {', '.join(v.broken)}" if v.broken else "")
+        )
+        return f"{self.label}: {said}"
 
     def meets(self, condition: str) -> bool:
         """Whether this row meets a ``--fail-on`` condition (:data:`compare.judge.verdict.FAIL_ON`); a row

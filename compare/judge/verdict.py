@@ -212,6 +212,8 @@ class Verdict:
         for line in self.tiers:
             if line.tier == "stickiness" and not self.owned:
                 continue  # nothing was owned: every assignment keeps the same nothing
+            if line.tier == "rack" and self.measures.get("racks") is False:
+                continue  # no rack information: every partition is local
             lines.append(line.text())
         for finding in self.findings:
             if finding.role == "finding":
@@ -219,8 +221,7 @@ class Verdict:
         broken = [g for g in self.guarantees if g.holds is False]
         if self.guarantees:
             lines.append(
-                "guarantees: "
-                + ("broken: " + "; ".join(g.text() for g in broken) if broken else "none broken")
+                "guarantees: " + ("broken: " + "; ".join(g.text() for g in broken) if broken else "none broken")
             )
         said = {
             OPTIMAL: "optimal on every tier",
