@@ -32,6 +32,7 @@ def streams_scenarios(
     max_members_per_process: int = 3,
     previous: bool = True,
     max_standby_replicas: int = 3,
+    process_tags: bool = False,
 ) -> dict:
     """A Streams group as its JSON scenario (``{"kind": "streams", "subtopologies": ..., "members": ...}``),
     always readable by :meth:`StreamsProblem.from_mapping`.
@@ -40,6 +41,10 @@ def streams_scenarios(
     ``previous`` members carry previous tasks (now and then a task the topology no longer has) and
     reported offsets.  Examples shrink towards fewer subtopologies, tasks, processes and members, no
     previous tasks and no standby replicas.
+
+    Client tags are drawn per member, so members of one process may disagree (hostile input, which the
+    optimum's tag-diversity tier refuses); with ``process_tags`` every member of a process carries its
+    process's tags, as a Kafka Streams instance configures them once (draws without it are unchanged).
     """
     subs = draw(st.lists(_NAMES, min_size=0, max_size=max_subtopologies, unique=True))
     subtopologies = {s: {"tasks": draw(st.integers(1, max_tasks)), "stateful": draw(st.booleans())} for s in subs}
@@ -71,6 +76,13 @@ def streams_scenarios(
                             st.integers(0, 2 * 10**6)
                         )
             members[member_id] = member
+    if process_tags:  # the first member of each process (in draw order) sets the process's tags
+        tags: dict[str, dict] = {}
+        for member in members.values():
+            shared = tags.setdefault(member["process"], member.get("client_tags"))
+            member.pop("client_tags", None)
+            if shared is not None:
+                member["client_tags"] = dict(shared)
     scenario: dict = {"kind": "streams", "subtopologies": subtopologies, "members": members}
     replicas = draw(st.integers(0, max_standby_replicas))
     if replicas or draw(st.booleans()):

@@ -1,0 +1,765 @@
+"""The CI oracle: assert that an assignment, or an assignor, is as good as the provable optimum.
+
+Guarantee: every check here judges through the one judge (:func:`assignment_oracle.compare.judge.judge`)
+against the optimum of the same request, so a pass means what ``assignment-oracle check`` would exit 0
+on, and a failure is an :class:`OracleAssertionError` (an ``AssertionError``: pytest and unittest report
+it as a failed test) whose message a person can act on: the scenario as short JSON, the answer, each
+tier's value beside the optimum's, the first finding that does not hold (the improving chain, the
+standby left out) and a one-line replay command over two files written for it.
+
+One answer::
+
+    from assignment_oracle.testing import assert_optimal
+
+    scenario = {"topics": {"t": 3}, "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}}}
+    assert_optimal(scenario, my_assign(scenario))   # plain dicts in, plain dicts out
+
+The whole battery, shrunk to the smallest counterexample by Hypothesis, round after round (each round
+the assignor's previous answer comes back as the members' owned partitions)::
+
+    from assignment_oracle.testing import check_assignor
+
+    def test_my_assignor():
+        check_assignor(my_assign)                    # as balanced and as sticky as the optimum
+        check_assignor(my_assign, guarantee="valid") # or only what it promises
+
+Scenarios and assignments are the project's objects or plain JSON-shaped dicts (``{"topics": ...,
+"members": ...}`` and ``{member: {topic: [partitions]}}``; a Streams group's ``{"kind": "streams", ...}``
+and ``{"members": {m: {"active": ..., "standby": ...}}}``), a path, or JSON text.  The pytest plugin
+(:mod:`assignment_oracle.pytest_plugin`) adds ``--oracle-profile quick|thorough`` and the
+``oracle_counterexamples`` fixture.  docs/testing.md has a worked example per ecosystem.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import copy
+import hashlib
+import inspect
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.load import load_assignment, load_scenario, read_document
+from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.streams import StreamsAssignment, StreamsProblem
+from assignment_oracle.strategies import json_scenarios
+
+__all__ = [
+    "KINDS",
+    "OracleAssertionError",
+    "assert_guarantee",
+    "assert_optimal",
+    "assert_valid",
+    "check_assignor",
+    "counterexample_folder",
+    "optimal_assignment",
+]
+
+#: The program replay commands name.
+PROG = "assignment-oracle"
+#: Characters of JSON a failure message shows of a scenario or an answer before cutting it (the files
+#: hold the whole of both).
+SHOWN_JSON = 600
+#: Where counterexample files go while a test runs: the ``oracle_counterexamples`` fixture sets it
+#: (:mod:`assignment_oracle.pytest_plugin`); unset, a new temporary folder per failure.
+counterexample_folder: contextvars.ContextVar[Path | None] = contextvars.ContextVar(
+    "counterexample_folder", default=None
+)
+
+
+class OracleAssertionError(AssertionError):
+    """An assignment (or an assignor's answer) is not what was asserted.
+
+    ``str(error)`` is the readable message (module docstring).  Attributes: ``scenario`` (the JSON
+    scenario dict), ``answer`` (the JSON answer, or None when the assignor raised), ``verdict`` (the
+    judge's :class:`~assignment_oracle.compare.judge.Verdict`, or None), ``files`` (the scenario's and the
+    answer's paths) and ``replay`` (the command that replays the judgement).
+    """
+
+    def __init__(self, message: str, *, scenario=None, answer=None, verdict=None, files=(), replay: str = ""):
+        super().__init__(message)
+        self.scenario, self.answer, self.verdict = scenario, answer, verdict
+        self.files, self.replay = tuple(files), replay
+
+
+# -- reading what is given --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Case:
+    """One scenario and one answer, both as the project's objects and as JSON documents."""
+
+    problem: Problem | StreamsProblem
+    scenario: dict  # the JSON scenario, as written to the replay file
+    answer: Any  # the answer's JSON document (None: there is none)
+    assignment: Assignment | StreamsAssignment | None  # None: the answer cannot be read
+    unreadable: str = ""  # why the answer cannot be read
+
+    @property
+    def kind(self) -> str:
+        return "streams" if isinstance(self.problem, StreamsProblem) else "consumer"
+
+
+def _scenario(scenario: Any) -> tuple[Problem | StreamsProblem, dict]:
+    """The problem and its JSON document; a scenario that cannot be read raises :class:`InputError`."""
+    if isinstance(scenario, (Problem, StreamsProblem)):
+        return scenario, scenario.to_mapping()
+    document, _ = read_document(scenario, name="scenario")
+    return load_scenario(document), document
+
+
+def _answer_document(problem: Problem | StreamsProblem, answer: Any) -> Any:
+    """The answer as JSON: the project's objects converted; a Streams ``{member: {"active": ...}}`` given
+    without its ``"members"`` key gets one (what ``check`` reads)."""
+    if isinstance(answer, Assignment):
+        return {"assignment": answer.to_mapping(problem.member_ids if isinstance(problem, Problem) else ())}
+    if isinstance(answer, StreamsAssignment):
+        return answer.to_mapping()
+    if isinstance(answer, (str, bytes, Path)):
+        answer, _ = read_document(answer, name="assignment")
+    if (
+        isinstance(problem, StreamsProblem)
+        and isinstance(answer, Mapping)
+        and not {"members", "assignment"} & set(answer)
+    ):
+        return {"members": dict(answer)}
+    if isinstance(problem, Problem) and isinstance(answer, Mapping) and "assignment" not in answer:
+        return {"assignment": dict(answer)}
+    return answer
+
+
+def _case(problem: Problem | StreamsProblem, scenario: dict, answer: Any) -> _Case:
+    document = _answer_document(problem, answer)
+    try:
+        assignment = load_assignment(document, problem)
+    except InputError as err:
+        return _Case(problem, scenario, document, None, str(err))
+    return _Case(problem, scenario, document, assignment)
+
+
+def _request(problem: Problem | StreamsProblem, objective: Iterable[str] | None):
+    """The judge's request for ``objective`` (None: the scenario's own, Kafka's order for Streams)."""
+    if objective is None:
+        return None
+    if isinstance(objective, str):
+        objective = [t.strip() for t in objective.split(",") if t.strip()]
+    if isinstance(problem, StreamsProblem):
+        from assignment_oracle.optimal.streams_request import StreamsRequest
+
+        return StreamsRequest(objective=tuple(objective))
+    from assignment_oracle.optimal import Request
+
+    return Request(objective=tuple(objective))
+
+
+def _judge(case: _Case, request):
+    from assignment_oracle.compare.judge import judge
+
+    return judge(case.problem, case.assignment, request)
+
+
+# -- the message ------------------------------------------------------------------------------------------
+
+
+def _json(document: Any) -> str:
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _shown(document: Any, file: Path | None) -> str:
+    text = _json(document)
+    if len(text) <= SHOWN_JSON:
+        return text
+    return text[:SHOWN_JSON] + f"… ({len(text)} characters; the whole in {file})"
+
+
+def _folder(folder: str | Path | None) -> Path:
+    """Where this failure's files go: ``folder``, else the fixture's, else a new temporary folder."""
+    chosen = Path(folder) if folder is not None else counterexample_folder.get()
+    if chosen is None:
+        return Path(tempfile.mkdtemp(prefix="assignment-oracle-"))
+    chosen.mkdir(parents=True, exist_ok=True)
+    return chosen
+
+
+def _write(case: _Case, folder: str | Path | None) -> tuple[Path, Path | None]:
+    """The scenario and the answer written as JSON files named by their content (the same failure twice
+    writes the same two files)."""
+    where = _folder(folder)
+    scenario_text = json.dumps(case.scenario, indent=1, ensure_ascii=False, default=str) + "\n"
+    answer_text = (
+        None if case.answer is None else json.dumps(case.answer, indent=1, ensure_ascii=False, default=str) + "\n"
+    )
+    digest = hashlib.sha256((scenario_text + (answer_text or "")).encode()).hexdigest()[:10]
+    scenario_file = where / f"scenario-{digest}.json"
+    scenario_file.write_text(scenario_text, encoding="utf-8")
+    answer_file = None
+    if answer_text is not None:
+        answer_file = where / f"answer-{digest}.json"
+        answer_file.write_text(answer_text, encoding="utf-8")
+    return scenario_file, answer_file
+
+
+def _replay(case: _Case, request, scenario_file: Path, answer_file: Path | None) -> str:
+    if answer_file is None:
+        return f"{PROG} solve {scenario_file}   (the assignor raised on this scenario: no answer to check)"
+    flags = ""
+    if request is not None:
+        tiers = request.objective
+        flags = f" --objective {','.join(tiers)}"
+    return f"{PROG} check {scenario_file} {answer_file}{flags}"
+
+
+_MARK = {"equal": "=", "worse": "worse than", "better": "better than", "unknown": "? (not proven)"}
+
+
+def _tier_text(line) -> str:
+    said = f"{line.tier}: {line.value} {_MARK.get(line.comparison, line.comparison)} optimum {line.optimum}"
+    note = getattr(line, "note", "")
+    if line.comparison == "worse" and note:
+        said += f" ({note})"
+    if line.comparison == "worse" and line.involved:
+        said += f"; involved: {_short_json(line.involved)}"
+    return said
+
+
+def _short_json(value: Any, limit: int = 160) -> str:
+    text = _json(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _failure(
+    title: str,
+    case: _Case,
+    request,
+    verdict,
+    *,
+    folder: str | Path | None,
+    context: Iterable[str] = (),
+    error: BaseException | None = None,
+) -> OracleAssertionError:
+    """The error for a failed check: what failed, the scenario, the answer, tier by tier, the first finding
+    that does not hold, and the replay command over two files written for it."""
+    scenario_file, answer_file = _write(case, folder)
+    replay = _replay(case, request, scenario_file, answer_file)
+    lines = [title, *context, f"scenario: {_shown(case.scenario, scenario_file)}"]
+    if error is not None:
+        lines.append(f"the assignor raised {type(error).__name__}: {error}")
+    elif case.assignment is None:
+        lines += [f"answer: {_shown(case.answer, answer_file)}", f"the answer cannot be read: {case.unreadable}"]
+    else:
+        lines.append(f"answer: {_shown(case.answer, answer_file)}")
+    if verdict is not None:
+        if not verdict.valid:
+            shown = "; ".join(verdict.violations[:3])
+            more = f" (+{len(verdict.violations) - 3} more)" if len(verdict.violations) > 3 else ""
+            lines.append(f"valid: no: {shown}{more}")
+        else:
+            lines.append("valid: yes")
+            lines += [_tier_text(t) for t in verdict.tiers if t.tier != "stickiness" or verdict.owned > 0]
+            defect = next((f for f in verdict.findings if f.holds is False), None)
+            if defect is not None:
+                lines.append(f"first finding that does not hold: {defect.name}: {defect.summary}")
+    lines.append(f"replay: {replay}")
+    return OracleAssertionError(
+        "\n".join(lines),
+        scenario=case.scenario,
+        answer=case.answer,
+        verdict=verdict,
+        files=tuple(p for p in (scenario_file, answer_file) if p is not None),
+        replay=replay,
+    )
+
+
+# -- the checks -------------------------------------------------------------------------------------------
+
+
+def _guarantee_failure(case: _Case, verdict, guarantee: str) -> str | None:
+    """Why ``guarantee`` is broken on the case (None: kept, or it does not apply)."""
+    if case.kind == "streams":
+        from assignment_oracle.compare.judge.streams import GUARANTEES as STREAMS_GUARANTEES
+
+        if guarantee not in STREAMS_GUARANTEES:
+            raise ValueError(
+                f"guarantee: {guarantee!r} is not a Streams group guarantee (known: {', '.join(STREAMS_GUARANTEES)})"
+            )
+        found = next((f for f in verdict.findings if f.name == guarantee), None)
+        if found is None or found.holds is not False:
+            return None
+        return f"guarantee {guarantee} broken: {found.summary}"
+    from assignment_oracle.compare.judge.guarantees import GUARANTEES, check_guarantee
+
+    if guarantee not in GUARANTEES:
+        raise ValueError(f"guarantee: {guarantee!r} is not a consumer group guarantee (known: {', '.join(GUARANTEES)})")
+    outcome = check_guarantee(guarantee, case.problem, case.assignment)
+    return None if outcome.kept else f"guarantee {guarantee} broken: {outcome.reason}"
+
+
+def _optimality_failure(verdict, tiers: Iterable[str] | None) -> str | None:
+    """Why the verdict is not optimal on the tiers asked for (None: it is).
+
+    ``tiers=None`` asks for every tier of the objective (the verdict's status must be ``optimal``); a
+    tier asked for passes when its value equals the optimum's, proven (or is better there, which only
+    happens after a tier not asked for where it is worse)."""
+    if not verdict.valid:
+        return "not valid"
+    if tiers is None:
+        if verdict.status == "optimal":
+            return None
+        if verdict.status == "gap":
+            return f"not optimal: a gap at the {verdict.gap_tier} tier"
+        if verdict.status == "short":
+            return "not optimal: a standby that could be placed is left out"
+        return "not proven optimal: the optimum was not proven on every tier (raise the time limit)"
+    asked = [tiers] if isinstance(tiers, str) else list(tiers)
+    order = tuple(verdict.objective_order)
+    unknown = [t for t in asked if t not in order]
+    if unknown:
+        raise ValueError(f"tiers: {unknown[0]!r} is not a tier of the objective ({', '.join(order)})")
+    shortfall = next((f for f in verdict.findings if f.name == "standby-shortfall"), None)
+    if shortfall is not None and shortfall.holds is False:
+        return "not optimal: a standby that could be placed is left out"
+    for name in asked:
+        line = verdict.tier(name)
+        if line.comparison == "worse":
+            return f"not optimal: a gap at the {name} tier"
+        if line.comparison == "unknown":
+            return f"not proven optimal at the {name} tier (the optimum's {name} was not proven)"
+    return None
+
+
+def assert_valid(scenario: Any, assignment: Any, *, folder: str | Path | None = None) -> None:
+    """Pass when ``assignment`` is valid for ``scenario``: every partition of a subscribed topic (every
+    task) assigned exactly once, to a member that subscribes to it, and nothing else; else raise
+    :class:`OracleAssertionError` listing the violations.
+
+    ``scenario``: a :class:`~assignment_oracle.problem.model.Problem` or
+    :class:`~assignment_oracle.problem.streams.StreamsProblem`, a JSON-shaped dict, a path or JSON
+    text; ``assignment``: the project's assignment or ``{member: {topic: [partitions]}}`` (Streams:
+    ``{"members": {m: {"active": ..., "standby": ...}}}``).  ``folder``: where the counterexample files go
+    (default: the ``oracle_counterexamples`` fixture's folder under pytest, else a temporary folder).
+
+    Raises
+    ------
+    InputError
+        The scenario cannot be read (one line naming the field).
+    OracleAssertionError
+        The assignment cannot be read, or is not valid.
+    """
+    __tracebackhide__ = True
+    problem, document = _scenario(scenario)
+    case = _case(problem, document, assignment)
+    if case.assignment is None:
+        raise _failure("assert_valid: the answer cannot be read", case, None, None, folder=folder)
+    verdict = _judge(case, None)
+    if not verdict.valid:
+        raise _failure("assert_valid: not valid", case, None, verdict, folder=folder)
+
+
+def assert_guarantee(scenario: Any, assignment: Any, guarantee: str, *, folder: str | Path | None = None) -> None:
+    """Pass when ``assignment`` keeps ``guarantee`` on ``scenario`` (vacuously where the guarantee does not
+    apply), judged against the oracle; else raise :class:`OracleAssertionError` saying why.
+
+    Consumer groups: a key of :data:`assignment_oracle.compare.judge.guarantees.GUARANTEES` (``valid``,
+    ``per-topic-balance``, ``identical-subscriptions-balance``, ``kafka-balance``,
+    ``cooperative-kafka-balance``, ``exact-balance``, ``stream-join``).  Streams groups: one of Kafka's
+    (``valid``, ``standby-not-on-same-process``, ``every-placeable-standby``, ``active-balance``,
+    ``sticky-at-equal-balance``).  Inputs as :func:`assert_valid`.
+
+    Raises
+    ------
+    ValueError
+        ``guarantee`` is not one of the kind's guarantees.
+    OracleAssertionError
+        The guarantee is broken (an invalid assignment breaks every guarantee).
+    """
+    __tracebackhide__ = True
+    problem, document = _scenario(scenario)
+    case = _case(problem, document, assignment)
+    if case.assignment is None:
+        raise _failure("assert_guarantee: the answer cannot be read", case, None, None, folder=folder)
+    verdict = _judge(case, None)
+    broken = _guarantee_failure(case, verdict, guarantee)
+    if broken is None and not verdict.valid:
+        broken = f"guarantee {guarantee} broken: not valid"
+    if broken is not None:
+        raise _failure(f"assert_guarantee: {broken}", case, None, verdict, folder=folder)
+
+
+def assert_optimal(
+    scenario: Any,
+    assignment: Any,
+    objective: Iterable[str] | str | None = None,
+    tiers: Iterable[str] | str | None = None,
+    *,
+    folder: str | Path | None = None,
+) -> None:
+    """Pass when ``assignment`` is valid and equal to the proven optimum on every tier asked for; else raise
+    :class:`OracleAssertionError` with each tier beside the optimum's and the first finding that does not hold.
+
+    Parameters
+    ----------
+    scenario, assignment:
+        As :func:`assert_valid`.
+    objective:
+        The tiers in priority order (``["balance", "stickiness"]`` or ``"balance,stickiness"``); None: the
+        scenario's own (consumer groups: ``balance, rack, stickiness`` unless it says otherwise; Streams
+        groups: Kafka's order).
+    tiers:
+        The tiers that must equal the optimum's (a subset of the objective: ``["balance"]`` asks "as
+        balanced as the optimum", whatever the stickiness); None: every tier, and the verdict must be
+        ``optimal``.  A tier after one where the assignment is worse may be *better* than the optimum's
+        there: that passes too.  A Streams group must also place every placeable standby.
+
+    Raises
+    ------
+    ValueError
+        A tier asked for is not in the objective.
+    OracleAssertionError
+        Not valid, a gap on a tier asked for, or the optimum not proven there.
+    """
+    __tracebackhide__ = True
+    problem, document = _scenario(scenario)
+    case = _case(problem, document, assignment)
+    request = _request(problem, objective)
+    if case.assignment is None:
+        raise _failure("assert_optimal: the answer cannot be read", case, request, None, folder=folder)
+    verdict = _judge(case, request)
+    failed = _optimality_failure(verdict, tiers)
+    if failed is not None:
+        raise _failure(f"assert_optimal: {failed}", case, request, verdict, folder=folder)
+
+
+def optimal_assignment(scenario: Any, objective: Iterable[str] | str | None = None) -> dict:
+    """The oracle's optimum of ``scenario`` as a plain dict (``{member: {topic: [partitions]}}``, every member
+    listed; Streams: ``{"members": {m: {"active": ..., "standby": ...}}}``): a reference assignor that
+    :func:`assert_optimal` and :func:`check_assignor` pass, for differential tests."""
+    from assignment_oracle.optimal import solve
+
+    problem, _ = _scenario(scenario)
+    solution = solve(problem, _request(problem, objective))
+    if isinstance(problem, StreamsProblem):
+        return solution.assignment.to_mapping()
+    return solution.assignment.to_mapping(problem.member_ids)
+
+
+# -- kinds of group, for check_assignor ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of group :func:`check_assignor` can play: its round-1 scenarios, the churn drawn between
+    rounds, and how an answer becomes the next round's previous assignment."""
+
+    name: str
+    #: The round-1 JSON scenarios (a strategy of dicts).
+    scenarios: Callable[[], Any]
+    #: One churn event between two rounds: ``(what, index)`` with what in ``none``, ``leave``, ``join``.
+    events: Any
+    #: ``next_round(scenario, answer, event, round)``: the next round's scenario (nothing mutated).
+    next_round: Callable[[dict, Any, tuple[str, int], int], dict]
+    #: A registered assignor's ``assign(problem)`` by name.
+    registered: Callable[[str], Callable]
+
+
+_EVENTS = st.tuples(st.sampled_from(["none", "leave", "join"]), st.integers(0, 7))
+
+
+def _consumer_next_round(scenario: dict, answer: Any, event: tuple[str, int], round_: int) -> dict:
+    """The answer as every member's ``owned`` at the next generation; then one member leaves or one joins
+    (subscribed as an existing member is), as the group protocol delivers it to the leader."""
+    given = answer.get("assignment", answer) if isinstance(answer, Mapping) else {}
+    nxt = copy.deepcopy(scenario)
+    members = nxt["members"]
+    generation = 1 + max((m.get("generation") or 0 for m in members.values()), default=0)
+    for member_id, entry in members.items():
+        owned = given.get(member_id) or {}
+        entry.pop("owned", None)
+        entry.pop("generation", None)
+        if owned:
+            entry["owned"] = {t: list(ps) for t, ps in owned.items() if ps}
+            entry["generation"] = generation
+    what, index = event
+    names = sorted(members)
+    if what == "leave" and len(names) > 1:
+        del members[names[index % len(names)]]
+    elif what == "join" and names:
+        like = members[names[index % len(names)]]
+        members[f"joined-{round_}"] = {
+            "topics": list(like["topics"]),
+            **({"rack": like["rack"]} if "rack" in like else {}),
+        }
+    return nxt
+
+
+def _streams_next_round(scenario: dict, answer: Any, event: tuple[str, int], round_: int) -> dict:
+    """The answer as every member's previous active and standby tasks (warm-ups dropped); then one member
+    leaves or one joins (on an existing member's process)."""
+    given = answer.get("members", {}) if isinstance(answer, Mapping) else {}
+    nxt = copy.deepcopy(scenario)
+    members = nxt["members"]
+    for member_id, entry in members.items():
+        tasks = given.get(member_id) or {}
+        for role in ("active", "standby", "warmup"):
+            entry.pop(role, None)
+        for role in ("active", "standby"):
+            held = {s: list(ps) for s, ps in (tasks.get(role) or {}).items() if ps}
+            if held:
+                entry[role] = held
+    what, index = event
+    names = sorted(members)
+    if what == "leave" and len(names) > 1:
+        del members[names[index % len(names)]]
+    elif what == "join" and names:
+        like = members[names[index % len(names)]]
+        joined: dict = {"process": like["process"]}
+        if "client_tags" in like:  # a process's members share its tags (a Kafka Streams instance's config)
+            joined["client_tags"] = dict(like["client_tags"])
+        members[f"joined-{round_}"] = joined
+    return nxt
+
+
+def _registered_consumer(name: str) -> Callable:
+    from assignment_oracle.heuristics import get_assignor
+
+    return get_assignor(name).assign
+
+
+def _registered_streams(name: str) -> Callable:
+    from assignment_oracle.heuristics.registry import get_streams_assignor
+
+    return get_streams_assignor(name).assign
+
+
+#: The kinds of group, by name (share groups will be one more entry).
+KINDS: dict[str, Kind] = {
+    "consumer": Kind(
+        "consumer",
+        lambda: json_scenarios("consumer", max_members=5, max_topics=3, max_partitions=6),
+        _EVENTS,
+        _consumer_next_round,
+        _registered_consumer,
+    ),
+    "streams": Kind(
+        "streams",
+        lambda: json_scenarios("streams", max_subtopologies=3, max_tasks=5, max_processes=4, max_members_per_process=2),
+        _EVENTS,
+        _streams_next_round,
+        _registered_streams,
+    ),
+}
+
+
+@dataclass(frozen=True)
+class _Assignor:
+    """The assignor under test, called the way it speaks: JSON dicts, or the project's objects."""
+
+    call: Callable
+    objects: bool
+    label: str
+
+    def __call__(self, problem: Problem | StreamsProblem, scenario: dict) -> Any:
+        return self.call(problem) if self.objects else self.call(copy.deepcopy(scenario))
+
+
+def _speaks_objects(assign: Callable) -> bool:
+    """Whether ``assign`` takes the project's problem: its first parameter is annotated with a problem class,
+    or it is one of the project's own functions."""
+    try:
+        parameters = list(inspect.signature(assign).parameters.values())
+    except (TypeError, ValueError):
+        parameters = []
+    if parameters:
+        annotation = parameters[0].annotation
+        if isinstance(annotation, type) and issubclass(annotation, (Problem, StreamsProblem)):
+            return True
+        if isinstance(annotation, str) and annotation.split(".")[-1] in ("Problem", "StreamsProblem"):
+            return True
+    return getattr(assign, "__module__", "").startswith("assignment_oracle.")
+
+
+def _assignor(assign: Any, kind: Kind, speaks: str | None) -> _Assignor:
+    if speaks not in (None, "json", "objects"):
+        raise ValueError(f"speaks: must be 'json' or 'objects', got {speaks!r}")
+    if isinstance(assign, str):
+        return _Assignor(kind.registered(assign), True, assign)
+    if hasattr(assign, "assign") and callable(assign.assign):  # a registered assignor object
+        return _Assignor(assign.assign, True, getattr(assign, "name", repr(assign)))
+    if not callable(assign):
+        raise TypeError(f"assign: must be a callable, an assignor name or object, got {type(assign).__name__}")
+    objects = _speaks_objects(assign) if speaks is None else speaks == "objects"
+    return _Assignor(assign, objects, getattr(assign, "__qualname__", repr(assign)))
+
+
+class _Counterexample(Exception):
+    """A failing round, raised inside Hypothesis (which shrinks it) and turned into the message after."""
+
+    def __init__(self, title, case, request, verdict, context, error=None):
+        super().__init__(title)
+        self.title, self.case, self.request, self.verdict = title, case, request, verdict
+        self.context, self.error = context, error
+
+
+def _play(
+    kind: Kind,
+    assignor: _Assignor,
+    scenario: dict,
+    events: list,
+    *,
+    rounds: int,
+    guarantee: str | None,
+    objective,
+    tiers,
+    optimality: bool,
+) -> None:
+    """Every round of one drawn case; the first that fails raises :class:`_Counterexample`."""
+    for round_ in range(rounds):
+        problem = load_scenario(scenario)
+        request = _request(problem, objective)
+        context = [
+            f"round {round_ + 1} of {rounds} ({kind.name} group"
+            + (", the previous round's answer as owned" if round_ else "")
+            + f"; assignor {assignor.label})"
+        ]
+        try:
+            answer = assignor(problem, scenario)
+        except Exception as err:  # the assignor's own failure: a counterexample like any other
+            case = _Case(problem, scenario, None, None)
+            raise _Counterexample("check_assignor: the assignor raised", case, request, None, context, err) from err
+        case = _case(problem, scenario, answer)
+        if case.assignment is None:
+            raise _Counterexample("check_assignor: the answer cannot be read", case, request, None, context)
+        verdict = _judge(case, request)
+        if not verdict.valid:
+            raise _Counterexample("check_assignor: not valid", case, request, verdict, context)
+        if guarantee is not None:
+            broken = _guarantee_failure(case, verdict, guarantee)
+            if broken is not None:
+                raise _Counterexample(f"check_assignor: {broken}", case, request, verdict, context)
+        if optimality:
+            failed = _optimality_failure(verdict, tiers)
+            if failed is not None:
+                raise _Counterexample(f"check_assignor: {failed}", case, request, verdict, context)
+        if round_ + 1 < rounds:
+            scenario = kind.next_round(scenario, case.answer, events[round_], round_ + 1)
+
+
+def check_assignor(
+    assign: Callable | str,
+    *,
+    guarantee: str | None = None,
+    objective: Iterable[str] | str | None = None,
+    tiers: Iterable[str] | str | None = None,
+    kinds: Iterable[str] = ("consumer",),
+    max_examples: int | None = None,
+    rounds: int = 3,
+    speaks: str | None = None,
+    seed: int | None = 0,
+    folder: str | Path | None = None,
+) -> None:
+    """Pass when ``assign`` keeps what is asked on every drawn group, round after round; else raise
+    :class:`OracleAssertionError` on Hypothesis's smallest counterexample.
+
+    Each example draws a group of a kind in ``kinds`` (:func:`assignment_oracle.strategies.json_scenarios`)
+    and plays ``rounds`` rebalances: the assignor answers, the judge judges, and the answer comes back
+    as the members' previous assignment (consumer: ``owned`` at the next ``generation``; Streams:
+    previous active and standby tasks), with a member leaving or joining now and then.  An answer must be
+    valid; then it must keep ``guarantee`` when one is named, and be optimal on ``tiers`` of
+    ``objective`` (as :func:`assert_optimal`) unless only a guarantee is named.  An exception the
+    assignor raises fails the check the same way, with its traceback chained.
+
+    Parameters
+    ----------
+    assign:
+        ``assign(scenario_dict) -> assignment_dict`` (``{member: {topic: [partitions]}}``; Streams:
+        ``{"members": {m: {"active": ..., "standby": ...}}}``), or the project's ``assign(problem) ->
+        Assignment`` (told apart by its first parameter's annotation, or by ``speaks``), or a registered
+        assignor's name (``"sticky"``, ``"external:./my-assignor"``).
+    guarantee:
+        A guarantee the assignor promises (:func:`assert_guarantee`'s names); alone, it is all that is
+        judged beyond validity.
+    objective, tiers:
+        As :func:`assert_optimal`; naming either judges optimality too.  Neither, and no guarantee:
+        optimal on every tier of the scenario's own objective.
+    kinds:
+        The kinds of group to draw, keys of :data:`KINDS`: ``"consumer"``, ``"streams"``.
+    max_examples:
+        Groups to draw (None: the loaded Hypothesis profile's, which ``--oracle-profile`` sets).
+    rounds:
+        Rebalances per group, 1 or more.
+    speaks:
+        ``"json"`` or ``"objects"``, when the annotation does not tell.
+    seed:
+        Hypothesis's seed, so the same groups are drawn on every run (None: a fresh draw each run).
+    folder:
+        Where the counterexample files go (default: the ``oracle_counterexamples`` fixture's folder
+        under pytest, else a temporary folder).
+
+    Raises
+    ------
+    ValueError
+        An unknown kind, guarantee or tier, or ``rounds`` below 1.
+    OracleAssertionError
+        The smallest failing group, its round, the answer, tier by tier, and the replay command.
+    """
+    __tracebackhide__ = True
+    names = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+    if not names or any(k not in KINDS for k in names):
+        raise ValueError(f"kinds: each must be one of {', '.join(KINDS)}, got {', '.join(map(str, names)) or 'none'}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds: must be a whole number, 1 or more, got {rounds!r}")
+    if max_examples is not None and (
+        isinstance(max_examples, bool) or not isinstance(max_examples, int) or max_examples < 1
+    ):
+        raise ValueError(f"max_examples: must be a whole number, 1 or more, got {max_examples!r}")
+    assignors = {k: _assignor(assign, KINDS[k], speaks) for k in names}
+    optimality = guarantee is None or objective is not None or tiers is not None
+    cases = st.sampled_from(names).flatmap(
+        lambda k: st.tuples(
+            st.just(k), KINDS[k].scenarios(), st.lists(KINDS[k].events, min_size=rounds - 1, max_size=rounds - 1)
+        )
+    )
+
+    def run(case) -> None:
+        name, scenario, events = case
+        _play(
+            KINDS[name],
+            assignors[name],
+            scenario,
+            events,
+            rounds=rounds,
+            guarantee=guarantee,
+            objective=objective,
+            tiers=tiers,
+            optimality=optimality,
+        )
+
+    configured = settings(
+        max_examples=settings.default.max_examples if max_examples is None else max_examples,
+        deadline=None,
+        database=None,
+        report_multiple_bugs=False,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+    )
+    test = configured(given(cases)(run))
+    if seed is not None:
+        test = hypothesis_seed(seed)(test)
+    try:
+        test()
+    except _Counterexample as found:
+        raise _failure(
+            found.title,
+            found.case,
+            found.request,
+            found.verdict,
+            folder=folder,
+            context=[*found.context, "(Hypothesis's smallest counterexample)"],
+            error=found.error,
+        ) from found.error
