@@ -68,6 +68,9 @@ PROG = "assignment-oracle"
 #: Characters of JSON a failure message shows of a scenario or an answer before cutting it (the files
 #: hold the whole of both).
 SHOWN_JSON = 600
+#: Findings that do not hold shown in a failure message, in the judge's order (Kafka's local condition,
+#: then the improving chain, ...).
+FINDINGS_SHOWN = 3
 #: Where counterexample files go while a test runs: the ``oracle_counterexamples`` fixture sets it
 #: (:mod:`assignment_oracle.pytest_plugin`); unset, a new temporary folder per failure.
 counterexample_folder: contextvars.ContextVar[Path | None] = contextvars.ContextVar(
@@ -222,12 +225,21 @@ _MARK = {"equal": "=", "worse": "worse than", "better": "better than", "unknown"
 
 def _tier_text(line) -> str:
     said = f"{line.tier}: {line.value} {_MARK.get(line.comparison, line.comparison)} optimum {line.optimum}"
-    note = getattr(line, "note", "")
-    if line.comparison == "worse" and note:
-        said += f" ({note})"
-    if line.comparison == "worse" and line.involved:
-        said += f"; involved: {_short_json(line.involved)}"
+    if line.comparison == "worse":  # the difference in words, else the members and partitions involved
+        note = getattr(line, "note", "")
+        if note:
+            said += f" ({note})"
+        elif line.involved:
+            said += f"; involved: {_short_json(line.involved)}"
     return said
+
+
+def _says_something(line, owned: int) -> bool:
+    """A tier line worth a line of the message: stickiness only where something was owned, and no tier
+    where the assignment and the optimum both measure 0 (no racks, say)."""
+    if line.tier == "stickiness" and owned == 0:
+        return False
+    return not (line.comparison == "equal" and line.value == 0 and line.optimum == 0)
 
 
 def _short_json(value: Any, limit: int = 160) -> str:
@@ -263,10 +275,9 @@ def _failure(
             lines.append(f"valid: no: {shown}{more}")
         else:
             lines.append("valid: yes")
-            lines += [_tier_text(t) for t in verdict.tiers if t.tier != "stickiness" or verdict.owned > 0]
-            defect = next((f for f in verdict.findings if f.holds is False), None)
-            if defect is not None:
-                lines.append(f"first finding that does not hold: {defect.name}: {defect.summary}")
+            lines += [_tier_text(t) for t in verdict.tiers if _says_something(t, verdict.owned)]
+            defects = [f for f in verdict.findings if f.holds is False][:FINDINGS_SHOWN]
+            lines += [f"finding that does not hold: {f.name}: {f.summary}" for f in defects]
     lines.append(f"replay: {replay}")
     return OracleAssertionError(
         "\n".join(lines),
@@ -760,6 +771,6 @@ def check_assignor(
             found.request,
             found.verdict,
             folder=folder,
-            context=[*found.context, "(Hypothesis's smallest counterexample)"],
+            context=[f"the smallest counterexample Hypothesis found: {line}" for line in found.context],
             error=found.error,
         ) from found.error

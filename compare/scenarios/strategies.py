@@ -14,19 +14,17 @@ Three strategies, all drawing :class:`problem.model.Problem` values:
     A real previous generation followed by leaves, joins, subscription
     changes and zombie claims, the way the sticky assignors meet them.
 
-Example (a third party checking its assignor; ``my_assign(problem) ->
-Assignment``)::
+Example (a third party checking its assignor ``my_assign(problem) -> Assignment`` against the
+optimum; :mod:`assignment_oracle.strategies` re-exports these with the Streams ones, and
+:func:`assignment_oracle.testing.check_assignor` runs this loop round after round)::
 
     from hypothesis import given
-    from assignment_oracle.compare.judge.balance import satisfies_kafka_balance_condition
-    from assignment_oracle.compare.scenarios.strategies import scenarios
-    from assignment_oracle.problem.ownership import violations
+    from assignment_oracle.strategies import scenarios
+    from assignment_oracle.testing import assert_optimal
 
     @given(scenarios())
     def test_my_assignor(problem):
-        assignment = my_assign(problem)
-        assert not violations(problem, assignment)
-        assert satisfies_kafka_balance_condition(problem, assignment)
+        assert_optimal(problem, my_assign(problem))
 
 ``docs/scenarios.md`` has the complete version, and the comparison with the
 oracle's optimum.
