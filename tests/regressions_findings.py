@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from assignment_oracle.compare.judge.check import check
+from assignment_oracle.compare.judge import judge
 from assignment_oracle.heuristics import get_assignor
 from assignment_oracle.optimal import solve
 from assignment_oracle.problem.model import Problem
@@ -32,16 +32,18 @@ def measure(problem: Problem, assignor: str) -> dict:
             "optimal_sorted_loads": list(optimum.sorted_loads),
             "optimal_retained": optimum.retained,
         }
-    v = check(problem, assignment)
+    v = judge(problem, assignment)
+    m = v.measures
+    condition = v.finding("kafka-local-condition")
     return {
         "valid": v.valid,
-        "sorted_loads": list(v.sorted_loads),
-        "optimal_sorted_loads": list(v.optimal_sorted_loads),
-        "kip54_gap": v.kip54_score - v.optimal_kip54_score,
-        "balance_moves": v.balance_moves,
-        "kafka_balance_condition": v.kafka_condition,
-        "retained": v.retained,
-        "optimal_retained": v.optimal_retained,
+        "sorted_loads": list(m["sorted_loads"]),
+        "optimal_sorted_loads": list(m["optimal_sorted_loads"]),
+        "kip54_gap": m["kip54_score"] - m["optimal_kip54_score"],
+        "balance_moves": m["balance_moves"],
+        "kafka_balance_condition": None if condition is None or not v.valid else condition.holds,
+        "retained": m["retained"],
+        "optimal_retained": m["optimal_retained"],
     }
 
 

@@ -38,6 +38,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Callable, Mapping
 
+from assignment_oracle.compare.judge.balance import improving_chain
 from assignment_oracle.compare.judge.evaluate import Evaluation, evaluate
 from assignment_oracle.compare.judge.explain import Explanation, apply_moves, explain
 from assignment_oracle.compare.judge.text import yes
@@ -640,7 +641,7 @@ def _shown_guarantee(variant: str | Assignor) -> str | None:
 
 def _kafka_7026(r: BugReplay):
     buggy, fixed = r.rows[0]["sticky-kip54"], r.rows[0]["sticky"]
-    twice = [v for v in buggy.verdict.violations if v.kind == "duplicated"] if buggy.verdict else []
+    twice = list(buggy.verdict.violations_of("duplicated")) if buggy.verdict else []
     text = (
         f"sticky-kip54: {', '.join(str(v) for v in twice) or 'no duplicate'}; "
         f"sticky: {'valid' if fixed.status == 'ok' else fixed.status}"
@@ -651,16 +652,18 @@ def _kafka_7026(r: BugReplay):
 def _chain_gap(r: BugReplay):
     rows = r.rows[0]
     shown = all(
-        rows[n].verdict.kafka_condition and not rows[n].verdict.most_balanced for n in ("sticky", "cooperative-sticky")
+        rows[n].verdict.finding("kafka-local-condition").holds and not rows[n].verdict.measures["most_balanced"]
+        for n in ("sticky", "cooperative-sticky")
     )
     v = rows["sticky"].verdict
-    chain = ", then ".join(str(m) for m in (v.improving_chain or ()))
+    moves = improving_chain(r.problems[0], rows["sticky"].assignment) or ()
+    chain = ", then ".join(str(m) for m in moves)
     # The fix is the chain itself: applied to sticky's result it must reach the most balanced loads.
-    fixed = apply_moves(rows["sticky"].assignment, v.improving_chain or ())
-    reached = sorted_loads(load_vector(r.problems[0], fixed)) == tuple(v.optimal_sorted_loads)
+    fixed = apply_moves(rows["sticky"].assignment, moves)
+    reached = sorted_loads(load_vector(r.problems[0], fixed)) == tuple(v.measures["optimal_sorted_loads"])
     text = (
-        f"sticky keeps loads {list(v.sorted_loads)}: Kafka's local condition holds, most balanced is "
-        f"{list(v.optimal_sorted_loads)}; improving chain: {chain}"
+        f"sticky keeps loads {list(v.measures['sorted_loads'])}: Kafka's local condition holds, most balanced is "
+        f"{list(v.measures['optimal_sorted_loads'])}; improving chain: {chain}"
     )
     return shown, reached and not violations(r.problems[0], fixed), text
 
@@ -668,7 +671,7 @@ def _chain_gap(r: BugReplay):
 def _equal_generation(r: BugReplay):
     rows = r.rows[0]
     buggy = rows["sticky-kip54"]
-    twice = any(v.kind == "duplicated" for v in buggy.verdict.violations)
+    twice = bool(buggy.verdict.violations_of("duplicated"))
     text = f"sticky-kip54 assigns t-1 to both claimants: {twice}; sticky: {rows['sticky'].status}"
     return twice, rows["sticky"].status == "ok", text
 
@@ -709,16 +712,16 @@ def _per_topic_skew(r: BugReplay):
         {"a": {"t0": (0, 1), "t1": (1,)}, "b": {"t0": (3,), "t1": (2, 3)}, "c": {"t0": (2,), "t1": (0,)}}
     )
     problem = r.problems[0]
-    from assignment_oracle.compare.judge.check import check  # local: check is heavy to import for nothing else here
+    from assignment_oracle.compare.judge.consumer import judge
 
-    w = check(problem, witness, optimum=solve(problem))
-    witness_ok = not violations(problem, witness) and w.optimal and w.max_topic_spread == 1
+    w = judge(problem, witness, optimum=solve(problem))
+    witness_ok = not violations(problem, witness) and w.optimal and w.measures["max_topic_spread"] == 1
     shown = all(
-        rows[n].verdict.most_balanced and rows[n].verdict.max_topic_spread >= 2
+        rows[n].verdict.measures["most_balanced"] and rows[n].verdict.measures["max_topic_spread"] >= 2
         for n in ("sticky", "cooperative-sticky")
     )
     text = (
-        f"sticky: per-topic spread {v.per_topic_spread} at most-balanced loads {list(v.sorted_loads)}; "
+        f"sticky: per-topic spread {v.measures['per_topic_spread']} at most-balanced loads {list(v.measures['sorted_loads'])}; "
         f"an assignment with spread 1 on every topic, as balanced and as sticky, exists: {witness_ok}"
     )
     return shown, witness_ok, text
@@ -726,7 +729,7 @@ def _per_topic_skew(r: BugReplay):
 
 def _balanced_stays(r: BugReplay):
     rows = r.rows[0]
-    moved = {n: row.verdict.moved for n, row in rows.items()}
+    moved = {n: row.verdict.measures["moved"] for n, row in rows.items()}
     text = "partitions moved from an already balanced assignment: " + ", ".join(f"{n} {m}" for n, m in moved.items())
     shown = any(moved[_name(a)] for a in r.bug.shown_by)
     return shown, not any(moved[_name(a)] for a in r.bug.fixed_by), text
@@ -802,13 +805,13 @@ def _kafka4_unsubscribed_member(r: BugReplay):
     found, fixed = [], True
     for variant in (KAFKA4_LITERAL, KAFKA4_COOPERATIVE_LITERAL):
         row = rows[variant.name]
-        wrong = [str(v) for v in row.verdict.violations if v.kind == "not-subscribed"] if row.verdict else []
+        wrong = list(row.verdict.violations_of("not-subscribed")) if row.verdict else []
         found.append(f"{variant.name}: {'; '.join(wrong) or row.status}")
     for name in ("kafka4-sticky", "kafka4-cooperative-sticky"):
         fixed = fixed and rows[name].status == "ok"
         found.append(f"{name}: {rows[name].status}")
     shown = all(
-        rows[v.name].verdict is not None and any(x.kind == "not-subscribed" for x in rows[v.name].verdict.violations)
+        rows[v.name].verdict is not None and bool(rows[v.name].verdict.violations_of("not-subscribed"))
         for v in (KAFKA4_LITERAL, KAFKA4_COOPERATIVE_LITERAL)
     )
     return shown, fixed, "; ".join(found)
@@ -826,7 +829,9 @@ def _kafka4_npe(r: BugReplay):
 def _kafkajs_subscriptions(r: BugReplay):
     rows = r.rows[0]
     js, kafka = rows["kafkajs:roundrobin"], rows["roundrobin"]
-    found = sorted({(v.kind, v.member_id, v.topic) for v in js.verdict.violations}) if js.verdict else []
+    found = (
+        sorted({(v["kind"], v.get("member"), v["topic"]) for v in js.verdict.violation_details}) if js.verdict else []
+    )
     text = f"kafkajs:roundrobin: {js.status} ({'; '.join(str(v) for v in js.verdict.violations) if js.verdict else js.message}); roundrobin: {kafka.status}"
     shown = ("not-subscribed", "a", "t0") in found or ("not-subscribed", "b", "t0") in found
     return shown and any(k == "missing" for k, _, _ in found), kafka.status == "ok", text
@@ -935,7 +940,7 @@ def _kafka4_unsubscribed(r: BugReplay):
         n: rows[n].assignment.to_mapping(r.problems[0].member_ids)["c1"] if rows[n].assignment else None for n in names
     }
     shown = all(
-        rows[n].status == "invalid" and "not-subscribed" in {v.kind for v in rows[n].verdict.violations} for n in names
+        rows[n].status == "invalid" and bool(rows[n].verdict.violations_of("not-subscribed")) for n in names
     )
     control = r.rows[1]
     text = "; ".join(f"{n}: {rows[n].status}, c1 gets {given[n]}" for n in names) + (

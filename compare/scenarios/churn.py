@@ -758,6 +758,8 @@ class Round:
     def row(self) -> dict:
         """One flat row for a per-round table (see :meth:`Simulation.rows`)."""
         e, v = self.evaluation, self.evaluation.verdict
+        m = {} if v is None else v.measures
+        condition = None if v is None or not v.valid else v.finding("kafka-local-condition")
         protocol_rebalances = e.rebalances if e.rebalances is not None else 1
         return {
             "round": self.index,
@@ -768,15 +770,15 @@ class Round:
             "status": e.status,
             "message": e.message,
             "valid": None if v is None else v.valid,
-            "sorted_loads": None if v is None else list(v.sorted_loads),
+            "sorted_loads": None if v is None else list(m["sorted_loads"]),
             "optimal_sorted_loads": list(self.optimum.sorted_loads),
-            "spread": None if v is None else v.spread,
+            "spread": None if v is None else m["spread"],
             "optimal_spread": spread(self.optimum.sorted_loads),
-            "most_balanced": None if v is None else v.most_balanced,
-            "kafka_balance_condition": None if v is None else v.kafka_condition,
+            "most_balanced": None if v is None else m["most_balanced"],
+            "kafka_balance_condition": None if condition is None else condition.holds,
             "guarantee_kept": None if e.guarantee is None else e.guarantee.kept,
             "owned": self.optimum.owned,
-            "retained": None if v is None else v.retained,
+            "retained": None if v is None else m["retained"],
             "optimal_retained": self.optimum.retained,
             "moved": self.moved,
             "optimal_moved": self.optimal_moved,
