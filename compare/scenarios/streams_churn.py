@@ -72,8 +72,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from assignment_oracle.compare.judge.streams import avoidable_shortfall, judge
-from assignment_oracle.compare.judge.verdict import Verdict
 from assignment_oracle.compare.judge.text import cell, table
+from assignment_oracle.compare.judge.verdict import Verdict
 from assignment_oracle.heuristics import streams_sticky
 from assignment_oracle.optimal import solve
 from assignment_oracle.optimal.streams_request import STICKINESS, measure
