@@ -39,7 +39,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from legacy_judge.tiers import TierLine
 from assignment_oracle.optimal.solution import OPTIMAL
 from assignment_oracle.optimal.streams_request import (
     ACTIVE_BALANCE,
@@ -61,6 +60,7 @@ from assignment_oracle.problem.streams import (
     violations,
 )
 from assignment_oracle.problem.text import lines_text
+from legacy_judge.tiers import TierLine
 
 if TYPE_CHECKING:
     from assignment_oracle.optimal.streams import StreamsSolution
