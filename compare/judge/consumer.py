@@ -318,7 +318,8 @@ def judge(
         if limit is None and choose(problem, request, method).name == "cpsat-staged":
             limit = JUDGE_TIME_LIMIT
         optimum = solve(problem, request, method=method, time_limit=limit)
-    claims = resolve_claims(problem)
+    network = getattr(optimum, "network", None)  # the flow's claims, resolved once for every row judged on it
+    claims = network.claims if network is not None else resolve_claims(problem)
     found = violations(problem, assignment)
     breaks, details = _breaks(problem, request, assignment, found)
     valid = not breaks
