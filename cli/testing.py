@@ -474,7 +474,8 @@ class Kind:
     scenarios: Callable[[], Any]
     #: One churn event between two rounds: ``(what, index)`` with what in ``none``, ``leave``, ``join``.
     events: Any
-    #: ``next_round(scenario, answer, event, round)``: the next round's scenario (nothing mutated).
+    #: ``next_round(scenario, answer, event, round)``: the scenario of round ``round`` (counted from 1) after
+    #: ``answer`` (nothing mutated); a member that joins is called ``joined-ROUND``.
     next_round: Callable[[dict, Any, tuple[str, int], int], dict]
     #: A registered assignor's ``assign(problem)`` by name.
     registered: Callable[[str], Callable]
@@ -659,7 +660,7 @@ def _play(
             if failed is not None:
                 raise _Counterexample(f"check_assignor: {failed}", case, request, verdict, context)
         if round_ + 1 < rounds:
-            scenario = kind.next_round(scenario, case.answer, events[round_], round_ + 1)
+            scenario = kind.next_round(scenario, case.answer, events[round_], round_ + 2)
 
 
 def check_assignor(

@@ -314,16 +314,24 @@ def test_an_exception_in_the_assignor_fails_the_check_with_its_traceback_chained
 # -- the README's failure message is the one printed ----------------------------------------------------------
 
 
-def test_the_readmes_failure_message_is_what_check_assignor_prints():
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Test your own assignor", 1)[1].split("\n## ", 1)[0]
+@pytest.mark.parametrize(
+    "document, heading, tiers, name",
+    [
+        ("README.md", "## Test your own assignor", ["balance"], "assign"),
+        ("docs/testing.md", "## Python", None, "round_robin"),
+    ],
+)
+def test_the_failure_message_the_docs_show_is_what_check_assignor_prints(document, heading, tiers, name):
+    text = (REPO / document).read_text(encoding="utf-8")
+    section = text.split(heading, 1)[1].split("\n## ", 1)[0]
     shown = re.search(r"```text\n(.*?)```", section, re.S).group(1).splitlines()
     with pytest.raises(OracleAssertionError) as err:
-        check_assignor(round_robin, tiers=["balance"])
-    printed = str(err.value).replace("assignor round_robin", "assignor assign").splitlines()
+        check_assignor(round_robin, tiers=tiers)
+    printed = str(err.value).replace("assignor round_robin", f"assignor {name}").splitlines()
     assert [line for line in printed if not line.startswith("replay:")] == [
         line for line in shown if not line.startswith("replay:")
     ]
+    assert re.fullmatch(r"replay: assignment-oracle check \S+/scenario-\w+\.json \S+/answer-\w+\.json", printed[-1])
 
 
 # -- the API in one import ------------------------------------------------------------------------------------
