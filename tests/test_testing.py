@@ -286,16 +286,24 @@ def test_check_assignor_runs_the_projects_own_assignors_and_streams_groups():
 
 
 def test_check_assignor_finds_a_streams_assignor_that_leaves_standbys_out():
-    def no_standbys(scenario: dict) -> dict:
-        best = optimal_assignment(scenario)
-        return {"members": {m: {"active": t["active"]} for m, t in best["members"].items()}}
+    def actives_only(scenario: dict) -> dict:
+        """Every task dealt around the members in id order as an active task; no standbys."""
+        members = sorted(scenario["members"])
+        out: dict = {m: {"active": {}} for m in members}
+        turn = 0
+        for subtopology, spec in scenario["subtopologies"].items():
+            for p in range(spec["tasks"]):
+                out[members[turn % len(members)]]["active"].setdefault(subtopology, []).append(p)
+                turn += 1
+        return {"members": out}
 
+    balance = ["active-balance", "task-balance"]  # not stickiness: it ignores previous tasks too
     with pytest.raises(OracleAssertionError) as err:
-        check_assignor(no_standbys, kinds="streams", max_examples=10, rounds=1)
+        check_assignor(actives_only, kinds="streams", tiers=balance, max_examples=10, rounds=1)
     problem = load_scenario(err.value.scenario)
     answer = load_assignment(err.value.answer, problem)
     assert standby_shortfall(problem, answer) > unavoidable_standby_shortfall(problem)  # a placeable standby left out
-    assert "check_assignor: not optimal" in str(err.value) and "(streams group" in str(err.value)
+    assert "a standby that could be placed is left out" in str(err.value) and "(streams group" in str(err.value)
 
 
 def test_an_exception_in_the_assignor_fails_the_check_with_its_traceback_chained():
