@@ -42,7 +42,7 @@ def test_solve_then_check_is_optimal_and_byte_stable(tmp_path, capsys):
     assert first.read_bytes() == second.read_bytes()
     code, out, _ = run(capsys, "check", CHAIN, first)
     assert code == 0
-    assert "certificate given: verified" in out
+    assert "certificate: the certificate given verifies" in out
 
 
 def test_solve_methods_agree(capsys):
@@ -73,8 +73,8 @@ def test_check_exit_codes(tmp_path, capsys):
     gap = write(tmp_path, "gap.json", {"assignment": {"c0": {"t0": [0]}, "c1": {"t1": [0, 1]}, "c2": {}}})
     code, out, _ = run(capsys, "check", CHAIN, gap)
     assert code == 1
-    assert "improving chain: t1-0: c1 → c0, then t0-0: c0 → c2" in out
-    assert "Kafka's local balance condition: holds" in out
+    assert "improving-chain: t1-0: c1 → c0 → t0-0: c0 → c2" in out
+    assert "kafka-local-condition: holds" in out
 
     invalid = write(tmp_path, "bad.json", {"assignment": {"c0": {"t0": [0, 0]}, "c2": {"t1": [0]}}})
     code, out, _ = run(capsys, "check", CHAIN, invalid, "--json")
@@ -88,7 +88,7 @@ def test_check_exit_codes(tmp_path, capsys):
     doc["certificate"]["prices"]["c2"] = 10**6  # far above c2's next unit cost
     tampered = write(tmp_path, "tampered.json", doc)
     code, out, _ = run(capsys, "check", CHAIN, tampered)
-    assert code == 4 and "certificate given: failed" in out
+    assert code == 4 and "certificate: the certificate given does not verify" in out
 
 
 @pytest.mark.parametrize(
@@ -174,18 +174,17 @@ def test_no_topics_at_all_with_a_claim(tmp_path, capsys):
 
 def test_assignors_lists_every_registered_name(capsys):
     from assignment_oracle.heuristics import ASSIGNORS, PEERS
-    from assignment_oracle.heuristics.registry import CLIENT_PEERS, LIVE_PEERS
+    from assignment_oracle.heuristics.registry import CLIENT_PEERS, LIVE_PEERS, STREAMS_ASSIGNORS
 
     code, out, _ = run(capsys, "assignors")
     assert code == 0
-    assert [line.split()[0] for line in out.splitlines()] == [
-        *ASSIGNORS,
-        *PEERS,
-        *LIVE_PEERS,
-        *CLIENT_PEERS,
-        "external:COMMAND",
-        "java:CLASS",
-    ]
+    header, *lines = out.splitlines()
+    assert header.split()[:2] == ["name", "kind"]
+    consumer = [*ASSIGNORS, *PEERS, *LIVE_PEERS, *CLIENT_PEERS, "external:COMMAND", "java:CLASS"]
+    assert [line.split()[0] for line in lines] == [*consumer, *STREAMS_ASSIGNORS]
+    kinds = {line.split()[0]: line.split()[1] for line in lines}
+    assert STREAMS_ASSIGNORS and all(kinds[name] == "streams" for name in STREAMS_ASSIGNORS)
+    assert all(kinds[name] == "consumer" for name in consumer)
 
 
 def test_assign_then_check_reads_the_output(tmp_path, capsys):

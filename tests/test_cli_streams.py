@@ -121,7 +121,8 @@ def test_check_reads_a_bare_streams_assignment_and_an_invalid_one_exits_3(tmp_pa
     doc = json.loads(out)
     assert code == 1 and doc["gap_tier"] == "active-balance"
     assert doc["tiers"][0]["difference"]["largest_over_optimum"] == 6
-    assert doc["standbys"] == {"replicas": 1, "given": 0, "shortfall": 4, "unavoidable": 0, "avoidable": 4}
+    standbys = next(f for f in doc["findings"] if f["name"] == "standby-shortfall")
+    assert standbys["data"] == {"replicas": 1, "given": 0, "shortfall": 4, "unavoidable": 0, "avoidable": 4}
     # a member the group does not have: an invalid assignment, as for consumer groups (exit 3), named
     ghost = {"assignment": {"members": {"ghost": {"active": {"0": [0]}}}}}
     code, out, err = run(capsys, "check", FRESH, write(tmp_path, "g.json", ghost))

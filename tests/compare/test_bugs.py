@@ -67,7 +67,9 @@ def test_kafka_7026_names_the_duplicate():
     result = replay("kafka-7026")
     row = result.rows[0]["sticky-kip54"]
     assert row.status == "invalid"
-    assert [(v.kind, v.topic, v.partitions) for v in row.verdict.violations] == [("duplicated", "t", (0,))]
+    assert [(v["kind"], v["topic"], tuple(v["partitions"])) for v in row.verdict.violation_details] == [
+        ("duplicated", "t", (0,))
+    ]
     assert result.explanation.kind == "invalid"
 
 
@@ -85,7 +87,7 @@ def test_kafka_14639_is_a_handoff_in_the_first_rebalance():
     assert old.guarantee.reason == "rebalance 0: t-0 given to b while z still held it"
     assert old.phases[0].assignment.to_mapping()["b"] == {"t": [0]}
     assert new.phases[0].assignment.to_mapping()["b"] == {} and new.rebalances == 2
-    assert new.verdict.valid and new.verdict.most_balanced
+    assert new.verdict.valid and new.verdict.measures["most_balanced"]
 
 
 def test_a_replay_whose_variants_do_not_finish_is_not_judged_as_expected():
@@ -102,7 +104,7 @@ def test_a_replay_whose_variants_do_not_finish_is_not_judged_as_expected():
 def test_kafka_14891_gives_a_partition_twice_and_another_to_nobody():
     result = replay("kafka-14891-co-partitioned-subsets")
     old, new = result.rows[0]["range-pre-kafka-14891"], result.rows[0]["range"]
-    assert [(v.kind, v.topic, v.partitions) for v in old.verdict.violations] == [
+    assert [(v["kind"], v["topic"], tuple(v["partitions"])) for v in old.verdict.violation_details] == [
         ("duplicated", "clicks", (1,)),
         ("missing", "clicks", (0,)),
     ]

@@ -96,17 +96,18 @@ def check_round(name: str, simulation) -> None:
     v = e.verdict
     doubled = multiply_claimed(rnd.problem)
     if name == "sticky-kip54" and doubled:
-        assert {x.kind for x in v.violations} == {"duplicated"}
-        assert {(x.topic, p) for x in v.violations for p in x.partitions} == doubled
+        assert {x["kind"] for x in v.violation_details} == {"duplicated"}
+        assert {(x["topic"], p) for x in v.violation_details for p in x["partitions"]} == doubled
     else:
         assert v.violations == () and e.status == OK
         assert e.guarantee.kept, e.guarantee.reason
 
     owned, kept = owned_and_retained(rnd.problem, e.assignment)
-    assert (v.owned, v.retained, rnd.moved) == (owned, kept, owned - kept)
-    assert v.moved >= 0
-    if v.most_balanced:
-        assert v.retained <= v.optimal_retained
+    measures = v.measures
+    assert (v.owned, measures["retained"], rnd.moved) == (owned, kept, owned - kept)
+    assert measures["moved"] >= 0
+    if measures["most_balanced"]:
+        assert measures["retained"] <= measures["optimal_retained"]
     assert rnd.optimal_moved == owned - rnd.optimum.retained >= 0
     oracle_owned, oracle_kept = owned_and_retained(rnd.oracle_problem, rnd.oracle.assignment)
     assert rnd.oracle_moved == oracle_owned - oracle_kept >= 0
@@ -527,10 +528,12 @@ def test_a_zombies_stale_claim_duplicates_before_kip341_and_not_after():
         assert {(d.member_id, d.reason) for d in sim.rounds[2].optimum.network.claims.dropped} == {("c", "superseded")}
     broken = before.rounds[2].evaluation
     assert broken.status == INVALID
-    assert [(v.kind, v.partitions) for v in broken.verdict.violations] == [("duplicated", tuple(c_then["t"]))]
+    assert [(v["kind"], tuple(v["partitions"])) for v in broken.verdict.violation_details] == [
+        ("duplicated", tuple(c_then["t"]))
+    ]
     fixed = after.rounds[2]
     assert fixed.evaluation.status == OK and fixed.evaluation.guarantee.kept
-    assert fixed.evaluation.verdict.most_balanced
+    assert fixed.evaluation.verdict.measures["most_balanced"]
     assert (fixed.moved, fixed.optimal_moved, fixed.oracle_moved) == (2, 2, 2)
 
 

@@ -139,10 +139,10 @@ def test_a_killed_child_is_an_error_row():
 
 def test_valid_with_a_broken_guarantee_and_invalid_are_told_apart():
     row = evaluate(PROBLEM, entry("greedy", everything_to_a))
-    assert row.status == OK and not row.guarantee.kept and row.verdict.spread == 4
+    assert row.status == OK and not row.guarantee.kept and row.verdict.measures["spread"] == 4
     half = evaluate(PROBLEM, entry("half", lambda problem: Assignment({"a": {"t": (0, 1)}})))
     assert half.status == INVALID and not half.verdict.valid and not half.guarantee.kept
-    assert [v.kind for v in half.verdict.violations] == ["missing"]
+    assert [v["kind"] for v in half.verdict.violation_details] == ["missing"]
 
 
 def test_bounded_runs_work_inside_a_daemonic_pool_worker():
@@ -173,8 +173,9 @@ def test_compare_puts_the_optimum_first_and_covers_every_assignor():
     names = [row.assignor for row in result.rows]
     assert names == [OPTIMUM] + list(ASSIGNORS)
     best = result.rows[0]
-    assert best.verdict.most_balanced and best.verdict.retained == best.verdict.optimal_retained == 3
+    measures = best.verdict.measures
+    assert measures["most_balanced"] and measures["retained"] == measures["optimal_retained"] == 3
     sticky = next(r for r in result.rows if r.assignor == "sticky")
-    assert sticky.verdict.moved == 1 and sticky.verdict.max_topic_spread == 0
+    assert sticky.verdict.measures["moved"] == 1 and sticky.verdict.measures["max_topic_spread"] == 0
     stream = next(r for r in result.rows if r.assignor == "stream-join-sticky")
     assert stream.status == OK  # one topic: nothing is left out by design here

@@ -217,7 +217,8 @@ def test_join_groups_and_weights_are_explained_not_refused():
     e = explain(problem, Assignment({"a": {"orders": (0, 1), "payments": (0, 1)}, "b": {"audit": (0, 1)}}))
     assert e.kind == "balance" and e.exit_code == 1
     assert [str(m) for g in e.paths + e.cycles for m in g] == ["audit-1: b → a"]
-    assert e.to_mapping()["judged"]["tiers"][0] == {
+    balance = e.to_mapping()["judged"]["tiers"][0]
+    assert {k: balance[k] for k in ("tier", "value", "optimum", "optimum_proven", "comparison")} == {
         "tier": "balance",
         "value": [6, 4],
         "optimum": [5, 5],

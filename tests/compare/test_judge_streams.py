@@ -8,7 +8,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from strategies_streams import streams_problems
 
-from assignment_oracle.compare.judge.streams import GUARANTEES, judge
+from assignment_oracle.compare.judge import judge
+from assignment_oracle.compare.judge.streams import (
+    GUARANTEES,
+    avoidable_shortfall,
+    explanation_text,
+    unavoidable_shortfall,
+)
 from assignment_oracle.heuristics import streams_sticky
 from assignment_oracle.optimal import solve
 from assignment_oracle.problem.errors import UnsupportedRequest
@@ -31,6 +37,18 @@ def assignment(members):
     return StreamsAssignment.from_mapping({"members": members})
 
 
+def guarantee(verdict, name):
+    """One of Kafka's guarantees as kept, broken or not judged (its finding's status)."""
+    return verdict.finding(name).data["status"]
+
+
+def shortfalls(verdict):
+    """(shortfall, unavoidable, avoidable): the standby-shortfall finding's numbers."""
+    found = verdict.finding("standby-shortfall").data
+    assert (found["unavoidable"], found["avoidable"]) == (unavoidable_shortfall(verdict), avoidable_shortfall(verdict))
+    return found["shortfall"], found["unavoidable"], found["avoidable"]
+
+
 # Two processes, one member each, two stateful tasks, one standby each; m1 had s_0 active, m2 had s_1.
 # Every valid answer with every standby gives each member one active and one standby ([1, 1], [2, 2]); the
 # best keeps both actives on their owners: stickiness [2 actives kept, 2 actives on state (their own previous
@@ -43,7 +61,7 @@ def test_swapped_actives_are_a_stickiness_gap_of_two_with_the_moves_named():
         {"m1": {"active": {"s": [1]}, "standby": {"s": [0]}}, "m2": {"active": {"s": [0]}, "standby": {"s": [1]}}}
     )
     v = judge(problem(TWO), swapped, assignor="mine")
-    assert v.valid and v.verdict == "gap" and v.gap_tier == "stickiness" and v.exit_code() == 1
+    assert v.valid and v.status == "gap" and v.gap_tier == "stickiness" and v.exit_code() == 1
     # each member holds its old active as a standby now: actives kept 0, actives on state 0, standbys on state 2
     assert v.tier("stickiness").value == [0, 0, 0, 2] and v.tier("stickiness").optimum == [2, 2, 0, 0]
     assert v.gap.difference == {
@@ -57,35 +75,35 @@ def test_swapped_actives_are_a_stickiness_gap_of_two_with_the_moves_named():
         ("s_1", "m2", ["m1"]),
     ]
     assert [t.comparison for t in v.tiers] == ["equal", "equal", "worse"]
-    assert v.guarantee("sticky-at-equal-balance").status == "broken"
-    assert v.guarantee("active-balance").status == "kept"
+    assert guarantee(v, "sticky-at-equal-balance") == "broken"
+    assert guarantee(v, "active-balance") == "kept"
     assert v.broken == ("sticky-at-equal-balance",)
     assert "a gap at the stickiness tier" in v.text() and "actives kept fewer by 2" in v.text()
-    assert "s_0 on m1 (now on m2)" in v.explanation_text()
+    assert "s_0 on m1 (now on m2)" in explanation_text(v)
     assert v.to_mapping()["assignor"] == "mine"
 
 
 def test_all_actives_on_one_member_without_standbys_is_an_active_balance_gap():
     lopsided = assignment({"m1": {"active": {"s": [0, 1]}}, "m2": {}})
     v = judge(problem(TWO), lopsided)
-    assert v.valid and v.verdict == "gap" and v.gap_tier == "active-balance"
+    assert v.valid and v.status == "gap" and v.gap_tier == "active-balance"
     assert v.tier("active-balance").value == [2, 0] and v.tier("active-balance").optimum == [1, 1]
     assert v.gap.difference["largest_over_optimum"] == 1  # 2 against 1
     assert v.gap.involved["members"] == {"m1": 2}
     # two standbys asked, two processes: both placeable, none given
-    assert (v.shortfall, v.unavoidable_shortfall, v.avoidable_shortfall) == (2, 0, 2)
+    assert shortfalls(v) == (2, 0, 2)
     assert set(v.broken) == {"every-placeable-standby", "active-balance"}
-    assert v.guarantee("sticky-at-equal-balance").status == "not judged"
+    assert guarantee(v, "sticky-at-equal-balance") == "not judged"
 
 
 def test_a_missing_standby_alone_is_short_not_a_gap_and_not_a_bug():
     # one active each, kept, but no standbys: task-balance [1, 1] is "better" than the optimum's [2, 2],
     # which must place both standbys
     v = judge(problem(TWO), assignment({"m1": {"active": {"s": [0]}}, "m2": {"active": {"s": [1]}}}))
-    assert v.valid and v.verdict == "short" and v.gap_tier is None and v.exit_code() == 1
+    assert v.valid and v.status == "short" and v.gap_tier is None and v.exit_code() == 1
     assert [t.comparison for t in v.tiers] == ["equal", "better", "equal"]
-    assert v.avoidable_shortfall == 2 and v.broken == ("every-placeable-standby",)
-    assert v.guarantee("sticky-at-equal-balance").status == "not judged"
+    assert avoidable_shortfall(v) == 2 and v.broken == ("every-placeable-standby",)
+    assert guarantee(v, "sticky-at-equal-balance") == "not judged"
 
 
 def test_invalid_assignment_lists_its_violations_and_exits_3():
@@ -97,11 +115,11 @@ def test_invalid_assignment_lists_its_violations_and_exits_3():
         }
     )
     v = judge(problem(TWO), bad)
-    assert not v.valid and v.verdict == "invalid" and v.exit_code() == 3 and v.gap_tier is None
+    assert not v.valid and v.status == "invalid" and v.exit_code() == 3 and v.gap_tier is None
     kinds = {d["kind"] for d in v.violation_details}
     assert kinds == {"unknown", "same-process"}
-    assert v.guarantee("standby-not-on-same-process").status == "broken"
-    assert v.guarantee("valid").status == "broken"
+    assert guarantee(v, "standby-not-on-same-process") == "broken"
+    assert guarantee(v, "valid") == "broken"
     assert "valid: no" in v.text()
 
 
@@ -109,8 +127,8 @@ def test_unavoidable_shortfall_is_not_held_against_the_assignment():
     # one process, two members: a standby needs another process, so both asked standbys are unavoidable
     p = problem({"m1": {"process": "p1"}, "m2": {"process": "p1"}}, tasks=1, replicas=2)
     v = judge(p, assignment({"m1": {"active": {"s": [0]}}, "m2": {}}))
-    assert (v.shortfall, v.unavoidable_shortfall, v.avoidable_shortfall) == (2, 2, 0)
-    assert v.verdict == "optimal" and v.exit_code() == 0 and v.broken == ()
+    assert shortfalls(v) == (2, 2, 0)
+    assert v.status == "optimal" and v.exit_code() == 0 and v.broken == ()
 
 
 def test_tag_diversity_gap_names_the_tasks():
@@ -138,7 +156,7 @@ def test_tag_diversity_gap_names_the_tasks():
             "m4": {"standby": {"s": [1]}},
         }
     )
-    v = judge(p, a, opt)
+    v = judge(p, a, optimum=opt)
     assert [t.comparison for t in v.tiers[:2]] == ["equal", "equal"]
     assert v.tier("tag-diversity").value == 2 and v.tier("tag-diversity").optimum == 4
     assert v.gap_tier == "tag-diversity" and v.gap.difference == {"fewer_by": 2}
@@ -153,23 +171,27 @@ def test_tag_diversity_gap_names_the_tasks():
 def test_to_mapping_is_plain_json_with_a_fixed_key_order():
     v = judge(problem(TWO), assignment({"m1": {"active": {"s": [0, 1]}}}))
     doc = v.to_mapping()
+    # the one verdict's keys (docs/formats.md, "The verdict"): the standbys and Kafka's guarantees are findings
     assert list(doc) == [
         "kind",
         "assignor",
         "verdict",
         "valid",
         "violations",
-        "standbys",
         "objective_order",
+        "request",
         "optimum_status",
         "optimum_message",
         "gap_tier",
+        "owned",
         "tiers",
-        "guarantees",
+        "findings",
+        "measures",
         "exit_code",
     ]
     assert json.loads(json.dumps(doc)) == doc
-    assert [g["name"] for g in doc["guarantees"]] == list(GUARANTEES)
+    assert [f["name"] for f in doc["findings"] if f["role"] == "finding"] == ["standby-shortfall"]
+    assert [g["name"] for g in doc["findings"] if g["role"] == "guarantee"] == list(GUARANTEES)
 
 
 def solve_or_refuse(p):
@@ -192,10 +214,11 @@ def test_the_optimum_judged_against_itself_is_optimal_and_keeps_every_guarantee(
     if opt.assignment is None:  # an empty group with tasks: nothing to judge
         assert not p.members
         return
-    v = judge(p, opt.assignment, opt)
-    assert v.verdict == "optimal" and v.exit_code() == 0
-    assert all(g.status == "kept" for g in v.guarantees)
-    assert v.avoidable_shortfall == 0 and v.shortfall == v.unavoidable_shortfall
+    v = judge(p, opt.assignment, optimum=opt)
+    assert v.status == "optimal" and v.exit_code() == 0
+    assert all(g.data["status"] == "kept" for g in v.guarantees)
+    shortfall, unavoidable, avoidable = shortfalls(v)
+    assert avoidable == 0 and shortfall == unavoidable
 
 
 @settings(max_examples=30, deadline=None)
@@ -205,13 +228,14 @@ def test_kafkas_port_is_valid_places_every_standby_and_its_gap_is_well_formed(p,
         return
     a = streams_sticky.assign(p, iteration_order=order)
     opt = solve_or_refuse(p)
-    v = judge(p, a, opt, assignor="streams-sticky")
+    v = judge(p, a, optimum=opt, assignor="streams-sticky")
     assert v.valid, v.violations
-    assert v.shortfall == v.unavoidable_shortfall + v.avoidable_shortfall
-    assert v.guarantee("every-placeable-standby").status == "kept", v.text()
-    assert (v.gap_tier is not None) == (v.verdict == "gap")
+    shortfall, unavoidable, avoidable = shortfalls(v)
+    assert shortfall == unavoidable + avoidable
+    assert guarantee(v, "every-placeable-standby") == "kept", v.text()
+    assert (v.gap_tier is not None) == (v.status == "gap")
     if v.gap_tier is not None:
         at = [t.tier for t in v.tiers].index(v.gap_tier)
         assert all(t.comparison == "equal" for t in v.tiers[:at]) and v.gap.comparison == "worse"
-    assert v.exit_code() == (0 if v.verdict == "optimal" else 1)
-    assert json.dumps(v.to_mapping()) == json.dumps(judge(p, a, opt, assignor="streams-sticky").to_mapping())
+    assert v.exit_code() == (0 if v.status == "optimal" else 1)
+    assert json.dumps(v.to_mapping()) == json.dumps(judge(p, a, optimum=opt, assignor="streams-sticky").to_mapping())

@@ -42,6 +42,8 @@ SHARED = {
     "valid",
     "violations",
     "most_balanced",
+    "verdict",
+    "gap_tier",
     "wall_time_s",
     "oracle_wall_time_s",
     "oracle_check",
@@ -125,6 +127,11 @@ def test_a_single_rebalance_row_is_the_port_judged_against_the_optimum_recompute
             assert entry["value"] == mine.value(tier) and entry["optimum"] == best.value(tier)
         worse = [t for t, e in tiers.items() if e["comparison"] != "equal"]
         assert row["streams_gap_tier"] == (worse[0] if worse and tiers[worse[0]]["comparison"] == "worse" else None)
+        # the one verdict's columns, shared with consumer rows (the optimum's own row is not judged there)
+        if row["assignor"] == STREAMS_OPTIMUM:
+            assert row["verdict"] is None and row["gap_tier"] is None
+        else:
+            assert (row["verdict"], row["gap_tier"]) == (row["streams_verdict"], row["streams_gap_tier"])
         assert row["streams_optimum_status"] == optimum.status == "OPTIMAL"
         assert row["oracle_check"] == "streams-cpsat optimal"
         if previous:

@@ -115,7 +115,7 @@ def test_a_valid_answer_is_judged_like_any_assignor(script):
 def test_an_invalid_answer_is_an_invalid_result_not_an_error(script):
     e = evaluate(PROBLEM, command(script, "twice"))
     assert e.status == "invalid" and not e.verdict.valid
-    assert any(v.kind == "duplicated" for v in e.verdict.violations)
+    assert any(v["kind"] == "duplicated" for v in e.verdict.violation_details)
     assert e.guarantee.kept is False
 
 
@@ -357,7 +357,7 @@ def test_the_documented_jq_one_liner_runs(tmp_path, capsys):
         ),
         name,
     )
-    assert e.status == "ok" and e.verdict.valid and e.verdict.sorted_loads == (5, 0)
+    assert e.status == "ok" and e.verdict.valid and tuple(e.verdict.measures["sorted_loads"]) == (5, 0)
 
 
 def _gone(pid: int, seconds: float = 5.0) -> bool:

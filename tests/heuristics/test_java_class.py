@@ -175,7 +175,7 @@ def test_a_class_that_throws_is_an_error_row_and_its_jvm_lives_on(classpath):
 def test_an_invalid_answer_is_judged_invalid(classpath):
     row = evaluate(problem_with("twice"), get_assignor(DEALER, classpath=classpath))
     assert row.status == INVALID
-    assert not row.verdict.valid and {v.kind for v in row.verdict.violations} == {"duplicated"}
+    assert not row.verdict.valid and {v["kind"] for v in row.verdict.violation_details} == {"duplicated"}
 
 
 def test_what_the_class_prints_does_not_mix_with_the_answers(classpath):

@@ -394,7 +394,7 @@ def test_weights_with_join_groups_on_the_command_line(tmp_path, capsys):
     capsys.readouterr()
     assert main(["check", str(scenario), str(split)]) == 3
     out_text = capsys.readouterr().out
-    assert "valid under the constraints: no: join group clicks+impressions partition 0 split" in out_text
+    assert "valid: no: join group clicks+impressions partition 0 split" in out_text
     assert main(["solve", str(scenario), "--balance", "sum-of-squares"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["tiers"][0]["value"] == sum(x * x for x in document["weighted_loads"].values())
