@@ -270,3 +270,71 @@ def test_every_help_opens_with_a_sentence_an_example_and_exit_codes(capsys, comm
     assert description.endswith(".") and description.count(". ") == 0  # one sentence
     assert "\nexample:\n  assignment-oracle " in out
     assert "\nexit status: 0" in out
+
+
+# -- simulate and sweep: --fail-on and '-' --------------------------------------------------------------------
+
+
+def _zombie_history():
+    from assignment_oracle.commands import bundled_histories
+
+    return bundled_histories()["rolling-restart-zombie"]
+
+
+def test_simulate_fail_on_invalid_names_the_rounds_sticky_kip54_duplicates(capsys):
+    # The bundled zombie history is KAFKA-7026's: a restarted member's stale claim comes back after a
+    # rebalance moved its partitions; sticky-kip54 (before KIP-341) keeps both claims, assigning them twice,
+    # while sticky (KIP-341: the highest generation wins) does not.
+    code, _, err = run(
+        capsys, "simulate", "rolling-restart-zombie", "--assignor", "sticky-kip54", "--fail-on", "invalid"
+    )
+    assert code == 1
+    lines = err.splitlines()
+    assert lines and all(line.startswith("assignment-oracle: --fail-on invalid: round ") for line in lines)
+    assert all("duplicated" in line for line in lines)
+    code, _, err = run(capsys, "simulate", "rolling-restart-zombie", "--assignor", "sticky", "--fail-on", "invalid")
+    assert (code, err) == (0, "")
+    code, _, err = run(capsys, "simulate", "rolling-restart-zombie", "--assignor", "sticky-kip54")  # default: unchanged
+    assert code == 0
+
+
+def test_simulate_reads_a_history_from_standard_input():
+    text = _zombie_history().read_text(encoding="utf-8")
+    code, out, err = cli("simulate", "-", "--assignor", "sticky-kip54", "--fail-on", "invalid", "--json", stdin=text)
+    assert code == 1, err
+    from_file = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assignment_oracle",
+            "simulate",
+            str(_zombie_history()),
+            "--assignor",
+            "sticky-kip54",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out == from_file.stdout  # the same simulation, byte for byte, whichever way the history came
+
+
+@pytest.mark.xdist_group("spark")
+def test_sweep_fail_on_reads_every_row_of_the_sweep(quick_sweep, capsys):
+    """--fail-on on a sweep names exactly the rows the Parquet files say meet the condition (read here with
+    pandas, independently of the command's own reader)."""
+    from assignment_oracle.compare.sweep.job import read_rows
+
+    rows = read_rows(quick_sweep.out)
+    judged = rows[~rows["assignor"].str.startswith("optimum") & (rows["assignor"] != "scenario")]
+    invalid = judged[(judged["status"] != "ok") | (judged["valid"] == False)]  # noqa: E712 (a nullable column)
+    code, _, err = run(capsys, "sweep", "quick", "--out", quick_sweep.out, "--fail-on", "invalid", "--no-progress")
+    named = [line for line in err.splitlines() if line.startswith("assignment-oracle: --fail-on invalid: ")]
+    assert len(named) == len(invalid)
+    assert code == (1 if len(invalid) else 0)
+    gaps = judged[judged["verdict"].isin(["gap", "short"])]
+    code, _, err = run(capsys, "sweep", "quick", "--out", quick_sweep.out, "--fail-on", "gap", "--no-progress")
+    named = [line for line in err.splitlines() if line.startswith("assignment-oracle: --fail-on gap: ")]
+    assert len(gaps) > 0 and code == 1
+    assert len(named) >= len(gaps)  # every gap, and every invalid row or broken guarantee besides
