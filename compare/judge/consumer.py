@@ -43,6 +43,7 @@ from assignment_oracle.compare.judge.verdict import (
     Finding,
     TierLine,
     Verdict,
+    balance_difference,
     tier_lines,
 )
 from assignment_oracle.optimal import INFEASIBLE, Request, Solution, choose, measure, solve, verify
@@ -204,24 +205,6 @@ def _breaks(problem: Problem, request: Request, assignment: Assignment, found) -
         lines += budget
         details += [{"kind": "move-budget", "message": b} for b in budget]
     return lines, details
-
-
-def balance_difference(mine: dict[str, int], best: list[int]) -> tuple[dict, dict]:
-    """The balance gap in numbers (largest load against the optimum's; members at or above the first level
-    where the sorted loads differ) and the members involved (those at or above that level)."""
-    a = sorted(mine.values(), reverse=True)
-    o = sorted(best, reverse=True)
-    level = next((x for x, y in zip(a, o) if x != y), a[0] if a else 0)
-    difference = {
-        "largest": a[0] if a else 0,
-        "optimum_largest": o[0] if o else 0,
-        "largest_over_optimum": (a[0] if a else 0) - (o[0] if o else 0),
-        "level": level,
-        "members_at_level": sum(x >= level for x in a),
-        "optimum_members_at_level": sum(x >= level for x in o),
-    }
-    at = {m: n for m, n in sorted(mine.items(), key=lambda kv: (-kv[1], kv[0])) if n >= level}
-    return difference, {"level": level, "members": at}
 
 
 def _partition_name(problem: Problem, index: int) -> str:

@@ -38,7 +38,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from assignment_oracle.compare.judge.verdict import Finding, TierLine, Verdict, fails
+from assignment_oracle.compare.judge.verdict import Finding, TierLine, Verdict, balance_difference, fails
 from assignment_oracle.optimal.solution import OPTIMAL
 from assignment_oracle.optimal.streams_request import (
     ACTIVE_BALANCE,
@@ -208,22 +208,7 @@ def _counts(problem: StreamsProblem, counts) -> dict[str, int]:
 
 
 def _balance_line(tier, problem, mine: dict[str, int], best: dict[str, int]) -> tuple[dict, dict]:
-    a = sorted(mine.values(), reverse=True)
-    o = sorted(best.values(), reverse=True)
-    level = next((x for x, y in zip(a, o) if x != y), a[0] if a else 0)
-    difference = {
-        "largest": a[0] if a else 0,
-        "optimum_largest": o[0] if o else 0,
-        "largest_over_optimum": (a[0] if a else 0) - (o[0] if o else 0),
-        "smallest": a[-1] if a else 0,
-        "optimum_smallest": o[-1] if o else 0,
-        "level": level,
-        "members_at_level": sum(x >= level for x in a),
-        "optimum_members_at_level": sum(x >= level for x in o),
-    }
-    at = {m: n for m, n in sorted(mine.items(), key=lambda kv: (-kv[1], kv[0])) if n >= level}
-    involved = {"level": level, "members": at, "optimum_members": difference["optimum_members_at_level"]}
-    return difference, involved
+    return balance_difference(mine, list(best.values()))
 
 
 def _tag_values(problem: StreamsProblem, assignment: StreamsAssignment) -> dict[TaskId, int]:

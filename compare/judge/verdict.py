@@ -40,6 +40,7 @@ __all__ = [
     "Finding",
     "Verdict",
     "tier_lines",
+    "balance_difference",
     "short_value",
     "fails",
 ]
@@ -240,6 +241,29 @@ def fails(condition: str, *, valid: bool, broken: bool, gap: bool) -> bool:
         raise ValueError(f"unknown condition {condition!r} (known: {', '.join(FAIL_ON)})")
     at = FAIL_ON.index(condition)
     return (not valid) or (at >= 1 and broken) or (at >= 2 and gap)
+
+
+def balance_difference(mine: dict[str, int], best) -> tuple[dict, dict]:
+    """A balance gap in numbers and who is involved, for any kind of group: ``mine`` is each member's count
+    (partitions, active tasks, tasks), ``best`` the optimum's counts.  The difference: the largest and
+    smallest counts beside the optimum's, and ``level``, the first count where the sorted counts differ,
+    with how many members are at it or above in each; involved: those members with their counts (busiest
+    first) and the optimum's number of them."""
+    a = sorted(mine.values(), reverse=True)
+    o = sorted(best, reverse=True)
+    level = next((x for x, y in zip(a, o) if x != y), a[0] if a else 0)
+    difference = {
+        "largest": a[0] if a else 0,
+        "optimum_largest": o[0] if o else 0,
+        "largest_over_optimum": (a[0] if a else 0) - (o[0] if o else 0),
+        "smallest": a[-1] if a else 0,
+        "optimum_smallest": o[-1] if o else 0,
+        "level": level,
+        "members_at_level": sum(x >= level for x in a),
+        "optimum_members_at_level": sum(x >= level for x in o),
+    }
+    at = {m: n for m, n in sorted(mine.items(), key=lambda kv: (-kv[1], kv[0])) if n >= level}
+    return difference, {"level": level, "members": at, "optimum_members": difference["optimum_members_at_level"]}
 
 
 def short_value(value) -> str:
