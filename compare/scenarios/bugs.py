@@ -939,9 +939,7 @@ def _kafka4_unsubscribed(r: BugReplay):
     given = {
         n: rows[n].assignment.to_mapping(r.problems[0].member_ids)["c1"] if rows[n].assignment else None for n in names
     }
-    shown = all(
-        rows[n].status == "invalid" and bool(rows[n].verdict.violations_of("not-subscribed")) for n in names
-    )
+    shown = all(rows[n].status == "invalid" and bool(rows[n].verdict.violations_of("not-subscribed")) for n in names)
     control = r.rows[1]
     text = "; ".join(f"{n}: {rows[n].status}, c1 gets {given[n]}" for n in names) + (
         "; with c1's claim at the top generation: " + ", ".join(f"{n} {control[n].status}" for n in names)
