@@ -43,7 +43,6 @@ from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads
 from assignment_oracle.problem.model import BALANCE, STICKINESS, Assignment, Problem
 from assignment_oracle.problem.ownership import owner_array
-from assignment_oracle.problem.text import lines_text
 
 __all__ = [
     "CLAIM_TIME_LIMIT",
@@ -150,42 +149,6 @@ class CoPartitionVerdict:
             "optimum_status": self.optimum_status,
             "optimal": self.optimal,
         }
-
-    def structure_text(self) -> str:
-        """The join groups and whether the assignment co-partitions them (the first break if not)."""
-        groups = "; ".join(", ".join(g) for g in self.join_groups)
-        return (
-            f"join groups: {groups}\nco-partitioned: {'yes' if self.co_partitioned else 'no'}"
-            + ("" if self.co_partitioned else f" ({self.first_break})")
-            + "\n"
-        )
-
-    def text(self) -> str:
-        def yes(flag: bool | None) -> str:
-            return {True: "yes", False: "no", None: "unknown (not proven in time)"}[flag]
-
-        lines = [
-            self.structure_text().rstrip("\n"),
-            f"sorted loads: {list(self.sorted_loads)}   co-partitioned optimum: "
-            f"{'-' if self.optimal_sorted_loads is None else list(self.optimal_sorted_loads)}"
-            f" ({self.optimum_status})",
-            f"most balanced (dec-min): {yes(self.most_balanced)}",
-            f"retained: {self.retained}; optimum retains {'-' if self.optimal_retained is None else self.optimal_retained}"
-            + ("" if self.stickiness_proven else " (not proven maximal)"),
-            f"stickiest: {yes(self.stickiest)}",
-            f"verdict: {_summary(self)}",
-        ]
-        return lines_text(lines)
-
-
-def _summary(v: CoPartitionVerdict) -> str:
-    if not v.co_partitioned:
-        return "not co-partitioned"
-    if v.optimal:
-        return "the co-partitioned optimum"
-    if v.optimal is None:
-        return "co-partitioned; optimality unknown (the optimum was not proven in time)"
-    return "co-partitioned, with a gap"
 
 
 def judge(

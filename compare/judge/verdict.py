@@ -221,9 +221,8 @@ class Verdict:
                 lines.append(finding.text())
         broken = [g for g in self.guarantees if g.holds is False]
         if self.guarantees:
-            lines.append(
-                "guarantees: " + ("broken: " + "; ".join(g.text() for g in broken) if broken else "none broken")
-            )
+            said = "; ".join(f"{g.name} ({g.summary.removeprefix('broken').strip(' :()')})" for g in broken)
+            lines.append(f"guarantees broken: {said or 'none'}")
         said = {
             OPTIMAL: "optimal on every tier",
             GAP: f"a gap at the {self.gap_tier} tier",
