@@ -14,6 +14,11 @@ out, whatever engine ran.  The engine is chosen here, from :data:`ENGINES`, the 
 * ``flow-spread`` (:mod:`optimal.topic_spread`): ``balance, spread, stickiness`` with no rack
   information (or ``rack`` left out), partition counts, no join groups, no budget.  Exact by
   integrality.
+* ``units-flow`` (:mod:`optimal.units_flow`): join groups whose units all have one size and each
+  at most one previous owner (the usual stream join after a co-partitioned generation): tiers
+  ``balance`` and ``stickiness`` in either order (``rack`` only without rack information), no
+  weights, no budget.  One min-cost flow over units, exact, with member prices
+  :func:`optimal.units_flow.verify` checks without a solver.
 * ``cpsat-staged`` (:mod:`optimal.staged`): everything, each tier proven by CP-SAT in order.
 
 A new tier or constraint is one more key in :class:`Needs` and one entry per engine here, and one
@@ -47,6 +52,8 @@ class Needs:
     join_groups: bool
     move_limits: bool
     racks: bool  # rack is a tier and the problem has rack information
+    # Join groups whose units all have one size and at most one previous owner (optimal.units_flow).
+    uniform_units: bool = False
 
     def describe(self) -> str:
         parts = [",".join(self.order), f"balance {self.balance}"]
@@ -54,7 +61,8 @@ class Needs:
             name
             for name, on in (
                 ("weights", self.weights),
-                ("join groups", self.join_groups),
+                ("join groups (units of one size, one owner each)", self.join_groups and self.uniform_units),
+                ("join groups (units of mixed sizes or owners)", self.join_groups and not self.uniform_units),
                 ("move limits", self.move_limits),
                 ("racks", self.racks),
             )
@@ -72,7 +80,14 @@ def needs(problem: Problem, request: Request) -> Needs:
         join_groups=bool(problem.join_groups),
         move_limits=request.limited,
         racks=RACK in order and problem.rack_locality.active,
+        uniform_units=bool(problem.join_groups) and _uniform_units(problem),
     )
+
+
+def _uniform_units(problem: Problem) -> bool:
+    from assignment_oracle.optimal import units_flow
+
+    return units_flow.applies(problem)
 
 
 @dataclass(frozen=True)
@@ -89,13 +104,14 @@ class Engine:
     orders: tuple[tuple[str, ...], ...] | None = None  # None: any order of its tiers
     racks: bool = True
     auto: bool = True  # chosen by method="auto"
+    uniform_join_groups: bool = False  # join groups when their units have one size and one owner each
 
     def can(self, need: Needs) -> bool:
         active = tuple(t for t in need.order if t != RACK or need.racks)
         return (
             set(active) <= self.tiers
             and (self.weights or not need.weights)
-            and (self.join_groups or not need.join_groups)
+            and (self.join_groups or not need.join_groups or (self.uniform_join_groups and need.uniform_units))
             and (self.move_limits or not need.move_limits)
             and need.balance in self.balance_definitions
             and (self.racks or not need.racks)
@@ -115,6 +131,13 @@ ENGINES: tuple[Engine, ...] = (
         frozenset({BALANCE, SPREAD, STICKINESS}),
         racks=False,
         orders=((BALANCE, SPREAD, STICKINESS),),
+    ),
+    Engine(
+        "units-flow",
+        "unit-prices",
+        frozenset({BALANCE, RACK, STICKINESS}),
+        racks=False,
+        uniform_join_groups=True,
     ),
     Engine(
         "cpsat-staged",
@@ -184,6 +207,10 @@ def solve(
     request = Request() if request is None else request
     engine = choose(problem, request, method)
     started = time.perf_counter()
+    if engine.name == "units-flow":
+        from assignment_oracle.optimal import units_flow
+
+        return units_flow.solve(problem, request, claims=claims)
     if engine.name == "cpsat-staged":
         from assignment_oracle.optimal import staged
 
@@ -236,6 +263,5 @@ def _with_tiers(solution: Solution, problem: Problem, request: Request, engine: 
             records.append(TierResult(tier, value, value, True, "bound"))  # no rack information: all local
         else:
             records.append(TierResult(tier, value, value if proven else None, proven, engine.proof))
-    answered = dataclasses.replace(solution, request=request, tiers=tuple(records), wall_time=elapsed)
-    answered.__dict__["measures"] = measures  # measured once (a cached_property the copy would recompute)
-    return answered
+    # Measured once: the copy is given the measures (a cached_property it would otherwise recompute).
+    return dataclasses.replace(solution, request=request, tiers=tuple(records), wall_time=elapsed, measured=measures)

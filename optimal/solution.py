@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from functools import cached_property
 from typing import Mapping
 
@@ -85,6 +85,9 @@ class Solution:
         Seconds spent in :func:`optimal.solve`, model building included.
     stats:
         Model sizes and iterations, for benchmarks.
+    measured:
+        The answer's :class:`~assignment_oracle.optimal.request.Measures` when the engine has taken them
+        (to check its answer), so :attr:`measures` is not computed twice; given at construction only.
     """
 
     problem: Problem
@@ -105,6 +108,11 @@ class Solution:
     stages: tuple[Mapping[str, object], ...] = ()
     message: str = ""
     claims: ResolvedClaims | None = None
+    measured: InitVar[Measures | None] = None
+
+    def __post_init__(self, measured: Measures | None) -> None:
+        if measured is not None:  # the engine measured its answer (to check it): not measured again
+            self.__dict__["measures"] = measured
 
     @property
     def objective_order(self) -> tuple[str, ...]:

@@ -95,11 +95,12 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from assignment_oracle.optimal import mip_hint
-from assignment_oracle.optimal.request import Request
+from assignment_oracle.optimal.request import Measures, Request, measure, tier_key
 from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, TierResult
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
 from assignment_oracle.problem.errors import SolverError
 from assignment_oracle.problem.model import BALANCE, RACK, SPREAD, STICKINESS, Assignment, Problem
+from assignment_oracle.problem.ownership import owner_array, violations
 
 __all__ = ["FIRST_EFFORT", "Parts", "parts_of", "parameters", "solve"]
 
@@ -543,334 +544,518 @@ def _descent(parts: Parts, n: int, owner: np.ndarray, request: Request) -> np.nd
 def solve(
     problem: Problem, request: Request, *, claims: ResolvedClaims | None = None, time_limit: float | None = None
 ) -> Solution:
-    """The optimum of ``request`` on ``problem`` (module docstring)."""
+    """The optimum of ``request`` on ``problem`` (module docstring), checked before it is returned.
+
+    The answer is valid (every partition of a subscribed topic once, to a subscriber; each join
+    group's unit on one member, KIP-315; the budget of moves kept, KIP-429), and each tier measures
+    (:func:`optimal.request.measure`) exactly what the model proved, or, where a tier is not proven,
+    what the model's counts show and no worse than the ceiling its stages pinned.  Otherwise this
+    raises :class:`~assignment_oracle.problem.errors.SolverError`: a bug, never a wrong answer, and
+    never a measured value standing in for a proven one.
+
+    Raises
+    ------
+    SolverError
+        The model's answer is not valid, or a tier measures other than what the model proved (also
+        a stage whose solver value differs from its answer's counts).
+    """
     started = time.perf_counter()
-    deadline = None if time_limit is None else started + time_limit
     claims = resolve_claims(problem) if claims is None else claims
-    tiers = request.tiers(problem)
-    parts = parts_of(problem, tiers, claims)
-    n = len(problem.members)
-    stages: list[dict] = []
+    return _Run(problem, request, claims, time_limit, started).solve()
 
-    def answer(status: str, owner: np.ndarray | None, records: list[TierResult], message: str = "") -> Solution:
-        assignment = None
-        if owner is not None:  # the one place the answer is built: from the owner array
-            global_owner = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int64)
-            if parts.partitions:
-                global_owner[np.concatenate(parts.partitions)] = np.repeat(owner, [u.size for u in parts.partitions])
-            assignment = Assignment.from_owners(problem, global_owner)
-        solution = Solution(
-            problem=problem,
-            status=status,
-            method="cpsat-staged",
-            assignment=assignment,
-            wall_time=time.perf_counter() - started,
-            request=request,
-            tiers=tuple(records),
-            stages=tuple(stages),
-            message=message,
-            claims=claims,
-            stats={"parts": len(parts.partitions), "classes": len(parts.classes)},
+
+class _Stopped(Exception):
+    """A stage ended without an answer: ``status`` is ``INFEASIBLE`` or ``UNKNOWN``, ``stage`` names it."""
+
+    def __init__(self, status: str, stage: str) -> None:
+        super().__init__(f"{stage}: {status}")
+        self.status = status
+        self.stage = stage
+
+
+class _Run:
+    """One staged solve (module docstring, "Stages"): the model, the incumbent, each stage's record and
+    what each tier's stages pinned; one method per kind of stage (:meth:`dec_min`, :meth:`squares`,
+    :meth:`single`), and the answer built and checked once, at the end (:meth:`answer`)."""
+
+    def __init__(
+        self, problem: Problem, request: Request, claims: ResolvedClaims, time_limit: float | None, started: float
+    ) -> None:
+        self.problem = problem
+        self.request = request
+        self.claims = claims
+        self.tiers = request.tiers(problem)
+        self.parts = parts_of(problem, self.tiers, claims)
+        self.n = len(problem.members)
+        self.started = started
+        self.deadline = None if time_limit is None else started + time_limit
+        self.stages: list[dict] = []  # every stage's record, in order (Solution.stages)
+        self.records: list[TierResult] = []  # per tier solved: proven or not, and each unproven stage's bound
+        self.reached: dict[str, Any] = {}  # per tier: its value as pinned (the optimum when proven, else a ceiling)
+        self.unproven: list[str] = []  # stages not proven (the message)
+        self.found_any = False  # a search found a solution: a later stage cannot be infeasible
+        self.model: _Model  # the model, the incumbent and whether it meets every constraint: start()
+        self.incumbent: _Incumbent
+        self.trusted: bool
+
+    def solve(self) -> Solution:
+        """The tiers in the request's order, each by its kind of stage, then the answer."""
+        parts = self.parts
+        if parts.stranded:
+            topic, p = parts.stranded[0]
+            return self.answer(
+                INFEASIBLE,
+                message=f"no member subscribes to every topic of the unit of {topic}-{p}'s "
+                f"partition number ({len(parts.stranded)} such unit(s))",
+            )
+        if not parts.partitions:  # nothing to assign: every tier is at its only value
+            empty = np.zeros(self.n, dtype=np.int64)
+            self.incumbent = _Incumbent({}, empty, 0, empty, 0, {})
+            for tier in self.tiers:
+                self.reached[tier] = self.counted(tier)
+                self.records.append(TierResult(tier, None, None, True, "bound"))
+            return self.answer(OPTIMAL, np.zeros(0, dtype=np.int64))
+        self.start()
+        try:
+            for position, tier in enumerate(self.tiers):
+                first = len(self.stages)
+                if tier != BALANCE:
+                    self.single(tier, last=position == len(self.tiers) - 1)
+                elif self.request.balance == "dec-min":
+                    self.dec_min()
+                else:
+                    self.squares(last=position == len(self.tiers) - 1)
+                self.records.append(self.record(tier, self.stages[first:]))
+        except _Stopped as stopped:
+            return self.answer(stopped.status, message=_failure(stopped.status, stopped.stage))
+        owner = self.model.owners(self.incumbent.values)
+        if self.unproven:
+            return self.answer(FEASIBLE, owner, "not proven in time: " + ", ".join(self.unproven))
+        return self.answer(OPTIMAL, owner)
+
+    def start(self) -> None:
+        """The model and the first incumbent (module docstring): the greedy, and when balance comes
+        before stickiness the descent from everyone keeping what it can; ``trusted`` when the
+        incumbent meets the budget of moves (the shortcuts read it)."""
+        parts, n, request, tiers = self.parts, self.n, self.request, self.tiers
+        self.model = model = _Model(self.problem, parts, request, tiers)
+        keep_first = request.limited or tiers.index(STICKINESS) < tiers.index(BALANCE)
+        start = _greedy(parts, n, keep_first)
+        if tiers.index(BALANCE) < tiers.index(STICKINESS):
+            # From everyone keeping what it can, dec-min moves (within any budget, cheapest first): most
+            # of what the balance stages need, with what was kept on the way.  Without a budget the
+            # greedy's own balanced start competes, and the better (sorted loads, then kept) is taken.
+            kept_first = _descent(parts, n, _greedy(parts, n, True) if not keep_first else start, request)
+            candidates = [model.incumbent(model.values_of(o)) for o in (kept_first, start)]
+            self.incumbent = min(
+                candidates[:1] if request.limited else candidates,
+                key=lambda c: (sorted(map(int, c.loads), reverse=True), -c.kept),
+            )
+        else:
+            self.incumbent = model.incumbent(model.values_of(start))
+        moves = parts.owned_by - self.incumbent.kept_of
+        # Shortcuts read the incumbent, so it must meet every constraint: the greedy one may break a budget.
+        self.trusted = (request.max_moves is None or int(moves.sum()) <= request.max_moves) and (
+            request.max_moves_per_member is None or int(moves.max(initial=0)) <= request.max_moves_per_member
         )
-        if assignment is None:
-            return solution
-        measures = solution.measures
-        # Every tier's value is measured on the answer; the record keeps what the stages proved.
-        final = []
-        for record in records:
-            value = measures.value(record.tier, request.balance)
-            bound = value if record.proven else record.bound
-            final.append(TierResult(record.tier, value, bound, record.proven, record.how))
-        object.__setattr__(solution, "tiers", tuple(final))
-        object.__setattr__(solution, "retained", measures.kept)
-        object.__setattr__(solution, "cross_rack", measures.cross_rack)
-        return solution
 
-    if parts.stranded:
-        topic, p = parts.stranded[0]
-        return answer(
-            INFEASIBLE,
+    # -- the kinds of stage -------------------------------------------------------------------
+
+    def dec_min(self) -> None:
+        """``balance`` under ``dec-min``: the sorted loads from the top, each value then the members at
+        it, proven and pinned (module docstring, "Stages"); the shortcuts are proofs without a solver.
+        When a stage is not proven, the incumbent's whole vector is pinned as a ceiling."""
+        parts, n, model = self.parts, self.n, self.model
+        heaviest = np.sort(parts.load)[::-1]
+        known: list[int] = []
+        proven = True
+        while len(known) < n:
+            c = len(known)
+            ordered = self.sorted_loads()
+            if not proven:  # a ceiling: the incumbent's whole vector, majorising every later answer
+                self.pin_levels(ordered, [*ordered, ordered[-1] - 1])
+                self.reached[BALANCE] = ordered
+                return
+            if self.trusted and ordered[c] - ordered[-1] <= 1:
+                # The members not yet counted share a fixed total within one of each other: no split of
+                # that total is more balanced.
+                rest = ordered[c:]
+                known.extend(rest)
+                self.pin_levels(known, [*rest, rest[-1] - 1])
+                self.settle(
+                    "the other loads" if c else "every load",
+                    len(rest),
+                    "split within one of each other: the least split of a fixed total",
+                )
+                break
+            top = model.largest() if c == 0 else model.top_sum(c + 1)
+            name = "largest load" if c == 0 else f"load value {c + 1}"
+            prefix = sum(known)
+            # The c+1 largest loads hold at least the c+1 heaviest parts, and the (c+1)-th is at least
+            # the average of what the members not yet counted share (c = 0: the largest load's bound).
+            floor = max(prefix + -(-(parts.total - prefix) // (n - c)), int(heaviest[: c + 1].sum()))
+            if self.trusted and sum(ordered[: c + 1]) == floor:
+                self.settle(
+                    name,
+                    floor if c == 0 else ordered[c],
+                    "meets the bound max(ceil(total / members), heaviest part)"
+                    if c == 0
+                    else "meets the bound: the heaviest parts, or the rest's average",
+                )
+            else:
+                status = self.stage(name, top, "min", False, lambda: sum(self.sorted_loads()[: c + 1]), floor)
+                ordered = self.sorted_loads()
+                if status != OPTIMAL:
+                    proven = False
+                    continue
+            v = ordered[c]
+            model.model.add(top <= prefix + v)
+            if self.trusted and v - ordered[-1] <= 1:
+                continue  # the rest is within one of the value found: settled at the top of the loop
+            if v == 0:
+                at = n - c
+                self.settle(f"members at load {v}", at, "no load is below 0")
+            elif self.trusted and sum(1 for x in ordered if x >= v) == c + 1:
+                at = 1
+                self.settle(f"members at load {v}", 1, "one member is at the value found")
+            else:
+                counted = self.members_at(v, sum(x - v + 1 for x in known))
+                if counted is None:
+                    proven = False
+                    continue
+                at = counted
+            known.extend([v] * at)
+            self.pin_levels(known, [v, v - 1])
+        self.reached[BALANCE] = known
+
+    def members_at(self, v: int, above: int) -> int | None:
+        """The fewest members at load ``v`` once the values above are pinned: ``E(v - 1)`` minimised,
+        less ``above`` (what the members above ``v`` add to it); ``None`` when not proven in time."""
+        name = f"members at load {v}"
+        status, value, bound = self.search(
+            name,
+            self.model.excess(v - 1),
+            "min",
+            False,
+            lambda: sum(max(0, int(x) - v + 1) for x in self.incumbent.loads),
+        )
+        if status == OPTIMAL and value is not None:
+            at = value - above
+            self.note(name, at, True, at)
+            return at
+        self.note(name, value, False, bound)
+        if status in (INFEASIBLE, UNKNOWN):
+            raise _Stopped(status, name)
+        self.unproven.append(name)
+        return None
+
+    def squares(self, last: bool) -> None:
+        """``balance`` under ``sum-of-squares`` (the least sum of squared loads) or ``max-then-squares``
+        (the least largest load, then that), each one stage."""
+        parts, n = self.parts, self.n
+        largest = None
+        if self.request.balance == "max-then-squares":
+            largest = self.one_stage(
+                "largest load",
+                self.model.largest(),
+                "min",
+                False,
+                max(-(-parts.total // max(n, 1)), int(parts.load.max()) if parts.load.size else 0),
+                "meets the bound max(ceil(total / members), heaviest part)",
+                lambda: int(self.incumbent.loads.max(initial=0)),
+            )
+        squares = self.one_stage(
+            "sum of squares",
+            self.model.squares(),
+            "min",
+            last,
             None,
-            [],
-            f"no member subscribes to every topic of the unit of {topic}-{p}'s "
-            f"partition number ({len(parts.stranded)} such unit(s))",
+            "",
+            lambda: int(sum(int(x) ** 2 for x in self.incumbent.loads)),
         )
-    if not parts.partitions:  # nothing to assign: every tier is at its only value
-        return answer(
-            OPTIMAL, np.zeros(0, dtype=np.int64), [TierResult(t, None, None, True, "bound") for t in tiers], ""
-        )
-    state = _Model(problem, parts, request, tiers)
-    keep_first = request.limited or tiers.index(STICKINESS) < tiers.index(BALANCE)
-    start = _greedy(parts, n, keep_first)
-    if tiers.index(BALANCE) < tiers.index(STICKINESS):
-        # From everyone keeping what it can, dec-min moves (within any budget, cheapest first): most
-        # of what the balance stages need, with what was kept on the way.  Without a budget the
-        # greedy's own balanced start competes, and the better (sorted loads, then kept) is taken.
-        kept_first = _descent(parts, n, _greedy(parts, n, True) if not keep_first else start, request)
-        candidates = [state.incumbent(state.values_of(o)) for o in (kept_first, start)]
-        incumbent = min(
-            candidates[:1] if request.limited else candidates,
-            key=lambda c: (sorted(map(int, c.loads), reverse=True), -c.kept),
-        )
-    else:
-        incumbent = state.incumbent(state.values_of(start))
-    moves = parts.owned_by - incumbent.kept_of
-    # Shortcuts read the incumbent, so it must meet every constraint: the greedy one may break a budget.
-    trusted = (request.max_moves is None or int(moves.sum()) <= request.max_moves) and (
-        request.max_moves_per_member is None or int(moves.max(initial=0)) <= request.max_moves_per_member
-    )
-    found_any = False
-    unproven: list[str] = []
+        self.reached[BALANCE] = squares if largest is None else [largest, squares]
 
-    def run(
-        name: str, expression, sense: str, last: bool, current: Callable[[], int], known_bound: int | None = None
-    ) -> tuple[str, int | None, float | None]:
-        """One stage: optimise from the incumbent.  Returns (status, value, bound); on a solution the
-        incumbent is replaced.  When CP-SAT finds nothing in time but the incumbent meets every
-        constraint and pin (``trusted``), the stage keeps it: ``FEASIBLE`` at ``current()``, the
-        incumbent's value.  The bound reported is the better of CP-SAT's (only when it found a
-        solution: without one its bound is not reported reliably) and ``known_bound``, a bound
-        from the arguments (the average, the least cross-rack, the most kept), and never beyond
-        the value."""
-        nonlocal incumbent, found_any, trusted
-        (state.model.minimize if sense == "min" else state.model.maximize)(expression)
+    def single(self, tier: str, last: bool) -> None:
+        """``rack`` (the fewest cross-rack partitions, KIP-881), ``spread`` (the least sum of squared
+        per-topic counts, KAFKA-16277) or ``stickiness`` (the most partitions kept, KIP-54): one stage."""
+        model, parts = self.model, self.parts
+        if tier == RACK:
+            self.reached[tier] = self.one_stage(
+                "cross-rack partitions",
+                model.cross,
+                "min",
+                last,
+                int(parts.least_cross.sum()),
+                "every part is on its least cross-rack member",
+                lambda: self.incumbent.cross,
+            )
+        elif tier == SPREAD:
+            self.reached[tier] = self.one_stage(
+                "per-topic squares",
+                model.topic_squares(),
+                "min",
+                last,
+                None,
+                "",
+                lambda: sum(x * x for x in self.incumbent.held.values()),
+            )
+        else:
+            self.reached[tier] = self.one_stage(
+                "kept partitions",
+                model.kept,
+                "max",
+                last,
+                int(parts.most_kept.sum()),
+                "every part is with the previous owner keeping most of it",
+                lambda: self.incumbent.kept,
+            )
+
+    def one_stage(
+        self, name: str, expression, sense: str, last: bool, bound: int | None, proof: str, current: Callable[[], int]
+    ) -> int:
+        """A stage of one expression: settled without a solver when the incumbent meets ``bound`` (or
+        the expression is a constant), else searched; then pinned at the incumbent's value (its optimum,
+        or under a time limit a ceiling), which it returns."""
+        if isinstance(expression, int) or (bound is not None and self.trusted and current() == bound):
+            self.settle(name, current(), proof if not isinstance(expression, int) else "the same for every assignment")
+        else:
+            self.stage(name, expression, sense, last, current, bound)
+        value = current()
+        if not isinstance(expression, int):
+            self.model.model.add(expression <= value if sense == "min" else expression >= value)
+        return value
+
+    # -- one search, and the records ----------------------------------------------------------
+
+    def stage(
+        self,
+        name: str,
+        expression,
+        sense: str,
+        last: bool,
+        current: Callable[[], int],
+        known_bound: int | None = None,
+    ) -> str:
+        """One searched stage, recorded: its status (``OPTIMAL`` or ``FEASIBLE``); stops the run
+        (:class:`_Stopped`) when it found no answer."""
+        status, value, bound = self.search(name, expression, sense, last, current, known_bound)
+        self.note(name, value, status == OPTIMAL, bound)
+        if status in (INFEASIBLE, UNKNOWN):
+            raise _Stopped(status, name)
+        if status != OPTIMAL:
+            self.unproven.append(name)
+        return status
+
+    def search(
+        self,
+        name: str,
+        expression,
+        sense: str,
+        last: bool,
+        current: Callable[[], int],
+        known_bound: int | None = None,
+    ) -> tuple[str, int | None, int | None]:
+        """Optimise ``expression`` from the incumbent: ``(status, value, bound)``; a solution becomes the
+        incumbent.  Proven optimal, the solver's value must be the new incumbent's (``current()``, from
+        its counts), or :class:`SolverError`.  When CP-SAT finds nothing in time but the incumbent meets
+        every constraint and pin (``trusted``), the stage keeps it: ``FEASIBLE`` at ``current()``.  The
+        bound is the better of CP-SAT's (only when it found a solution: without one its bound is not
+        reported reliably) and ``known_bound`` (from the arguments: the average, the least cross-rack,
+        the most kept), and never beyond the value."""
+        model = self.model
+        (model.model.minimize if sense == "min" else model.model.maximize)(expression)
         outcome: tuple[str, int | None, float | None] | None = None
         for attempt in (0, 1):
-            remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
-            if remaining is not None and not last:
-                remaining /= 2  # later stages keep the other half
-            hinted = incumbent
+            remaining = self.remaining(last)
+            hinted = self.incumbent
             if attempt == 1:  # not settled after the first effort: a MIP's solution as the hint, if it has one
-                found = mip_hint.hint(state.model, time_limit=None if remaining is None else remaining / 2)
+                found = mip_hint.hint(model.model, time_limit=None if remaining is None else remaining / 2)
                 if found is not None:
-                    hinted = state.incumbent({v.index: found[v.index] for v in state.primary})
-                remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
-                if remaining is not None and not last:
-                    remaining /= 2
-            state.hint(hinted)
+                    hinted = model.incumbent({v.index: found[v.index] for v in model.primary})
+                remaining = self.remaining(last)
+            model.hint(hinted)
             solver = cp_model.CpSolver()
             parameters(solver, time_limit=remaining, effort=FIRST_EFFORT if attempt == 0 else None)
-            code = _solve(solver, state.model)
+            code = _solve(solver, model.model)
             if code == cp_model.INFEASIBLE:
-                if found_any:
+                if self.found_any:
                     raise SolverError(
                         f"cpsat-staged: stage {name!r} is infeasible after earlier stages were solved (a bug)"
                     )
                 return INFEASIBLE, None, None
             if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-                found_any = trusted = True
-                incumbent = state.incumbent({v.index: solver.value(v) for v in state.primary})
-                outcome = (
-                    OPTIMAL if code == cp_model.OPTIMAL else FEASIBLE,
-                    round(solver.objective_value),
-                    solver.best_objective_bound,
-                )
+                self.found_any = self.trusted = True
+                self.incumbent = model.incumbent({v.index: solver.value(v) for v in model.primary})
+                found_value = int(solver.value(expression))
+                if code == cp_model.OPTIMAL and found_value != current():
+                    raise SolverError(
+                        f"cpsat-staged: stage {name!r} proved {found_value}, its answer's counts give {current()} (a bug)"
+                    )
+                outcome = (OPTIMAL if code == cp_model.OPTIMAL else FEASIBLE, found_value, solver.best_objective_bound)
                 if code == cp_model.OPTIMAL:
                     break
             else:
                 outcome = outcome or (UNKNOWN, None, solver.best_objective_bound)
-            if deadline is not None and time.perf_counter() >= deadline:
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
                 break
-        status, value, bound = outcome if outcome is not None else (UNKNOWN, None, None)
+        status, value, found_bound = outcome if outcome is not None else (UNKNOWN, None, None)
         if status == UNKNOWN:
-            bound = None  # nothing found: CP-SAT's bound is not to be trusted
-            if trusted:
+            found_bound = None  # nothing found: CP-SAT's bound is not to be trusted
+            if self.trusted:
                 status, value = FEASIBLE, current()
-        if bound is not None:
-            bound = math.ceil(bound - 1e-6) if sense == "min" else math.floor(bound + 1e-6)
+        bound: int | None = None
+        if found_bound is not None:
+            bound = math.ceil(found_bound - 1e-6) if sense == "min" else math.floor(found_bound + 1e-6)
         if known_bound is not None:
             bound = known_bound if bound is None else (max if sense == "min" else min)(bound, known_bound)
         if bound is not None and value is not None:
             bound = (min if sense == "min" else max)(bound, value)
-        record = {"stage": name, "value": value, "proven": status == OPTIMAL, "bound": bound}
-        stages.append(record)
-        return status, value, record["bound"]
+        return status, value, bound
 
-    def settled(name: str, value: int, proof: str) -> None:
-        stages.append({"stage": name, "value": value, "proven": True, "bound": value, "proof": proof})
+    def remaining(self, last: bool) -> float | None:
+        """Seconds left for a search: all that is left for the last stage, else half (later stages keep
+        the other half)."""
+        if self.deadline is None:
+            return None
+        left = max(0.0, self.deadline - time.perf_counter())
+        return left if last else left / 2
 
-    def pin_levels(known: list[int], levels) -> None:
+    def pin_levels(self, known: list[int], levels) -> None:
         """``E(l) <= E*(l)`` for each level, ``E*`` over the known largest loads (module docstring)."""
         for level in sorted(set(levels)):
-            state.model.add(state.excess(level) <= sum(max(0, v - level) for v in known))
+            self.model.model.add(self.model.excess(level) <= sum(max(0, v - level) for v in known))
 
-    def one_stage(
-        name: str, expression, sense: str, last: bool, bound: int | None, proof: str, current: Callable[[], int]
-    ) -> str | None:
-        """A stage of one expression: settled without a solver when the incumbent meets ``bound`` (or
-        the expression is a constant), else solved; then pinned at the incumbent's value (its optimum,
-        or under a time limit a ceiling).  Returns ``INFEASIBLE``/``UNKNOWN`` when there is no answer."""
-        if isinstance(expression, int) or (bound is not None and trusted and current() == bound):
-            settled(name, current(), proof if not isinstance(expression, int) else "the same for every assignment")
-        else:
-            status, _, _ = run(name, expression, sense, last, current, bound)
-            if status in (INFEASIBLE, UNKNOWN):
-                return status
-            if status != OPTIMAL:
-                unproven.append(name)
-        if not isinstance(expression, int):
-            state.model.add(expression <= current() if sense == "min" else expression >= current())
-        return None
+    def sorted_loads(self) -> list[int]:
+        """The incumbent's loads, largest first."""
+        return sorted((int(x) for x in self.incumbent.loads), reverse=True)
 
-    records: list[TierResult] = []
-    for position, tier in enumerate(tiers):
-        last = position == len(tiers) - 1
-        proven = True
-        first = len(stages)
+    def settle(self, name: str, value: int, proof: str) -> None:
+        """A stage proven without a solver: ``proof`` says by what."""
+        self.note(name, value, True, value, proof)
+
+    def note(self, name: str, value: int | None, proven: bool, bound: int | None, proof: str | None = None) -> None:
+        record: dict[str, object] = {"stage": name, "value": value, "proven": proven, "bound": bound}
+        if proof is not None:
+            record["proof"] = proof
+        self.stages.append(record)
+
+    @staticmethod
+    def record(tier: str, stages: list[dict]) -> TierResult:
+        """A tier's record before the answer is measured: proven when every one of its stages is, else
+        what each unproven one proved; ``how`` is ``bound`` when no stage needed the solver."""
+        done = all(s["proven"] for s in stages)
+        how = "cpsat" if any("proof" not in s for s in stages) else "bound"
+        unproven = None if done else [{"stage": s["stage"], "bound": s["bound"]} for s in stages if not s["proven"]]
+        return TierResult(tier, None, unproven, done, how)
+
+    # -- the answer ---------------------------------------------------------------------------
+
+    def counted(self, tier: str) -> Any:
+        """The tier's value on the incumbent, from the model's counts (what the stages saw)."""
+        incumbent = self.incumbent
         if tier == BALANCE:
-            definition = request.balance
-            lower = max(-(-parts.total // max(n, 1)), int(parts.load.max()) if parts.load.size else 0)
-            if definition == "dec-min":
-                heaviest = np.sort(parts.load)[::-1]
-                known: list[int] = []
-                while len(known) < n:
-                    c = len(known)
-                    ordered = sorted((int(x) for x in incumbent.loads), reverse=True)
-                    if not proven:  # a ceiling: the incumbent's whole vector, majorising every later answer
-                        pin_levels(ordered, [*ordered, ordered[-1] - 1])
-                        break
-                    if trusted and ordered[c] - ordered[-1] <= 1:
-                        # The members not yet counted share a fixed total within one of each other: no
-                        # split of that total is more balanced.
-                        rest = ordered[c:]
-                        known.extend(rest)
-                        pin_levels(known, [*rest, rest[-1] - 1])
-                        settled(
-                            "the other loads" if c else "every load",
-                            len(rest),
-                            "split within one of each other: the least split of a fixed total",
-                        )
-                        break
-                    top = state.largest() if c == 0 else state.top_sum(c + 1)
-                    name = "largest load" if c == 0 else f"load value {c + 1}"
-                    prefix = sum(known)
-                    # The c+1 largest loads hold at least the c+1 heaviest parts, and the (c+1)-th is at
-                    # least the average of what the members not yet counted share (c = 0: ``lower``).
-                    floor = max(prefix + -(-(parts.total - prefix) // (n - c)), int(heaviest[: c + 1].sum()))
-                    if trusted and sum(ordered[: c + 1]) == floor:
-                        settled(
-                            name,
-                            floor if c == 0 else ordered[c],
-                            "meets the bound max(ceil(total / members), heaviest part)"
-                            if c == 0
-                            else "meets the bound: the heaviest parts, or the rest's average",
-                        )
-                    else:
-                        status, value, bound = run(
-                            name,
-                            top,
-                            "min",
-                            False,
-                            lambda: sum(sorted(map(int, incumbent.loads))[::-1][: c + 1]),
-                            floor,
-                        )
-                        if status in (INFEASIBLE, UNKNOWN):
-                            return answer(status, None, records, _failure(status, name))
-                        ordered = sorted((int(x) for x in incumbent.loads), reverse=True)
-                        if status != OPTIMAL:
-                            proven = False
-                            unproven.append(name)
-                            continue
-                    v = ordered[c]
-                    state.model.add(top <= prefix + v)
-                    if trusted and v - ordered[-1] <= 1:
-                        continue  # the rest is within one of the value found: settled at the top of the loop
-                    if v == 0:
-                        at = n - c
-                        settled(f"members at load {v}", at, "no load is below 0")
-                    elif trusted and sum(1 for x in ordered if x >= v) == c + 1:
-                        at = 1
-                        settled(f"members at load {v}", 1, "one member is at the value found")
-                    else:
-                        base = sum(x - v + 1 for x in known)
-                        status, value, bound = run(
-                            f"members at load {v}",
-                            state.excess(v - 1),
-                            "min",
-                            False,
-                            lambda: sum(max(0, int(x) - v + 1) for x in incumbent.loads),
-                        )
-                        if status in (INFEASIBLE, UNKNOWN):
-                            return answer(status, None, records, _failure(status, f"members at load {v}"))
-                        if status != OPTIMAL:
-                            proven = False
-                            unproven.append(f"members at load {v}")
-                            continue
-                        at = int(value or 0) - base
-                        stages[-1].update(value=at, bound=at)
-                    known.extend([v] * at)
-                    pin_levels(known, [v, v - 1])
-            else:
-                if definition == "max-then-squares":
-                    failed = one_stage(
-                        "largest load",
-                        state.largest(),
-                        "min",
-                        False,
-                        lower,
-                        "meets the bound max(ceil(total / members), heaviest part)",
-                        lambda: int(incumbent.loads.max(initial=0)),
-                    )
-                    if failed:
-                        return answer(failed, None, records, _failure(failed, "largest load"))
-                failed = one_stage(
-                    "sum of squares",
-                    state.squares(),
-                    "min",
-                    last,
-                    None,
-                    "",
-                    lambda: int(sum(int(x) ** 2 for x in incumbent.loads)),
-                )
-                if failed:
-                    return answer(failed, None, records, _failure(failed, "sum of squares"))
-        else:
-            name, expression, sense, bound, proof, current = {
-                RACK: (
-                    "cross-rack partitions",
-                    state.cross,
-                    "min",
-                    int(parts.least_cross.sum()),
-                    "every part is on its least cross-rack member",
-                    lambda: incumbent.cross,
-                ),
-                SPREAD: (
-                    "per-topic squares",
-                    state.topic_squares(),
-                    "min",
-                    None,
-                    "",
-                    lambda: sum(x * x for x in incumbent.held.values()),
-                ),
-                STICKINESS: (
-                    "kept partitions",
-                    state.kept,
-                    "max",
-                    int(parts.most_kept.sum()),
-                    "every part is with the previous owner keeping most of it",
-                    lambda: incumbent.kept,
-                ),
-            }[tier]
-            failed = one_stage(name, expression, sense, last, bound, proof, current)
-            if failed:
-                return answer(failed, None, records, _failure(failed, name))
-        # The tier's record: proven when every one of its stages is; else what each unproven one proved.
-        mine = stages[first:]
-        done = all(s["proven"] for s in mine)
-        how = "cpsat" if any("proof" not in s for s in mine) else "bound"
-        records.append(
-            TierResult(
-                tier,
-                None,
-                None if done else [{"stage": s["stage"], "bound": s["bound"]} for s in mine if not s["proven"]],
-                done,
-                how,
+            loads = [int(x) for x in incumbent.loads]
+            squares = sum(x * x for x in loads)
+            if self.request.balance == "dec-min":
+                return sorted(loads, reverse=True)
+            if self.request.balance == "sum-of-squares":
+                return squares
+            return [max(loads, default=0), squares]
+        if tier == RACK:
+            return incumbent.cross
+        if tier == SPREAD:
+            return sum(x * x for x in incumbent.held.values())
+        return incumbent.kept
+
+    def answer(self, status: str, owner: np.ndarray | None = None, message: str = "") -> Solution:
+        """The one place the :class:`Solution` is built, once: from the per-part owners (``None``: no
+        answer), its tiers' values measured on the answer after :meth:`checked`."""
+        assignment = measures = None
+        tiers = tuple(self.records)
+        if owner is not None:
+            assignment = _assignment(self.problem, self.parts, owner)
+            measures = self.checked(assignment)
+            tiers = tuple(
+                TierResult(r.tier, value, value if r.proven else r.bound, r.proven, r.how)
+                for r, value in zip(self.records, (measures.value(r.tier, self.request.balance) for r in self.records))
             )
+        return Solution(
+            problem=self.problem,
+            status=status,
+            method="cpsat-staged",
+            assignment=assignment,
+            wall_time=time.perf_counter() - self.started,
+            retained=None if measures is None else measures.kept,
+            cross_rack=None if measures is None else measures.cross_rack,
+            stats={"parts": len(self.parts.partitions), "classes": len(self.parts.classes)},
+            request=self.request,
+            tiers=tiers,
+            stages=tuple(self.stages),
+            message=message,
+            claims=self.claims,
+            measured=measures,
         )
-    owner = state.owners(incumbent.values)
-    if unproven:
-        return answer(FEASIBLE, owner, records, "not proven in time: " + ", ".join(unproven))
-    return answer(OPTIMAL, owner, records)
+
+    def checked(self, assignment: Assignment) -> Measures:
+        """The answer's measures (:func:`optimal.request.measure`), once it is checked: valid (every
+        partition of a subscribed topic once, to a subscriber), each join group's unit on one member
+        (KIP-315), the budget of moves kept (KIP-429), and each tier measuring what the model's counts
+        show and what its stages pinned: the optimum where proven, no worse than the ceiling where
+        not.  Kept partitions may measure more than counted where stickiness is not proven (a part
+        dealt onto a previous owner keeps more); never where it is.  :class:`SolverError` otherwise."""
+        problem, request = self.problem, self.request
+        broken = violations(problem, assignment)
+        if broken:
+            raise SolverError(f"cpsat-staged: the answer is not valid ({broken[0]}) (a bug)")
+        split = _split_unit(problem, self.parts, assignment)
+        if split:
+            raise SolverError(f"cpsat-staged: the answer splits the join group unit of {split} (a bug)")
+        measures = measure(problem, assignment, self.claims)
+        moves, most = int(measures.moved_from.sum()), int(measures.moved_from.max(initial=0))
+        if request.max_moves is not None and moves > request.max_moves:
+            raise SolverError(f"cpsat-staged: the answer moves {moves} partitions, over max_moves {request.max_moves}")
+        if request.max_moves_per_member is not None and most > request.max_moves_per_member:
+            raise SolverError(
+                f"cpsat-staged: the answer moves {most} partitions from one member, "
+                f"over max_moves_per_member {request.max_moves_per_member}"
+            )
+        for record in self.records:
+            tier = record.tier
+            measured, counted, pinned = measures.value(tier, request.balance), self.counted(tier), self.reached[tier]
+            if measured != counted and not (tier == STICKINESS and measured > counted and not record.proven):
+                raise SolverError(
+                    f"cpsat-staged: the answer measures {measured} on {tier}, the model's counts {counted}"
+                )
+            if record.proven and measured != pinned:
+                raise SolverError(f"cpsat-staged: the answer measures {measured} on {tier}, the model proved {pinned}")
+            if not record.proven and tier_key(tier, measured) > tier_key(tier, pinned):
+                raise SolverError(
+                    f"cpsat-staged: the answer measures {measured} on {tier}, past the ceiling {pinned} its stages pinned"
+                )
+        return measures
+
+
+def _assignment(problem: Problem, parts: Parts, owner: np.ndarray) -> Assignment:
+    """The assignment of per-part owners: every partition of a part to the part's owner."""
+    global_owner = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int64)
+    if parts.partitions:
+        global_owner[np.concatenate(parts.partitions)] = np.repeat(owner, [u.size for u in parts.partitions])
+    return Assignment.from_owners(problem, global_owner)
+
+
+def _split_unit(problem: Problem, parts: Parts, assignment: Assignment) -> str:
+    """The first join group unit (KIP-315: the partitions numbered ``p`` of a group's topics) whose
+    partitions ``assignment`` gives to more than one member, as ``topic-p``; ``""`` when none is."""
+    units = [u for u in parts.partitions if u.size > 1]
+    if not units:
+        return ""
+    owner = owner_array(problem, assignment)[0]
+    together = [bool((owner[u] == owner[u[0]]).all()) for u in units]
+    if all(together):
+        return ""
+    first = int(units[together.index(False)][0])
+    topic = int(np.searchsorted(problem.partition_offsets, first, side="right")) - 1
+    return f"{problem.topic_names[topic]}-{first - int(problem.partition_offsets[topic])}"
 
 
 def _solve(solver: cp_model.CpSolver, model: cp_model.CpModel) -> Any:
