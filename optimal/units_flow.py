@@ -417,7 +417,9 @@ def verify(
     inside = units.unit_of >= 0
     owner = np.full(units.count, -1, dtype=np.int64)
     owner[units.unit_of[inside]] = given[inside]
-    split = np.flatnonzero(inside & (given != owner[np.maximum(units.unit_of, 0)]))
+    together = np.full(given.size, -1, dtype=np.int64)  # each partition's unit's member
+    together[inside] = owner[units.unit_of[inside]]
+    split = np.flatnonzero(inside & (given != together))
     if split.size:
         return (f"{_named(problem, units, int(units.unit_of[split[0]]))} is split between members",)
     if (given[~inside] >= 0).any():
@@ -557,4 +559,5 @@ def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedC
         tiers=tuple(records),
         stages=(stage,),
         claims=claims,
+        measured=measures,
     )

@@ -1,0 +1,356 @@
+"""The units' min-cost flow for join groups (optimal.units_flow): exact where it applies, chosen exactly
+there, certified.
+
+Expected values come from :func:`optimal.brute_force.request_optimum` (every assignment of the
+scenario's units, owners read off the claims by the rule) on tiny groups, from the staged CP-SAT model
+(``method="cpsat-staged"``) on medium ones, and from the scenario itself for when the engine applies
+(units and owners built here, not by the module).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from strategies import requests, scenarios
+
+from assignment_oracle.optimal import (
+    INFEASIBLE,
+    OPTIMAL,
+    Request,
+    SolverError,
+    UnsupportedRequest,
+    choose,
+    measure,
+    solve,
+    units_flow,
+)
+from assignment_oracle.optimal.brute_force import previous_owners, request_optimum
+from assignment_oracle.optimal.request import BALANCE_DEFINITIONS, better
+from assignment_oracle.problem.model import RACK, SPREAD, Assignment, Problem
+
+#: Orders the engine takes on a problem without rack information (rack is 0 for every assignment).
+ORDERS = (
+    ("balance", "stickiness"),
+    ("stickiness", "balance"),
+    ("balance", "rack", "stickiness"),
+    ("rack", "stickiness", "balance"),
+)
+
+
+def _units(problem: Problem) -> tuple[list[list[tuple[str, int]]], int]:
+    """The scenario's units, as brute force builds them, and how many no single member can take."""
+    subscribed = {t.name: [m.member_id for m in problem.members if t.name in m.topics] for t in problem.topics}
+    grouped = {t for g in problem.join_groups for t in g}
+    counts = problem.partition_counts
+    units = [
+        [(t.name, p)]
+        for t in problem.topics
+        if t.name not in grouped and subscribed[t.name]
+        for p in range(t.partitions)
+    ]
+    stranded = 0
+    for group in problem.join_groups:
+        for p in range(max(counts[t] for t in group)):
+            topics = [t for t in group if p < counts[t]]
+            if not any(subscribed[t] for t in topics):
+                continue
+            if not set.intersection(*(set(subscribed[t]) for t in topics)):
+                stranded += 1
+                continue
+            units.append([(t, p) for t in topics])
+    return units, stranded
+
+
+def _shaped(problem: Problem) -> bool:
+    """Every unit one size, and its partitions' previous owners (by the rule) one member or nobody
+    (units no member can take are left out: the problem is infeasible whichever engine answers)."""
+    units, _ = _units(problem)
+    owners = previous_owners(problem)
+    return len({len(u) for u in units}) <= 1 and all(len({owners[tp] for tp in u if tp in owners}) <= 1 for u in units)
+
+
+def _engine_applies(problem: Problem, request: Request) -> bool:
+    tiers = request.tiers(problem)
+    racks = RACK in tiers and problem.rack_locality.active
+    return (
+        bool(problem.join_groups)
+        and not problem.weights
+        and not request.limited
+        and not racks
+        and SPREAD not in tiers
+        and _shaped(problem)
+    )
+
+
+@st.composite
+def join_groups(draw, *, max_members: int = 3, max_partitions: int = 3):
+    """One or two join groups of two or three topics (one size of unit, unless drawn ragged or with a
+    free topic), members subscribing to whole groups or part of one, and claims per unit: one member
+    claims some of a unit's partitions, sometimes a second member one more, at generations that may
+    tie or supersede."""
+    n = draw(st.integers(1, max_members))
+    ids = [f"c{i}" for i in range(n)]
+    width = draw(st.integers(2, 3))
+    groups = [[f"g{g}{chr(97 + k)}" for k in range(width)] for g in range(draw(st.integers(1, 2)))]
+    partitions = draw(st.integers(1, max_partitions))
+    topics = {t: partitions for group in groups for t in group}
+    if partitions > 1 and draw(st.integers(0, 3)) == 0:  # ragged: a group's last topic has fewer partitions
+        topics[groups[0][-1]] = draw(st.integers(1, partitions - 1))
+    free = draw(st.integers(0, 3)) == 0
+    if free:
+        topics["free"] = draw(st.integers(1, 2))
+    subscriptions = {}
+    for m in ids:
+        chosen: set[str] = set()
+        for group in groups:
+            if draw(st.integers(0, 3)):
+                chosen |= set(group)
+            elif draw(st.integers(0, 2)) == 0:  # part of the group only
+                chosen.add(group[0])
+        if free and draw(st.booleans()):
+            chosen.add("free")
+        subscriptions[m] = sorted(chosen)
+    owned: dict[str, dict[str, list[int]]] = {m: {} for m in ids}
+    for group in groups:
+        for p in range(partitions):
+            owner = draw(st.sampled_from([None, *ids]))
+            for t in group:
+                if owner is not None and p < topics[t] and draw(st.integers(0, 3)):
+                    owned[owner].setdefault(t, []).append(p)
+            if n > 1 and draw(st.integers(0, 4)) == 0:  # a second claimant on one partition
+                other = draw(st.sampled_from(ids))
+                t = draw(st.sampled_from(group))
+                if p < topics[t]:
+                    owned[other].setdefault(t, []).append(p)
+    generation = {m: draw(st.sampled_from([1, 1, 2, None])) for m in ids}
+    return Problem.from_mapping(
+        {
+            "topics": topics,
+            "join_groups": groups,
+            "members": {
+                m: {
+                    "topics": subscriptions[m],
+                    "owned": {t: sorted(set(ps)) for t, ps in owned[m].items()},
+                    **({"generation": generation[m]} if generation[m] is not None else {}),
+                }
+                for m in ids
+            },
+        }
+    )
+
+
+def _optimum(problem: Problem, request: Request) -> list | None:
+    try:
+        return request_optimum(problem, request, limit=5_000)
+    except ValueError:  # too many assignments to enumerate
+        assume(False)
+        raise
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(join_groups(), st.sampled_from(ORDERS), st.sampled_from(BALANCE_DEFINITIONS))
+def test_the_flow_agrees_with_brute_force_wherever_it_applies(problem, order, definition):
+    request = Request(objective=order, balance=definition)
+    assume(_engine_applies(problem, request))
+    expected = _optimum(problem, request)
+    solution = solve(problem, request)
+    assert solution.method == "units-flow"
+    if expected is None:
+        assert solution.status == INFEASIBLE and solution.assignment is None
+        assert "no member subscribes to every topic of the unit" in solution.message
+        return
+    assert solution.status == OPTIMAL, solution.message
+    assert [t.value for t in solution.tiers] == expected
+    assert all(t.proven and t.bound == t.value for t in solution.tiers)
+    certificate = units_flow.UnitPrices.from_mapping(solution.stages[0]["certificate"])
+    assert units_flow.verify(problem, solution.assignment, certificate, request) == ()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(join_groups(), st.sampled_from(ORDERS), st.randoms(use_true_random=False))
+def test_the_certificate_rejects_every_worse_assignment(problem, order, rng):
+    """Prices that prove the optimum prove nothing worse: a random co-partitioned assignment that brute
+    force ranks below the optimum does not verify with them."""
+    request = Request(objective=order)
+    assume(_engine_applies(problem, request))
+    expected = _optimum(problem, request)
+    assume(expected is not None)
+    solution = solve(problem, request)
+    certificate = units_flow.UnitPrices.from_mapping(solution.stages[0]["certificate"])
+    units, _ = _units(problem)
+    given: dict[str, list[tuple[str, int]]] = {m: [] for m in problem.member_ids}
+    for unit in units:
+        topics = {t for t, _ in unit}
+        given[rng.choice([m.member_id for m in problem.members if topics <= m.topics])] += unit
+    other = Assignment.from_partitions(given, problem.member_ids)
+    tiers = request.tiers(problem)
+    measures = measure(problem, other)
+    values = [measures.value(t) for t in tiers]
+    verdict = units_flow.verify(problem, other, certificate, request)
+    if better(tiers, expected, values) < 0:
+        assert verdict != ()
+    else:  # as good: another optimum, which the same prices may or may not prove
+        assert values == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(join_groups(), scenarios("join-groups", max_members=4, max_partitions=3)), st.data())
+def test_auto_chooses_the_flow_exactly_when_the_units_have_its_shape(problem, data):
+    order = data.draw(st.sampled_from(ORDERS + (("balance", "spread", "stickiness"),)))
+    limited = data.draw(st.sampled_from([None, None, 2]))
+    request = Request(objective=order, max_moves=limited)
+    expected = "units-flow" if _engine_applies(problem, request) else "cpsat-staged"
+    assert choose(problem, request).name == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(requests())
+def test_racks_weights_and_budgets_stay_with_the_staged_model(case):
+    problem, request = case
+    assume(problem.join_groups)
+    chosen = choose(problem, request).name
+    assert chosen == ("units-flow" if _engine_applies(problem, request) else "cpsat-staged")
+
+
+def _medium(seed: int, members: int = 12, partitions: int = 24) -> Problem:
+    """Two join groups of three topics, most members on both, owners per unit from a previous
+    generation of which a quarter left, some claims on a unit's partitions missing."""
+    rng = random.Random(seed)
+    groups = [["orders", "payments", "refunds"], ["clicks", "impressions", "views"]]
+    ids = [f"m{i:02d}" for i in range(members)]
+    before = ids[: members * 3 // 4] + [f"gone{i}" for i in range(members // 4)]
+    owned: dict[str, dict[str, list[int]]] = {m: {} for m in before}
+    for group in groups:
+        for p in range(partitions):
+            owner = rng.choice(before)
+            for t in group:
+                if rng.random() < 0.9:
+                    owned[owner].setdefault(t, []).append(p)
+    subscriptions = {m: [t for g in groups if rng.random() < 0.8 for t in g] or groups[0] for m in ids}
+    return Problem.from_mapping(
+        {
+            "topics": {t: partitions for g in groups for t in g},
+            "join_groups": groups,
+            "members": {m: {"topics": subscriptions[m], "owned": owned.get(m, {}), "generation": 3} for m in ids},
+        }
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("order", [("balance", "stickiness"), ("stickiness", "balance")])
+def test_the_flow_agrees_with_the_staged_model_on_medium_groups(seed, order):
+    problem, request = _medium(seed), Request(objective=order)
+    flow, staged = solve(problem, request), solve(problem, request, method="cpsat-staged")
+    assert flow.method == "units-flow" and staged.status == flow.status == OPTIMAL
+    assert [t.value for t in flow.tiers] == [t.value for t in staged.tiers]
+    assert flow.retained == staged.retained > 0
+
+
+def test_a_unit_with_two_owners_goes_to_the_staged_model():
+    """t0-0 and t1-0 form a unit; C0 owned one and C1 the other: not the flow's shape."""
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t0": 2, "t1": 2},
+            "join_groups": [["t0", "t1"]],
+            "members": {
+                "C0": {"topics": ["t0", "t1"], "owned": {"t0": [0]}, "generation": 1},
+                "C1": {"topics": ["t0", "t1"], "owned": {"t1": [0]}, "generation": 1},
+            },
+        }
+    )
+    assert not units_flow.applies(problem)
+    solution = solve(problem)
+    assert solution.method == "cpsat-staged" and solution.status == OPTIMAL
+    assert solution.sorted_loads == (2, 2) and solution.retained == 1
+    with pytest.raises(UnsupportedRequest, match="method units-flow cannot express .*units of mixed sizes or owners"):
+        solve(problem, method="units-flow")
+
+
+def _kip315_rejoin() -> Problem:
+    """KIP-315's stream join: clicks and impressions co-partitioned, 3 partitions each.  C0 owned all
+    three units, but its claim on impressions-1 is gone; C1 joins."""
+    both = ["clicks", "impressions"]
+    return Problem.from_mapping(
+        {
+            "topics": {"clicks": 3, "impressions": 3},
+            "join_groups": [both],
+            "members": {
+                "C0": {"topics": both, "owned": {"clicks": [0, 1, 2], "impressions": [0, 2]}, "generation": 1},
+                "C1": {"topics": both},
+            },
+        }
+    )
+
+
+def test_worked_example_the_unit_with_fewer_claims_moves():
+    """Two units each (loads 4 and 2); C0 keeps units 0 and 2 (4 partitions), not unit 1 (1 partition)."""
+    problem = _kip315_rejoin()
+    solution = solve(problem)
+    assert solution.method == "units-flow" and solution.status == OPTIMAL
+    assert solution.assignment.members["C1"] == {"clicks": (1,), "impressions": (1,)}
+    assert [t.value for t in solution.tiers] == [[4, 2], 0, 4]
+    assert [t.how for t in solution.tiers] == ["unit-prices", "bound", "unit-prices"]
+
+
+def test_verify_names_what_is_wrong():
+    problem = _kip315_rejoin()
+    solution = solve(problem)
+    certificate = units_flow.UnitPrices.from_mapping(solution.stages[0]["certificate"])
+    split = Assignment({"C0": {"clicks": [0, 1, 2], "impressions": [0, 2]}, "C1": {"impressions": [1]}})
+    assert units_flow.verify(problem, split, certificate) == ("the unit of clicks-1 is split between members",)
+    worse = Assignment({"C0": {"clicks": [0, 1], "impressions": [0, 1]}, "C1": {"clicks": [2], "impressions": [2]}})
+    assert units_flow.verify(problem, worse, certificate)  # keeps 3, not 4
+    off = units_flow.UnitPrices(certificate.balance_weight + 1, 1, certificate.prices)
+    assert "are not this problem's" in units_flow.verify(problem, solution.assignment, off)[0]
+
+
+def test_an_answer_that_does_not_certify_is_a_solver_error(monkeypatch):
+    """Every unit dealt to C0 is valid but not most balanced: the engine refuses it, never returns it."""
+    monkeypatch.setattr(units_flow, "_deal", lambda units, n, free, flow: units.hub * 0)
+    with pytest.raises(SolverError, match="units-flow"):
+        solve(_kip315_rejoin())
+
+
+def test_a_unit_nobody_can_take_is_infeasible_as_in_the_staged_model():
+    problem = Problem.from_mapping(
+        {
+            "topics": {"a": 2, "b": 2},
+            "join_groups": [["a", "b"]],
+            "members": {"C0": {"topics": ["a"]}, "C1": {"topics": ["b"]}},
+        }
+    )
+    flow, staged = solve(problem), solve(problem, method="cpsat-staged")
+    assert flow.method == "units-flow" and flow.status == staged.status == INFEASIBLE
+    assert flow.message == staged.message
+
+
+def test_the_stream_join_at_scale_is_the_flows_and_certified():
+    """4 topics x 1,000 partitions in one join group, 40 members, a co-partitioned previous generation
+    with 8 members gone: every unit back to its owner where balance allows."""
+    rng = random.Random(0)
+    topics = [f"t{i}" for i in range(4)]
+    before = [f"m{i:02d}" for i in range(40)]
+    owned: dict[str, dict[str, list[int]]] = {m: {t: [] for t in topics} for m in before}
+    for p in range(1000):
+        owner = rng.choice(before)
+        for t in topics:
+            owned[owner][t].append(p)
+    now = before[8:] + [f"new{i}" for i in range(8)]
+    problem = Problem.from_mapping(
+        {
+            "topics": dict.fromkeys(topics, 1000),
+            "join_groups": [topics],
+            "members": {m: {"topics": topics, "owned": owned.get(m, {}), "generation": 1} for m in now},
+        }
+    )
+    solution = solve(problem)
+    assert solution.method == "units-flow" and solution.status == OPTIMAL
+    assert solution.sorted_loads == (100,) * 40
+    certificate = units_flow.UnitPrices.from_mapping(solution.stages[0]["certificate"])
+    assert units_flow.verify(problem, solution.assignment, certificate) == ()
+    # Each remaining member keeps min(its units, 25): nothing more can stay at 25 units each.
+    kept_units = sum(min(sum(1 for p in owned[m]["t0"]), 25) for m in before[8:])
+    assert solution.retained == 4 * kept_units
