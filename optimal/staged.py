@@ -80,6 +80,21 @@ bound, members within one of each other.  A stage CP-SAT cannot finish in
 time keeps a valid incumbent (``FEASIBLE``); its bound is CP-SAT's when it
 found a solution (without one the reported bound is not reliable), else the
 argument's, and never past the value.
+
+The answer checks itself
+------------------------
+One run (:class:`_Run`) holds the model, the incumbent and the records, with
+one method per kind of stage.  A stage CP-SAT proves must have the same value
+on its answer's counts.  The answer is built once, from the counts, and then
+checked before the :class:`Solution` is built (once, never patched): valid
+(every partition of a subscribed topic once, to a subscriber), each join
+group's unit on one member, the budget of moves kept, and every tier measured
+by :func:`optimal.request.measure` equal to what the model's counts show and
+to the value its stages proved (where not proven: no worse than the ceiling
+pinned).  Kept partitions may measure more than counted only where stickiness
+is not proven: a part dealt by ``take`` onto a previous owner keeps it.  Any
+other difference raises :class:`SolverError`; a measured value never stands in
+for a proven one.
 """
 
 from __future__ import annotations
@@ -975,9 +990,10 @@ class _Run:
         if owner is not None:
             assignment = _assignment(self.problem, self.parts, owner)
             measures = self.checked(assignment)
+            values = [measures.value(r.tier, self.request.balance) for r in self.records]  # as checked
             tiers = tuple(
                 TierResult(r.tier, value, value if r.proven else r.bound, r.proven, r.how)
-                for r, value in zip(self.records, (measures.value(r.tier, self.request.balance) for r in self.records))
+                for r, value in zip(self.records, values)
             )
         return Solution(
             problem=self.problem,
