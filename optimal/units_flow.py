@@ -70,6 +70,7 @@ optimal, and raises :class:`SolverError`.
 from __future__ import annotations
 
 import time
+import weakref
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -191,7 +192,23 @@ def units_of(problem: Problem, claims: ResolvedClaims | None = None) -> Units:
 
 def applies(problem: Problem, claims: ResolvedClaims | None = None) -> bool:
     """Whether the problem's units have the flow's shape (one size, at most one previous owner each)."""
-    return units_of(problem, claims).uniform
+    return _units_and_claims(problem, claims)[0].uniform
+
+
+#: The last problem's claims and units, so that choosing this engine (:func:`applies`) and running it
+#: (:func:`solve`) resolve them once: ``(weak reference to the problem, claims, units)``.
+_LAST: tuple[weakref.ref[Problem], ResolvedClaims, Units] | None = None
+
+
+def _units_and_claims(problem: Problem, claims: ResolvedClaims | None) -> tuple[Units, ResolvedClaims]:
+    global _LAST
+    last = _LAST  # one read: another thread may replace it
+    if last is not None and last[0]() is problem and (claims is None or claims is last[1]):
+        return last[2], last[1]
+    claims = resolve_claims(problem) if claims is None else claims
+    units = units_of(problem, claims)
+    _LAST = (weakref.ref(problem), claims, units)
+    return units, claims
 
 
 @dataclass(frozen=True, eq=False)
@@ -258,8 +275,18 @@ def _classes(units: Units, free: np.ndarray, rewarded: bool) -> tuple[np.ndarray
     return np.concatenate([keys, counts[:, None]], axis=1).astype(np.int64), inverse.ravel().astype(np.int64)
 
 
-def _run_flow(units: Units, n: int, free: np.ndarray, fixed_load: np.ndarray, weight: int, reward: int | None) -> _Flow:
-    """The min-cost flow of the module docstring on the free units' classes, solved by OR-Tools."""
+def _run_flow(
+    units: Units,
+    n: int,
+    free: np.ndarray,
+    fixed_load: np.ndarray,
+    weight: int,
+    reward: int | None,
+    ceiling: int | None,
+) -> _Flow | None:
+    """The min-cost flow of the module docstring on the free units' classes, solved by OR-Tools, with
+    each member's level arcs up to ``ceiling`` units (``None``: all it is eligible for).  ``None``
+    when the ceiling leaves no feasible flow."""
     from ortools.graph.python import min_cost_flow
 
     classes, class_of = _classes(units, free, reward is not None)
@@ -285,9 +312,11 @@ def _run_flow(units: Units, n: int, free: np.ndarray, fixed_load: np.ndarray, we
     heads.append(member0 + member_index)
     caps.append(hub_units[hub_index])
     costs.append(np.zeros(hub_index.size, dtype=np.int64))
-    # Member -> sink, one arc per level up to the free units it is eligible for.
+    # Member -> sink, one arc per level up to the free units it is eligible for (or the ceiling).
     capacity = np.zeros(n, dtype=np.int64)
     np.add.at(capacity, member_index, hub_units[hub_index])
+    if ceiling is not None:
+        capacity = np.clip(np.minimum(capacity, ceiling - fixed_load), 0, None)
     level_member = np.repeat(np.arange(n, dtype=np.int64), capacity)
     level = np.arange(level_member.size, dtype=np.int64) - np.repeat(np.cumsum(capacity) - capacity, capacity) + 1
     tails.append(member0 + level_member)
@@ -306,7 +335,10 @@ def _run_flow(units: Units, n: int, free: np.ndarray, fixed_load: np.ndarray, we
     supplies[:c] = classes[:, 3]
     supplies[sink] = -int(classes[:, 3].sum())
     solver.set_nodes_supplies(np.arange(sink + 1, dtype=np.int64), supplies)
-    if solver.solve() != solver.OPTIMAL:
+    code = solver.solve()
+    if code == solver.INFEASIBLE and ceiling is not None:
+        return None
+    if code != solver.OPTIMAL:
         raise SolverError(f"{METHOD}: the min-cost flow failed on a feasible co-partitioned problem (a bug)")
     flows = solver.flows(arcs)
     back[has_owner] = flows[c : c + has_owner.size]
@@ -341,10 +373,12 @@ def _deal(units: Units, n: int, free: np.ndarray, flow: _Flow) -> np.ndarray:
 # -- the certificate -------------------------------------------------------------------------------
 
 
-def _prices(units: Units, n: int, owner: np.ndarray, fixed: np.ndarray, weight: int, reward: int | None) -> np.ndarray:
+def _prices(
+    units: Units, n: int, owner: np.ndarray, fixed: np.ndarray, weight: int, reward: int | None
+) -> np.ndarray | None:
     """Member prices for the flow of ``owner``: shortest-path distances in its residual network over
     members, hubs and the sink, with every level arc and each class node folded into hub <-> owner
-    arcs (module docstring).  Raises :class:`SolverError` on a negative cycle (not optimal)."""
+    arcs (module docstring).  ``None`` when there is a negative cycle: the flow is not optimal."""
     hubs = units.eligible.shape[0]
     sink = n + hubs
     count = np.bincount(owner, minlength=n).astype(np.int64)
@@ -384,7 +418,7 @@ def _prices(units: Units, n: int, owner: np.ndarray, fixed: np.ndarray, weight: 
         if np.array_equal(relaxed, distance):
             return distance[sink] - distance[:n]
         distance = relaxed
-    raise SolverError(f"{METHOD}: the flow's residual network has a negative cycle (the flow is not optimal)")
+    return None
 
 
 def _named(problem: Problem, units: Units, u: int) -> str:
@@ -406,7 +440,12 @@ def verify(
     arithmetic, no solver."""
     request = Request() if request is None else request
     claims = resolve_claims(problem) if claims is None else claims
-    units = units_of(problem, claims)
+    return _verify(problem, assignment, certificate, request, units_of(problem, claims))
+
+
+def _verify(
+    problem: Problem, assignment: Assignment, certificate: UnitPrices, request: Request, units: Units
+) -> tuple[str, ...]:
     n = len(problem.members)
     ids = problem.member_ids
     if units.stranded is not None or not units.uniform:
@@ -482,9 +521,8 @@ def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedC
     ``ValueError`` when the problem's units do not have the flow's shape (:func:`applies`)."""
     started = time.perf_counter()
     request = Request() if request is None else request
-    claims = resolve_claims(problem) if claims is None else claims
+    units, claims = _units_and_claims(problem, claims)
     tiers = request.tiers(problem)
-    units = units_of(problem, claims)
     if units.stranded is not None:
         (topic, p), many = units.stranded
         return Solution(
@@ -508,9 +546,21 @@ def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedC
     weight, reward = _weights(units, n, sticky_first)
     fixed = units.keepable if sticky_first else np.zeros(units.count, dtype=bool)
     fixed_load = np.bincount(units.owner[fixed], minlength=n).astype(np.int64)
-    flow = _run_flow(units, n, ~fixed, fixed_load, weight, reward)
-    owner = _deal(units, n, ~fixed, flow)
-    prices = _prices(units, n, owner, fixed, weight, reward)
+    # First with level arcs up to a little over the average load: the optimum lies there unless
+    # subscriptions force some member higher, and then the prices (computed over every level) do not
+    # exist and the full network is solved.  Thousands of level arcs instead of members x units.
+    total = int((units.eligible[units.hub].any(axis=0) if units.count else np.zeros(0, bool)).sum())
+    ceiling = -(-units.count // max(total, 1)) + 1
+    for limit in (ceiling, None):
+        flow = _run_flow(units, n, ~fixed, fixed_load, weight, reward, limit)
+        if flow is None:
+            continue
+        owner = _deal(units, n, ~fixed, flow)
+        prices = _prices(units, n, owner, fixed, weight, reward)
+        if prices is not None:
+            break
+    else:
+        raise SolverError(f"{METHOD}: the flow's residual network has a negative cycle (the flow is not optimal)")
     certificate = UnitPrices(weight, reward, MappingProxyType(dict(zip(problem.member_ids, prices.tolist()))))
     # What the flow proved: unit counts (loads are s times them) and the partitions kept.
     proven_counts = np.bincount(owner, minlength=n).astype(np.int64)
@@ -520,7 +570,7 @@ def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedC
     inside = units.unit_of >= 0
     global_owner[inside] = owner[units.unit_of[inside]]
     assignment = Assignment.from_owners(problem, global_owner)
-    problems = verify(problem, assignment, certificate, request, claims)
+    problems = _verify(problem, assignment, certificate, request, units)
     if problems:
         raise SolverError(f"{METHOD}: the flow's answer does not certify ({problems[0]})")
     measures = measure(problem, assignment, claims)
@@ -554,7 +604,12 @@ def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedC
         wall_time=time.perf_counter() - started,
         retained=measures.kept,
         cross_rack=measures.cross_rack,
-        stats={"units": units.count, "classes": int(len(flow.classes)), "hubs": int(units.eligible.shape[0])},
+        stats={
+            "units": units.count,
+            "classes": int(len(flow.classes)),
+            "hubs": int(units.eligible.shape[0]),
+            "every_level": int(limit is None),  # 1: the first ceiling on the levels was too low
+        },
         request=request,
         tiers=tuple(records),
         stages=(stage,),

@@ -354,3 +354,20 @@ def test_the_stream_join_at_scale_is_the_flows_and_certified():
     # Each remaining member keeps min(its units, 25): nothing more can stay at 25 units each.
     kept_units = sum(min(sum(1 for p in owned[m]["t0"]), 25) for m in before[8:])
     assert solution.retained == 4 * kept_units
+
+
+def test_subscriptions_that_force_a_member_above_the_average_is_solved_over_every_level():
+    """Only C0 takes the six units of group a; group b's two units go to anyone.  The first ceiling
+    on the levels (a little over the average, 8 units over 3 members) leaves no flow; every level is
+    built then, and C0 gets its six."""
+    a, b = ["a1", "a2"], ["b1", "b2"]
+    problem = Problem.from_mapping(
+        {
+            "topics": {"a1": 6, "a2": 6, "b1": 2, "b2": 2},
+            "join_groups": [a, b],
+            "members": {"C0": {"topics": a + b}, "C1": {"topics": b}, "C2": {"topics": b}},
+        }
+    )
+    flow, staged = solve(problem), solve(problem, method="cpsat-staged")
+    assert flow.method == "units-flow" and flow.stats["every_level"] == 1
+    assert flow.sorted_loads == staged.sorted_loads == (12, 2, 2)
