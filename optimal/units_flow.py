@@ -72,6 +72,7 @@ from __future__ import annotations
 import time
 import weakref
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -119,7 +120,7 @@ class Units:
         """Every unit has one size and at most one previous owner: the flow is exact."""
         return bool(np.unique(self.size).size <= 1 and (self.owners <= 1).all())
 
-    @property
+    @cached_property
     def keepable(self) -> np.ndarray:
         """Per unit: its owner can take it back (keeping ``kept`` partitions)."""
         has = self.owner >= 0
@@ -268,11 +269,15 @@ def _classes(units: Units, free: np.ndarray, rewarded: bool) -> tuple[np.ndarray
     kept, units), and per free unit its class.  Units of a class are interchangeable for the flow."""
     owner = np.where(units.keepable & rewarded, units.owner, -1)
     kept = np.where(owner >= 0, units.kept, 0)
-    rows = np.stack([units.hub, owner, kept], axis=1)[free]
-    if rows.size == 0:
+    if not free.any():
         return np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    keys, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
-    return np.concatenate([keys, counts[:, None]], axis=1).astype(np.int64), inverse.ravel().astype(np.int64)
+    # One integer key per unit, in (hub, owner, kept) order: a 1-D unique, far cheaper than rows'.
+    members, most = int(units.eligible.shape[1]) + 1, int(kept.max(initial=0)) + 1
+    key = (units.hub * members + owner + 1) * most + kept
+    keys, inverse, counts = np.unique(key[free], return_inverse=True, return_counts=True)
+    hub, rest = np.divmod(keys, members * most)
+    classes = np.stack([hub, rest // most - 1, rest % most, counts], axis=1)
+    return classes.astype(np.int64), inverse.ravel().astype(np.int64)
 
 
 def _run_flow(
