@@ -37,11 +37,12 @@ M-convex).  The flow minimises ``W * sum(x_m ** 2) - r * kept`` over unit counts
     class --(-r * kept)--> owner                                           (balance first only)
     member --W * (2n - 1) for its n-th unit--> sink                       (n counts fixed units too)
 
-With balance first, ``r = 1`` and ``W = floor(K / 2) + 1``, ``K`` the smaller of the partitions a
-unit's owner can keep and ``2 * members * s``: sums of squared counts differ by an even number (their
-parity is the unit count's), and a simple residual cycle passes each member once, so changes ``kept``
-through at most two owner arcs per member, each by at most ``s``: every cycle that improves the sum of
-squares outweighs what it costs in ``kept`` (the cycle argument of :mod:`optimal.levels`).  With
+With balance first, ``r = 1`` and ``W = floor(K / 2) + 1``, ``K`` the smaller of the partitions the
+units' owners can keep and ``2 * members * k``, ``k`` the most one unit keeps: sums of squared counts
+differ by an even number (their parity is the unit count's), and a simple residual cycle passes each
+member once, so it changes ``kept`` through at most two owner arcs per member, each by at most ``k``:
+every cycle that improves the sum of squares outweighs what it costs in ``kept`` (the cycle argument
+of :mod:`optimal.levels`).  With
 stickiness first, ``W = 1`` and ``r`` is ``None``.
 
 The certificate
@@ -63,8 +64,26 @@ flow, and the assignment, is of least ``W * sum(x_m ** 2) - r * kept``, which is
 optimum above.  :func:`verify` checks validity (every unit to one member subscribing to all its topics,
 every partition once), the weights, and (a)-(c), in ``O(partitions + members * hubs)``.  The prices
 come from the solver's flow as shortest-path distances in its residual network (Bellman-Ford over
-members, hubs and the sink, a few dozen nodes); a negative cycle there would mean the flow is not
-optimal, and raises :class:`SolverError`.
+members, hubs and the sink, a few dozen nodes), with every level arc of every member.
+
+The flow is first built with level arcs up to one unit over the average count only (thousands of
+arcs rather than members times units); when subscriptions push some member's optimum higher, that
+flow is infeasible or its residual network has a negative cycle (no prices), and the flow is solved
+again with every level.  A negative cycle then, an answer that fails :func:`verify`, or measured loads
+and kept partitions (:func:`optimal.request.measure`) other than the flow's raise
+:class:`SolverError`: a bug, never a wrong answer.
+
+Examples
+--------
+>>> from assignment_oracle.problem import Problem
+>>> problem = Problem.from_mapping({
+...     "topics": {"clicks": 3, "impressions": 3},
+...     "join_groups": [["clicks", "impressions"]],
+...     "members": {"C0": {"topics": ["clicks", "impressions"], "owned": {"clicks": [0, 1, 2]}, "generation": 1},
+...                 "C1": {"topics": ["clicks", "impressions"]}}})
+>>> answer = solve(problem)
+>>> answer.sorted_loads, answer.retained, [t.how for t in answer.tiers]
+((4, 2), 2, ['unit-prices', 'bound', 'unit-prices'])
 """
 
 from __future__ import annotations

@@ -371,3 +371,9 @@ def test_subscriptions_that_force_a_member_above_the_average_is_solved_over_ever
     flow, staged = solve(problem), solve(problem, method="cpsat-staged")
     assert flow.method == "units-flow" and flow.stats["every_level"] == 1
     assert flow.sorted_loads == staged.sorted_loads == (12, 2, 2)
+
+
+def test_the_module_docstring_example_runs():
+    import doctest
+
+    assert doctest.testmod(units_flow).failed == 0
