@@ -514,7 +514,7 @@ def _verify(
     for m in np.flatnonzero((holds_free & (price < last)) | (price > following))[:5]:
         problems.append(f"(a) member {ids[m]} with {int(count[m])} units: price {int(price[m])} outside its levels")
     # (b) Units not kept go to a cheapest eligible member; (c) owners kept exactly what they should.
-    cheapest = np.where(units.eligible[:, :n], price[None, :], np.iinfo(np.int64).max).min(axis=1)
+    cheapest = np.where(units.eligible[:, :n], price[None, :], np.iinfo(np.int64).max).min(axis=1, initial=2**62)
     floor = cheapest[units.hub]
     kept = ~fixed & keepable & (owner == units.owner) & (reward is not None)
     moving = ~fixed & ~kept

@@ -377,3 +377,21 @@ def test_the_module_docstring_example_runs():
     import doctest
 
     assert doctest.testmod(units_flow).failed == 0
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        {},
+        {"C0": {"topics": []}},
+        {"C0": {"topics": ["a", "b"], "owned": {"a": [1]}, "generation": 1}},
+    ],
+    ids=["no members", "nobody subscribes", "one member"],
+)
+@pytest.mark.parametrize("order", [("balance", "rack", "stickiness"), ("stickiness", "balance")])
+def test_empty_and_single_member_groups(members, order):
+    problem = Problem.from_mapping({"topics": {"a": 2, "b": 2}, "join_groups": [["a", "b"]], "members": members})
+    request = Request(objective=order)
+    solution = solve(problem, request)
+    assert solution.method == "units-flow" and solution.status == OPTIMAL
+    assert [t.value for t in solution.tiers] == request_optimum(problem, request)
