@@ -50,6 +50,7 @@ partitions, deterministically (:meth:`AggregatedNetwork.materialize`).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -168,10 +169,7 @@ class AggregatedNetwork:
 
     def loads(self, owners: dict[str, np.ndarray]) -> np.ndarray:
         """Partitions per member of a valid assignment given as per-topic owner arrays."""
-        total = np.zeros(self.num_members, dtype=np.int64)
-        for topic in self.topics:
-            total += np.bincount(owners[topic], minlength=self.num_members)
-        return total
+        return np.bincount(self.global_owner(owners), minlength=self.num_members).astype(np.int64)
 
     def aggregate(self, owners: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """The aggregate solution of a valid assignment (the inverse of :meth:`materialize`).
@@ -222,20 +220,26 @@ class AggregatedNetwork:
         """
         owner = np.full(self.num_partitions, -1, dtype=np.int32)
         owner[self.fixed] = self.previous_owner[self.fixed]
-        pools: list[list[np.ndarray]] = [[] for _ in self.hubs]
-        for c in range(len(self.class_count)):
-            segment = self.class_members_order[self.class_start[c] : self.class_start[c + 1]]
-            kept = int(class_kept[c])
-            if kept:
-                owner[segment[:kept]] = self.class_owner[c]
-            pools[self.class_hub[c]].append(segment[kept:])
-        starts = self.hub_arc_start
-        for h, parts in enumerate(pools):
-            pool = np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
-            flows = np.asarray(arc_flow[starts[h] : starts[h + 1]], dtype=np.int64)
-            if int(flows.sum()) != pool.size:
-                raise SolverError(f"flow: hub {h} sends {int(flows.sum())} partitions but holds {pool.size} (a bug)")
-            owner[pool] = np.repeat(self.arc_member[starts[h] : starts[h + 1]], flows)
+        # Vectorised over every class at once: a partition's rank within its class decides whether it
+        # stays (the first ``kept``) or joins its hub's pool.
+        counts = np.diff(self.class_start)
+        members_order = self.class_members_order
+        rank = np.arange(members_order.size) - np.repeat(self.class_start[:-1], counts)
+        stays = rank < np.repeat(np.asarray(class_kept, dtype=np.int64), counts)
+        owner[members_order[stays]] = np.repeat(self.class_owner, counts)[stays]
+        pool, pool_hub = members_order[~stays], np.repeat(self.class_hub, counts)[~stays]
+        # Classes are sorted by hub, each ascending: with one class per hub the pools are already in
+        # (hub, partition) order; otherwise sort them so.
+        if np.any(np.diff(self.class_hub) == 0):
+            pool = pool[np.argsort(pool_hub * max(1, self.num_partitions) + pool, kind="stable")]
+        flows = np.asarray(arc_flow, dtype=np.int64)
+        sent = np.bincount(self.arc_hub, weights=flows, minlength=len(self.hubs)).astype(np.int64)
+        held = np.bincount(pool_hub, minlength=len(self.hubs))
+        wrong = np.flatnonzero(sent != held)
+        if wrong.size:
+            h = int(wrong[0])
+            raise SolverError(f"flow: hub {h} sends {int(sent[h])} partitions but holds {int(held[h])} (a bug)")
+        owner[pool] = np.repeat(self.arc_member, flows)
         problem = self.problem
         if len(self.topics) == len(problem.topics):  # every topic assignable: the same numbering
             return Assignment.from_owners(problem, owner)
@@ -258,6 +262,14 @@ def _arc_index(arc_hub: np.ndarray, arc_member: np.ndarray, num_members: int, hu
     keys = arc_hub * num_members + arc_member  # ascending
     at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
     return np.where(keys[at] == wanted, at, -1)
+
+
+def _is_key(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Element-wise: is ``wanted[i]`` among the sorted ``keys``."""
+    if not keys.size:
+        return np.zeros(wanted.shape, dtype=bool)
+    at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+    return keys[at] == wanted
 
 
 def build_network(problem: Problem, claims: ResolvedClaims | None = None) -> AggregatedNetwork:
@@ -306,25 +318,31 @@ def build_network(problem: Problem, claims: ResolvedClaims | None = None) -> Agg
             return (tuple(members[local].tolist()), ())
         return (subscribers, tuple(members[~local].tolist()))
 
-    for i, topic in enumerate(topics):
-        subscribers = problem.subscribers[topic]
-        span = slice(int(topic_start[i]), int(topic_start[i + 1]))
-        if not rack_tier:
-            hub_of_partition[span] = hub_ids.setdefault((subscribers, ()), len(hub_ids))
-            continue
-        racksets = locality.partition_rackset[offsets[topic_index[topic]] + np.arange(sizes[i])]
-        distinct, inverse = np.unique(racksets, return_inverse=True)
-        ids = np.empty(distinct.size, dtype=np.int64)
-        for j, rackset in enumerate(distinct.tolist()):
-            cached = keys.get((subscribers, rackset))
-            if cached is None:
-                cached = keys[(subscribers, rackset)] = hub_key(subscribers, rackset)
-            ids[j] = hub_ids.setdefault(cached, len(hub_ids))
-        hub_of_partition[span] = ids[inverse.reshape(-1)]
+    if not rack_tier:  # one hub per topic's subscriber set: every partition of a topic goes through it
+        topic_hub = [hub_ids.setdefault((problem.subscribers[topic], ()), len(hub_ids)) for topic in topics]
+        hub_of_partition = np.repeat(np.array(topic_hub, dtype=np.int64), sizes)
+    else:
+        for i, topic in enumerate(topics):
+            subscribers = problem.subscribers[topic]
+            span = slice(int(topic_start[i]), int(topic_start[i + 1]))
+            racksets = locality.partition_rackset[offsets[topic_index[topic]] + np.arange(sizes[i])]
+            distinct, inverse = np.unique(racksets, return_inverse=True)
+            ids = np.empty(distinct.size, dtype=np.int64)
+            for j, rackset in enumerate(distinct.tolist()):
+                cached = keys.get((subscribers, rackset))
+                if cached is None:
+                    cached = keys[(subscribers, rackset)] = hub_key(subscribers, rackset)
+                ids[j] = hub_ids.setdefault(cached, len(hub_ids))
+            hub_of_partition[span] = ids[inverse.reshape(-1)]
     hubs = tuple(members for members, _ in hub_ids)
-    cross_of_hub = [frozenset(cross) for _, cross in hub_ids]
-    arc_hub = np.repeat(np.arange(len(hubs), dtype=np.int64), [len(s) for s in hubs])
-    arc_member = np.array([m for s in hubs for m in s], dtype=np.int64)
+    hub_size = np.fromiter(map(len, hubs), dtype=np.int64, count=len(hubs))
+    arc_hub = np.repeat(np.arange(len(hubs), dtype=np.int64), hub_size)
+    arc_member = np.fromiter(itertools.chain.from_iterable(hubs), dtype=np.int64, count=int(hub_size.sum()))
+    # The penalised (hub, member) pairs, as sorted keys hub * members + member.
+    cross_keys = np.sort(
+        np.array([h * num_members + m for h, (_, cross) in enumerate(hub_ids) for m in cross], dtype=np.int64)
+    )
+    hub_has_cross = np.array([bool(cross) for _, cross in hub_ids], dtype=bool)
 
     # Step 3: which claims may be kept, and which are fixed.
     keepable_owner = previous_owner.copy()
@@ -355,13 +373,13 @@ def build_network(problem: Problem, claims: ResolvedClaims | None = None) -> Agg
     class_hub = (class_key // (num_members + 1)).astype(np.int64)
     class_owner = (class_key % (num_members + 1) - 1).astype(np.int64)
     class_count = np.diff(class_start)
-    class_cross = np.array([o in cross_of_hub[h] for h, o in zip(class_hub.tolist(), class_owner.tolist())], dtype=bool)
+    class_cross = (class_owner >= 0) & _is_key(cross_keys, class_hub * num_members + class_owner)
 
     # Step 5: hub -> member arcs and member capacities.
-    arc_cross = np.array([m in cross_of_hub[h] for h, m in zip(arc_hub.tolist(), arc_member.tolist())], dtype=bool)
+    arc_cross = _is_key(cross_keys, arc_hub * num_members + arc_member)
     hub_supply = np.bincount(class_hub, weights=class_count, minlength=len(hubs)).astype(np.int64)
     capacity = base_load + np.bincount(arc_member, weights=hub_supply[arc_hub], minlength=num_members).astype(np.int64)
-    penalised = int(sum(int(hub_supply[h]) for h in range(len(hubs)) if cross_of_hub[h]))
+    penalised = int(hub_supply[hub_has_cross].sum())
 
     return AggregatedNetwork(
         problem=problem,
