@@ -286,7 +286,49 @@ def certify(
 
 
 def _shortest_paths(num_nodes: int, source: int, tails, heads, costs) -> list[int] | None:
-    """Queue-based Bellman-Ford (SPFA); ``None`` on a negative cycle."""
+    """Shortest-path distances from ``source`` (every node is reachable); ``None`` on a negative cycle.
+
+    Bellman-Ford in rounds, each round vectorised over the arcs leaving the nodes the round before
+    improved; with int64 sums when no path can leave int64 (a shortest path has fewer than
+    ``num_nodes`` arcs, and so has every walk a round relaxes), else with Python's integers
+    (:func:`_shortest_paths_exact`).  Shortest distances are unique, so both give the same prices.
+    """
+    largest = int(np.abs(costs).max()) if costs.size else 0
+    if largest * (num_nodes + 1) >= 2**62:
+        return _shortest_paths_exact(num_nodes, source, tails, heads, costs)
+    order = np.argsort(tails, kind="stable")
+    tails, heads, costs = tails[order], heads[order], costs[order]
+    starts = np.searchsorted(tails, np.arange(num_nodes + 1))
+    degree = np.diff(starts)
+    unreached = np.iinfo(np.int64).max
+    distance = np.full(num_nodes, unreached, dtype=np.int64)
+    distance[source] = 0
+    frontier = np.array([source], dtype=np.int64)
+    for _ in range(num_nodes):
+        counts = degree[frontier]
+        total = int(counts.sum())
+        if total == 0:
+            break
+        first = np.repeat(starts[frontier] - (np.cumsum(counts) - counts), counts)
+        arcs = first + np.arange(total)
+        reach = distance[tails[arcs]] + costs[arcs]
+        to = heads[arcs]
+        better = reach < distance[to]
+        if not better.any():
+            break
+        to, reach = to[better], reach[better]
+        np.minimum.at(distance, to, reach)
+        frontier = np.unique(to)
+    else:
+        return None  # still improving after num_nodes rounds: a negative cycle
+    found: list[Any] = distance.tolist()
+    if (distance == unreached).any():  # not reached (the root reaches every member and hub)
+        found = [None if d == unreached else d for d in found]
+    return found
+
+
+def _shortest_paths_exact(num_nodes: int, source: int, tails, heads, costs) -> list[int] | None:
+    """Queue-based Bellman-Ford (SPFA) with Python's integers; ``None`` on a negative cycle."""
     order = np.lexsort((heads, tails))
     tails, heads, costs = tails[order], heads[order], costs[order]
     starts = np.searchsorted(tails, np.arange(num_nodes + 1)).tolist()
