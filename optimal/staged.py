@@ -754,12 +754,14 @@ class _Run:
             False,
             lambda: sum(max(0, int(x) - v + 1) for x in self.incumbent.loads),
         )
+        if status == INFEASIBLE:
+            raise _Stopped(status, name)
         if status == OPTIMAL and value is not None:
             at = value - above
             self.note(name, at, True, at)
             return at
         self.note(name, value, False, bound)
-        if status in (INFEASIBLE, UNKNOWN):
+        if status == UNKNOWN:
             raise _Stopped(status, name)
         self.unproven.append(name)
         return None
@@ -794,36 +796,37 @@ class _Run:
         """``rack`` (the fewest cross-rack partitions, KIP-881), ``spread`` (the least sum of squared
         per-topic counts, KAFKA-16277) or ``stickiness`` (the most partitions kept, KIP-54): one stage."""
         model, parts = self.model, self.parts
-        if tier == RACK:
-            self.reached[tier] = self.one_stage(
+        # Every non-balance tier builds the spread expression (its count and square variables, none
+        # without ``spread`` as a tier), used or not, as the model always has: a model built once per
+        # tier instead reaches other optima among ties, and the answers stay as they were.
+        spread = model.topic_squares()
+        name, expression, sense, bound, proof, current = {
+            RACK: (
                 "cross-rack partitions",
                 model.cross,
                 "min",
-                last,
                 int(parts.least_cross.sum()),
                 "every part is on its least cross-rack member",
                 lambda: self.incumbent.cross,
-            )
-        elif tier == SPREAD:
-            self.reached[tier] = self.one_stage(
+            ),
+            SPREAD: (
                 "per-topic squares",
-                model.topic_squares(),
+                spread,
                 "min",
-                last,
                 None,
                 "",
                 lambda: sum(x * x for x in self.incumbent.held.values()),
-            )
-        else:
-            self.reached[tier] = self.one_stage(
+            ),
+            STICKINESS: (
                 "kept partitions",
                 model.kept,
                 "max",
-                last,
                 int(parts.most_kept.sum()),
                 "every part is with the previous owner keeping most of it",
                 lambda: self.incumbent.kept,
-            )
+            ),
+        }[tier]
+        self.reached[tier] = self.one_stage(name, expression, sense, last, bound, proof, current)
 
     def one_stage(
         self, name: str, expression, sense: str, last: bool, bound: int | None, proof: str, current: Callable[[], int]
@@ -854,8 +857,10 @@ class _Run:
         """One searched stage, recorded: its status (``OPTIMAL`` or ``FEASIBLE``); stops the run
         (:class:`_Stopped`) when it found no answer."""
         status, value, bound = self.search(name, expression, sense, last, current, known_bound)
+        if status == INFEASIBLE:  # no record: nothing was found or proven about the stage's value
+            raise _Stopped(status, name)
         self.note(name, value, status == OPTIMAL, bound)
-        if status in (INFEASIBLE, UNKNOWN):
+        if status == UNKNOWN:
             raise _Stopped(status, name)
         if status != OPTIMAL:
             self.unproven.append(name)
