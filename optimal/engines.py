@@ -16,9 +16,8 @@ out, whatever engine ran.  The engine is chosen here, from :data:`ENGINES`, the 
   integrality.
 * ``units-flow`` (:mod:`optimal.units_flow`): join groups whose units all have one size and each
   at most one previous owner (the usual stream join after a co-partitioned generation): tiers
-  ``balance`` and ``stickiness`` in either order (``rack`` only without rack information), no
-  weights, no budget.  One min-cost flow over units, exact, with member prices
-  :func:`optimal.units_flow.verify` checks without a solver.
+  ``balance``, ``rack`` and ``stickiness`` in any order, no weights, no budget.  One min-cost flow
+  over units, exact, with member prices :func:`optimal.units_flow.verify` checks without a solver.
 * ``cpsat-staged`` (:mod:`optimal.staged`): everything, each tier proven by CP-SAT in order.
 
 A new tier or constraint is one more key in :class:`Needs` and one entry per engine here, and one
@@ -136,7 +135,6 @@ ENGINES: tuple[Engine, ...] = (
         "units-flow",
         "unit-prices",
         frozenset({BALANCE, RACK, STICKINESS}),
-        racks=False,
         uniform_join_groups=True,
     ),
     Engine(

@@ -1,15 +1,14 @@
-"""Join groups by one min-cost flow over units: the most balanced, then stickiest, co-partitioned
-assignment, exact and certified, when every unit has one size and at most one previous owner.
+"""Join groups by one min-cost flow over units: the best co-partitioned assignment, exact and
+certified, when every unit has one size and at most one previous owner.
 
 Guarantee: for a problem with join groups (KIP-315's co-partitioning: the partitions numbered ``p`` of
 a group's topics, a *unit*, go to one member subscribing to all of them), no weights and no budget of
 moves, whose units all have the same number of partitions ``s`` and whose units' partitions are each
-claimed by one member or by nobody, :func:`solve` returns an optimum of ``balance`` and
-``stickiness`` in either order (every balance definition; ``rack`` only where the problem has no rack
-information), and a certificate, one integer price per member, that :func:`verify` checks with
-integer arithmetic and no solver.  :func:`applies` says when a problem has this shape; the engine
-table (:data:`optimal.engines.ENGINES`, ``units-flow``) sends it here and everything else to the
-staged CP-SAT model.
+claimed by one member or by nobody, :func:`solve` returns the optimum of ``balance``, ``rack``
+(KIP-881) and ``stickiness`` in any order (every balance definition), and a certificate, one integer
+price per member, that :func:`verify` checks with integer arithmetic and no solver.  :func:`applies`
+says when a problem has this shape; the engine table (:data:`optimal.engines.ENGINES`,
+``units-flow``) sends it here and everything else to the staged CP-SAT model.
 
 Units
 -----
@@ -19,8 +18,9 @@ unit none of whose topics has a subscriber is left out, and a unit whose topics 
 no single member makes the problem ``INFEASIBLE``.  A unit's *owner* is the one member its claimed
 partitions resolve to (:func:`problem.claims.resolve_claims`), its *kept* count how many of its
 partitions that member claimed (1 to ``s``): giving the unit back to its owner keeps exactly that many
-partitions (:func:`optimal.request.measure`'s ``kept``), giving it to anyone else keeps none.  An
-owner that cannot take the unit (it does not subscribe to all its topics) keeps nothing.
+partitions (:func:`optimal.request.measure`'s ``kept``), giving it to anyone else keeps none.  A unit
+given to member ``m`` has ``cross(u, m)`` partitions outside ``m``'s rack (the rack tier's measure,
+summed over the unit's partitions; 0 without rack information).
 
 Why one flow is exact
 ---------------------
@@ -28,49 +28,56 @@ Every load is ``s`` times a unit count, so balance is about unit counts.  The un
 assignments reach are the integer points of a polymatroid's base polytope (units to eligible members:
 a transversal structure), an M-convex set, where the decreasingly-minimal vector is the one of least
 sum of squares and so also of least largest load (Frank & Murota); ``dec-min``, ``sum-of-squares`` and
-``max-then-squares`` pick the same assignments.  Under ``stickiness, balance`` the most partitions are
-kept exactly when every unit goes back to an owner that can take it (nothing else competes for it):
-those units are fixed, and the rest is the same problem with the fixed counts as offsets (still
-M-convex).  The flow minimises ``W * sum(x_m ** 2) - r * kept`` over unit counts ``x``:
+``max-then-squares`` pick the same assignments.  A tier ranked before ``balance`` is a restriction,
+met unit by unit because nothing else competes for a unit: ``stickiness`` first gives every unit back
+to an owner that can take it (those units are *fixed*, their counts offsets: still M-convex);
+``rack`` first lets each other unit go only to the eligible members with its least ``cross`` (the
+*allowed* ones).  A tier ranked before the other among ``rack`` and ``stickiness`` decides, the same
+way, which owners can keep (``stickiness, rack``: any eligible owner; ``rack, stickiness``: an
+allowed one).  The tiers after ``balance`` are weighted terms; the flow minimises
+``W * sum(x_m ** 2) + q * cross - r * kept`` over unit counts ``x``:
 
-    class (units of one hub, owner and kept count) --0--> hub (its eligible members) --0--> member
-    class --(-r * kept)--> owner                                           (balance first only)
-    member --W * (2n - 1) for its n-th unit--> sink                       (n counts fixed units too)
+    class (units of one hub, owner and kept count) --0--> hub --q * cross(h, m)--> allowed member m
+    class --(q * cross(h, o) - r * kept)--> owner o              (stickiness after balance only)
+    member --W * (2n - 1) for its n-th unit--> sink              (n counts fixed units too)
 
-With balance first, ``r = 1`` and ``W = floor(K / 2) + 1``, ``K`` the smaller of the partitions the
-units' owners can keep and ``2 * members * k``, ``k`` the most one unit keeps: sums of squared counts
-differ by an even number (their parity is the unit count's), and a simple residual cycle passes each
-member once, so it changes ``kept`` through at most two owner arcs per member, each by at most ``k``:
-every cycle that improves the sum of squares outweighs what it costs in ``kept`` (the cycle argument
-of :mod:`optimal.levels`).  With
-stickiness first, ``W = 1`` and ``r`` is ``None``.
+A *hub* is a set of allowed members and, when rack is weighted, the cross counts its units have at
+each.  Weights, with ``K`` and ``C`` the most one simple residual cycle can change ``kept`` and
+``cross``: the smaller of what the free units can change in all and ``2 * members`` times the most
+one unit can (a simple cycle passes each member once, through at most two arcs that carry a kept or
+cross term); sums of squared counts differ by an even number (their parity is the unit count's):
+
+* ``balance, rack, stickiness``: ``r = 1``, ``q = K + 1``; ``balance, stickiness, rack``: ``q = 1``,
+  ``r = C + 1``; rack or stickiness before balance: its weight 0 (``r``: ``None``) and the other 1;
+* ``W = floor((q * C + r * K) / 2) + 1``: every cycle that improves the sum of squares outweighs all
+  it costs after, and each weighted tier outweighs the next (the argument of :mod:`optimal.levels`).
 
 The certificate
 ---------------
-One price ``y_m`` per member; with ``c(n) = W * (2n - 1)``, ``x_m`` the member's unit count,
-``min_h`` the least price among a unit's eligible members:
+One price ``y_m`` per member; with ``c(n) = W * (2n - 1)``, ``x_m`` the member's unit count, a unit's
+*effective* price at member ``m`` ``y_m + q * cross(u, m)`` and ``min_h`` the least effective price
+among its allowed members:
 
-(a) ``c(x_m) <= y_m <= c(x_m + 1)`` (the lower bound only for a member holding a unit that is not
-    fixed);
-(b) a unit not given back to its owner goes to a member priced ``min_h``;
-(c) balance first: a unit kept by owner ``o`` has ``y_o <= min_h + r * kept``, a unit with an owner
-    ``o`` that did not keep it has ``y_o >= min_h + r * kept``; stickiness first: every unit whose
-    owner can take it is kept.
+(a) ``c(x_m) <= y_m <= c(x_m + 1)`` (the lower bound only for a member holding a unit not fixed);
+(b) a unit not kept by its owner goes to an allowed member whose effective price is ``min_h``;
+(c) with ``r``: a unit kept by its owner ``o`` has effective price at ``o`` at most ``min_h + r *
+    kept``, a unit an owner could keep but did not at least that; without: every unit whose owner can
+    take it is kept.
 
 These are the reduced-cost conditions of the flow's residual network under the potentials ``-y`` on
 members, 0 on the sink, ``-min_h`` on hubs (each unit's potential anywhere in the interval (c) leaves
 open), with every level arc of every member (by convexity only the two next to ``x_m`` matter): so the
-flow, and the assignment, is of least ``W * sum(x_m ** 2) - r * kept``, which is the lexicographic
-optimum above.  :func:`verify` checks validity (every unit to one member subscribing to all its topics,
-every partition once), the weights, and (a)-(c), in ``O(partitions + members * hubs)``.  The prices
-come from the solver's flow as shortest-path distances in its residual network (Bellman-Ford over
-members, hubs and the sink, a few dozen nodes), with every level arc of every member.
+flow, and the assignment, is of least weighted cost, which is the lexicographic optimum above.
+:func:`verify` checks validity (every unit to one member subscribing to all its topics, every
+partition once), the weights, the restrictions and (a)-(c), in ``O(partitions + members * hubs)``.
+The prices come from the solver's flow as shortest-path distances in its residual network
+(Bellman-Ford over members, hubs and the sink), with every level arc of every member.
 
 The flow is first built with level arcs up to one unit over the average count only (thousands of
 arcs rather than members times units); when subscriptions push some member's optimum higher, that
 flow is infeasible or its residual network has a negative cycle (no prices), and the flow is solved
-again with every level.  A negative cycle then, an answer that fails :func:`verify`, or measured loads
-and kept partitions (:func:`optimal.request.measure`) other than the flow's raise
+again with every level.  A negative cycle then, an answer that fails :func:`verify`, or measured
+loads, cross-rack and kept partitions (:func:`optimal.request.measure`) other than the flow's raise
 :class:`SolverError`: a bug, never a wrong answer.
 
 Examples
@@ -91,7 +98,6 @@ from __future__ import annotations
 import time
 import weakref
 from dataclasses import dataclass, field
-from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -113,17 +119,17 @@ PROOF = "unit-prices"
 
 @dataclass(frozen=True, eq=False)
 class Units:
-    """A problem's units as dense arrays (module docstring).
+    """A problem's units as dense arrays (module docstring), whatever the objective.
 
-    ``unit_of``: per partition (global numbering) its unit, -1 when left out; ``size``, ``hub``,
-    ``owner`` (-1: none, or several), ``owners`` (distinct resolved previous owners), ``kept``
-    (partitions the owner claimed) per unit; ``eligible``: per hub, which members may take its units
-    (hubs x members); ``stranded``: the first unit no single member can take and how many there are.
+    ``unit_of``: per partition (global numbering) its unit, -1 when left out; per unit its ``size``,
+    ``group`` (which set of members can take it: a row of ``eligible``, sets x members), ``owner``
+    (-1: none, or several), ``owners`` (distinct resolved previous owners), ``kept`` (partitions the
+    owner claimed); ``stranded``: the first unit no single member can take and how many there are.
     """
 
     unit_of: np.ndarray
     size: np.ndarray
-    hub: np.ndarray
+    group: np.ndarray
     owner: np.ndarray
     owners: np.ndarray
     kept: np.ndarray
@@ -139,17 +145,10 @@ class Units:
         """Every unit has one size and at most one previous owner: the flow is exact."""
         return bool(np.unique(self.size).size <= 1 and (self.owners <= 1).all())
 
-    @cached_property
-    def keepable(self) -> np.ndarray:
-        """Per unit: its owner can take it back (keeping ``kept`` partitions)."""
-        has = self.owner >= 0
-        out = np.zeros(self.count, dtype=bool)
-        out[has] = self.eligible[self.hub[has], self.owner[has]]
-        return out
-
 
 def units_of(problem: Problem, claims: ResolvedClaims | None = None) -> Units:
-    """The problem's units, their hubs and previous owners (module docstring)."""
+    """The problem's units, the sets of members that can take them, and their previous owners (module
+    docstring)."""
     claims = resolve_claims(problem) if claims is None else claims
     n = len(problem.members)
     offsets = problem.partition_offsets
@@ -157,15 +156,15 @@ def units_of(problem: Problem, claims: ResolvedClaims | None = None) -> Units:
     subscribed = problem.subscribers
     grouped = {t for g in problem.join_groups for t in g}
     unit_of = np.full(int(offsets[-1]), -1, dtype=np.int64)
-    hubs: dict[tuple[int, ...], int] = {}
-    hub_of: list[np.ndarray] = []
+    sets: dict[tuple[int, ...], int] = {}
+    set_of: list[np.ndarray] = []
     stranded: tuple[tuple[str, int], int] | None = None
     next_unit = 0
 
     def add(eligible: tuple[int, ...], count: int) -> range:
         nonlocal next_unit
         ids = range(next_unit, next_unit + count)
-        hub_of.append(np.full(count, hubs.setdefault(eligible, len(hubs)), dtype=np.int64))
+        set_of.append(np.full(count, sets.setdefault(eligible, len(sets)), dtype=np.int64))
         next_unit += count
         return ids
 
@@ -193,10 +192,10 @@ def units_of(problem: Problem, claims: ResolvedClaims | None = None) -> Units:
     units = next_unit
     inside = unit_of >= 0
     size = np.bincount(unit_of[inside], minlength=units).astype(np.int64)
-    hub = np.concatenate(hub_of) if hub_of else np.zeros(0, dtype=np.int64)
-    eligible_matrix = np.zeros((max(len(hubs), 1), max(n, 1)), dtype=bool)
-    for members, h in hubs.items():
-        eligible_matrix[h, list(members)] = True
+    group = np.concatenate(set_of) if set_of else np.zeros(0, dtype=np.int64)
+    eligible_matrix = np.zeros((max(len(sets), 1), max(n, 1)), dtype=bool)
+    for members, g in sets.items():
+        eligible_matrix[g, list(members)] = True
     # Previous owners per unit: the distinct (unit, owner) pairs of its claimed partitions.
     previous = claims.previous_owner_array
     claimed = inside & (previous >= 0)
@@ -207,7 +206,7 @@ def units_of(problem: Problem, claims: ResolvedClaims | None = None) -> Units:
     owner[pair[single] // max(n, 1)] = pair[single] % max(n, 1)
     kept = np.bincount(unit_of[claimed], minlength=units).astype(np.int64)
     kept[owners != 1] = 0
-    return Units(unit_of, size, hub, owner, owners, kept, eligible_matrix, stranded)
+    return Units(unit_of, size, group, owner, owners, kept, eligible_matrix, stranded)
 
 
 def applies(problem: Problem, claims: ResolvedClaims | None = None) -> bool:
@@ -231,20 +230,129 @@ def _units_and_claims(problem: Problem, claims: ResolvedClaims | None) -> tuple[
     return units, claims
 
 
+# -- the objective: restrictions, hubs and weights -------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class _Plan:
+    """What the flow works on for one order of the tiers (module docstring, "Why one flow is exact").
+
+    ``hub`` per unit, ``allowed`` and ``cross`` per hub and member (``cross``: a hub unit's cross-rack
+    partitions at the member, the same for all its units when rack is weighted, and unused otherwise); ``rack_cross`` per unit and rack column (the last: members without a
+    rack), ``column`` per member; ``keepable`` (its owner can keep it) and ``fixed`` (stickiness first:
+    kept) per unit; the weights ``W``, ``r`` (``None``: stickiness before balance), ``q``.
+    """
+
+    order: tuple[str, ...]
+    hub: np.ndarray
+    allowed: np.ndarray
+    cross: np.ndarray
+    rack_cross: np.ndarray
+    column: np.ndarray
+    keepable: np.ndarray
+    fixed: np.ndarray
+    weight: int
+    reward: int | None
+    penalty: int
+
+    def cross_at(self, member: np.ndarray) -> np.ndarray:
+        """Per unit: its cross-rack partitions at ``member[u]``."""
+        return self.rack_cross[np.arange(member.size), self.column[member]]
+
+
+def _active(problem: Problem, request: Request) -> tuple[str, ...]:
+    """The request's tiers, rack only where the problem has rack information (else 0 for everyone)."""
+    return tuple(t for t in request.tiers(problem) if t != RACK or problem.rack_locality.active)
+
+
+def _plan(problem: Problem, units: Units, order: tuple[str, ...]) -> _Plan:
+    n = len(problem.members)
+    count = units.count
+    # Cross-rack partitions of each unit at a member of each rack (one column per rack, then none).
+    locality = problem.rack_locality
+    racks = len(locality.racks) if RACK in order else 0
+    rack_cross = np.zeros((count, racks + 1), dtype=np.int64)
+    inside = np.flatnonzero(units.unit_of >= 0)
+    rackset = locality.partition_rackset[inside] if racks else np.zeros(0, dtype=np.int64)
+    for k in range(racks):
+        away = (rackset >= 0) & ~locality.table[np.maximum(rackset, 0), k]
+        rack_cross[:, k] = np.bincount(units.unit_of[inside], weights=away, minlength=count)
+    column = np.where(locality.member_rack >= 0, locality.member_rack, racks) if racks else np.zeros(n, np.int64)
+    column = np.asarray(column, dtype=np.int64)
+    # Which rack columns each set of eligible members has, and per unit the least cross among them.
+    has_column = np.zeros((units.eligible.shape[0], racks + 1), dtype=bool)
+    rows, members = np.nonzero(units.eligible[:, :n])
+    has_column[rows, column[members]] = True
+    reachable = has_column[units.group]
+    least = np.where(reachable, rack_cross, np.iinfo(np.int64).max).min(axis=1, initial=np.iinfo(np.int64).max)
+    balance_at = order.index(BALANCE)
+    restricted = RACK in order and order.index(RACK) < balance_at
+    weighted = RACK in order and order.index(RACK) > balance_at
+    # A hub: the set, the rack columns allowed (rack first: the least cross) or the cross counts (rack
+    # weighted) -- units of one hub are alike for the flow.
+    if restricted:
+        key = np.concatenate([units.group[:, None], reachable & (rack_cross == least[:, None])], axis=1)
+    elif weighted:
+        key = np.concatenate([units.group[:, None], rack_cross], axis=1)
+    else:
+        key = units.group[:, None]
+    if count:
+        keys, hub = np.unique(key.astype(np.int64), axis=0, return_inverse=True)
+        hub = hub.ravel().astype(np.int64)
+    else:
+        keys, hub = np.zeros((0, key.shape[1]), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    hubs = len(keys)
+    allowed = units.eligible[keys[:, 0]][:, :n] if hubs else np.zeros((0, n), dtype=bool)
+    if restricted and hubs:
+        allowed = allowed & keys[:, 1:].astype(bool)[:, column]
+    first = np.zeros(hubs, dtype=np.int64)  # a unit of each hub
+    first[hub[::-1]] = np.arange(count - 1, -1, -1)
+    cross = np.where(allowed, rack_cross[first][:, column], 0) if hubs else np.zeros((0, n), dtype=np.int64)
+    # Who can keep: an eligible owner, or an allowed one when rack ranks before stickiness.
+    has = units.owner >= 0
+    keepable = np.zeros(count, dtype=bool)
+    if RACK in order and order.index(RACK) < order.index(STICKINESS):
+        keepable[has] = allowed[hub[has], units.owner[has]]
+    else:
+        keepable[has] = units.eligible[units.group[has], units.owner[has]]
+    sticky_first = order.index(STICKINESS) < balance_at
+    fixed = keepable if sticky_first else np.zeros(count, dtype=bool)
+    # Weights (module docstring): K and C over the free units, capped by what one simple cycle changes.
+    free = ~fixed
+    kept = units.kept[free & keepable]
+    most_kept = min(int(kept.sum()), 2 * n * int(kept.max(initial=0)))
+    spread = np.where(allowed, cross, 0).max(axis=1, initial=0) - np.where(allowed, cross, 2**40).min(
+        axis=1, initial=2**40
+    )
+    spread = np.maximum(spread, 0)
+    most_cross = min(int(spread[hub[free]].sum()), 2 * n * int(cross.max(initial=0))) if weighted else 0
+    reward: int | None = None if sticky_first else 1
+    penalty = 1 if weighted else 0
+    if weighted and reward is not None:
+        if order.index(RACK) < order.index(STICKINESS):
+            penalty = most_kept + 1
+        else:
+            reward = most_cross + 1
+    weight = (penalty * most_cross + (reward or 0) * most_kept) // 2 + 1
+    return _Plan(order, hub, allowed, cross, rack_cross, column, keepable, fixed, weight, reward, penalty)
+
+
 @dataclass(frozen=True, eq=False)
 class UnitPrices:
     """Member prices proving a co-partitioned assignment optimal (module docstring, "The certificate").
-    ``stickiness_reward`` is ``None`` when stickiness ranks first."""
+    ``stickiness_reward`` is ``None`` when stickiness ranks before balance."""
 
     balance_weight: int
     stickiness_reward: int | None
     prices: Mapping[str, int] = field(default_factory=dict)
+    rack_penalty: int = 0
 
     def to_mapping(self) -> dict:
         return {
             "kind": PROOF,
             "balance_weight": self.balance_weight,
             "stickiness_reward": self.stickiness_reward,
+            "rack_penalty": self.rack_penalty,
             "prices": {m: int(self.prices[m]) for m in sorted(self.prices)},
         }
 
@@ -254,16 +362,8 @@ class UnitPrices:
             int(data["balance_weight"]),
             None if data["stickiness_reward"] is None else int(data["stickiness_reward"]),
             MappingProxyType({m: int(v) for m, v in data["prices"].items()}),
+            int(data.get("rack_penalty", 0)),
         )
-
-
-def _weights(units: Units, n: int, sticky_first: bool) -> tuple[int, int | None]:
-    """``(W, r)`` (module docstring, "Why one flow is exact")."""
-    if sticky_first:
-        return 1, None
-    keep = units.kept[units.keepable]
-    most = min(int(keep.sum()), 2 * n * int(keep.max(initial=0)))
-    return most // 2 + 1, 1
 
 
 def _level_cost(weight: int, n: np.ndarray) -> np.ndarray:
@@ -283,38 +383,32 @@ class _Flow:
     through: np.ndarray  # hubs x members: units given through the hub
 
 
-def _classes(units: Units, free: np.ndarray, rewarded: bool) -> tuple[np.ndarray, np.ndarray]:
+def _classes(units: Units, plan: _Plan) -> tuple[np.ndarray, np.ndarray]:
     """The free units grouped by (hub, owner it can go back to or -1, kept): rows of (hub, owner,
     kept, units), and per free unit its class.  Units of a class are interchangeable for the flow."""
-    owner = np.where(units.keepable & rewarded, units.owner, -1)
+    free = ~plan.fixed
+    owner = np.where(plan.keepable & (plan.reward is not None), units.owner, -1)
     kept = np.where(owner >= 0, units.kept, 0)
     if not free.any():
         return np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
     # One integer key per unit, in (hub, owner, kept) order: a 1-D unique, far cheaper than rows'.
     members, most = int(units.eligible.shape[1]) + 1, int(kept.max(initial=0)) + 1
-    key = (units.hub * members + owner + 1) * most + kept
+    key = (plan.hub * members + owner + 1) * most + kept
     keys, inverse, counts = np.unique(key[free], return_inverse=True, return_counts=True)
     hub, rest = np.divmod(keys, members * most)
     classes = np.stack([hub, rest // most - 1, rest % most, counts], axis=1)
     return classes.astype(np.int64), inverse.ravel().astype(np.int64)
 
 
-def _run_flow(
-    units: Units,
-    n: int,
-    free: np.ndarray,
-    fixed_load: np.ndarray,
-    weight: int,
-    reward: int | None,
-    ceiling: int | None,
-) -> _Flow | None:
+def _run_flow(units: Units, plan: _Plan, n: int, ceiling: int | None) -> _Flow | None:
     """The min-cost flow of the module docstring on the free units' classes, solved by OR-Tools, with
-    each member's level arcs up to ``ceiling`` units (``None``: all it is eligible for).  ``None``
-    when the ceiling leaves no feasible flow."""
+    each member's level arcs up to ``ceiling`` units (``None``: all it can take).  ``None`` when the
+    ceiling leaves no feasible flow."""
     from ortools.graph.python import min_cost_flow
 
-    classes, class_of = _classes(units, free, reward is not None)
-    hubs = units.eligible.shape[0]
+    classes, class_of = _classes(units, plan)
+    hubs = plan.allowed.shape[0]
+    fixed_load = np.bincount(units.owner[plan.fixed], minlength=n).astype(np.int64)
     c = len(classes)
     hub0, member0 = c, c + hubs
     sink = member0 + n
@@ -324,19 +418,22 @@ def _run_flow(
     heads = [hub0 + classes[:, 0]]
     caps = [classes[:, 3]]
     costs = [np.zeros(c, dtype=np.int64)]
-    # Class -> its owner, rewarded per partition kept (balance first only).
+    # Class -> its owner: the reward for what it keeps, the penalty for what is outside its rack.
     has_owner = np.flatnonzero(classes[:, 1] >= 0)
+    owner_of = classes[has_owner, 1]
     tails.append(has_owner)
-    heads.append(member0 + classes[has_owner, 1])
+    heads.append(member0 + owner_of)
     caps.append(classes[has_owner, 3])
-    costs.append(-(reward or 0) * classes[has_owner, 2])
-    # Hub -> each eligible member.
-    hub_index, member_index = np.nonzero(units.eligible[:hubs, :n] & (hub_units[:, None] > 0))
+    costs.append(
+        plan.penalty * plan.cross[classes[has_owner, 0], owner_of] - (plan.reward or 0) * classes[has_owner, 2]
+    )
+    # Hub -> each allowed member.
+    hub_index, member_index = np.nonzero(plan.allowed & (hub_units[:, None] > 0))
     tails.append(hub0 + hub_index)
     heads.append(member0 + member_index)
     caps.append(hub_units[hub_index])
-    costs.append(np.zeros(hub_index.size, dtype=np.int64))
-    # Member -> sink, one arc per level up to the free units it is eligible for (or the ceiling).
+    costs.append(plan.penalty * plan.cross[hub_index, member_index])
+    # Member -> sink, one arc per level up to the free units it can take (or the ceiling).
     capacity = np.zeros(n, dtype=np.int64)
     np.add.at(capacity, member_index, hub_units[hub_index])
     if ceiling is not None:
@@ -346,7 +443,7 @@ def _run_flow(
     tails.append(member0 + level_member)
     heads.append(np.full(level_member.size, sink, dtype=np.int64))
     caps.append(np.ones(level_member.size, dtype=np.int64))
-    costs.append(_level_cost(weight, fixed_load[level_member] + level))
+    costs.append(_level_cost(plan.weight, fixed_load[level_member] + level))
     back = np.zeros(c, dtype=np.int64)
     through = np.zeros((hubs, n), dtype=np.int64)
     if c == 0:
@@ -371,10 +468,11 @@ def _run_flow(
     return _Flow(classes, class_of, back, through)
 
 
-def _deal(units: Units, n: int, free: np.ndarray, flow: _Flow) -> np.ndarray:
+def _deal(units: Units, plan: _Plan, n: int, flow: _Flow) -> np.ndarray:
     """Per unit its member: fixed units to their owners; each class's first ``back`` units (in unit
     order) to its owner; the other units of each hub, in unit order, to members by the hub's flows,
     members in index order."""
+    free = ~plan.fixed
     owner = np.where(free, -1, units.owner)
     ids = np.flatnonzero(free)
     order = np.argsort(flow.class_of, kind="stable")  # by class, then unit
@@ -384,9 +482,9 @@ def _deal(units: Units, n: int, free: np.ndarray, flow: _Flow) -> np.ndarray:
     back = position < flow.back[cls]
     owner[ranked[back]] = flow.classes[cls[back], 1]
     pending = ranked[~back]
-    pending = pending[np.lexsort((pending, units.hub[pending]))]  # by hub, then unit
+    pending = pending[np.lexsort((pending, plan.hub[pending]))]  # by hub, then unit
     hubs = flow.through.shape[0]
-    if not np.array_equal(np.bincount(units.hub[pending], minlength=hubs), flow.through.sum(axis=1)):
+    if not np.array_equal(np.bincount(plan.hub[pending], minlength=hubs), flow.through.sum(axis=1)):
         raise SolverError(f"{METHOD}: the flow through a hub does not match its units (a bug)")
     owner[pending] = np.repeat(np.tile(np.arange(n, dtype=np.int64), hubs), flow.through.ravel())
     if (owner < 0).any():
@@ -397,16 +495,15 @@ def _deal(units: Units, n: int, free: np.ndarray, flow: _Flow) -> np.ndarray:
 # -- the certificate -------------------------------------------------------------------------------
 
 
-def _prices(
-    units: Units, n: int, owner: np.ndarray, fixed: np.ndarray, weight: int, reward: int | None
-) -> np.ndarray | None:
+def _prices(units: Units, plan: _Plan, n: int, owner: np.ndarray) -> np.ndarray | None:
     """Member prices for the flow of ``owner``: shortest-path distances in its residual network over
     members, hubs and the sink, with every level arc and each class node folded into hub <-> owner
     arcs (module docstring).  ``None`` when there is a negative cycle: the flow is not optimal."""
-    hubs = units.eligible.shape[0]
+    hubs = plan.allowed.shape[0]
     sink = n + hubs
+    weight, reward, penalty = plan.weight, plan.reward, plan.penalty
     count = np.bincount(owner, minlength=n).astype(np.int64)
-    free_count = np.bincount(owner[~fixed], minlength=n).astype(np.int64)
+    free_count = np.bincount(owner[~plan.fixed], minlength=n).astype(np.int64)
     hub_nodes = n + np.arange(hubs, dtype=np.int64)
     tails: list[np.ndarray] = []
     heads: list[np.ndarray] = []
@@ -421,19 +518,21 @@ def _prices(
     arcs(members, np.full(n, sink), _level_cost(weight, count + 1))  # the next level, always there
     holding = np.flatnonzero(free_count > 0)
     arcs(np.full(holding.size, sink), holding, -_level_cost(weight, count[holding]))  # the last level, undone
-    h, m = np.nonzero(units.eligible[:hubs, :n])
-    arcs(hub_nodes[h], m, 0)  # a hub gives to any eligible member
-    given = ~fixed
-    kept = given & (owner == units.owner) & units.keepable & (reward is not None)
+    h, m = np.nonzero(plan.allowed)
+    arcs(hub_nodes[h], m, penalty * plan.cross[h, m])  # a hub gives to any allowed member
+    given = ~plan.fixed
+    kept = given & (owner == units.owner) & plan.keepable & (reward is not None)
     via_hub = given & ~kept
-    pair = np.unique(units.hub[via_hub] * max(n, 1) + owner[via_hub])
-    arcs(pair % max(n, 1), hub_nodes[pair // max(n, 1)], 0)  # ... and can take one back
+    pair = np.unique(plan.hub[via_hub] * max(n, 1) + owner[via_hub])
+    h, m = pair // max(n, 1), pair % max(n, 1)
+    arcs(m, hub_nodes[h], -penalty * plan.cross[h, m])  # ... and can take one back
     if reward is not None:
         # A kept unit can leave its owner for the hub (gaining its reward back); a unit with an owner
         # that went through the hub can return to its owner.
-        arcs(units.owner[kept], hub_nodes[units.hub[kept]], reward * units.kept[kept])
-        back = via_hub & units.keepable
-        arcs(hub_nodes[units.hub[back]], units.owner[back], -reward * units.kept[back])
+        gain = reward * units.kept - penalty * plan.cross[plan.hub, np.maximum(units.owner, 0)]
+        arcs(units.owner[kept], hub_nodes[plan.hub[kept]], gain[kept])
+        back = via_hub & plan.keepable
+        arcs(hub_nodes[plan.hub[back]], units.owner[back], -gain[back])
     tail, head, cost = np.concatenate(tails), np.concatenate(heads), np.concatenate(costs)
     distance = np.zeros(sink + 1, dtype=np.int64)  # from a root with a 0 arc to every node
     for _ in range(sink + 2):
@@ -474,6 +573,9 @@ def _verify(
     ids = problem.member_ids
     if units.stranded is not None or not units.uniform:
         return ("the problem's units do not have the flow's shape (one size, at most one previous owner)",)
+    order = _active(problem, request)
+    if set(order) - {RACK} != {BALANCE, STICKINESS}:
+        return (f"the objective {','.join(order)} is not the flow's (balance, stickiness, maybe rack)",)
     given, broken = owner_array(problem, assignment)
     if broken:
         return (f"the assignment is not valid ({broken[0]})",)
@@ -487,51 +589,55 @@ def _verify(
         return (f"{_named(problem, units, int(units.unit_of[split[0]]))} is split between members",)
     if (given[~inside] >= 0).any():
         return ("a partition outside every unit was given",)
-    tiers = tuple(t for t in request.tiers(problem) if t != RACK or problem.rack_locality.active)
-    if set(tiers) != {BALANCE, STICKINESS}:
-        return (f"the objective {','.join(tiers)} is not balance and stickiness alone (with no rack information)",)
-    sticky_first = tiers.index(STICKINESS) < tiers.index(BALANCE)
-    weight, reward = _weights(units, n, sticky_first)
-    if (certificate.balance_weight, certificate.stickiness_reward) != (weight, reward):
+    plan = _plan(problem, units, order)
+    mine = (certificate.balance_weight, certificate.stickiness_reward, certificate.rack_penalty)
+    theirs = (plan.weight, plan.reward, plan.penalty)
+    if mine != theirs:
         return (
-            f"the weights (W={certificate.balance_weight}, r={certificate.stickiness_reward}) are not "
-            f"this problem's (W={weight}, r={reward})",
+            f"the weights (W={mine[0]}, r={mine[1]}, q={mine[2]}) are not "
+            f"this problem's (W={theirs[0]}, r={theirs[1]}, q={theirs[2]})",
         )
     if set(certificate.prices) != set(ids):
         return ("the prices do not name exactly the group's members",)
     if any(abs(certificate.prices[m]) >= 2**62 for m in ids):
         return ("a price is out of range (|price| >= 2**62)",)
     price = np.array([certificate.prices[m] for m in ids], dtype=np.int64)
-    keepable = units.keepable
-    fixed = keepable if sticky_first else np.zeros(units.count, dtype=bool)
+    fixed, free = plan.fixed, ~plan.fixed
     problems: list[str] = []
     for u in np.flatnonzero(fixed & (owner != units.owner))[:5]:
         problems.append(f"(c) {_named(problem, units, u)} left {ids[units.owner[u]]} although stickiness comes first")
+    for u in np.flatnonzero(free & ~plan.allowed[plan.hub, owner])[:5]:
+        problems.append(
+            f"(r) {_named(problem, units, u)} went to {ids[owner[u]]}, not a member with its fewest cross-rack"
+        )
+    if problems:
+        return tuple(problems)
     # (a) Each price lies between the cost of the member's last unit and its next.
     count = np.bincount(owner, minlength=n).astype(np.int64)
-    holds_free = np.bincount(owner[~fixed], minlength=n) > 0
-    last, following = _level_cost(weight, count), _level_cost(weight, count + 1)
+    holds_free = np.bincount(owner[free], minlength=n) > 0
+    last, following = _level_cost(plan.weight, count), _level_cost(plan.weight, count + 1)
     for m in np.flatnonzero((holds_free & (price < last)) | (price > following))[:5]:
         problems.append(f"(a) member {ids[m]} with {int(count[m])} units: price {int(price[m])} outside its levels")
-    # (b) Units not kept go to a cheapest eligible member; (c) owners kept exactly what they should.
-    cheapest = np.where(units.eligible[:, :n], price[None, :], np.iinfo(np.int64).max).min(axis=1, initial=2**62)
-    floor = cheapest[units.hub]
-    kept = ~fixed & keepable & (owner == units.owner) & (reward is not None)
-    moving = ~fixed & ~kept
-    for u in np.flatnonzero(moving & (price[owner] != floor))[:5]:
+    # (b) Units not kept go to a cheapest allowed member; (c) owners kept exactly what they should.
+    effective = price[None, :] + plan.penalty * plan.cross
+    cheapest = np.where(plan.allowed, effective, 2**62).min(axis=1, initial=2**62)
+    floor = cheapest[plan.hub]
+    kept = free & plan.keepable & (owner == units.owner) & (plan.reward is not None)
+    moving = free & ~kept
+    went = effective[plan.hub, owner]
+    for u in np.flatnonzero(moving & (went != floor))[:5]:
         problems.append(
-            f"(b) {_named(problem, units, u)} went to {ids[owner[u]]} at price {int(price[owner[u]])}, not {int(floor[u])}"
+            f"(b) {_named(problem, units, u)} went to {ids[owner[u]]} at {int(went[u])}, not {int(floor[u])}"
         )
-    if reward is not None:
-        held = price[np.maximum(units.owner, 0)]
-        gain = reward * units.kept
-        for u in np.flatnonzero(moving & keepable & (held < floor + gain))[:5]:
+    if plan.reward is not None:
+        held = effective[plan.hub, np.maximum(units.owner, 0)] - plan.reward * units.kept
+        for u in np.flatnonzero(moving & plan.keepable & (held < floor))[:5]:
             problems.append(
-                f"(c) {_named(problem, units, u)} left {ids[units.owner[u]]} priced below {int(floor[u] + gain[u])}"
+                f"(c) {_named(problem, units, u)} left {ids[units.owner[u]]} at {int(held[u])} < {int(floor[u])}"
             )
-        for u in np.flatnonzero(kept & (held > floor + gain))[:5]:
+        for u in np.flatnonzero(kept & (held > floor))[:5]:
             problems.append(
-                f"(c) {_named(problem, units, u)} stayed with {ids[units.owner[u]]} priced above {int(floor[u] + gain[u])}"
+                f"(c) {_named(problem, units, u)} stayed with {ids[units.owner[u]]} at {int(held[u])} > {int(floor[u])}"
             )
     return tuple(problems[:20])
 
@@ -542,7 +648,7 @@ def _verify(
 def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedClaims | None = None) -> Solution:
     """The optimum of ``request`` on ``problem`` by one min-cost flow over units, certified (module
     docstring).  Raises :class:`SolverError` when the answer fails its own checks (a bug), and
-    ``ValueError`` when the problem's units do not have the flow's shape (:func:`applies`)."""
+    ``ValueError`` when the problem's units or the request are not the flow's (:func:`applies`)."""
     started = time.perf_counter()
     request = Request() if request is None else request
     units, claims = _units_and_claims(problem, claims)
@@ -562,34 +668,34 @@ def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedC
         )
     if not units.uniform:
         raise ValueError(f"{METHOD}: units of different sizes or with several previous owners")
-    active = tuple(t for t in tiers if t != RACK or problem.rack_locality.active)
-    if set(active) != {BALANCE, STICKINESS}:
-        raise ValueError(f"{METHOD}: solves balance and stickiness only, not {','.join(active)}")
+    order = _active(problem, request)
+    if set(order) - {RACK} != {BALANCE, STICKINESS}:
+        raise ValueError(f"{METHOD}: solves balance, rack and stickiness only, not {','.join(order)}")
     n = len(problem.members)
-    sticky_first = active.index(STICKINESS) < active.index(BALANCE)
-    weight, reward = _weights(units, n, sticky_first)
-    fixed = units.keepable if sticky_first else np.zeros(units.count, dtype=bool)
-    fixed_load = np.bincount(units.owner[fixed], minlength=n).astype(np.int64)
+    plan = _plan(problem, units, order)
     # First with level arcs up to a little over the average load: the optimum lies there unless
     # subscriptions force some member higher, and then the prices (computed over every level) do not
     # exist and the full network is solved.  Thousands of level arcs instead of members x units.
-    total = int((units.eligible[units.hub].any(axis=0) if units.count else np.zeros(0, bool)).sum())
-    ceiling = -(-units.count // max(total, 1)) + 1
+    reach = int((units.eligible[units.group].any(axis=0) if units.count else np.zeros(0, bool)).sum())
+    ceiling = -(-units.count // max(reach, 1)) + 1
     for limit in (ceiling, None):
-        flow = _run_flow(units, n, ~fixed, fixed_load, weight, reward, limit)
+        flow = _run_flow(units, plan, n, limit)
         if flow is None:
             continue
-        owner = _deal(units, n, ~fixed, flow)
-        prices = _prices(units, n, owner, fixed, weight, reward)
+        owner = _deal(units, plan, n, flow)
+        prices = _prices(units, plan, n, owner)
         if prices is not None:
             break
     else:
         raise SolverError(f"{METHOD}: the flow's residual network has a negative cycle (the flow is not optimal)")
-    certificate = UnitPrices(weight, reward, MappingProxyType(dict(zip(problem.member_ids, prices.tolist()))))
-    # What the flow proved: unit counts (loads are s times them) and the partitions kept.
-    proven_counts = np.bincount(owner, minlength=n).astype(np.int64)
+    certificate = UnitPrices(
+        plan.weight, plan.reward, MappingProxyType(dict(zip(problem.member_ids, prices.tolist()))), plan.penalty
+    )
+    # What the flow proved: unit counts (loads are s times them), cross-rack and kept partitions.
     size = int(units.size[0]) if units.count else 1
-    proven_kept = int(units.kept[fixed].sum()) + int((flow.back * flow.classes[:, 2]).sum() if flow.classes.size else 0)
+    proven_loads = size * np.bincount(owner, minlength=n).astype(np.int64)
+    proven_cross = int(plan.cross_at(owner).sum())
+    proven_kept = int(units.kept[plan.keepable & (owner == units.owner)].sum())
     global_owner = np.full(units.unit_of.size, -1, dtype=np.int64)
     inside = units.unit_of >= 0
     global_owner[inside] = owner[units.unit_of[inside]]
@@ -598,23 +704,32 @@ def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedC
     if problems:
         raise SolverError(f"{METHOD}: the flow's answer does not certify ({problems[0]})")
     measures = measure(problem, assignment, claims)
-    if measures.kept != proven_kept or not np.array_equal(measures.loads, size * proven_counts):
+    # Cross-rack is the flow's only when rack is a tier (else the flow ignores racks: not compared).
+    measured = (measures.loads.tolist(), measures.cross_rack if RACK in order else 0, measures.kept)
+    if measured != (proven_loads.tolist(), proven_cross, proven_kept):
         raise SolverError(
-            f"{METHOD}: the answer measures loads {measures.sorted_loads} and {measures.kept} kept, "
-            f"the flow proved {tuple(sorted((size * proven_counts).tolist(), reverse=True))} and {proven_kept}"
+            f"{METHOD}: the answer measures loads {measures.sorted_loads}, {measures.cross_rack} cross-rack and "
+            f"{measures.kept} kept; the flow proved {tuple(sorted(proven_loads.tolist(), reverse=True))}, "
+            f"{proven_cross} and {proven_kept}"
         )
     records = []
     for tier in tiers:
         value = measures.value(tier, request.balance)
-        if tier == RACK:  # no rack information (else this engine is not chosen): every partition local
+        if tier == RACK and RACK not in order:  # no rack information: every partition local
             records.append(TierResult(tier, value, value, True, "bound"))
-        elif tier == STICKINESS and sticky_first:  # every unit back to an owner that can take it
-            records.append(TierResult(tier, value, int(units.kept[units.keepable].sum()), True, "bound"))
+        elif tier != BALANCE and order.index(tier) < order.index(BALANCE):
+            # Met unit by unit (every unit back to an owner that can keep it, or to a member with its
+            # fewest cross-rack): the value is a bound no assignment passes.
+            records.append(TierResult(tier, value, value, True, "bound"))
         else:
             records.append(TierResult(tier, value, value, True, PROOF))
     stage = {
-        "stage": f"{','.join(active)}: one min-cost flow over {units.count} units of {size} partition(s)",
-        "value": {"sorted_loads": list(measures.sorted_loads), "kept": measures.kept},
+        "stage": f"{','.join(order)}: one min-cost flow over {units.count} units of {size} partition(s)",
+        "value": {
+            "sorted_loads": list(measures.sorted_loads),
+            "cross_rack": measures.cross_rack,
+            "kept": measures.kept,
+        },
         "bound": None,
         "proven": True,
         "proof": PROOF,
@@ -631,7 +746,7 @@ def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedC
         stats={
             "units": units.count,
             "classes": int(len(flow.classes)),
-            "hubs": int(units.eligible.shape[0]),
+            "hubs": int(plan.allowed.shape[0]),
             "every_level": int(limit is None),  # 1: the first ceiling on the levels was too low
         },
         request=request,

@@ -9,6 +9,7 @@ scenario's units, owners read off the claims by the rule) on tiny groups, from t
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -29,14 +30,12 @@ from assignment_oracle.optimal import (
 )
 from assignment_oracle.optimal.brute_force import previous_owners, request_optimum
 from assignment_oracle.optimal.request import BALANCE_DEFINITIONS, better
-from assignment_oracle.problem.model import RACK, SPREAD, Assignment, Problem
+from assignment_oracle.problem.model import SPREAD, Assignment, Problem
 
-#: Orders the engine takes on a problem without rack information (rack is 0 for every assignment).
-ORDERS = (
+#: Every order the engine takes: balance and stickiness, with rack anywhere or without it.
+ORDERS = tuple(itertools.permutations(("balance", "rack", "stickiness"))) + (
     ("balance", "stickiness"),
     ("stickiness", "balance"),
-    ("balance", "rack", "stickiness"),
-    ("rack", "stickiness", "balance"),
 )
 
 
@@ -74,12 +73,10 @@ def _shaped(problem: Problem) -> bool:
 
 def _engine_applies(problem: Problem, request: Request) -> bool:
     tiers = request.tiers(problem)
-    racks = RACK in tiers and problem.rack_locality.active
     return (
         bool(problem.join_groups)
         and not problem.weights
         and not request.limited
-        and not racks
         and SPREAD not in tiers
         and _shaped(problem)
     )
@@ -90,7 +87,8 @@ def join_groups(draw, *, max_members: int = 3, max_partitions: int = 3):
     """One or two join groups of two or three topics (one size of unit, unless drawn ragged or with a
     free topic), members subscribing to whole groups or part of one, and claims per unit: one member
     claims some of a unit's partitions, sometimes a second member one more, at generations that may
-    tie or supersede."""
+    tie or supersede.  Mostly with racks: members in one of three racks or none, partitions with up
+    to two replica racks (KIP-881)."""
     n = draw(st.integers(1, max_members))
     ids = [f"c{i}" for i in range(n)]
     width = draw(st.integers(2, 3))
@@ -126,15 +124,24 @@ def join_groups(draw, *, max_members: int = 3, max_partitions: int = 3):
                 if p < topics[t]:
                     owned[other].setdefault(t, []).append(p)
     generation = {m: draw(st.sampled_from([1, 1, 2, None])) for m in ids}
+    rack = {m: None for m in ids}
+    described: dict[str, object] = dict(topics)
+    if draw(st.integers(0, 3)):
+        rack = {m: draw(st.sampled_from([None, "a", "b", "c"])) for m in ids}
+        for t, count in topics.items():
+            if draw(st.integers(0, 3)):
+                replicas = st.lists(st.sampled_from("abc"), max_size=2, unique=True)
+                described[t] = {"partitions": count, "racks": [draw(replicas) for _ in range(count)]}
     return Problem.from_mapping(
         {
-            "topics": topics,
+            "topics": described,
             "join_groups": groups,
             "members": {
                 m: {
                     "topics": subscriptions[m],
                     "owned": {t: sorted(set(ps)) for t, ps in owned[m].items()},
                     **({"generation": generation[m]} if generation[m] is not None else {}),
+                    **({"rack": rack[m]} if rack[m] is not None else {}),
                 }
                 for m in ids
             },
@@ -208,7 +215,7 @@ def test_auto_chooses_the_flow_exactly_when_the_units_have_its_shape(problem, da
 
 @settings(max_examples=100, deadline=None)
 @given(requests())
-def test_racks_weights_and_budgets_stay_with_the_staged_model(case):
+def test_requests_with_racks_weights_and_budgets_choose_by_the_same_rule(case):
     problem, request = case
     assume(problem.join_groups)
     chosen = choose(problem, request).name
@@ -217,7 +224,8 @@ def test_racks_weights_and_budgets_stay_with_the_staged_model(case):
 
 def _medium(seed: int, members: int = 12, partitions: int = 24) -> Problem:
     """Two join groups of three topics, most members on both, owners per unit from a previous
-    generation of which a quarter left, some claims on a unit's partitions missing."""
+    generation of which a quarter left, some claims on a unit's partitions missing; members in three
+    racks, each partition with two replica racks."""
     rng = random.Random(seed)
     groups = [["orders", "payments", "refunds"], ["clicks", "impressions", "views"]]
     ids = [f"m{i:02d}" for i in range(members)]
@@ -230,17 +238,33 @@ def _medium(seed: int, members: int = 12, partitions: int = 24) -> Problem:
                 if rng.random() < 0.9:
                     owned[owner].setdefault(t, []).append(p)
     subscriptions = {m: [t for g in groups if rng.random() < 0.8 for t in g] or groups[0] for m in ids}
+    racks = "abc"
     return Problem.from_mapping(
         {
-            "topics": {t: partitions for g in groups for t in g},
+            "topics": {
+                t: {"partitions": partitions, "racks": [rng.sample(racks, 2) for _ in range(partitions)]}
+                for g in groups
+                for t in g
+            },
             "join_groups": groups,
-            "members": {m: {"topics": subscriptions[m], "owned": owned.get(m, {}), "generation": 3} for m in ids},
+            "members": {
+                m: {"topics": subscriptions[m], "owned": owned.get(m, {}), "generation": 3, "rack": racks[i % 3]}
+                for i, m in enumerate(ids)
+            },
         }
     )
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("order", [("balance", "stickiness"), ("stickiness", "balance")])
+@pytest.mark.parametrize(
+    "order",
+    [
+        ("balance", "rack", "stickiness"),
+        ("balance", "stickiness", "rack"),
+        ("rack", "balance", "stickiness"),
+        ("stickiness", "balance"),
+    ],
+)
 def test_the_flow_agrees_with_the_staged_model_on_medium_groups(seed, order):
     problem, request = _medium(seed), Request(objective=order)
     flow, staged = solve(problem, request), solve(problem, request, method="cpsat-staged")
@@ -309,7 +333,7 @@ def test_verify_names_what_is_wrong():
 
 def test_an_answer_that_does_not_certify_is_a_solver_error(monkeypatch):
     """Every unit dealt to C0 is valid but not most balanced: the engine refuses it, never returns it."""
-    monkeypatch.setattr(units_flow, "_deal", lambda units, n, free, flow: units.hub * 0)
+    monkeypatch.setattr(units_flow, "_deal", lambda units, plan, n, flow: units.group * 0)
     with pytest.raises(SolverError, match="units-flow"):
         solve(_kip315_rejoin())
 
@@ -395,3 +419,28 @@ def test_empty_and_single_member_groups(members, order):
     solution = solve(problem, request)
     assert solution.method == "units-flow" and solution.status == OPTIMAL
     assert [t.value for t in solution.tiers] == request_optimum(problem, request)
+
+
+def test_worked_example_rack_then_stickiness_or_stickiness_then_rack():
+    """Partition 0 of both topics has its replicas on rack a, partition 1 on rack b; C0 sits in a, C1 in
+    b, and C0 owned unit 1.  Balance gives one unit each.  Rack before stickiness: both local, nothing
+    kept.  Stickiness before rack: C0 keeps unit 1 (2 partitions) and both units are read across
+    racks (4 partitions)."""
+    both = ["clicks", "impressions"]
+    replicas = {"partitions": 2, "racks": [["a"], ["b"]]}
+    problem = Problem.from_mapping(
+        {
+            "topics": {"clicks": replicas, "impressions": replicas},
+            "join_groups": [both],
+            "members": {
+                "C0": {"topics": both, "rack": "a", "owned": {"clicks": [1], "impressions": [1]}, "generation": 1},
+                "C1": {"topics": both, "rack": "b"},
+            },
+        }
+    )
+    local = solve(problem, Request(objective=("balance", "rack", "stickiness")))
+    sticky = solve(problem, Request(objective=("balance", "stickiness", "rack")))
+    assert local.method == sticky.method == "units-flow"
+    assert [t.value for t in local.tiers] == [[2, 2], 0, 0]
+    assert [t.value for t in sticky.tiers] == [[2, 2], 2, 4]
+    assert sticky.assignment.members["C0"] == {"clicks": (1,), "impressions": (1,)}
