@@ -109,7 +109,7 @@ STAGES = (
     ("decode the flow", network.AggregatedNetwork, "materialize"),
     ("validity (owner arrays)", solution, "owner_arrays"),
     ("certify (prices)", solution, "certify"),
-    ("verify the certificate", certificate_module, "verify"),
+    ("verify the certificate", certificate_module, "_verify"),
     ("measure the tiers", engines, "_with_tiers"),
 )
 

@@ -152,18 +152,58 @@ def verify(
         return ("the prices do not name exactly the group's members",)
     if any(abs(certificate.prices[m]) >= 2**62 for m in ids):
         return ("a price is out of range (|price| >= 2**62)",)
+    return _verify(problem, certificate, network, _Placed.of(network, owners, weights.stickiness_reward))
+
+
+@dataclass(frozen=True, eq=False)
+class _Placed:
+    """An assignment on the network, as :func:`verify` and :func:`certify` read it (computed once
+    for both: the arc lookups are the costly part)."""
+
+    load: np.ndarray  # partitions per member
+    owner: np.ndarray  # per partition, in the network's numbering
+    arc: np.ndarray  # per partition, the hub -> owner arc (-1: none)
+    previous: np.ndarray  # per partition, its keepable owner (-1: none)
+    had_owner: np.ndarray  # a free partition with a keepable owner
+    stays: np.ndarray  # ... that stays with it
+    moving: np.ndarray  # a free partition that does not stay
+    owner_arc: np.ndarray | None  # per partition, the hub -> previous owner arc (claims weighed only)
+
+    @classmethod
+    def of(cls, network: AggregatedNetwork, owners: dict[str, np.ndarray], reward: int | None) -> _Placed:
+        owner = network.global_owner(owners)
+        hub, fixed = network.hub_of_partition, network.fixed
+        previous = network.keepable_owner.astype(np.int64)
+        had_owner = (previous >= 0) & ~fixed
+        stays = had_owner & (owner == previous)
+        owner_arc = None if reward is None else network.arc_index(hub, np.where(had_owner, previous, 0))
+        return cls(
+            np.bincount(owner, minlength=network.num_members).astype(np.int64),
+            owner,
+            network.arc_index(hub, owner),
+            previous,
+            had_owner,
+            stays,
+            ~fixed & ~stays,
+            owner_arc,
+        )
+
+
+def _verify(problem: Problem, certificate: Certificate, network: AggregatedNetwork, placed: _Placed) -> tuple[str, ...]:
+    """:func:`verify` once the weights and the members' names are checked."""
+    ids = problem.member_ids
     price = np.array([certificate.prices[m] for m in ids], dtype=np.int64)
-    W, r, q = weights.balance_weight, weights.stickiness_reward, weights.rack_penalty
+    W, r, q = certificate.balance_weight, certificate.stickiness_reward, certificate.rack_penalty
     problems: list[str] = []
 
     # (a) Each price lies between the cost of the member's last unit and its next.
-    load = network.loads(owners)
+    load = placed.load
     last, following = unit_cost(W, load), unit_cost(W, load + 1)
     for m in np.flatnonzero(((load > 0) & (price < last)) | (price > following))[:5]:
         bounds = f"[{int(last[m]) if load[m] > 0 else '-inf'}, {int(following[m])}]"
         problems.append(f"(a) member {ids[m]} with load {int(load[m])}: price {int(price[m])} not in {bounds}")
 
-    owner = network.global_owner(owners)
+    owner, arc = placed.owner, placed.arc
     hub = network.hub_of_partition
     fixed = network.fixed
     # Claims the objective fixes (stickiness before balance) stay.
@@ -172,7 +212,6 @@ def verify(
             f"(c) {_topic_partition(network, p)} left {ids[network.previous_owner[p]]} although stickiness comes first"
         )
     # Every other partition goes through its hub: to one of the members the objective allows it.
-    arc = network.arc_index(hub, owner)
     for p in np.flatnonzero(~fixed & (arc < 0))[:5]:
         problems.append(
             f"(r) {_topic_partition(network, p)} went to {ids[owner[p]]}, outside its replicas' racks, "
@@ -184,15 +223,12 @@ def verify(
     # (b), (c): against the hub's cheapest member, each member's price plus the arc's rack penalty.
     effective = price[network.arc_member] + q * network.arc_cross
     cheapest = np.minimum.reduceat(effective, network.hub_arc_start[:-1]) if effective.size else effective
-    previous = network.keepable_owner.astype(np.int64)
-    had_owner = (previous >= 0) & ~fixed
-    stays = had_owner & (owner == previous)
-    moving = ~fixed & ~stays
+    previous, had_owner, stays, moving = placed.previous, placed.had_owner, placed.stays, placed.moving
     went = effective[np.where(moving, arc, 0)] if effective.size else np.zeros(owner.size, np.int64)
     floor = cheapest[hub] if effective.size else np.zeros(owner.size, np.int64)
     checks = [(moving & (went != floor), "(b) {tp} went to {m} at price {pm}, not to a cheapest member ({c})")]
-    if r is not None:
-        owner_arc = network.arc_index(hub, np.where(had_owner, previous, 0))
+    if r is not None and placed.owner_arc is not None:
+        owner_arc = placed.owner_arc
         held = effective[np.where(had_owner, owner_arc, 0)] if effective.size else np.zeros(owner.size, np.int64)
         checks.append((had_owner & ~stays & (held < floor + r), "(c) {tp} left {o} at price {po} < {c} + {r}"))
         checks.append((stays & (held > floor + r), "(c) {tp} stayed with {o} at price {po} > {c} + {r}"))
@@ -249,28 +285,20 @@ def certify(
     W, r, q = weights.balance_weight, weights.stickiness_reward, weights.rack_penalty
     num_members, num_hubs = len(problem.members), len(network.hubs)
     root = num_members + num_hubs
-    load = network.loads(owners)
-    owner = network.global_owner(owners)
-    hub = network.hub_of_partition
-    fixed = network.fixed
-    if (fixed & (owner != network.previous_owner)).any():
+    placed = _Placed.of(network, owners, r)
+    if (network.fixed & (placed.owner != network.previous_owner)).any():
         return None  # a claim was not kept although stickiness comes first
-    arc = network.arc_index(hub, owner)
-    if (~fixed & (arc < 0)).any():
+    if (~network.fixed & (placed.arc < 0)).any():
         return None  # a partition went where the rack restriction does not allow
     penalty = q * network.arc_cross.astype(np.int64)
-    previous = network.keepable_owner.astype(np.int64)
-    had_owner = (previous >= 0) & ~fixed
-    stays = had_owner & (owner == previous)
-    moving = ~fixed & ~stays
-    used = np.unique(arc[moving])
-    owner_arc = network.arc_index(hub, np.where(had_owner, previous, 0))
-    left = np.unique(owner_arc[had_owner & ~stays])
-    kept = np.unique(owner_arc[stays])
+    num_arcs = network.arc_member.size
+    used = _distinct(placed.arc[placed.moving], num_arcs)
     tails = [np.full(num_members, root), network.arc_member, num_members + network.arc_hub[used]]
     heads = [np.arange(num_members), num_members + network.arc_hub, network.arc_member[used]]
-    costs = [unit_cost(W, load + 1), penalty, -penalty[used]]
-    if r is not None:
+    costs = [unit_cost(W, placed.load + 1), penalty, -penalty[used]]
+    if r is not None and placed.owner_arc is not None:
+        left = _distinct(placed.owner_arc[placed.had_owner & ~placed.stays], num_arcs)
+        kept = _distinct(placed.owner_arc[placed.stays], num_arcs)
         tails += [network.arc_member[left], num_members + network.arc_hub[kept]]
         heads += [num_members + network.arc_hub[left], network.arc_member[kept]]
         costs += [penalty[left] - r, r - penalty[kept]]
@@ -282,7 +310,13 @@ def certify(
     certificate = Certificate(
         W, r, MappingProxyType({m: int(distance[i]) for i, m in enumerate(problem.member_ids)}), q
     )
-    return None if verify(problem, assignment, certificate, network, owners) else certificate
+    return None if _verify(problem, certificate, network, placed) else certificate
+
+
+def _distinct(arcs: np.ndarray, num_arcs: int) -> np.ndarray:
+    """The distinct arc indices among ``arcs`` (all in ``[0, num_arcs)``), ascending: ``np.unique``
+    by counting, linear in the arcs."""
+    return np.flatnonzero(np.bincount(arcs, minlength=num_arcs))
 
 
 def _shortest_paths(num_nodes: int, source: int, tails, heads, costs) -> list[int] | None:
@@ -296,7 +330,9 @@ def _shortest_paths(num_nodes: int, source: int, tails, heads, costs) -> list[in
     largest = int(np.abs(costs).max()) if costs.size else 0
     if largest * (num_nodes + 1) >= 2**62:
         return _shortest_paths_exact(num_nodes, source, tails, heads, costs)
-    order = np.argsort(tails, kind="stable")
+    # Arcs grouped by tail (their order within a tail does not matter: the distances are unique); a
+    # 16-bit key sorts by radix, several times faster than a comparison sort of int64.
+    order = np.argsort(tails.astype(np.int16) if num_nodes < 2**15 else tails, kind="stable")
     tails, heads, costs = tails[order], heads[order], costs[order]
     starts = np.searchsorted(tails, np.arange(num_nodes + 1))
     degree = np.diff(starts)
