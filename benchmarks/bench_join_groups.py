@@ -1,13 +1,14 @@
 """Co-partitioned optimum (join groups) on issue 17's and issue 40's cases, wall time against the target.
 
-    python benchmarks/bench_join_groups.py [--time-limit S] [--case stream-join|one-group|mixed] [--repeat N]
+    python benchmarks/bench_join_groups.py [--time-limit S] [--case NAME ...] [--repeat N]
 
 * ``stream-join`` (issue 40): one group of 4 topics x 1,000 partitions, 40 members, after a
   co-partitioned generation of 40 members of which 5 left and 5 new ones joined (every unit's
   partitions owned by one member, a few claims lost): the units' min-cost flow (``units-flow``),
   target within 3x the same group without the join group, library call and CLI end to end;
 * ``one-group`` (issue 17): 4 topics x 1,000 partitions, 100 members, random previous owners per
-  partition (units with several owners: the staged model; target 10 s);
+  partition (units with several owners: the staged model; target 10 s); ``random-owners-40`` the
+  same with 40 members;
 * ``mixed`` (issue 17): 2 groups + 2 free topics, random subscriptions and owners, 3,000 partitions
   (units of mixed sizes: the staged model; target 30 s).
 
@@ -58,10 +59,12 @@ def stream_join(seed: int = 3, members: int = 40, left: int = 5) -> Problem:
     )
 
 
-def one_group(seed: int = 1) -> Problem:
+def one_group(seed: int = 1, size: int = 100) -> Problem:
+    """4 x 1,000 co-partitioned, ``size`` members, each partition's previous owner drawn on its own
+    (a unit's four partitions mostly have four owners: not the units' flow's shape)."""
     rng = random.Random(seed)
     topics = {f"t{i}": 1000 for i in range(4)}
-    members = [f"m{j:03d}" for j in range(100)]
+    members = [f"m{j:03d}" for j in range(size)]
     owned: dict[str, dict[str, list[int]]] = {m: {} for m in members}
     for t in topics:
         for p in range(1000):
@@ -141,6 +144,11 @@ def _cli(problem: Problem, time_limit: float) -> tuple[float, str, int]:
 CASES = {
     "stream-join": ("stream join 4 x 1,000, 40 members, after a co-partitioned generation", stream_join, None),
     "one-group": ("one group 4 x 1,000, 100 members, random owners per partition", one_group, 10.0),
+    "random-owners-40": (
+        "one group 4 x 1,000, 40 members, random owners per partition",
+        lambda: one_group(seed=2, size=40),
+        10.0,
+    ),
     "mixed": ("2 groups + 2 free topics, 3,000 partitions", mixed, 30.0),
 }
 
