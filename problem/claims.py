@@ -36,6 +36,7 @@ from typing import Mapping
 import numpy as np
 
 from assignment_oracle.problem.model import Problem
+from assignment_oracle.problem.ownership import subscribes
 
 __all__ = ["DROP_REASONS", "DroppedClaim", "ResolvedClaims", "resolve_claims"]
 
@@ -129,9 +130,10 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     chunks = list(map(itemgetter(1), pairs))
     group_member = np.repeat(np.arange(len(members), dtype=np.int64), [len(m.owned) for m in members])
     group_topic = list(map(topic_index.get, group_name, itertools.repeat(-1)))
+    group_topic_index = np.array(group_topic, dtype=np.int64)
     lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
     member = np.repeat(group_member, lengths)
-    topic = np.repeat(np.array(group_topic, dtype=np.int64), lengths)
+    topic = np.repeat(group_topic_index, lengths)
     partition = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=int(lengths.sum()))
     generation = (
         np.array([m.claim_generation for m in problem.members], dtype=np.int64)[member]
@@ -175,15 +177,16 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
 
     # Step 4: a winner that no longer subscribes to the topic is dropped too.
     winners = claims[at_top & ~tied]
-    mask, group_of_member = problem.subscription_mask
-    subscribed = mask[group_of_member[member[winners]], topic[winners]]
+    group_of_claim = np.repeat(np.arange(lengths.size), lengths)
+    # Asked once per claimed (member, topic) list, not per claim.
+    groups, first_of_group = np.unique(group_of_claim[winners], return_inverse=True)
+    subscribed = subscribes(problem, group_member[groups], group_topic_index[groups])[first_of_group.reshape(-1)]
     reason[winners[~subscribed]] = _REASONS.index("not-subscribed")
     kept = winners[subscribed]
     owner[offset[topic[kept]] + partition[kept]] = member[kept]
 
     owner.setflags(write=False)
     previous_owner = {name: owner[offset[i] : offset[i + 1]] for i, name in enumerate(topic_names)}
-    group_of_claim = np.repeat(np.arange(lengths.size), lengths)
     return ResolvedClaims(
         MappingProxyType(previous_owner),
         _dropped(problem, reason, member, partition, [group_name[g] for g in group_of_claim[reason != 0]]),
