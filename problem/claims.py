@@ -36,7 +36,7 @@ from typing import Mapping
 import numpy as np
 
 from assignment_oracle.problem.model import Problem
-from assignment_oracle.problem.ownership import subscribes
+from assignment_oracle.problem.ownership import subscribes, subscription_mask_first
 
 __all__ = ["DROP_REASONS", "DroppedClaim", "ResolvedClaims", "resolve_claims"]
 
@@ -178,9 +178,11 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     # Step 4: a winner that no longer subscribes to the topic is dropped too.
     winners = claims[at_top & ~tied]
     group_of_claim = np.repeat(np.arange(lengths.size), lengths)
-    # Asked once per claimed (member, topic) list, not per claim.
-    groups, first_of_group = np.unique(group_of_claim[winners], return_inverse=True)
-    subscribed = subscribes(problem, group_member[groups], group_topic_index[groups])[first_of_group.reshape(-1)]
+    if subscription_mask_first(problem, winners.size):
+        subscribed = subscribes(problem, member[winners], topic[winners])
+    else:  # asked once per claimed (member, topic) list, not per claim
+        groups, first_of_group = np.unique(group_of_claim[winners], return_inverse=True)
+        subscribed = subscribes(problem, group_member[groups], group_topic_index[groups])[first_of_group.reshape(-1)]
     reason[winners[~subscribed]] = _REASONS.index("not-subscribed")
     kept = winners[subscribed]
     owner[offset[topic[kept]] + partition[kept]] = member[kept]
