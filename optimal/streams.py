@@ -252,6 +252,8 @@ class _Model:
         self.standby_on_state = sum(state_s)
         self.diversity: Any = 0
         self.tag_vars: list[Any] = []
+        self.tag_terms: list[tuple[Any, list[Any]]] = []  # each tag value's boolean and the copies it counts
+        self.tags = tags
         self.fA: list[dict[int, Any]] = [{} for _ in tasks]  # core with tags: free copies per tag class
         self.fS: list[dict[int, Any]] = [{} for _ in tasks]
         self.process_class = [0] * P
@@ -366,10 +368,21 @@ class _Model:
                         groups.setdefault(tags[key], []).append(c)
                 for value, cs in sorted(groups.items()):
                     z = m.new_bool_var(f"z{i}_{key}_{value}")
-                    m.add(z <= sum(v for c in cs for v in copies[i][c]))
+                    held = [v for c in cs for v in copies[i][c]]
+                    m.add(z <= sum(held))
                     terms.append(z)
                     self.tag_vars.append(z)
+                    self.tag_terms.append((z, held))
         return sum(terms)
+
+
+#: CP-SAT's workers left out of the searches of models with at least ``_LARGE`` variables (:func:`_search`):
+#: on the 1,000-task group with tags (benchmarks/bench_streams.py) 30 s instead of 90 s.
+_SLOW_WORKERS = ("default_lp", "max_lp", "pseudo_costs", "quick_restart", "reduced_costs")
+_LARGE = 5_000
+#: Left out of every search: the core-based worker runs its whole batch (about a second of deterministic time)
+#: after the others have proven the stage in milliseconds, and the interleaved portfolio waits for it.
+_ALWAYS_LEFT_OUT = ("core",)
 
 
 @dataclass
@@ -384,6 +397,8 @@ class _Run:
     measured: dict[str, Any] = field(default_factory=dict)  # the last answer's tier expressions
     stages: list[dict] = field(default_factory=list)
     unproven: list[str] = field(default_factory=list)
+    stale: bool = False  # constraints were added that the last answer may not meet (:func:`_pin`)
+    pinned: list[tuple[str, _Pins]] = field(default_factory=list)  # balance tiers pinned from counts models
 
     def left(self) -> float | None:
         if self.time_limit is None:
@@ -391,7 +406,7 @@ class _Run:
         return max(0.0, self.time_limit - (time.perf_counter() - self.started))
 
 
-def _search(run: _Run, model: _Model, name: str, objective=None, maximize: bool = True) -> tuple[str, Any]:
+def _search(run: _Run, model: Any, name: str, objective=None, maximize: bool = True) -> tuple[str, Any]:
     """One CP-SAT solve of the model as it stands (hinted with the last answer): ``("optimal"|"feasible"|
     "infeasible"|"unknown", objective value or None)``; the answer, if any, becomes the last one."""
     cp = model.model
@@ -403,11 +418,18 @@ def _search(run: _Run, model: _Model, name: str, objective=None, maximize: bool 
         for v in model.variables:
             cp.add_hint(v, run.values[v])
     parameters(run.solver, time_limit=run.left())
+    # on large models the portfolio's LP-diving workers take seconds a batch (an LP at each of thousands of
+    # decisions) and find no answer the others do not find sooner; the LP bound still comes from the
+    # symmetry-folded LP worker (max_lp_sym).  On small ones they prove levels faster: kept there
+    if not run.solver.parameters.ignore_subsolvers:  # set once per solver (its parameters stay)
+        run.solver.parameters.ignore_subsolvers.extend(_SLOW_WORKERS if len(model.variables) >= _LARGE else ())
+        run.solver.parameters.ignore_subsolvers.extend(_ALWAYS_LEFT_OUT)
     began = time.perf_counter()
     code = _solve(run.solver, cp)
     seconds = round(time.perf_counter() - began, 3)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         solver = run.solver
+        run.stale = False
         run.values = {v: int(solver.value(v)) for v in model.variables}
         run.loads = {t: [int(solver.value(x)) for x in xs] for t, xs in model.loads.items()}
         run.measured = {
@@ -425,13 +447,121 @@ def _search(run: _Run, model: _Model, name: str, objective=None, maximize: bool 
     return "unknown", None
 
 
-def _balance(run: _Run, model: _Model, tier: str) -> tuple[bool, str]:
-    """Pin the tier's loads at their dec-min optimum (module docstring, "Stages"); ``(proven, how)``."""
+class _Counts:
+    """The balance tiers alone: each member's active and standby counts under the core model's count
+    constraints (the totals, what one process can hold) and nothing else.
+
+    Without tags every other variable of the core model may be 0 (every copy free), so the core model's
+    count vectors are exactly this model's: a balance tier's optimum proven here is the core model's, and
+    is pinned there (:func:`_pin`); without the core model (tight groups) it has the full model's
+    ``XA``/``XS`` too, for the same reason.  The members of one process are interchangeable here, so they
+    are ordered by ``tier``'s load (then the other count), largest first, and so are their level flags:
+    one answer of each class of symmetric ones is searched, which is what makes the levels' lower bounds
+    quick to prove (the model with every variable took seconds a level on groups of 6 processes).  One
+    such model per tier, the tiers before it pinned (the order suits one tier only)."""
+
+    diversity = 0
+    stickiness: tuple[Any, ...] = ()
+
+    def __init__(self, model: _Model, tier: str) -> None:
+        self.model = m = cp_model.CpModel()
+        T = len(model.problem.tasks)
+        stateful = sum(model.stateful)
+        standbys = model.k * stateful
+        M = len(model.a)
+        self.a = [m.new_int_var(0, T, f"a{j}") for j in range(M)]
+        self.s = [m.new_int_var(0, standbys, f"s{j}") for j in range(M)]
+        m.add(sum(self.a) == T)
+        m.add(sum(self.s) == standbys)
+        if not model.core:  # which processes hold each task's copies, as in the full model
+            P = len(model.process_members)
+            on_process_a: list[list[Any]] = [[] for _ in range(P)]
+            on_process_s: list[list[Any]] = [[] for _ in range(P)]
+            for i, sf in enumerate(model.stateful):
+                xa = [m.new_bool_var(f"xa{i}_{p}") for p in range(P)]
+                m.add_exactly_one(xa)
+                xs = [m.new_bool_var(f"xs{i}_{p}") for p in range(P)] if sf and model.k else []
+                if xs:
+                    m.add(sum(xs) == model.k)
+                for p in range(P):
+                    on_process_a[p].append(xa[p])
+                    if xs:
+                        m.add(xa[p] + xs[p] <= 1)
+                        on_process_s[p].append(xs[p])
+            for p, js in enumerate(model.process_members):
+                m.add(sum(self.a[j] for j in js) == sum(on_process_a[p]))
+                m.add(sum(self.s[j] for j in js) == sum(on_process_s[p]))
+        self.totals = model.totals
+        self.loads: dict[str, list[Any]] = {
+            ACTIVE_BALANCE: list(self.a),
+            TASK_BALANCE: [self.a[j] + self.s[j] for j in range(M)],
+        }
+        self.variables: list[Any] = self.a + self.s
+        self.process_members = model.process_members
+        other = self.s if tier == ACTIVE_BALANCE else self.a
+        for js in model.process_members:
+            m.add(sum(self.a[j] + self.s[j] for j in js) <= T)
+            m.add(sum(self.s[j] for j in js) <= stateful)
+            for j, after in zip(js, js[1:]):  # (tier's load, the other count), lexicographically non-increasing
+                key = (T + standbys + 1) * self.loads[tier][j] + other[j]
+                m.add(key >= (T + standbys + 1) * self.loads[tier][after] + other[after])
+
+
+@dataclass(frozen=True)
+class _Pins:
+    """What a balance tier's optimum pins: every load in ``[low, high]`` (the ideal), or none above
+    ``top`` and at most ``count`` members at ``level`` or more for each ``(level, count)``."""
+
+    low: int = 0
+    high: int = 0
+    top: int | None = None
+    levels: tuple[tuple[int, int], ...] = ()
+
+
+def _pin(model: Any, tier: str, pins: _Pins) -> None:
+    """Add ``pins`` (found on :class:`_Counts`) to the model: its answers are then exactly those of the
+    tier's optimum."""
+    loads = model.loads[tier]
+    if pins.top is None:
+        for x in loads:
+            model.model.add_linear_constraint(x, pins.low, pins.high)
+        return
+    for x in loads:
+        model.model.add(x <= pins.top)
+    for level, count in pins.levels:
+        flags = [model.model.new_bool_var(f"{tier}_ge{level}_{j}") for j in range(len(loads))]
+        for x, g in zip(loads, flags):  # x <= top is pinned: the tightest big-M (a weak one leaves proofs to search)
+            model.model.add(x <= level - 1 + (pins.top - level + 1) * g)
+        model.model.add(sum(flags) <= count)
+
+
+def _balance(run: _Run, model: _Model, tier: str, *, by_counts: bool) -> tuple[bool, str]:
+    """Pin the tier's loads at their dec-min optimum (module docstring, "Stages"); ``(proven, how)``.  With
+    ``by_counts`` (only balance tiers before it, no tags) the optimum is found on the counts model
+    (:class:`_Counts`) and pinned here."""
+    if not by_counts:
+        proven, how, _ = _dec_min(run, model, tier)
+        return proven, how
+    counts = _Counts(model, tier)
+    for before, pins in run.pinned:
+        _pin(counts, before, pins)
+    alone = _Run(cp_model.CpSolver(), run.time_limit, run.started, stages=run.stages, unproven=run.unproven)
+    proven, how, found = _dec_min(alone, counts, tier)
+    if found is not None:
+        _pin(model, tier, found)
+        run.pinned.append((tier, found))
+        run.stale = True
+    return proven, how
+
+
+def _dec_min(run: _Run, model: Any, tier: str) -> tuple[bool, str, _Pins | None]:
+    """The tier's dec-min optimum on ``model`` (a :class:`_Model` or :class:`_Counts`), pinned there as it
+    is found; ``(proven, how, pins)`` (``pins`` ``None`` when nothing was pinned)."""
     loads = model.loads[tier]
     n = len(loads)
     total = model.totals[tier]
     if n == 0:
-        return True, "bound"
+        return True, "bound", None
     low, extra = divmod(total, n)
     high = low + (1 if extra else 0)
     ideal = model.model.new_bool_var(f"{tier}_ideal")
@@ -445,42 +575,73 @@ def _balance(run: _Run, model: _Model, tier: str) -> tuple[bool, str]:
     model.model.clear_assumptions()
     if status in ("optimal", "feasible"):
         model.model.add(ideal == 1)
-        return True, "bound"
+        return True, "bound", _Pins(low, high)
     if status == "unknown":
         run.unproven.append(tier)
-        return False, "bound"
+        return False, "bound", None
     model.model.add(ideal == 0)
-    if run.values is None:
-        status, _ = _search(run, model, f"{tier}: a first answer")
+    if run.values is None or run.stale:
+        peak = None
+        if isinstance(model, _Counts):  # small: an answer with the least largest load, the levels' top
+            peak = model.model.new_int_var(0, total, f"{tier}_peak")
+            for x in loads:
+                model.model.add(x <= peak)
+            model.variables.append(peak)
+        status, _ = _search(run, model, f"{tier}: a first answer", peak, maximize=False)
         if status not in ("optimal", "feasible"):
             run.unproven.append(tier)
-            return False, "cpsat"
+            return False, "cpsat", None
     proven = True
     top = max(run.loads[tier])
+    levels: list[tuple[int, int]] = []
     for x in loads:  # the answer in hand has none above it: neither has the optimum (pinned before the levels)
         model.model.add(x <= top)
+    exact = isinstance(model, _Counts)
+    if exact:  # each load's value as booleans: "members at l or more" a sum of them, without a big-M (below)
+        values = run.values
+        assert values is not None
+        at: list[list[Any]] = []
+        for j, x in enumerate(loads):
+            ys = [model.model.new_bool_var(f"{tier}_at{v}_{j}") for v in range(top + 1)]
+            model.model.add_exactly_one(ys)
+            model.model.add(x == sum(v * y for v, y in enumerate(ys)))
+            at.append(ys)
+            model.variables.extend(ys)
+            for v, y in enumerate(ys):
+                values[y] = int(run.loads[tier][j] == v)
     for level in range(top, 0, -1):
         values = run.values
         assert values is not None  # the first answer above
-        flags = []
-        for j, x in enumerate(loads):
-            g = model.model.new_bool_var(f"{tier}_ge{level}_{j}")
-            model.model.add(x <= level - 1 + total * g)
-            flags.append(g)
-            values[g] = int(run.loads[tier][j] >= level)
-        model.variables.extend(flags)
+        flags: list[Any] = []
+        if exact:
+            # Members at ``level`` or more as the sum of their value booleans: the LP then bounds the total
+            # by the levels pinned above (the big-M flags' LP spreads a load over fractions of flags and
+            # proves nothing: "all 11 members at 9 or more" took 2 s of search on a 6-process group).
+            flags = [sum(ys[level:]) for ys in at]
+        else:
+            for j, x in enumerate(loads):
+                g = model.model.new_bool_var(f"{tier}_ge{level}_{j}")
+                model.model.add(x <= level - 1 + (top - level + 1) * g)  # x <= top is pinned: the tightest big-M
+                flags.append(g)
+                values[g] = int(run.loads[tier][j] >= level)
+            model.variables.extend(flags)
+        if exact:  # its members ordered by this tier's load: so are their flags
+            for js in model.process_members:
+                for j, after in zip(js, js[1:]):
+                    model.model.add(flags[j] >= flags[after])
         status, value = _search(run, model, f"{tier}: members at {level} or more", sum(flags), maximize=False)
         if status == "unknown" or value is None:
             run.unproven.append(tier)
-            return False, "cpsat"
+            return False, "cpsat", _Pins(top=top, levels=tuple(levels))
         if status == "feasible":
             proven = False
         model.model.add(sum(flags) <= value)
+        levels.append((level, value))
         if value == n:  # every member at this level or above: so at every lower one
             break
     if not proven:
         run.unproven.append(tier)
-    return proven, "cpsat"
+    return proven, "cpsat", _Pins(top=top, levels=tuple(levels))
 
 
 def _value(solver: cp_model.CpSolver, expr) -> int:
@@ -556,9 +717,10 @@ def _staged(
     run = _Run(cp_model.CpSolver(), time_limit, started)
     hows: dict[str, str] = {}
     proven: dict[str, bool] = {}
-    for tier in order:
+    for n, tier in enumerate(order):
         if tier in (ACTIVE_BALANCE, TASK_BALANCE):
-            proven[tier], hows[tier] = _balance(run, model, tier)
+            by_counts = not tags and all(t in (ACTIVE_BALANCE, TASK_BALANCE) for t in order[:n])
+            proven[tier], hows[tier] = _balance(run, model, tier, by_counts=by_counts)
         elif tier == TAG_DIVERSITY:
             proven[tier], hows[tier] = _maximize(run, model, "tag-diversity", model.diversity), "cpsat"
         else:
@@ -568,7 +730,7 @@ def _staged(
             ):
                 ok &= _maximize(run, model, f"stickiness: {name}", expr)
             proven[tier], hows[tier] = ok, "cpsat"
-    if run.values is None:
+    if run.values is None or run.stale:
         status, _ = _search(run, model, "a first answer")
         if status not in ("optimal", "feasible"):
             return StreamsSolution(
