@@ -173,17 +173,25 @@ def estimate_loads(network: AggregatedNetwork, passes: int = 12) -> np.ndarray:
     supply = network.hub_supply.tolist()
     starts = network.hub_arc_start.tolist()
     members_of = [network.arc_member[starts[h] : starts[h + 1]] for h in range(len(network.hubs))]
-    given = [np.zeros(m.size, dtype=np.int64) for m in members_of]  # each hub's share, per member
+    given = np.zeros(network.arc_member.size, dtype=np.int64)  # each hub's share, per arc
+    given_of = [given[starts[h] : starts[h + 1]] for h in range(len(network.hubs))]  # views
     ranks = np.arange(1, max((m.size for m in members_of), default=0) + 1, dtype=np.int64)
     order = sorted(range(len(network.hubs)), key=lambda h: (len(network.hubs[h]), -supply[h], h))
     for sweep in range(passes + 1):
         changed = False
+        # From the second pass on, a hub whose share is already the water-filling of what its members
+        # hold elsewhere (tested for every hub at once) and none of whose members' loads moved since
+        # would be filled again to the same share: it is skipped (the last pass usually skips all).
+        settled = _settled(network, loads, given).tolist() if sweep else []
+        moved = np.zeros(network.num_members, dtype=bool)
         for h in order:
+            members = members_of[h]
+            if sweep and settled[h] and not moved[members].any():
+                continue
             # _water_fill inline, in ndarray methods: this loop runs hubs x passes times, so each
             # call's overhead counts (the coordinator's 1,000 hubs take three passes).
-            members = members_of[h]
             current = loads[members]
-            others = current - given[h]
+            others = current - given_of[h]
             by_load = others.argsort(kind="stable")
             ascending = others[by_load]
             prefix = ascending.cumsum()
@@ -194,13 +202,47 @@ def estimate_loads(network: AggregatedNetwork, passes: int = 12) -> np.ndarray:
             filled[by_load[:k]] = level
             filled[by_load[:extra]] += 1
             # The share changes exactly when the new loads differ from the current ones.
-            if sweep == 0 or (filled != current).any():
+            if sweep == 0:
                 changed = True
                 loads[members] = filled
-                given[h] = filled - others
+                given_of[h][:] = filled - others
+                continue
+            differs = filled != current
+            if differs.any():
+                changed = True
+                moved[members[differs]] = True
+                loads[members] = filled
+                given_of[h][:] = filled - others
         if not changed:
             break
     return loads
+
+
+def _settled(network: AggregatedNetwork, loads: np.ndarray, given: np.ndarray) -> np.ndarray:
+    """Per hub: is its share ``given`` (per arc) exactly what water-filling would give it again?
+
+    With ``c`` the members' loads, ``o = c - given`` what they hold elsewhere and ``l = min(c)``,
+    the water-filling of the hub's supply (which ``given`` sums to) over ``o`` is ``c`` exactly when
+    the members with ``o <= l`` hold ``l`` or ``l + 1``, the others got nothing, and those at
+    ``l + 1`` are the first of them by ``(o, position)`` (:func:`_water_fill`'s stable order): then
+    ``l`` is the fill's level and the ones at ``l + 1`` its extras.  Vectorised over every arc.
+    """
+    starts = network.hub_arc_start
+    if not network.arc_member.size:
+        return np.zeros(len(network.hubs), dtype=bool)
+    first = starts[:-1]
+    current = loads[network.arc_member]
+    others = current - given
+    level = np.minimum.reduceat(current, first)[network.arc_hub]
+    low = others <= level
+    wrong = np.where(low, current > level + 1, given != 0)
+    width = int(np.diff(starts).max())
+    key = others * width + (np.arange(current.size) - starts[network.arc_hub])  # (o, position)
+    top = low & (current == level + 1)
+    bottom = low & (current == level)
+    last_top = np.maximum.reduceat(np.where(top, key, np.iinfo(np.int64).min), first)
+    first_bottom = np.minimum.reduceat(np.where(bottom, key, np.iinfo(np.int64).max), first)
+    return ~np.logical_or.reduceat(wrong, first) & (last_top < first_bottom)
 
 
 @dataclass(frozen=True, eq=False)
