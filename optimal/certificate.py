@@ -354,7 +354,7 @@ def _shortest_paths(num_nodes: int, source: int, tails, heads, costs) -> list[in
             break
         to, reach = to[better], reach[better]
         np.minimum.at(distance, to, reach)
-        frontier = np.unique(to)
+        frontier = np.flatnonzero(np.bincount(to, minlength=num_nodes))
     else:
         return None  # still improving after num_nodes rounds: a negative cycle
     found: list[Any] = distance.tolist()
