@@ -96,8 +96,9 @@ def test_a_stage_reporting_other_than_its_answer_measures_raises(monkeypatch, ti
 
 
 def test_a_stage_whose_solver_value_differs_from_its_answer_raises(monkeypatch):
-    """The model's counts are forced to show one more kept partition than the solver's answer holds: the
-    stickiness stage's proven value (CP-SAT's) and its answer's value disagree, a SolverError."""
+    """The model's counts are forced to show no partition kept (``-1``) whatever the solver's answer holds:
+    the stickiness stage's proven value (CP-SAT's objective) and its answer's counts disagree, a
+    SolverError at that stage."""
     assert [s["stage"] for s in _solved().stages if "proof" not in s] == [
         "cross-rack partitions",
         "per-topic squares",
