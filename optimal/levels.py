@@ -198,9 +198,10 @@ def estimate_loads(network: AggregatedNetwork, passes: int = 12) -> np.ndarray:
             needed = ranks[: members.size] * ascending - prefix
             k = int(needed.searchsorted(supply[h], side="right"))
             level, extra = divmod(supply[h] + int(prefix[k - 1]), k)
-            filled = others.copy()
-            filled[by_load[:k]] = level
-            filled[by_load[:extra]] += 1
+            # The k lowest hold at most ``level``, the others more: raising to ``level`` fills the k.
+            filled = np.maximum(others, level)
+            if extra:
+                filled[by_load[:extra]] += 1
             # The share changes exactly when the new loads differ from the current ones.
             if sweep == 0:
                 changed = True
