@@ -66,7 +66,7 @@ def main() -> None:
             [
                 sys.executable,
                 "-m",
-                "assignment_oracle.cli",
+                "assignment_oracle",
                 "solve",
                 str(scenario),
                 "--max-moves",

@@ -63,7 +63,7 @@ def main() -> None:
             [
                 sys.executable,
                 "-m",
-                "assignment_oracle.cli",
+                "assignment_oracle",
                 "solve",
                 str(scenario),
                 "--topic-spread",

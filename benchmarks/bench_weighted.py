@@ -94,7 +94,7 @@ def main() -> None:
             [
                 sys.executable,
                 "-m",
-                "assignment_oracle.cli",
+                "assignment_oracle",
                 "solve",
                 str(scenario),
                 "-o",
