@@ -82,6 +82,7 @@ from functools import cached_property
 from typing import Any, Mapping
 
 from ortools.graph.python import max_flow
+from ortools.linear_solver import pywraplp
 from ortools.sat.python import cp_model
 
 from assignment_oracle.optimal.solution import FEASIBLE, OPTIMAL, UNKNOWN, TierResult
@@ -414,7 +415,12 @@ def _search(run: _Run, model: Any, name: str, objective=None, maximize: bool = T
     if objective is not None:
         (cp.maximize if maximize else cp.minimize)(objective)
     cp.clear_hints()
-    if run.values is not None:
+    began = time.perf_counter()
+    relaxed = _lp_answer(cp) if objective is not None and isinstance(model, _Model) else None
+    if relaxed is not None:  # the LP's optimum is integral: the hint (CP-SAT checks it and proves it)
+        for v in model.variables:
+            cp.add_hint(v, relaxed[v.index])
+    elif run.values is not None:
         for v in model.variables:
             cp.add_hint(v, run.values[v])
     parameters(run.solver, time_limit=run.left())
@@ -424,7 +430,6 @@ def _search(run: _Run, model: Any, name: str, objective=None, maximize: bool = T
     if not run.solver.parameters.ignore_subsolvers:  # set once per solver (its parameters stay)
         run.solver.parameters.ignore_subsolvers.extend(_SLOW_WORKERS if len(model.variables) >= _LARGE else ())
         run.solver.parameters.ignore_subsolvers.extend(_ALWAYS_LEFT_OUT)
-    began = time.perf_counter()
     code = _solve(run.solver, cp)
     seconds = round(time.perf_counter() - began, 3)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -575,6 +580,8 @@ def _dec_min(run: _Run, model: Any, tier: str) -> tuple[bool, str, _Pins | None]
     model.model.clear_assumptions()
     if status in ("optimal", "feasible"):
         model.model.add(ideal == 1)
+        for x in loads:  # the same, unconditional: what the LP relaxation (:func:`_lp_answer`) reads
+            model.model.add_linear_constraint(x, low, high)
         return True, "bound", _Pins(low, high)
     if status == "unknown":
         run.unproven.append(tier)
@@ -642,6 +649,55 @@ def _dec_min(run: _Run, model: Any, tier: str) -> tuple[bool, str, _Pins | None]
     if not proven:
         run.unproven.append(tier)
     return proven, "cpsat", _Pins(top=top, levels=tuple(levels))
+
+
+def _lp_answer(cp: cp_model.CpModel) -> list[int] | None:
+    """The optimum of the model's LP relaxation (GLOP; constraints with an enforcement literal left out, so a
+    relaxation), when every variable is integral in it: then it is a solution of the model if it meets the
+    constraints left out, and an optimal one.  Only a hint: CP-SAT checks it and proves the bound itself.
+
+    Why: after the balance and tag tiers are pinned, the stickiness stages' relaxations came out integral
+    on every stage of the 1,000-task group with tags (benchmarks/bench_streams.py; 0.2-0.3 s each), where
+    CP-SAT's own search took 4-35 s a stage to find that answer from the previous stage's."""
+    proto = cp.proto
+    lp = pywraplp.Solver.CreateSolver("GLOP")
+    if lp is None:
+        return None
+    infinity = lp.infinity()
+    xs = []
+    for i, v in enumerate(proto.variables):
+        domain = list(v.domain)
+        xs.append(lp.NumVar(domain[0], domain[-1], f"v{i}"))
+    for c in proto.constraints:
+        if not c.has_linear() or len(c.enforcement_literal):
+            continue
+        domain = list(c.linear.domain)
+        shift = 0
+        terms = []
+        for ref, coeff in zip(c.linear.vars, c.linear.coeffs):
+            if ref < 0:  # a negated literal: 1 - x
+                shift += coeff
+                terms.append((xs[-ref - 1], -coeff))
+            else:
+                terms.append((xs[ref], coeff))
+        low = -infinity if domain[0] <= cp_model.INT_MIN else domain[0] - shift
+        high = infinity if domain[-1] >= cp_model.INT_MAX else domain[-1] - shift
+        row = lp.Constraint(low, high)
+        for x, coeff in terms:
+            row.SetCoefficient(x, coeff)
+    objective = lp.Objective()
+    for ref, coeff in zip(proto.objective.vars, proto.objective.coeffs):
+        if ref < 0:
+            return None
+        objective.SetCoefficient(xs[ref], coeff)
+    objective.SetMinimization()  # the proto's objective is minimized (a maximization is negated)
+    if lp.Solve() != pywraplp.Solver.OPTIMAL:
+        return None
+    values = [x.solution_value() for x in xs]
+    rounded = [int(round(v)) for v in values]
+    if any(abs(v - r) > 1e-6 for v, r in zip(values, rounded)):
+        return None
+    return rounded
 
 
 def _value(solver: cp_model.CpSolver, expr) -> int:
