@@ -7,7 +7,7 @@ the problem carries join groups and weights.  The engine is chosen from one
 table of capabilities: the aggregated min-cost flow (``flow``, with a
 certificate that :func:`verify` checks without a solver) wherever the request
 is flow-expressible, the per-topic spread flow, the units' flow for join groups
-whose units have one size and one previous owner each (:mod:`optimal.units_flow`,
+whose units have one size, whatever their previous owners (:mod:`optimal.units_flow`,
 with member prices :func:`optimal.units_flow.verify` checks), and otherwise the
 staged CP-SAT model that composes every tier and constraint (:mod:`optimal.staged`).
 Every engine returns one :class:`Solution` shape.

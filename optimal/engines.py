@@ -14,8 +14,8 @@ out, whatever engine ran.  The engine is chosen here, from :data:`ENGINES`, the 
 * ``flow-spread`` (:mod:`optimal.topic_spread`): ``balance, spread, stickiness`` with no rack
   information (or ``rack`` left out), partition counts, no join groups, no budget.  Exact by
   integrality.
-* ``units-flow`` (:mod:`optimal.units_flow`): join groups whose units all have one size and each
-  at most one previous owner (the usual stream join after a co-partitioned generation): tiers
+* ``units-flow`` (:mod:`optimal.units_flow`): join groups whose units all have one size (the usual
+  stream join; a unit's partitions may have any previous owners, one or several): tiers
   ``balance``, ``rack`` and ``stickiness`` in any order, no weights, no budget.  One min-cost flow
   over units, exact, with member prices :func:`optimal.units_flow.verify` checks without a solver.
 * ``cpsat-staged`` (:mod:`optimal.staged`): everything, each tier proven by CP-SAT in order.
@@ -51,7 +51,7 @@ class Needs:
     join_groups: bool
     move_limits: bool
     racks: bool  # rack is a tier and the problem has rack information
-    # Join groups whose units all have one size and at most one previous owner (optimal.units_flow).
+    # Join groups whose units all have one size, whatever their previous owners (optimal.units_flow).
     uniform_units: bool = False
 
     def describe(self) -> str:
@@ -60,8 +60,8 @@ class Needs:
             name
             for name, on in (
                 ("weights", self.weights),
-                ("join groups (units of one size, one owner each)", self.join_groups and self.uniform_units),
-                ("join groups (units of mixed sizes or owners)", self.join_groups and not self.uniform_units),
+                ("join groups (units of one size)", self.join_groups and self.uniform_units),
+                ("join groups (units of mixed sizes)", self.join_groups and not self.uniform_units),
                 ("move limits", self.move_limits),
                 ("racks", self.racks),
             )
@@ -103,7 +103,7 @@ class Engine:
     orders: tuple[tuple[str, ...], ...] | None = None  # None: any order of its tiers
     racks: bool = True
     auto: bool = True  # chosen by method="auto"
-    uniform_join_groups: bool = False  # join groups when their units have one size and one owner each
+    uniform_join_groups: bool = False  # join groups when their units have one size
 
     def can(self, need: Needs) -> bool:
         active = tuple(t for t in need.order if t != RACK or need.racks)

@@ -1,51 +1,59 @@
 """Join groups by one min-cost flow over units: the best co-partitioned assignment, exact and
-certified, when every unit has one size and at most one previous owner.
+certified, when every unit has one size.
 
 Guarantee: for a problem with join groups (KIP-315's co-partitioning: the partitions numbered ``p`` of
 a group's topics, a *unit*, go to one member subscribing to all of them), no weights and no budget of
-moves, whose units all have the same number of partitions ``s`` and whose units' partitions are each
-claimed by one member or by nobody, :func:`solve` returns the optimum of ``balance``, ``rack``
-(KIP-881) and ``stickiness`` in any order (every balance definition), and a certificate, one integer
-price per member, that :func:`verify` checks with integer arithmetic and no solver.  :func:`applies`
-says when a problem has this shape; the engine table (:data:`optimal.engines.ENGINES`,
-``units-flow``) sends it here and everything else to the staged CP-SAT model.
+moves, whose units all have the same number of partitions ``s`` (their partitions' previous owners
+any members, one or several per unit, or nobody), :func:`solve` returns the optimum of ``balance``,
+``rack`` (KIP-881) and ``stickiness`` in any order (every balance definition), and a certificate,
+one integer price per member, that :func:`verify` checks with integer arithmetic and no solver.
+:func:`applies` says when a problem has this shape; the engine table
+(:data:`optimal.engines.ENGINES`, ``units-flow``) sends it here and everything else to the staged
+CP-SAT model.
 
 Units
 -----
 As in :mod:`optimal.staged`: a partition of a topic outside every join group is a unit of its own; for
 a group and a number ``p``, the partitions ``p`` of the group's topics that have one form a unit; a
 unit none of whose topics has a subscriber is left out, and a unit whose topics are subscribed but by
-no single member makes the problem ``INFEASIBLE``.  A unit's *owner* is the one member its claimed
-partitions resolve to (:func:`problem.claims.resolve_claims`), its *kept* count how many of its
-partitions that member claimed (1 to ``s``): giving the unit back to its owner keeps exactly that many
-partitions (:func:`optimal.request.measure`'s ``kept``), giving it to anyone else keeps none.  A unit
-given to member ``m`` has ``cross(u, m)`` partitions outside ``m``'s rack (the rack tier's measure,
-summed over the unit's partitions; 0 without rack information).
+no single member makes the problem ``INFEASIBLE``.  A unit's *owners* are the members its claimed
+partitions resolve to (:func:`problem.claims.resolve_claims`), ``kept(u, m)`` how many of its
+partitions resolve to member ``m`` (0 for a member that is not an owner): giving the unit to ``m``
+keeps exactly those partitions (:func:`optimal.request.measure`'s ``kept``), so stickiness is a
+linear term per (unit, member) pair.  A unit given to member ``m`` has ``cross(u, m)`` partitions
+outside ``m``'s rack (the rack tier's measure, summed over the unit's partitions; 0 without rack
+information).
 
 Why one flow is exact
 ---------------------
 Every load is ``s`` times a unit count, so balance is about unit counts.  The unit counts that
-assignments reach are the integer points of a polymatroid's base polytope (units to eligible members:
-a transversal structure), an M-convex set, where the decreasingly-minimal vector is the one of least
-sum of squares and so also of least largest load (Frank & Murota); ``dec-min``, ``sum-of-squares`` and
-``max-then-squares`` pick the same assignments.  A tier ranked before ``balance`` is a restriction,
-met unit by unit because nothing else competes for a unit: ``stickiness`` first gives every unit back
-to an owner that can take it (those units are *fixed*, their counts offsets: still M-convex);
-``rack`` first lets each other unit go only to the eligible members with its least ``cross`` (the
-*allowed* ones).  A tier ranked before the other among ``rack`` and ``stickiness`` decides, the same
-way, which owners can keep (``stickiness, rack``: any eligible owner; ``rack, stickiness``: an
-allowed one).  The tiers after ``balance`` are weighted terms; the flow minimises
-``W * sum(x_m ** 2) + q * cross - r * kept`` over unit counts ``x``:
+assignments reach, each unit to one of a set of members, are the integer points of a polymatroid's
+base polytope (a transversal structure), an M-convex set, where the decreasingly-minimal vector is
+the one of least sum of squares and so also of least largest load (Frank & Murota); ``dec-min``,
+``sum-of-squares`` and ``max-then-squares`` pick the same assignments.  A tier ranked before
+``balance`` is a restriction, met unit by unit because nothing else competes for a unit:
+``stickiness`` first lets each unit go only to the owners that keep most of it (when one of them can
+take it; a unit with one such owner is *fixed*, its count an offset); ``rack`` first lets each unit
+go only to the members with its least ``cross`` (the *allowed* ones).  With both before ``balance``
+the first restricts and the second picks among what is left; a tier ranked before the other among
+``rack`` and ``stickiness`` decides, the same way, which owners can keep (``stickiness, rack``: any
+eligible owner; ``rack, stickiness``: an allowed one).  The tiers after ``balance`` are weighted
+terms; the flow minimises ``W * sum(x_m ** 2) + q * cross - r * kept`` over unit counts ``x``:
 
-    class (units of one hub, owner and kept count) --0--> hub --q * cross(h, m)--> allowed member m
-    class --(q * cross(h, o) - r * kept)--> owner o              (stickiness after balance only)
+    class --0--> hub --q * cross(h, m)--> allowed member m
+    class --(q * cross(h, o) - r * kept(u, o))--> owner o     (each owner that can keep, when
+                                                              stickiness is after balance)
+    class --q * cross(h, o)--> owner o      (stickiness first, a unit with tied owners: no hub arc)
     member --W * (2n - 1) for its n-th unit--> sink              (n counts fixed units too)
 
 A *hub* is a set of allowed members and, when rack is weighted, the cross counts its units have at
-each.  Weights, with ``K`` and ``C`` the most one simple residual cycle can change ``kept`` and
-``cross``: the smaller of what the free units can change in all and ``2 * members`` times the most
-one unit can (a simple cycle passes each member once, through at most two arcs that carry a kept or
-cross term); sums of squared counts differ by an even number (their parity is the unit count's):
+each; a *class* is the free units of one hub with the same owners' arcs (owners and kept counts):
+units of a class are interchangeable for the flow, which stays small (classes, hubs, members and a
+few levels each).  Weights, with ``K`` and ``C`` the most one simple residual cycle can change
+``kept`` and ``cross``: the smaller of what the free units can change in all and ``2 * members``
+times the most one unit can (a simple cycle passes each member once, through at most two arcs that
+carry a kept or cross term); sums of squared counts differ by an even number (their parity is the
+unit count's):
 
 * ``balance, rack, stickiness``: ``r = 1``, ``q = K + 1``; ``balance, stickiness, rack``: ``q = 1``,
   ``r = C + 1``; rack or stickiness before balance: its weight 0 (``r``: ``None``) and the other 1;
@@ -55,23 +63,24 @@ cross term); sums of squared counts differ by an even number (their parity is th
 The certificate
 ---------------
 One price ``y_m`` per member; with ``c(n) = W * (2n - 1)``, ``x_m`` the member's unit count, a unit's
-*effective* price at member ``m`` ``y_m + q * cross(u, m)`` and ``min_h`` the least effective price
-among its allowed members:
+*cost* at a member ``m`` it may go to (an allowed member of its hub, unless stickiness first ties it
+to its best owners; those owners then) ``y_m + q * cross(u, m) - r * kept(u, m)`` (the last term only
+with ``r`` and an owner that can keep):
 
 (a) ``c(x_m) <= y_m <= c(x_m + 1)`` (the lower bound only for a member holding a unit not fixed);
-(b) a unit not kept by its owner goes to an allowed member whose effective price is ``min_h``;
-(c) with ``r``: a unit kept by its owner ``o`` has effective price at ``o`` at most ``min_h + r *
-    kept``, a unit an owner could keep but did not at least that; without: every unit whose owner can
-    take it is kept.
+(b) every unit not fixed goes to a member where its cost is least;
+(c) every fixed unit goes to its owner, every other unit to a member it may go to.
 
-These are the reduced-cost conditions of the flow's residual network under the potentials ``-y`` on
-members, 0 on the sink, ``-min_h`` on hubs (each unit's potential anywhere in the interval (c) leaves
-open), with every level arc of every member (by convexity only the two next to ``x_m`` matter): so the
-flow, and the assignment, is of least weighted cost, which is the lexicographic optimum above.
+Then no assignment is cheaper: any other gives each unit a cost at least its least, and by (a) and
+convexity ``W * x'_m ** 2 - W * x_m ** 2 >= y_m * (x'_m - x_m)`` for every count ``x'_m`` a member
+can have; summed, the other assignment's weighted cost is at least this one's, which is the
+lexicographic optimum above.  (They are the reduced-cost conditions of the flow's residual network
+under the potentials ``-y`` on members, 0 on the sink, minus the least cost on hubs and classes.)
 :func:`verify` checks validity (every unit to one member subscribing to all its topics, every
-partition once), the weights, the restrictions and (a)-(c), in ``O(partitions + members * hubs)``.
-The prices come from the solver's flow as shortest-path distances in its residual network
-(Bellman-Ford over members, hubs and the sink), with every level arc of every member.
+partition once), the weights, the restrictions and (a)-(c), in ``O(partitions + members * hubs +
+claims)``.  The prices come from the solver's flow as shortest-path distances in its residual
+network (Bellman-Ford over classes, hubs, members and the sink), with every level arc of every
+member (by convexity only the two next to ``x_m`` matter).
 
 The flow is first built with level arcs up to one unit over the average count only (thousands of
 arcs rather than members times units); when subscriptions push some member's optimum higher, that
@@ -87,10 +96,10 @@ Examples
 ...     "topics": {"clicks": 3, "impressions": 3},
 ...     "join_groups": [["clicks", "impressions"]],
 ...     "members": {"C0": {"topics": ["clicks", "impressions"], "owned": {"clicks": [0, 1, 2]}, "generation": 1},
-...                 "C1": {"topics": ["clicks", "impressions"]}}})
+...                 "C1": {"topics": ["clicks", "impressions"], "owned": {"impressions": [0]}, "generation": 1}}})
 >>> answer = solve(problem)
 >>> answer.sorted_loads, answer.retained, [t.how for t in answer.tiers]
-((4, 2), 2, ['unit-prices', 'bound', 'unit-prices'])
+((4, 2), 3, ['unit-prices', 'bound', 'unit-prices'])
 """
 
 from __future__ import annotations
@@ -121,19 +130,20 @@ PROOF = "unit-prices"
 class Units:
     """A problem's units as dense arrays (module docstring), whatever the objective.
 
-    ``unit_of``: per partition (global numbering) its unit, -1 when left out; per unit its ``size``,
-    ``group`` (which set of members can take it: a row of ``eligible``, sets x members), ``owner``
-    (-1: none, or several), ``owners`` (distinct resolved previous owners), ``kept`` (partitions the
-    owner claimed); ``stranded``: the first unit no single member can take and how many there are.
+    ``unit_of``: per partition (global numbering) its unit, -1 when left out; per unit its ``size``
+    and ``group`` (which set of members can take it: a row of ``eligible``, sets x members); per
+    (unit, previous owner) pair, sorted by unit then member, ``claim_unit``, ``claim_member`` and
+    ``claim_kept`` (the unit's partitions resolved to that member, at least 1); ``stranded``: the
+    first unit no single member can take and how many there are.
     """
 
     unit_of: np.ndarray
     size: np.ndarray
     group: np.ndarray
-    owner: np.ndarray
-    owners: np.ndarray
-    kept: np.ndarray
     eligible: np.ndarray
+    claim_unit: np.ndarray
+    claim_member: np.ndarray
+    claim_kept: np.ndarray
     stranded: tuple[tuple[str, int], int] | None = None
 
     @property
@@ -141,9 +151,27 @@ class Units:
         return int(self.size.size)
 
     @property
+    def owners(self) -> np.ndarray:
+        """Per unit: its distinct resolved previous owners."""
+        return np.bincount(self.claim_unit, minlength=self.count).astype(np.int64)
+
+    @property
     def uniform(self) -> bool:
-        """Every unit has one size and at most one previous owner: the flow is exact."""
-        return bool(np.unique(self.size).size <= 1 and (self.owners <= 1).all())
+        """Every unit has one size: the flow is exact."""
+        return bool(np.unique(self.size).size <= 1)
+
+    def kept_at(self, member: np.ndarray) -> np.ndarray:
+        """Per unit: its partitions kept when it goes to ``member[u]`` (0 where that is -1 or no owner)."""
+        kept = np.zeros(member.size, dtype=np.int64)
+        if not self.claim_unit.size:
+            return kept
+        width = max(int(self.eligible.shape[1]), 1)
+        key = self.claim_unit * width + self.claim_member
+        query = np.arange(member.size, dtype=np.int64) * width + member
+        at = np.minimum(np.searchsorted(key, query), key.size - 1)
+        hit = (member >= 0) & (key[at] == query)
+        kept[hit] = self.claim_kept[at[hit]]
+        return kept
 
 
 def units_of(problem: Problem, claims: ResolvedClaims | None = None) -> Units:
@@ -196,21 +224,26 @@ def units_of(problem: Problem, claims: ResolvedClaims | None = None) -> Units:
     eligible_matrix = np.zeros((max(len(sets), 1), max(n, 1)), dtype=bool)
     for members, g in sets.items():
         eligible_matrix[g, list(members)] = True
-    # Previous owners per unit: the distinct (unit, owner) pairs of its claimed partitions.
+    # Previous owners per unit: the distinct (unit, owner) pairs of its claimed partitions, and how
+    # many of the unit's partitions each one's claims resolve to.
     previous = claims.previous_owner_array
     claimed = inside & (previous >= 0)
-    pair = np.unique(unit_of[claimed] * max(n, 1) + previous[claimed])
-    owners = np.bincount(pair // max(n, 1), minlength=units).astype(np.int64)
-    owner = np.full(units, -1, dtype=np.int64)
-    single = owners[pair // max(n, 1)] == 1
-    owner[pair[single] // max(n, 1)] = pair[single] % max(n, 1)
-    kept = np.bincount(unit_of[claimed], minlength=units).astype(np.int64)
-    kept[owners != 1] = 0
-    return Units(unit_of, size, group, owner, owners, kept, eligible_matrix, stranded)
+    width = max(n, 1)
+    pair, kept = np.unique(unit_of[claimed] * width + previous[claimed], return_counts=True)
+    return Units(
+        unit_of,
+        size,
+        group,
+        eligible_matrix,
+        (pair // width).astype(np.int64),
+        (pair % width).astype(np.int64),
+        kept.astype(np.int64),
+        stranded,
+    )
 
 
 def applies(problem: Problem, claims: ResolvedClaims | None = None) -> bool:
-    """Whether the problem's units have the flow's shape (one size, at most one previous owner each)."""
+    """Whether the problem's units have the flow's shape (one size, whatever their previous owners)."""
     return _units_and_claims(problem, claims)[0].uniform
 
 
@@ -238,9 +271,15 @@ class _Plan:
     """What the flow works on for one order of the tiers (module docstring, "Why one flow is exact").
 
     ``hub`` per unit, ``allowed`` and ``cross`` per hub and member (``cross``: a hub unit's cross-rack
-    partitions at the member, the same for all its units when rack is weighted, and unused otherwise); ``rack_cross`` per unit and rack column (the last: members without a
-    rack), ``column`` per member; ``keepable`` (its owner can keep it) and ``fixed`` (stickiness first:
-    kept) per unit; the weights ``W``, ``r`` (``None``: stickiness before balance), ``q``.
+    partitions at the member, the same for all its units when rack is weighted, and unused
+    otherwise); ``rack_cross`` per unit and rack column (the last: members without a rack),
+    ``column`` per member.  Per unit ``via_hub`` (it may go to any allowed member of its hub: every
+    unit but those stickiness first ties to its best owners), ``fixed`` and ``fixed_to`` (stickiness
+    first, one best owner: that owner, else -1).  Per *option*, a (unit, member) pair the unit may go
+    to directly (an owner that can keep when stickiness is after balance, one of the tied best owners
+    when it is first), sorted by unit then member: ``option_unit``, ``option_member``,
+    ``option_kept`` (the partitions it keeps there).  The weights ``W``, ``r`` (``None``: stickiness
+    before balance), ``q``.
     """
 
     order: tuple[str, ...]
@@ -249,8 +288,12 @@ class _Plan:
     cross: np.ndarray
     rack_cross: np.ndarray
     column: np.ndarray
-    keepable: np.ndarray
+    via_hub: np.ndarray
     fixed: np.ndarray
+    fixed_to: np.ndarray
+    option_unit: np.ndarray
+    option_member: np.ndarray
+    option_kept: np.ndarray
     weight: int
     reward: int | None
     penalty: int
@@ -258,6 +301,11 @@ class _Plan:
     def cross_at(self, member: np.ndarray) -> np.ndarray:
         """Per unit: its cross-rack partitions at ``member[u]``."""
         return self.rack_cross[np.arange(member.size), self.column[member]]
+
+    def option_cost(self) -> np.ndarray:
+        """Per option: ``q * cross - r * kept`` (the reward only when stickiness is weighted)."""
+        cross = self.rack_cross[self.option_unit, self.column[self.option_member]]
+        return self.penalty * cross - (self.reward or 0) * self.option_kept
 
 
 def _active(problem: Problem, request: Request) -> tuple[str, ...]:
@@ -288,6 +336,8 @@ def _plan(problem: Problem, units: Units, order: tuple[str, ...]) -> _Plan:
     balance_at = order.index(BALANCE)
     restricted = RACK in order and order.index(RACK) < balance_at
     weighted = RACK in order and order.index(RACK) > balance_at
+    rack_before_stickiness = RACK in order and order.index(RACK) < order.index(STICKINESS)
+    sticky_first = order.index(STICKINESS) < balance_at
     # A hub: the set, the rack columns allowed (rack first: the least cross) or the cross counts (rack
     # weighted) -- units of one hub are alike for the flow.
     if restricted:
@@ -308,19 +358,40 @@ def _plan(problem: Problem, units: Units, order: tuple[str, ...]) -> _Plan:
     first = np.zeros(hubs, dtype=np.int64)  # a unit of each hub
     first[hub[::-1]] = np.arange(count - 1, -1, -1)
     cross = np.where(allowed, rack_cross[first][:, column], 0) if hubs else np.zeros((0, n), dtype=np.int64)
-    # Who can keep: an eligible owner, or an allowed one when rack ranks before stickiness.
-    has = units.owner >= 0
-    keepable = np.zeros(count, dtype=bool)
-    if RACK in order and order.index(RACK) < order.index(STICKINESS):
-        keepable[has] = allowed[hub[has], units.owner[has]]
+    # Owners that can keep: eligible ones, or allowed ones when rack ranks before stickiness.
+    cu, cm, ck = units.claim_unit, units.claim_member, units.claim_kept
+    if rack_before_stickiness:
+        can = allowed[hub[cu], cm] if hubs else np.zeros(0, dtype=bool)
     else:
-        keepable[has] = units.eligible[units.group[has], units.owner[has]]
-    sticky_first = order.index(STICKINESS) < balance_at
-    fixed = keepable if sticky_first else np.zeros(count, dtype=bool)
+        can = units.eligible[units.group[cu], cm]
+    cu, cm, ck = cu[can], cm[can], ck[can]
+    via_hub = np.ones(count, dtype=bool)
+    fixed = np.zeros(count, dtype=bool)
+    fixed_to = np.full(count, -1, dtype=np.int64)
+    if sticky_first:
+        # Each unit only to the owners that keep most of it (then, rack next, to those of them with
+        # its fewest cross-rack partitions): one such owner fixes it, several are its options.
+        best = np.zeros(count, dtype=np.int64)
+        np.maximum.at(best, cu, ck)
+        top = ck == best[cu]
+        cu, cm, ck = cu[top], cm[top], ck[top]
+        if restricted and not rack_before_stickiness:
+            at = rack_cross[cu, column[cm]]
+            low = np.full(count, np.iinfo(np.int64).max, dtype=np.int64)
+            np.minimum.at(low, cu, at)
+            near = at == low[cu]
+            cu, cm, ck = cu[near], cm[near], ck[near]
+        ways = np.bincount(cu, minlength=count)
+        fixed = ways == 1
+        only = fixed[cu]
+        fixed_to[cu[only]] = cm[only]
+        via_hub = ways == 0
+        cu, cm, ck = cu[~only], cm[~only], ck[~only]
     # Weights (module docstring): K and C over the free units, capped by what one simple cycle changes.
     free = ~fixed
-    kept = units.kept[free & keepable]
-    most_kept = min(int(kept.sum()), 2 * n * int(kept.max(initial=0)))
+    most = np.zeros(count, dtype=np.int64)
+    np.maximum.at(most, cu, ck)
+    most_kept = min(int(most.sum()), 2 * n * int(most.max(initial=0))) if not sticky_first else 0
     spread = np.where(allowed, cross, 0).max(axis=1, initial=0) - np.where(allowed, cross, 2**40).min(
         axis=1, initial=2**40
     )
@@ -334,7 +405,9 @@ def _plan(problem: Problem, units: Units, order: tuple[str, ...]) -> _Plan:
         else:
             reward = most_cross + 1
     weight = (penalty * most_cross + (reward or 0) * most_kept) // 2 + 1
-    return _Plan(order, hub, allowed, cross, rack_cross, column, keepable, fixed, weight, reward, penalty)
+    return _Plan(
+        order, hub, allowed, cross, rack_cross, column, via_hub, fixed, fixed_to, cu, cm, ck, weight, reward, penalty
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -374,30 +447,71 @@ def _level_cost(weight: int, n: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
+class _Classes:
+    """The free units grouped into classes (module docstring): units of one hub with the same direct
+    arcs, interchangeable for the flow.  Per class its ``hub``, ``via_hub`` (whether it has the arc to
+    its hub) and ``units`` (how many); per free unit, in unit order, its class (``class_of``); per
+    class option (a direct arc to a member), sorted by class then member, ``option_class``,
+    ``option_member``, ``option_kept`` (partitions kept there) and ``option_cost``."""
+
+    hub: np.ndarray
+    via_hub: np.ndarray
+    units: np.ndarray
+    class_of: np.ndarray
+    option_class: np.ndarray
+    option_member: np.ndarray
+    option_kept: np.ndarray
+    option_cost: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return int(self.units.size)
+
+
+def _classes(units: Units, plan: _Plan) -> _Classes:
+    ids = np.flatnonzero(~plan.fixed)
+    cost = plan.option_cost()
+    # One row per free unit: its hub, whether it may use it, then (member, kept, cost) per option, in
+    # member order (options are sorted by unit then member) and padded with -1.
+    per_unit = np.bincount(plan.option_unit, minlength=units.count)
+    place = np.arange(plan.option_unit.size, dtype=np.int64) - (np.cumsum(per_unit) - per_unit)[plan.option_unit]
+    width = int(per_unit.max(initial=0))
+    rows = np.full((ids.size, 2 + 3 * width), -1, dtype=np.int64)
+    rows[:, 0] = plan.hub[ids]
+    rows[:, 1] = plan.via_hub[ids]
+    local = np.searchsorted(ids, plan.option_unit)
+    rows[local, 2 + 3 * place] = plan.option_member
+    rows[local, 3 + 3 * place] = plan.option_kept
+    rows[local, 4 + 3 * place] = cost
+    if not ids.size:
+        none = np.zeros(0, dtype=np.int64)
+        return _Classes(none, none.astype(bool), none, none, none, none, none, none)
+    if width:
+        keys, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+    else:  # no options: one integer key per unit, a 1-D unique (far cheaper than rows')
+        flat, inverse, counts = np.unique(rows[:, 0] * 2 + rows[:, 1], return_inverse=True, return_counts=True)
+        keys = np.stack([flat // 2, flat % 2], axis=1)
+    members = keys[:, 2::3]
+    option_class, place = np.nonzero(members >= 0)  # by class, then member
+    return _Classes(
+        hub=keys[:, 0].astype(np.int64),
+        via_hub=keys[:, 1].astype(bool),
+        units=counts.astype(np.int64),
+        class_of=inverse.ravel().astype(np.int64),
+        option_class=option_class.astype(np.int64),
+        option_member=members[option_class, place].astype(np.int64),
+        option_kept=keys[:, 3::3][option_class, place].astype(np.int64),
+        option_cost=keys[:, 4::3][option_class, place].astype(np.int64),
+    )
+
+
+@dataclass(frozen=True, eq=False)
 class _Flow:
-    """The optimal flow, read back per class and per (hub, member)."""
+    """The optimal flow, read back per class option and per (hub, member)."""
 
-    classes: np.ndarray  # per class: (hub, owner it can go back to or -1, kept, units)
-    class_of: np.ndarray  # per free unit (in unit order): its class
-    back: np.ndarray  # per class: units given back to the owner
+    classes: _Classes
+    option_flow: np.ndarray  # per class option: units sent directly to its member
     through: np.ndarray  # hubs x members: units given through the hub
-
-
-def _classes(units: Units, plan: _Plan) -> tuple[np.ndarray, np.ndarray]:
-    """The free units grouped by (hub, owner it can go back to or -1, kept): rows of (hub, owner,
-    kept, units), and per free unit its class.  Units of a class are interchangeable for the flow."""
-    free = ~plan.fixed
-    owner = np.where(plan.keepable & (plan.reward is not None), units.owner, -1)
-    kept = np.where(owner >= 0, units.kept, 0)
-    if not free.any():
-        return np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    # One integer key per unit, in (hub, owner, kept) order: a 1-D unique, far cheaper than rows'.
-    members, most = int(units.eligible.shape[1]) + 1, int(kept.max(initial=0)) + 1
-    key = (plan.hub * members + owner + 1) * most + kept
-    keys, inverse, counts = np.unique(key[free], return_inverse=True, return_counts=True)
-    hub, rest = np.divmod(keys, members * most)
-    classes = np.stack([hub, rest // most - 1, rest % most, counts], axis=1)
-    return classes.astype(np.int64), inverse.ravel().astype(np.int64)
 
 
 def _run_flow(units: Units, plan: _Plan, n: int, ceiling: int | None) -> _Flow | None:
@@ -406,27 +520,25 @@ def _run_flow(units: Units, plan: _Plan, n: int, ceiling: int | None) -> _Flow |
     ceiling leaves no feasible flow."""
     from ortools.graph.python import min_cost_flow
 
-    classes, class_of = _classes(units, plan)
+    classes = _classes(units, plan)
     hubs = plan.allowed.shape[0]
-    fixed_load = np.bincount(units.owner[plan.fixed], minlength=n).astype(np.int64)
-    c = len(classes)
+    fixed_load = np.bincount(plan.fixed_to[plan.fixed], minlength=n).astype(np.int64)
+    c = classes.count
     hub0, member0 = c, c + hubs
     sink = member0 + n
-    hub_units = np.bincount(classes[:, 0], weights=classes[:, 3], minlength=hubs).astype(np.int64)
+    via = np.flatnonzero(classes.via_hub)
+    hub_units = np.bincount(classes.hub[via], weights=classes.units[via], minlength=hubs).astype(np.int64)
     # Class -> hub.
-    tails = [np.arange(c, dtype=np.int64)]
-    heads = [hub0 + classes[:, 0]]
-    caps = [classes[:, 3]]
-    costs = [np.zeros(c, dtype=np.int64)]
-    # Class -> its owner: the reward for what it keeps, the penalty for what is outside its rack.
-    has_owner = np.flatnonzero(classes[:, 1] >= 0)
-    owner_of = classes[has_owner, 1]
-    tails.append(has_owner)
-    heads.append(member0 + owner_of)
-    caps.append(classes[has_owner, 3])
-    costs.append(
-        plan.penalty * plan.cross[classes[has_owner, 0], owner_of] - (plan.reward or 0) * classes[has_owner, 2]
-    )
+    tails = [via]
+    heads = [hub0 + classes.hub[via]]
+    caps = [classes.units[via]]
+    costs = [np.zeros(via.size, dtype=np.int64)]
+    # Class -> each option's member: the reward for what it keeps, the penalty for what is off-rack.
+    option_units = classes.units[classes.option_class]
+    tails.append(classes.option_class)
+    heads.append(member0 + classes.option_member)
+    caps.append(option_units)
+    costs.append(classes.option_cost)
     # Hub -> each allowed member.
     hub_index, member_index = np.nonzero(plan.allowed & (hub_units[:, None] > 0))
     tails.append(hub0 + hub_index)
@@ -436,6 +548,7 @@ def _run_flow(units: Units, plan: _Plan, n: int, ceiling: int | None) -> _Flow |
     # Member -> sink, one arc per level up to the free units it can take (or the ceiling).
     capacity = np.zeros(n, dtype=np.int64)
     np.add.at(capacity, member_index, hub_units[hub_index])
+    np.add.at(capacity, classes.option_member, option_units)
     if ceiling is not None:
         capacity = np.clip(np.minimum(capacity, ceiling - fixed_load), 0, None)
     level_member = np.repeat(np.arange(n, dtype=np.int64), capacity)
@@ -444,17 +557,17 @@ def _run_flow(units: Units, plan: _Plan, n: int, ceiling: int | None) -> _Flow |
     heads.append(np.full(level_member.size, sink, dtype=np.int64))
     caps.append(np.ones(level_member.size, dtype=np.int64))
     costs.append(_level_cost(plan.weight, fixed_load[level_member] + level))
-    back = np.zeros(c, dtype=np.int64)
+    option_flow = np.zeros(classes.option_class.size, dtype=np.int64)
     through = np.zeros((hubs, n), dtype=np.int64)
     if c == 0:
-        return _Flow(classes, class_of, back, through)
+        return _Flow(classes, option_flow, through)
     solver = min_cost_flow.SimpleMinCostFlow()
     arcs = solver.add_arcs_with_capacity_and_unit_cost(
         np.concatenate(tails), np.concatenate(heads), np.concatenate(caps), np.concatenate(costs)
     )
     supplies = np.zeros(sink + 1, dtype=np.int64)
-    supplies[:c] = classes[:, 3]
-    supplies[sink] = -int(classes[:, 3].sum())
+    supplies[:c] = classes.units
+    supplies[sink] = -int(classes.units.sum())
     solver.set_nodes_supplies(np.arange(sink + 1, dtype=np.int64), supplies)
     code = solver.solve()
     if code == solver.INFEASIBLE and ceiling is not None:
@@ -462,25 +575,26 @@ def _run_flow(units: Units, plan: _Plan, n: int, ceiling: int | None) -> _Flow |
     if code != solver.OPTIMAL:
         raise SolverError(f"{METHOD}: the min-cost flow failed on a feasible co-partitioned problem (a bug)")
     flows = solver.flows(arcs)
-    back[has_owner] = flows[c : c + has_owner.size]
-    start = c + has_owner.size
+    start = via.size
+    option_flow[:] = flows[start : start + option_flow.size]
+    start += option_flow.size
     through[hub_index, member_index] = flows[start : start + hub_index.size]
-    return _Flow(classes, class_of, back, through)
+    return _Flow(classes, option_flow, through)
 
 
 def _deal(units: Units, plan: _Plan, n: int, flow: _Flow) -> np.ndarray:
-    """Per unit its member: fixed units to their owners; each class's first ``back`` units (in unit
-    order) to its owner; the other units of each hub, in unit order, to members by the hub's flows,
-    members in index order."""
-    free = ~plan.fixed
-    owner = np.where(free, -1, units.owner)
-    ids = np.flatnonzero(free)
-    order = np.argsort(flow.class_of, kind="stable")  # by class, then unit
-    ranked, cls = ids[order], flow.class_of[order]
-    counts = flow.classes[:, 3]
-    position = np.arange(ids.size, dtype=np.int64) - (np.cumsum(counts) - counts)[cls]
-    back = position < flow.back[cls]
-    owner[ranked[back]] = flow.classes[cls[back], 1]
+    """Per unit its member: fixed units to their owners; each class's first units (in unit order) to
+    its options' members, as many as the flow sent to each (options in member order); the other
+    units of each hub, in unit order, to members by the hub's flows, members in index order."""
+    classes = flow.classes
+    owner = np.where(plan.fixed, plan.fixed_to, -1)
+    ids = np.flatnonzero(~plan.fixed)
+    order = np.argsort(classes.class_of, kind="stable")  # by class, then unit
+    ranked, cls = ids[order], classes.class_of[order]
+    position = np.arange(ids.size, dtype=np.int64) - (np.cumsum(classes.units) - classes.units)[cls]
+    direct = np.bincount(classes.option_class, weights=flow.option_flow, minlength=classes.count).astype(np.int64)
+    back = position < direct[cls]
+    owner[ranked[back]] = np.repeat(classes.option_member, flow.option_flow)
     pending = ranked[~back]
     pending = pending[np.lexsort((pending, plan.hub[pending]))]  # by hub, then unit
     hubs = flow.through.shape[0]
@@ -495,16 +609,38 @@ def _deal(units: Units, plan: _Plan, n: int, flow: _Flow) -> np.ndarray:
 # -- the certificate -------------------------------------------------------------------------------
 
 
-def _prices(units: Units, plan: _Plan, n: int, owner: np.ndarray) -> np.ndarray | None:
+def _direct(keys_first: np.ndarray, keys_second: np.ndarray, first: np.ndarray, second: np.ndarray, width: int):
+    """For each query (``first``, ``second``): whether it is one of the sorted pairs
+    (``keys_first``, ``keys_second``), and which (0 where not)."""
+    if not keys_first.size:
+        return np.zeros(first.size, dtype=bool), np.zeros(first.size, dtype=np.int64)
+    key = keys_first * width + keys_second
+    query = first * width + second
+    at = np.minimum(np.searchsorted(key, query), key.size - 1)
+    hit = key[at] == query
+    return hit, np.where(hit, at, 0)
+
+
+def _prices(units: Units, plan: _Plan, n: int, owner: np.ndarray, classes: _Classes) -> np.ndarray | None:
     """Member prices for the flow of ``owner``: shortest-path distances in its residual network over
-    members, hubs and the sink, with every level arc and each class node folded into hub <-> owner
-    arcs (module docstring).  ``None`` when there is a negative cycle: the flow is not optimal."""
+    classes, hubs, members and the sink, with every level arc (module docstring).  ``None`` when
+    there is a negative cycle: the flow is not optimal."""
     hubs = plan.allowed.shape[0]
-    sink = n + hubs
-    weight, reward, penalty = plan.weight, plan.reward, plan.penalty
+    c = classes.count
+    hub0, member0 = c, c + hubs
+    sink = member0 + n
+    weight = plan.weight
     count = np.bincount(owner, minlength=n).astype(np.int64)
     free_count = np.bincount(owner[~plan.fixed], minlength=n).astype(np.int64)
-    hub_nodes = n + np.arange(hubs, dtype=np.int64)
+    ids = np.flatnonzero(~plan.fixed)
+    at, cls = owner[ids], classes.class_of
+    # A unit at one of its options went there directly, any other through its hub.
+    direct, which = _direct(classes.option_class, classes.option_member, cls, at, max(n, 1))
+    option_flow = np.bincount(which[direct], minlength=classes.option_class.size)
+    hub_in = np.bincount(cls[~direct], minlength=c)
+    through = np.bincount(plan.hub[ids[~direct]] * n + at[~direct], minlength=hubs * n).reshape(hubs, n)
+    via = classes.via_hub
+    hub_units = np.bincount(classes.hub[via], weights=classes.units[via], minlength=hubs).astype(np.int64)
     tails: list[np.ndarray] = []
     heads: list[np.ndarray] = []
     costs: list[np.ndarray] = []
@@ -514,32 +650,32 @@ def _prices(units: Units, plan: _Plan, n: int, owner: np.ndarray) -> np.ndarray 
         heads.append(np.asarray(head, dtype=np.int64))
         costs.append(np.broadcast_to(np.asarray(cost, dtype=np.int64), np.shape(tail)).copy())
 
+    # Class <-> hub, class <-> each option's member, hub <-> each allowed member: forward where there
+    # is room, backward where there is flow.
+    every = np.arange(c, dtype=np.int64)
+    forward, backward = via & (hub_in < classes.units), hub_in > 0
+    arcs(every[forward], hub0 + classes.hub[forward], 0)
+    arcs(hub0 + classes.hub[backward], every[backward], 0)
+    oc, om, cost = classes.option_class, classes.option_member, classes.option_cost
+    forward, backward = option_flow < classes.units[oc], option_flow > 0
+    arcs(oc[forward], member0 + om[forward], cost[forward])
+    arcs(member0 + om[backward], oc[backward], -cost[backward])
+    h, m = np.nonzero(plan.allowed & (hub_units[:, None] > 0))
+    cost = plan.penalty * plan.cross[h, m]
+    forward, backward = through[h, m] < hub_units[h], through[h, m] > 0
+    arcs(hub0 + h[forward], member0 + m[forward], cost[forward])
+    arcs(member0 + m[backward], hub0 + h[backward], -cost[backward])
     members = np.arange(n, dtype=np.int64)
-    arcs(members, np.full(n, sink), _level_cost(weight, count + 1))  # the next level, always there
+    arcs(member0 + members, np.full(n, sink), _level_cost(weight, count + 1))  # the next level, always there
     holding = np.flatnonzero(free_count > 0)
-    arcs(np.full(holding.size, sink), holding, -_level_cost(weight, count[holding]))  # the last level, undone
-    h, m = np.nonzero(plan.allowed)
-    arcs(hub_nodes[h], m, penalty * plan.cross[h, m])  # a hub gives to any allowed member
-    given = ~plan.fixed
-    kept = given & (owner == units.owner) & plan.keepable & (reward is not None)
-    via_hub = given & ~kept
-    pair = np.unique(plan.hub[via_hub] * max(n, 1) + owner[via_hub])
-    h, m = pair // max(n, 1), pair % max(n, 1)
-    arcs(m, hub_nodes[h], -penalty * plan.cross[h, m])  # ... and can take one back
-    if reward is not None:
-        # A kept unit can leave its owner for the hub (gaining its reward back); a unit with an owner
-        # that went through the hub can return to its owner.
-        gain = reward * units.kept - penalty * plan.cross[plan.hub, np.maximum(units.owner, 0)]
-        arcs(units.owner[kept], hub_nodes[plan.hub[kept]], gain[kept])
-        back = via_hub & plan.keepable
-        arcs(hub_nodes[plan.hub[back]], units.owner[back], -gain[back])
+    arcs(np.full(holding.size, sink), member0 + holding, -_level_cost(weight, count[holding]))  # the last, undone
     tail, head, cost = np.concatenate(tails), np.concatenate(heads), np.concatenate(costs)
     distance = np.zeros(sink + 1, dtype=np.int64)  # from a root with a 0 arc to every node
     for _ in range(sink + 2):
         relaxed = distance.copy()
         np.minimum.at(relaxed, head, distance[tail] + cost)
         if np.array_equal(relaxed, distance):
-            return distance[sink] - distance[:n]
+            return distance[sink] - distance[member0 : member0 + n]
         distance = relaxed
     return None
 
@@ -572,7 +708,7 @@ def _verify(
     n = len(problem.members)
     ids = problem.member_ids
     if units.stranded is not None or not units.uniform:
-        return ("the problem's units do not have the flow's shape (one size, at most one previous owner)",)
+        return ("the problem's units do not have the flow's shape (every unit of one size)",)
     order = _active(problem, request)
     if set(order) - {RACK} != {BALANCE, STICKINESS}:
         return (f"the objective {','.join(order)} is not the flow's (balance, stickiness, maybe rack)",)
@@ -604,12 +740,16 @@ def _verify(
     price = np.array([certificate.prices[m] for m in ids], dtype=np.int64)
     fixed, free = plan.fixed, ~plan.fixed
     problems: list[str] = []
-    for u in np.flatnonzero(fixed & (owner != units.owner))[:5]:
-        problems.append(f"(c) {_named(problem, units, u)} left {ids[units.owner[u]]} although stickiness comes first")
-    for u in np.flatnonzero(free & ~plan.allowed[plan.hub, owner])[:5]:
-        problems.append(
-            f"(r) {_named(problem, units, u)} went to {ids[owner[u]]}, not a member with its fewest cross-rack"
-        )
+    # (c) Fixed units with their owner, every other unit where it may go: an allowed member of its
+    # hub (unless stickiness first ties it to its best owners) or one of its options.
+    for u in np.flatnonzero(fixed & (owner != plan.fixed_to))[:5]:
+        problems.append(f"(c) {_named(problem, units, u)} left {ids[plan.fixed_to[u]]} although stickiness comes first")
+    unit_ids = np.arange(units.count, dtype=np.int64)
+    direct, which = _direct(plan.option_unit, plan.option_member, unit_ids, owner, max(n, 1))
+    may = direct | (plan.via_hub & plan.allowed[plan.hub, owner])
+    for u in np.flatnonzero(free & ~may)[:5]:
+        why = "a member with its fewest cross-rack" if plan.via_hub[u] else "one of the owners keeping most of it"
+        problems.append(f"(c) {_named(problem, units, u)} went to {ids[owner[u]]}, not {why}")
     if problems:
         return tuple(problems)
     # (a) Each price lies between the cost of the member's last unit and its next.
@@ -618,27 +758,19 @@ def _verify(
     last, following = _level_cost(plan.weight, count), _level_cost(plan.weight, count + 1)
     for m in np.flatnonzero((holds_free & (price < last)) | (price > following))[:5]:
         problems.append(f"(a) member {ids[m]} with {int(count[m])} units: price {int(price[m])} outside its levels")
-    # (b) Units not kept go to a cheapest allowed member; (c) owners kept exactly what they should.
+    # (b) Every unit not fixed at a member where its cost is least.
     effective = price[None, :] + plan.penalty * plan.cross
     cheapest = np.where(plan.allowed, effective, 2**62).min(axis=1, initial=2**62)
-    floor = cheapest[plan.hub]
-    kept = free & plan.keepable & (owner == units.owner) & (plan.reward is not None)
-    moving = free & ~kept
-    went = effective[plan.hub, owner]
-    for u in np.flatnonzero(moving & (went != floor))[:5]:
+    least = np.where(plan.via_hub, cheapest[plan.hub], 2**62)
+    option_price = price[plan.option_member] + plan.option_cost()
+    np.minimum.at(least, plan.option_unit, option_price)
+    paid = effective[plan.hub, owner]
+    if option_price.size:
+        paid = np.where(direct, option_price[which], paid)
+    for u in np.flatnonzero(free & (paid != least))[:5]:
         problems.append(
-            f"(b) {_named(problem, units, u)} went to {ids[owner[u]]} at {int(went[u])}, not {int(floor[u])}"
+            f"(b) {_named(problem, units, u)} went to {ids[owner[u]]} at {int(paid[u])}, not its least {int(least[u])}"
         )
-    if plan.reward is not None:
-        held = effective[plan.hub, np.maximum(units.owner, 0)] - plan.reward * units.kept
-        for u in np.flatnonzero(moving & plan.keepable & (held < floor))[:5]:
-            problems.append(
-                f"(c) {_named(problem, units, u)} left {ids[units.owner[u]]} at {int(held[u])} < {int(floor[u])}"
-            )
-        for u in np.flatnonzero(kept & (held > floor))[:5]:
-            problems.append(
-                f"(c) {_named(problem, units, u)} stayed with {ids[units.owner[u]]} at {int(held[u])} > {int(floor[u])}"
-            )
     return tuple(problems[:20])
 
 
@@ -667,7 +799,7 @@ def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedC
             f"partition number ({many} such unit(s))",
         )
     if not units.uniform:
-        raise ValueError(f"{METHOD}: units of different sizes or with several previous owners")
+        raise ValueError(f"{METHOD}: units of different sizes")
     order = _active(problem, request)
     if set(order) - {RACK} != {BALANCE, STICKINESS}:
         raise ValueError(f"{METHOD}: solves balance, rack and stickiness only, not {','.join(order)}")
@@ -683,7 +815,7 @@ def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedC
         if flow is None:
             continue
         owner = _deal(units, plan, n, flow)
-        prices = _prices(units, plan, n, owner)
+        prices = _prices(units, plan, n, owner, flow.classes)
         if prices is not None:
             break
     else:
@@ -695,7 +827,9 @@ def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedC
     size = int(units.size[0]) if units.count else 1
     proven_loads = size * np.bincount(owner, minlength=n).astype(np.int64)
     proven_cross = int(plan.cross_at(owner).sum())
-    proven_kept = int(units.kept[plan.keepable & (owner == units.owner)].sum())
+    classes = flow.classes
+    fixed_kept = units.kept_at(np.where(plan.fixed, plan.fixed_to, -1))
+    proven_kept = int(fixed_kept.sum() + (flow.option_flow * classes.option_kept).sum())
     global_owner = np.full(units.unit_of.size, -1, dtype=np.int64)
     inside = units.unit_of >= 0
     global_owner[inside] = owner[units.unit_of[inside]]
@@ -745,7 +879,7 @@ def solve(problem: Problem, request: Request | None = None, *, claims: ResolvedC
         cross_rack=measures.cross_rack,
         stats={
             "units": units.count,
-            "classes": int(len(flow.classes)),
+            "classes": classes.count,
             "hubs": int(plan.allowed.shape[0]),
             "every_level": int(limit is None),  # 1: the first ceiling on the levels was too low
         },

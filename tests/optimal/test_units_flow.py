@@ -64,11 +64,17 @@ def _units(problem: Problem) -> tuple[list[list[tuple[str, int]]], int]:
 
 
 def _shaped(problem: Problem) -> bool:
-    """Every unit one size, and its partitions' previous owners (by the rule) one member or nobody
-    (units no member can take are left out: the problem is infeasible whichever engine answers)."""
+    """Every unit one size, whatever its partitions' previous owners (units no member can take are left
+    out: the problem is infeasible whichever engine answers)."""
+    units, _ = _units(problem)
+    return len({len(u) for u in units}) <= 1
+
+
+def _owners(problem: Problem) -> int:
+    """The most distinct previous owners (by the rule) any unit has."""
     units, _ = _units(problem)
     owners = previous_owners(problem)
-    return len({len(u) for u in units}) <= 1 and all(len({owners[tp] for tp in u if tp in owners}) <= 1 for u in units)
+    return max((len({owners[tp] for tp in u if tp in owners}) for u in units), default=0)
 
 
 def _engine_applies(problem: Problem, request: Request) -> bool:
@@ -83,10 +89,11 @@ def _engine_applies(problem: Problem, request: Request) -> bool:
 
 
 @st.composite
-def join_groups(draw, *, max_members: int = 3, max_partitions: int = 3):
+def join_groups(draw, *, max_members: int = 3, max_partitions: int = 3, spread_claims: bool = False):
     """One or two join groups of two or three topics (one size of unit, unless drawn ragged or with a
     free topic), members subscribing to whole groups or part of one, and claims per unit: one member
-    claims some of a unit's partitions, sometimes a second member one more, at generations that may
+    claims some of a unit's partitions, sometimes a second member one more, or (``spread``, drawn per
+    unit; every unit with ``spread_claims``) each partition its own claimant, at generations that may
     tie or supersede.  Mostly with racks: members in one of three racks or none, partitions with up
     to two replica racks (KIP-881)."""
     n = draw(st.integers(1, max_members))
@@ -115,9 +122,11 @@ def join_groups(draw, *, max_members: int = 3, max_partitions: int = 3):
     for group in groups:
         for p in range(partitions):
             owner = draw(st.sampled_from([None, *ids]))
+            spread = n > 1 and (spread_claims or draw(st.integers(0, 2)) == 0)  # claims spread across members
             for t in group:
-                if owner is not None and p < topics[t] and draw(st.integers(0, 3)):
-                    owned[owner].setdefault(t, []).append(p)
+                claimant = draw(st.sampled_from([None, *ids])) if spread else owner
+                if claimant is not None and p < topics[t] and draw(st.integers(0, 3)):
+                    owned[claimant].setdefault(t, []).append(p)
             if n > 1 and draw(st.integers(0, 4)) == 0:  # a second claimant on one partition
                 other = draw(st.sampled_from(ids))
                 t = draw(st.sampled_from(group))
@@ -176,6 +185,26 @@ def test_the_flow_agrees_with_brute_force_wherever_it_applies(problem, order, de
     assert units_flow.verify(problem, solution.assignment, certificate, request) == ()
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(join_groups(spread_claims=True), st.sampled_from(ORDERS), st.sampled_from(BALANCE_DEFINITIONS))
+def test_the_flow_agrees_with_brute_force_on_units_with_several_owners(problem, order, definition):
+    """The same, only where some unit's partitions resolve to two or more members (each keeps what it
+    claimed: the stickiness term per unit and member, and stickiness first ties the owners that keep
+    most of a unit)."""
+    request = Request(objective=order, balance=definition)
+    assume(_engine_applies(problem, request) and _owners(problem) >= 2)
+    expected = _optimum(problem, request)
+    solution = solve(problem, request)
+    assert solution.method == "units-flow"
+    if expected is None:
+        assert solution.status == INFEASIBLE
+        return
+    assert solution.status == OPTIMAL, solution.message
+    assert [t.value for t in solution.tiers] == expected
+    certificate = units_flow.UnitPrices.from_mapping(solution.stages[0]["certificate"])
+    assert units_flow.verify(problem, solution.assignment, certificate, request) == ()
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(join_groups(), st.sampled_from(ORDERS), st.randoms(use_true_random=False))
 def test_the_certificate_rejects_every_worse_assignment(problem, order, rng):
@@ -222,10 +251,11 @@ def test_requests_with_racks_weights_and_budgets_choose_by_the_same_rule(case):
     assert chosen == ("units-flow" if _engine_applies(problem, request) else "cpsat-staged")
 
 
-def _medium(seed: int, members: int = 12, partitions: int = 24) -> Problem:
-    """Two join groups of three topics, most members on both, owners per unit from a previous
-    generation of which a quarter left, some claims on a unit's partitions missing; members in three
-    racks, each partition with two replica racks."""
+def _medium(seed: int, members: int = 12, partitions: int = 24, spread: bool = False) -> Problem:
+    """Two join groups of three topics, most members on both, owners per unit (``spread``: per
+    partition, so a unit has up to three) from a previous generation of which a quarter left, some
+    claims on a unit's partitions missing; members in three racks, each partition with two replica
+    racks."""
     rng = random.Random(seed)
     groups = [["orders", "payments", "refunds"], ["clicks", "impressions", "views"]]
     ids = [f"m{i:02d}" for i in range(members)]
@@ -236,7 +266,7 @@ def _medium(seed: int, members: int = 12, partitions: int = 24) -> Problem:
             owner = rng.choice(before)
             for t in group:
                 if rng.random() < 0.9:
-                    owned[owner].setdefault(t, []).append(p)
+                    owned[rng.choice(before) if spread else owner].setdefault(t, []).append(p)
     subscriptions = {m: [t for g in groups if rng.random() < 0.8 for t in g] or groups[0] for m in ids}
     racks = "abc"
     return Problem.from_mapping(
@@ -265,31 +295,65 @@ def _medium(seed: int, members: int = 12, partitions: int = 24) -> Problem:
         ("stickiness", "balance"),
     ],
 )
-def test_the_flow_agrees_with_the_staged_model_on_medium_groups(seed, order):
-    problem, request = _medium(seed), Request(objective=order)
+@pytest.mark.parametrize("spread", [False, True], ids=["one owner per unit", "owners per partition"])
+def test_the_flow_agrees_with_the_staged_model_on_medium_groups(seed, order, spread):
+    problem, request = _medium(seed, spread=spread), Request(objective=order)
     flow, staged = solve(problem, request), solve(problem, request, method="cpsat-staged")
     assert flow.method == "units-flow" and staged.status == flow.status == OPTIMAL
     assert [t.value for t in flow.tiers] == [t.value for t in staged.tiers]
     assert flow.retained == staged.retained > 0
+    certificate = units_flow.UnitPrices.from_mapping(flow.stages[0]["certificate"])
+    assert units_flow.verify(problem, flow.assignment, certificate, request) == ()
 
 
-def test_a_unit_with_two_owners_goes_to_the_staged_model():
-    """t0-0 and t1-0 form a unit; C0 owned one and C1 the other: not the flow's shape."""
-    problem = Problem.from_mapping(
+def _two_owners() -> Problem:
+    """t0-0 and t1-0 form a unit; C0 owned t0-0 and C1 t1-0 (one partition each); C0 owned both
+    partitions of unit 1."""
+    return Problem.from_mapping(
         {
             "topics": {"t0": 2, "t1": 2},
             "join_groups": [["t0", "t1"]],
             "members": {
-                "C0": {"topics": ["t0", "t1"], "owned": {"t0": [0]}, "generation": 1},
+                "C0": {"topics": ["t0", "t1"], "owned": {"t0": [0, 1], "t1": [1]}, "generation": 1},
                 "C1": {"topics": ["t0", "t1"], "owned": {"t1": [0]}, "generation": 1},
             },
+        }
+    )
+
+
+@pytest.mark.parametrize("order", [("balance", "rack", "stickiness"), ("stickiness", "balance")])
+def test_a_unit_with_two_owners_is_the_flows(order):
+    """Unit 1 is C0's (2 partitions kept there), unit 0 keeps one partition with either owner: C0
+    keeps unit 1, C1 takes unit 0 (3 kept).  Stickiness first: unit 1 is fixed to C0, unit 0 may go
+    to either of its tied owners, and balance sends it to C1."""
+    problem, request = _two_owners(), Request(objective=order)
+    assert units_flow.applies(problem)
+    assert choose(problem, request).name == "units-flow"
+    solution = solve(problem, request)
+    assert solution.method == "units-flow" and solution.status == OPTIMAL
+    assert solution.sorted_loads == (2, 2) and solution.retained == 3
+    assert solution.assignment.members["C1"] == {"t0": (0,), "t1": (0,)}
+    assert [t.value for t in solution.tiers] == request_optimum(problem, request)
+    certificate = units_flow.UnitPrices.from_mapping(solution.stages[0]["certificate"])
+    assert units_flow.verify(problem, solution.assignment, certificate, request) == ()
+    swapped = Assignment({"C0": {"t0": [0], "t1": [0]}, "C1": {"t0": [1], "t1": [1]}})  # keeps 1
+    assert units_flow.verify(problem, swapped, certificate, request)
+
+
+def test_units_of_different_sizes_go_to_the_staged_model():
+    """t1 has one partition, t0 two: units of 2 and 1 partitions, not the flow's shape."""
+    problem = Problem.from_mapping(
+        {
+            "topics": {"t0": 2, "t1": 1},
+            "join_groups": [["t0", "t1"]],
+            "members": {"C0": {"topics": ["t0", "t1"]}, "C1": {"topics": ["t0", "t1"]}},
         }
     )
     assert not units_flow.applies(problem)
     solution = solve(problem)
     assert solution.method == "cpsat-staged" and solution.status == OPTIMAL
-    assert solution.sorted_loads == (2, 2) and solution.retained == 1
-    with pytest.raises(UnsupportedRequest, match="method units-flow cannot express .*units of mixed sizes or owners"):
+    assert solution.sorted_loads == (2, 1)
+    with pytest.raises(UnsupportedRequest, match="method units-flow cannot express .*units of mixed sizes"):
         solve(problem, method="units-flow")
 
 
