@@ -7,8 +7,9 @@
   partitions owned by one member, a few claims lost): the units' min-cost flow (``units-flow``),
   target within 3x the same group without the join group, library call and CLI end to end;
 * ``one-group`` (issue 17): 4 topics x 1,000 partitions, 100 members, random previous owners per
-  partition (units with several owners: the staged model; target 10 s); ``random-owners-40`` the
-  same with 40 members;
+  partition (units with several owners, each keeping what it claimed: the units' flow too, about
+  1,000 classes; issue 17's target 10 s); ``random-owners-40`` the same with 40 members (issue 40's
+  measured group: within 3x the plain group);
 * ``mixed`` (issue 17): 2 groups + 2 free topics, random subscriptions and owners, 3,000 partitions
   (units of mixed sizes: the staged model; target 30 s).
 
@@ -61,7 +62,7 @@ def stream_join(seed: int = 3, members: int = 40, left: int = 5) -> Problem:
 
 def one_group(seed: int = 1, size: int = 100) -> Problem:
     """4 x 1,000 co-partitioned, ``size`` members, each partition's previous owner drawn on its own
-    (a unit's four partitions mostly have four owners: not the units' flow's shape)."""
+    (a unit's four partitions mostly have four owners, each keeping one if given the unit)."""
     rng = random.Random(seed)
     topics = {f"t{i}": 1000 for i in range(4)}
     members = [f"m{j:03d}" for j in range(size)]
@@ -147,7 +148,7 @@ CASES = {
     "random-owners-40": (
         "one group 4 x 1,000, 40 members, random owners per partition",
         lambda: one_group(seed=2, size=40),
-        10.0,
+        None,  # issue 40: within 3x the plain group
     ),
     "mixed": ("2 groups + 2 free topics, 3,000 partitions", mixed, 30.0),
 }

@@ -486,11 +486,16 @@ def _classes(units: Units, plan: _Plan) -> _Classes:
     if not ids.size:
         none = np.zeros(0, dtype=np.int64)
         return _Classes(none, none.astype(bool), none, none, none, none, none, none)
-    if width:
-        keys, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
-    else:  # no options: one integer key per unit, a 1-D unique (far cheaper than rows')
-        flat, inverse, counts = np.unique(rows[:, 0] * 2 + rows[:, 1], return_inverse=True, return_counts=True)
-        keys = np.stack([flat // 2, flat % 2], axis=1)
+    # The distinct rows, in row order, by a sort over the columns (np.unique's rows are slower).
+    ranked = np.lexsort(rows.T[::-1])
+    ordered = rows[ranked]
+    new = np.ones(ids.size, dtype=bool)
+    new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    inverse = np.empty(ids.size, dtype=np.int64)
+    inverse[ranked] = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    keys = ordered[starts]
+    counts = np.diff(np.append(starts, ids.size))
     members = keys[:, 2::3]
     option_class, place = np.nonzero(members >= 0)  # by class, then member
     return _Classes(
