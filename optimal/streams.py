@@ -76,6 +76,7 @@ checks both on tiny groups.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -248,6 +249,16 @@ class _Model:
             if on_member_s[j]:
                 m.add(sum(on_member_s[j]) <= self.s[j])
         self.kept_active = sum(kept_a)
+        # what no assignment exceeds, tier by tier (the bound of a tier left unproven, :func:`_staged`)
+        task_processes = [len({self.member_process[j] for j in holders[i]}) for i in range(T)]
+        kept_processes = [len({self.member_process[j] for j in holders[i] if i in prev_standby[j]}) for i in range(T)]
+        self.ceilings = {
+            "actives kept": sum(1 for i in range(T) if any(i in prev_active[j] for j in holders[i])),
+            "actives on state": sum(1 for i in range(T) if self.stateful[i] and holders[i]),
+            "standbys kept": sum(min(k, kept_processes[i]) for i in range(T) if self.stateful[i]),
+            "standbys on state": sum(min(k, task_processes[i]) for i in range(T) if self.stateful[i]),
+            "tag-diversity": 0,
+        }
         self.kept_standby = sum(kept_s)
         self.active_on_state = sum(state_a)
         self.standby_on_state = sum(state_s)
@@ -280,6 +291,21 @@ class _Model:
             + [v for d in self.fA for v in d.values()]
             + [v for d in self.fS for v in d.values()]
         )
+
+    def ideal(self, tier: str) -> list[int]:
+        """The tier's most balanced vector any assignment could have (floor/ceil of the average, largest
+        first): a bound on the tier, proven or not."""
+        n = len(self.loads[tier])
+        low, extra = divmod(self.totals[tier], n) if n else (0, 0)
+        return [low + 1] * extra + [low] * (n - extra)
+
+    def ceiling(self, tier: str) -> Any:
+        """What no assignment is better than on ``tier``: the ideal, or the ceilings."""
+        if tier in (ACTIVE_BALANCE, TASK_BALANCE):
+            return self.ideal(tier)
+        if tier == TAG_DIVERSITY:
+            return self.ceilings[TAG_DIVERSITY]
+        return [self.ceilings[n] for n in ("actives kept", "actives on state", "standbys kept", "standbys on state")]
 
     def _process_tags(self) -> list[dict[str, str]]:
         """Each process's rack-aware tag values: its members' (which must agree)."""
@@ -367,6 +393,7 @@ class _Model:
                 for c, tags in enumerate(class_tags):
                     if key in tags:
                         groups.setdefault(tags[key], []).append(c)
+                self.ceilings["tag-diversity"] += min(k + 1, len(groups))  # k + 1 copies, one value each
                 for value, cs in sorted(groups.items()):
                     z = m.new_bool_var(f"z{i}_{key}_{value}")
                     held = [v for c in cs for v in copies[i][c]]
@@ -400,6 +427,7 @@ class _Run:
     unproven: list[str] = field(default_factory=list)
     stale: bool = False  # constraints were added that the last answer may not meet (:func:`_pin`)
     pinned: list[tuple[str, _Pins]] = field(default_factory=list)  # balance tiers pinned from counts models
+    bounds: dict[str, int] = field(default_factory=dict)  # stage name -> CP-SAT's bound on it (maximized)
 
     def left(self) -> float | None:
         if self.time_limit is None:
@@ -416,7 +444,7 @@ def _search(run: _Run, model: Any, name: str, objective=None, maximize: bool = T
         (cp.maximize if maximize else cp.minimize)(objective)
     cp.clear_hints()
     began = time.perf_counter()
-    relaxed = _lp_answer(cp) if objective is not None and isinstance(model, _Model) else None
+    relaxed = _lp_answer(cp, run.left()) if objective is not None and isinstance(model, _Model) else None
     if relaxed is not None:  # the LP's optimum is integral: the hint (CP-SAT checks it and proves it)
         for v in model.variables:
             cp.add_hint(v, relaxed[v.index])
@@ -443,6 +471,7 @@ def _search(run: _Run, model: Any, name: str, objective=None, maximize: bool = T
         }
         value = None if objective is None else int(round(run.solver.objective_value))
         proven = code == cp_model.OPTIMAL
+        _record_bound(run, name, objective, maximize)
         run.stages.append({"stage": name, "value": value, "proven": proven, "seconds": seconds})
         return ("optimal" if proven else "feasible"), value
     if code == cp_model.INFEASIBLE:
@@ -450,6 +479,16 @@ def _search(run: _Run, model: Any, name: str, objective=None, maximize: bool = T
         return "infeasible", None
     run.stages.append({"stage": name, "value": None, "proven": False, "seconds": seconds})
     return "unknown", None
+
+
+def _record_bound(run: _Run, name: str, objective, maximize: bool) -> None:
+    """CP-SAT's proven bound on a maximized stage (under the model's pins), in ``run.bounds``: only read
+    after an answer was found (without one, a stopped search reports 0, not a bound)."""
+    if objective is None or not maximize:
+        return
+    bound = run.solver.best_objective_bound
+    if math.isfinite(bound):
+        run.bounds[name] = math.floor(bound + 1e-6)
 
 
 class _Counts:
@@ -651,18 +690,21 @@ def _dec_min(run: _Run, model: Any, tier: str) -> tuple[bool, str, _Pins | None]
     return proven, "cpsat", _Pins(top=top, levels=tuple(levels))
 
 
-def _lp_answer(cp: cp_model.CpModel) -> list[int] | None:
+def _lp_answer(cp: cp_model.CpModel, left: float | None) -> list[int] | None:
     """The optimum of the model's LP relaxation (GLOP; constraints with an enforcement literal left out, so a
     relaxation), when every variable is integral in it: then it is a solution of the model if it meets the
     constraints left out, and an optimal one.  Only a hint: CP-SAT checks it and proves the bound itself.
+    Within the time ``left`` (seconds; ``None``: no limit).
 
     Why: after the balance and tag tiers are pinned, the stickiness stages' relaxations came out integral
     on every stage of the 1,000-task group with tags (benchmarks/bench_streams.py; 0.2-0.3 s each), where
     CP-SAT's own search took 4-35 s a stage to find that answer from the previous stage's."""
     proto = cp.proto
     lp = pywraplp.Solver.CreateSolver("GLOP")
-    if lp is None:
+    if lp is None or (left is not None and left <= 0):
         return None
+    if left is not None:
+        lp.SetTimeLimit(max(1, int(left * 1000)))  # milliseconds
     infinity = lp.infinity()
     xs = []
     for i, v in enumerate(proto.variables):
@@ -704,19 +746,19 @@ def _value(solver: cp_model.CpSolver, expr) -> int:
     return expr if isinstance(expr, int) else int(solver.value(expr))
 
 
-def _maximize(run: _Run, model: _Model, name: str, expr) -> bool:
-    """Maximize ``expr`` and pin it at the value found; whether the value is proven."""
+def _maximize(run: _Run, model: _Model, name: str, expr) -> tuple[bool, int | None]:
+    """Maximize ``expr`` and pin it at the value found; ``(proven, value)``."""
     if isinstance(expr, int):
-        return True
+        return True, expr
     status, value = _search(run, model, name, expr)
     if status == "unknown" or value is None:
         run.unproven.append(name)
-        return False
+        return False, None
     model.model.add(expr >= value)
     if status != "optimal":
         run.unproven.append(name)
-        return False
-    return True
+        return False, value
+    return True, value
 
 
 def solve(
@@ -773,19 +815,39 @@ def _staged(
     run = _Run(cp_model.CpSolver(), time_limit, started)
     hows: dict[str, str] = {}
     proven: dict[str, bool] = {}
+    # A tier left unproven gets the best bound known: the ideal for a balance tier; CP-SAT's bound (under
+    # the tiers before, all proven) for the first stage left unproven; after it only what no assignment
+    # exceeds (the model's ceilings), a stage's bound being under pins no longer known optimal.
+    bounds: dict[str, Any] = {}
+    clean = True  # every stage so far proven
+
+    def ceiling(name: str, stage: str) -> int:
+        own = run.bounds.get(stage) if clean else None
+        return model.ceilings[name] if own is None else min(own, model.ceilings[name])
+
     for n, tier in enumerate(order):
         if tier in (ACTIVE_BALANCE, TASK_BALANCE):
             by_counts = not tags and all(t in (ACTIVE_BALANCE, TASK_BALANCE) for t in order[:n])
             proven[tier], hows[tier] = _balance(run, model, tier, by_counts=by_counts)
+            if not proven[tier]:
+                bounds[tier], clean = model.ideal(tier), False
         elif tier == TAG_DIVERSITY:
-            proven[tier], hows[tier] = _maximize(run, model, "tag-diversity", model.diversity), "cpsat"
+            ok, found = _maximize(run, model, "tag-diversity", model.diversity)
+            proven[tier], hows[tier] = ok, "cpsat"
+            if not ok:
+                bounds[tier], clean = ceiling("tag-diversity", "tag-diversity"), False
         else:
-            ok = True
+            ok, parts = True, []
             for name, expr in zip(
                 ("actives kept", "actives on state", "standbys kept", "standbys on state"), model.stickiness
             ):
-                ok &= _maximize(run, model, f"stickiness: {name}", expr)
+                done, found = _maximize(run, model, f"stickiness: {name}", expr)
+                parts.append(found if done else ceiling(name, f"stickiness: {name}"))
+                ok &= done
+                clean &= done
             proven[tier], hows[tier] = ok, "cpsat"
+            if not ok:
+                bounds[tier] = parts
     if run.values is None or run.stale:
         status, _ = _search(run, model, "a first answer")
         if status not in ("optimal", "feasible"):
@@ -795,7 +857,9 @@ def _staged(
                 METHOD,
                 None,
                 request,
-                tiers=tuple(TierResult(t, None, None, False, hows.get(t, "cpsat")) for t in order),
+                tiers=tuple(
+                    TierResult(t, None, bounds.get(t, model.ceiling(t)), False, hows.get(t, "cpsat")) for t in order
+                ),
                 stages=tuple(run.stages),
                 wall_time=time.perf_counter() - started,
                 message="no assignment found in time",
@@ -822,7 +886,7 @@ def _staged(
         if worse:
             raise SolverError(f"the Streams model's answer measures {value} on {tier}, the model {expected}")
         ok = proven.get(tier, False)
-        records.append(TierResult(tier, value, value if ok else None, ok, hows.get(tier, "cpsat")))
+        records.append(TierResult(tier, value, value if ok else bounds.get(tier), ok, hows.get(tier, "cpsat")))
     status = OPTIMAL if everything_proven else FEASIBLE
     return StreamsSolution(
         problem,

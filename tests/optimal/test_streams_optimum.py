@@ -11,6 +11,7 @@ measure, :func:`optimal.streams_request.measure`.  Nothing here reads the model'
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import json
 import random
@@ -34,7 +35,7 @@ from assignment_oracle.optimal.streams_request import (
     better,
     measure,
 )
-from assignment_oracle.problem.errors import UnsupportedRequest
+from assignment_oracle.problem.errors import SolverError, UnsupportedRequest
 from assignment_oracle.problem.streams import (
     StreamsAssignment,
     StreamsProblem,
@@ -293,12 +294,24 @@ def test_the_same_problem_gets_the_same_answer(problem):
     assert _canonical(again) == _canonical(first)
 
 
+def _within(tier: str, value, bound) -> bool:
+    """Whether ``value`` is no better than ``bound`` on ``tier``: a balance vector not lexicographically
+    below it, tag diversity not above it, each stickiness number not above its own."""
+    if tier in (ACTIVE_BALANCE, TASK_BALANCE):
+        return list(value) >= list(bound)
+    if tier == TAG_DIVERSITY:
+        return value <= bound
+    return len(value) == len(bound) and all(v <= b for v, b in zip(value, bound))
+
+
 @settings(max_examples=40, deadline=None)
 @given(tiny_problems(), st.sampled_from([0.0, 1e-9]))
 def test_no_time_is_never_a_proof(problem, time_limit):
     """With (almost) no time: ``OPTIMAL`` only with every tier proven; ``FEASIBLE`` a valid answer with a tier
     unproven; ``UNKNOWN`` no answer and nothing proven.  A tier claimed proven after proven tiers has the
-    brute force's value; an unproven one has no bound; the answer is never better than the optimum."""
+    brute force's value; an unproven one carries a bound that the brute force's optimum and the answer
+    both stay within (issue 40: the best bound known, never a claim); the answer is never better than the
+    optimum."""
     solution = solve(problem, time_limit=time_limit)
     expected = _expect(problem)
     tiers = StreamsRequest().tiers(problem)
@@ -306,8 +319,12 @@ def test_no_time_is_never_a_proof(problem, time_limit):
     proven = [t.proven for t in solution.tiers]
     assert solution.status in (OPTIMAL, FEASIBLE, UNKNOWN)
     assert (solution.status == OPTIMAL) == (all(proven) and solution.assignment is not None)
-    for t in solution.tiers:
-        assert (t.bound == t.value) if t.proven else (t.bound is None)
+    for t, best in zip(solution.tiers, expected.values):
+        if t.proven:
+            assert t.bound == t.value
+        else:
+            assert t.bound is not None and _within(t.tier, best, t.bound), (t, best)
+            assert t.value is None or _within(t.tier, t.value, t.bound), t
     if solution.status == UNKNOWN:
         assert solution.assignment is None and not any(proven) and solution.message
         return
@@ -567,3 +584,52 @@ def test_a_medium_random_group_is_solved_to_optimality():
     assert solution.status == OPTIMAL, (solution.status, solution.message, solution.stages)
     _assert_valid(problem, solution)
     assert _assert_no_worse_than_kafka(problem, solution) >= 1
+
+
+# -- the answer checks itself (issue 40) ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tier", [ACTIVE_BALANCE, TASK_BALANCE, STICKINESS])
+def test_an_answer_that_measures_other_than_proven_is_a_solver_error(monkeypatch, tier):
+    """The answer is measured once at the end and each tier compared with what the model proved: a measure
+    that disagrees (here made to, one tier at a time) fails the solve with :class:`SolverError`, never
+    replaces the proven value."""
+    from assignment_oracle.optimal import streams as engine
+
+    problem = _group(
+        {"s": {"tasks": 4, "stateful": True}},
+        {
+            "a": {"process": "p1", "active": {"s": [0, 1, 2, 3]}},
+            "b": {"process": "p2", "task_offsets": {"s": {"2": 10, "3": 0}}},
+        },
+    )
+    assert solve(problem).status == OPTIMAL
+    honest = engine.measure
+
+    def skewed(problem, assignment):
+        m = honest(problem, assignment)
+        if tier == STICKINESS:
+            return dataclasses.replace(m, actives_kept=m.actives_kept - 1)
+        counts = m.active_counts.copy()
+        counts[0] += 1  # one member one more (the totals no longer add up: a different sorted vector)
+        if tier == ACTIVE_BALANCE:
+            return dataclasses.replace(m, active_counts=counts)
+        return dataclasses.replace(m, standby_counts=m.standby_counts + (counts - m.active_counts))
+
+    monkeypatch.setattr(engine, "measure", skewed)
+    with pytest.raises(SolverError, match=tier):
+        solve(problem)
+
+
+@settings(max_examples=40, deadline=None)
+@given(tiny_problems(tags=False, tight=True))
+def test_groups_that_cannot_be_perfectly_balanced_equal_the_brute_force(problem):
+    """Where the brute force's most balanced task counts are further apart than one (so the levels are
+    searched, on the counts model, and pinned in the model): the same optimum, every order of the two
+    balance tiers first."""
+    expected = _expect(problem)
+    loads = expected.values[expected.tiers.index(TASK_BALANCE)]
+    assume(loads and max(loads) - min(loads) > 1)
+    _assert_optimal(problem, StreamsRequest(), solve(problem), expected)
+    flipped = StreamsRequest(objective=(TASK_BALANCE, ACTIVE_BALANCE, TAG_DIVERSITY, STICKINESS))
+    _assert_optimal(problem, flipped, solve(problem, flipped), _expect(problem, flipped))
