@@ -97,16 +97,17 @@ def restarted_group(rounds: int = 3, restarts: int = 10, seed: int = 29) -> dict
     return scenario
 
 
-def tag_group(rounds: int = 2, restarts: int = 5, seed: int = 40) -> dict:
+def tag_group(
+    rounds: int = 2, restarts: int = 5, seed: int = 40, processes: int = 25, subtopologies: int = 8
+) -> dict:
     """Issue 40's group: 25 processes x 2 members in three zones, 8 subtopologies of 125 tasks (even ones
     stateful), one standby, ``rack_aware_tags`` ``zone``; ``rounds`` rebalances of Kafka's assignor (java
     order) fed back, ``restarts`` processes restarting before each (members rejoin with new ids, the same
     zone, and an offset for every task whose state they had)."""
     rng = random.Random(seed)
-    processes = 25
     scenario: dict = {
         "kind": "streams",
-        "subtopologies": {f"sub-{i}": {"tasks": 125, "stateful": i % 2 == 0} for i in range(8)},
+        "subtopologies": {f"sub-{i}": {"tasks": 125, "stateful": i % 2 == 0} for i in range(subtopologies)},
         "standby_replicas": 1,
         "rack_aware_tags": ["zone"],
         "members": {

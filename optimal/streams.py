@@ -495,10 +495,11 @@ class _Counts:
     """The balance tiers alone: each member's active and standby counts under the core model's count
     constraints (the totals, what one process can hold) and nothing else.
 
-    Without tags every other variable of the core model may be 0 (every copy free), so the core model's
-    count vectors are exactly this model's: a balance tier's optimum proven here is the core model's, and
-    is pinned there (:func:`_pin`); without the core model (tight groups) it has the full model's
-    ``XA``/``XS`` too, for the same reason.  The members of one process are interchangeable here, so they
+    Every other variable of the core model may be 0 (every copy free; no tag value counted), so the core
+    model's count vectors are exactly this model's: a balance tier's optimum proven here is the core
+    model's, and is pinned there (:func:`_pin`).  With tags it has the core model's free copies per tag
+    class (``fA``/``fS``) too, and without the core model (tight groups) the full model's ``XA``/``XS``,
+    for the same reason.  The members of one process are interchangeable here, so they
     are ordered by ``tier``'s load (then the other count), largest first, and so are their level flags:
     one answer of each class of symmetric ones is searched, which is what makes the levels' lower bounds
     quick to prove (the model with every variable took seconds a level on groups of 6 processes).  One
@@ -543,6 +544,26 @@ class _Counts:
         self.variables: list[Any] = self.a + self.s
         self.process_members = model.process_members
         other = self.s if tier == ACTIVE_BALANCE else self.a
+        if model.core and model.tags:  # the core model's tag classes: each task's copies counted per class
+            C = max(model.process_class) + 1
+            size = [model.process_class.count(c) for c in range(C)]
+            in_class_a: list[list[Any]] = [[] for _ in range(C)]
+            in_class_s: list[list[Any]] = [[] for _ in range(C)]
+            for i, sf in enumerate(model.stateful):
+                fa = [m.new_int_var(0, 1, f"fa{i}_{c}") for c in range(C)]
+                m.add(sum(fa) == 1)
+                fs = [m.new_int_var(0, min(model.k, size[c]), f"fs{i}_{c}") for c in range(C)] if sf and model.k else []
+                if fs:
+                    m.add(sum(fs) == model.k)
+                for c in range(C):
+                    m.add(fa[c] + (fs[c] if fs else 0) <= size[c])
+                    in_class_a[c].append(fa[c])
+                    if fs:
+                        in_class_s[c].append(fs[c])
+            for c in range(C):
+                js = [j for j in range(M) if model.process_class[model.member_process[j]] == c]
+                m.add(sum(self.a[j] for j in js) == sum(in_class_a[c]))
+                m.add(sum(self.s[j] for j in js) == sum(in_class_s[c]))
         for js in model.process_members:
             m.add(sum(self.a[j] + self.s[j] for j in js) <= T)
             m.add(sum(self.s[j] for j in js) <= stateful)
@@ -581,7 +602,7 @@ def _pin(model: Any, tier: str, pins: _Pins) -> None:
 
 def _balance(run: _Run, model: _Model, tier: str, *, by_counts: bool) -> tuple[bool, str]:
     """Pin the tier's loads at their dec-min optimum (module docstring, "Stages"); ``(proven, how)``.  With
-    ``by_counts`` (only balance tiers before it, no tags) the optimum is found on the counts model
+    ``by_counts`` (only balance tiers before it) the optimum is found on the counts model
     (:class:`_Counts`) and pinned here."""
     if not by_counts:
         proven, how, _ = _dec_min(run, model, tier)
@@ -827,7 +848,7 @@ def _staged(
 
     for n, tier in enumerate(order):
         if tier in (ACTIVE_BALANCE, TASK_BALANCE):
-            by_counts = not tags and all(t in (ACTIVE_BALANCE, TASK_BALANCE) for t in order[:n])
+            by_counts = all(t in (ACTIVE_BALANCE, TASK_BALANCE) for t in order[:n])
             proven[tier], hows[tier] = _balance(run, model, tier, by_counts=by_counts)
             if not proven[tier]:
                 bounds[tier], clean = model.ideal(tier), False
