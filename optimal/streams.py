@@ -8,8 +8,9 @@ in the asked order (Kafka's by default: ``active-balance``, ``task-balance``,
 assignment returned is measured by :func:`optimal.streams_request.measure`
 and must show exactly the proven values, or the solve fails rather than
 answer.  With a time limit a tier that is not proven keeps its incumbent's
-value as a ceiling, the answer is ``FEASIBLE`` and the tier says what was
-proven.  ``optimal.solve(streams_problem)`` comes here: the one front door.
+value as a ceiling, the answer is ``FEASIBLE`` and the tier carries the best
+bound known (below, "Bounds of a tier left unproven").
+``optimal.solve(streams_problem)`` comes here: the one front door.
 
 The model: processes, not members, hold copies
 ----------------------------------------------
@@ -61,11 +62,38 @@ when it is feasible the tier is proven by that bound.  Otherwise the counts
 ``N_l`` of members with load at least ``l`` are minimized level by level
 from the top (a sorted vector is lexicographically least exactly when its
 sequence ``N_top, N_top-1, ...`` is), each level proven by CP-SAT and pinned.
+While only balance tiers come first (Kafka's order), both are decided on the
+*counts model* (:class:`_Counts`): the members' counts alone, under the same
+count constraints (every other variable may be 0, so its count vectors are
+exactly the model's), the members of a process ordered (they are
+interchangeable there) and each load's value a boolean, so that ``N_l`` is a
+sum whose LP relaxation bounds the total by the levels above (the big-M
+flags' does not: a group of 6 processes spent 2-4 s of search a level).  Its
+optimum is then pinned in the model (:func:`_pin`).
 ``tag-diversity``: the most distinct (key, value) pairs per stateful task,
 CP-SAT.  ``stickiness``: actives kept, then standbys kept, then copies on
 state, each the most, CP-SAT, each pinned.  Every solve is hinted with the
-previous one's answer; CP-SAT runs with :func:`optimal.staged.parameters`
-(deterministic: same input, same answer).
+previous one's answer, or, for a stage with an objective, with the optimum
+of the model's LP relaxation when that is integral (:func:`_lp_answer`:
+after the balance and tag tiers are pinned it was on every stage of the
+1,000-task group with tags of ``benchmarks/bench_streams.py``, where CP-SAT
+took 4-35 s a stage to find it; 83 s became 5 s).  A hint is never a proof:
+CP-SAT checks it and proves the stage.  CP-SAT runs with
+:func:`optimal.staged.parameters` (deterministic: same input, same answer),
+without its core-based worker (its batch ran on for a second after a stage
+was proven) and, on models of 5,000 variables or more, without its LP-diving
+workers (seconds a batch, and no answer the others did not find sooner).
+
+Bounds of a tier left unproven
+------------------------------
+A balance tier: the ideal (no assignment is more balanced).  The first
+maximized stage left unproven, every stage before it proven: CP-SAT's bound
+on it (valid for every assignment at the optimum of the tiers before); after
+it, what no assignment exceeds (:attr:`_Model.ceilings`: tasks with a
+previous active owner, stateful tasks with state somewhere, standbys on
+distinct processes with state, ``min(copies, values)`` per task and tag key),
+since a later stage's own bound holds only under pins not known optimal.
+``stickiness`` gives the four numbers, each its bound.
 
 The flow engine of consumer groups has no counterpart here: a task's active
 and standbys are two kinds of copy tied by the distinct-process rule, a
