@@ -432,6 +432,11 @@ class _Model:
         return sum(terms)
 
 
+#: The stickiness tier's stages, in order (one per number of :attr:`StreamsMeasures.stickiness`).
+_STICKINESS_STAGES = tuple(
+    f"stickiness: {n}" for n in ("actives kept", "actives on state", "standbys kept", "standbys on state")
+)
+
 #: CP-SAT's workers left out of the searches of models with at least ``_LARGE`` variables (:func:`_search`):
 #: on the 1,000-task group with tags (benchmarks/bench_streams.py) 30 s instead of 90 s.
 _SLOW_WORKERS = ("default_lp", "max_lp", "pseudo_costs", "quick_restart", "reduced_costs")
@@ -633,7 +638,9 @@ def _balance(run: _Run, model: _Model, tier: str, *, by_counts: bool) -> tuple[b
     ``by_counts`` (only balance tiers before it) the optimum is found on the counts model
     (:class:`_Counts`) and pinned here."""
     if not by_counts:
-        proven, how, _ = _dec_min(run, model, tier)
+        proven, how, found = _dec_min(run, model, tier)
+        if found is not None:
+            run.pinned.append((tier, found))
         return proven, how
     counts = _Counts(model, tier)
     for before, pins in run.pinned:
@@ -842,12 +849,58 @@ def solve(
             wall_time=time.perf_counter() - started,
         )
     # the core model first (module docstring)
-    solution = _staged(problem, request, order, core=True, tags=tags, time_limit=time_limit, started=started)
-    if solution is None:  # its free copies could not be dealt out: the full model
-        solution = _staged(problem, request, order, core=False, tags=tags, time_limit=time_limit, started=started)
-        if solution is None:
-            raise SolverError("the Streams model's answer could not be realized as an assignment")
+    first = _staged(problem, request, order, core=True, tags=tags, time_limit=time_limit, started=started)
+    if isinstance(first, StreamsSolution):
+        return first
+    # its free copies could not be dealt out: the full model, at the core model's optimum if it reaches it
+    reached = None if first is None else _reach(problem, request, order, first, tags, time_limit, started)
+    if reached is not None:
+        return reached
+    solution = _staged(problem, request, order, core=False, tags=tags, time_limit=time_limit, started=started)
+    if not isinstance(solution, StreamsSolution):
+        raise SolverError("the Streams model's answer could not be realized as an assignment")
     return solution
+
+
+@dataclass(frozen=True)
+class _Target:
+    """The core model's optimum, every tier proven, when its answer could not be dealt out: the balance
+    tiers' pins and the maximized stages' values.  The core model is a relaxation of the full one, so a
+    full answer with these values is optimal (:func:`_reach`)."""
+
+    pinned: tuple[tuple[str, _Pins], ...]
+    maxima: tuple[tuple[str, int], ...]
+    hows: Mapping[str, str]
+    stages: tuple[Mapping[str, object], ...]
+
+
+def _reach(
+    problem: StreamsProblem,
+    request: StreamsRequest,
+    order: tuple[str, ...],
+    target: _Target,
+    tags: bool,
+    time_limit: float | None,
+    started: float,
+) -> StreamsSolution | None:
+    """The full model with every tier pinned at the core model's optimum (``target``): one search for an
+    answer instead of a stage per tier (tight groups, where the core model's answer could not be dealt out,
+    mostly have one); ``None`` when it has none (then the full model's own stages answer).  Every tier is
+    proven by the core model's stages: no assignment is better on any tier in order."""
+    model = _Model(problem, core=False, tags=tags)
+    run = _Run(cp_model.CpSolver(), time_limit, started, stages=[dict(x) for x in target.stages])
+    for tier, pins in target.pinned:
+        _pin(model, tier, pins)
+    expressions = {TAG_DIVERSITY: model.diversity, **dict(zip(_STICKINESS_STAGES, model.stickiness))}
+    for name, value in target.maxima:
+        expression = expressions[name]
+        if not isinstance(expression, int):
+            model.model.add(expression >= value)
+    status, _ = _search(run, model, "the core model's optimum, in the full model")
+    if status not in ("optimal", "feasible"):
+        return None
+    answer = _answer(problem, request, order, model, run, {t: True for t in order}, target.hows, {}, False, started)
+    return answer if isinstance(answer, StreamsSolution) else None
 
 
 def _staged(
@@ -859,7 +912,9 @@ def _staged(
     tags: bool,
     time_limit: float | None,
     started: float,
-) -> StreamsSolution | None:
+) -> StreamsSolution | _Target | None:
+    """The staged search on the core or the full model: the solution, or when the core model's answer
+    cannot be dealt out its optimum (:class:`_Target`, every tier proven) or ``None``."""
     model = _Model(problem, core=core, tags=tags)
     run = _Run(cp_model.CpSolver(), time_limit, started)
     hows: dict[str, str] = {}
@@ -874,6 +929,7 @@ def _staged(
         own = run.bounds.get(stage) if clean else None
         return model.ceilings[name] if own is None else min(own, model.ceilings[name])
 
+    maxima: list[tuple[str, int]] = []  # the maximized stages' values found
     for n, tier in enumerate(order):
         if tier in (ACTIVE_BALANCE, TASK_BALANCE):
             by_counts = all(t in (ACTIVE_BALANCE, TASK_BALANCE) for t in order[:n])
@@ -881,17 +937,20 @@ def _staged(
             if not proven[tier]:
                 bounds[tier], clean = model.ideal(tier), False
         elif tier == TAG_DIVERSITY:
-            ok, found = _maximize(run, model, "tag-diversity", model.diversity)
+            ok, found = _maximize(run, model, TAG_DIVERSITY, model.diversity)
             proven[tier], hows[tier] = ok, "cpsat"
+            if found is not None:
+                maxima.append((TAG_DIVERSITY, found))
             if not ok:
-                bounds[tier], clean = ceiling("tag-diversity", "tag-diversity"), False
+                bounds[tier], clean = ceiling(TAG_DIVERSITY, TAG_DIVERSITY), False
         else:
             ok, parts = True, []
-            for name, expr in zip(
-                ("actives kept", "actives on state", "standbys kept", "standbys on state"), model.stickiness
-            ):
-                done, found = _maximize(run, model, f"stickiness: {name}", expr)
-                parts.append(found if done else ceiling(name, f"stickiness: {name}"))
+            for stage, expr in zip(_STICKINESS_STAGES, model.stickiness):
+                done, found = _maximize(run, model, stage, expr)
+                name = stage.removeprefix("stickiness: ")
+                parts.append(found if done else ceiling(name, stage))
+                if found is not None:
+                    maxima.append((stage, found))
                 ok &= done
                 clean &= done
             proven[tier], hows[tier] = ok, "cpsat"
@@ -914,7 +973,29 @@ def _staged(
                 message="no assignment found in time",
                 core=core,
             )
-    assert run.values is not None  # the first answer above
+    answer = _answer(problem, request, order, model, run, proven, hows, bounds, core, started)
+    if answer is not None:
+        return answer
+    if all(proven.get(t, False) for t in order):
+        return _Target(tuple(run.pinned), tuple(maxima), hows, tuple(run.stages))
+    return None
+
+
+def _answer(
+    problem: StreamsProblem,
+    request: StreamsRequest,
+    order: tuple[str, ...],
+    model: _Model,
+    run: _Run,
+    proven: Mapping[str, bool],
+    hows: Mapping[str, str],
+    bounds: Mapping[str, Any],
+    core: bool,
+    started: float,
+) -> StreamsSolution | None:
+    """The last answer realized, checked (valid; each tier measured as the model proved it, or a
+    :class:`SolverError`) and reported; ``None`` when the core model's free copies cannot be dealt out."""
+    assert run.values is not None  # an answer was found
     assignment = _realize(model, run.values)
     if assignment is None:
         return None
