@@ -150,14 +150,18 @@ def resolve_claims(problem: Problem) -> ResolvedClaims:
     beyond = known & ((partition >= limit) | (partition < 0))
     reason[beyond] = _REASONS.index("no-such-partition")
     alive = np.flatnonzero(known & ~beyond)
-    # One sort by (partition, member) finds repeats and groups claims per partition.
-    key = (offset[topic[alive]] + partition[alive]) * max(1, len(problem.members)) + member[alive]
-    order = np.argsort(key, kind="stable")
-    key = key[order]
-    repeat = np.zeros(order.size, dtype=bool)
-    repeat[1:] = key[1:] == key[:-1]
-    reason[alive[order[repeat]]] = _REASONS.index("duplicate")
-    claims = alive[order[~repeat]]
+    alive_gid = offset[topic[alive]] + partition[alive]
+    if alive.size and np.bincount(alive_gid).max() > 1:
+        # One sort by (partition, member) finds repeats and groups claims per partition.
+        key = alive_gid * max(1, len(problem.members)) + member[alive]
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        repeat = np.zeros(order.size, dtype=bool)
+        repeat[1:] = key[1:] == key[:-1]
+        reason[alive[order[repeat]]] = _REASONS.index("duplicate")
+        claims = alive[order[~repeat]]
+    else:  # every partition claimed at most once (no conflict: the usual case): each claim is its own group
+        claims = alive
     claim_gid = offset[topic[claims]] + partition[claims]
 
     # Steps 2-3: per partition, the highest generation wins; a tie at the top
