@@ -80,9 +80,11 @@ after the balance and tag tiers are pinned it was on every stage of the
 took 4-35 s a stage to find it; 83 s became 5 s).  A hint is never a proof:
 CP-SAT checks it and proves the stage.  CP-SAT runs with
 :func:`optimal.staged.parameters` (deterministic: same input, same answer),
-without its core-based worker (its batch ran on for a second after a stage
-was proven) and, on models of 5,000 variables or more, without its LP-diving
-workers (seconds a batch, and no answer the others did not find sooner).
+with one worker on models of fewer than 5,000 variables (in the portfolio
+each worker runs its whole slice, up to a second, after another has proven
+the stage in milliseconds) and, on larger ones, the portfolio without its
+core-based worker (the same) and its LP-diving workers (seconds a batch, and
+no answer the others did not find sooner).
 
 Bounds of a tier left unproven
 ------------------------------
@@ -491,6 +493,12 @@ def _search(run: _Run, model: Any, name: str, objective=None, maximize: bool = T
     if not run.solver.parameters.ignore_subsolvers:  # set once per solver (its parameters stay)
         run.solver.parameters.ignore_subsolvers.extend(_SLOW_WORKERS if len(model.variables) >= _LARGE else ())
         run.solver.parameters.ignore_subsolvers.extend(_ALWAYS_LEFT_OUT)
+    if len(model.variables) < _LARGE:
+        # one worker (deterministic too): in the interleaved portfolio every worker of a batch runs its
+        # whole slice, up to a second of deterministic time, after another has proven the stage in
+        # milliseconds; on the 300 medium groups of benchmarks/bench_streams.py 25 s became 16 s, the
+        # slowest group 3.1 s became 1.8 s
+        run.solver.parameters.num_workers = 1
     code = _solve(run.solver, cp)
     seconds = round(time.perf_counter() - began, 3)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -555,12 +563,23 @@ class _Counts:
             P = len(model.process_members)
             on_process_a: list[list[Any]] = [[] for _ in range(P)]
             on_process_s: list[list[Any]] = [[] for _ in range(P)]
+            last: dict[bool, Any] = {}  # the previous task of each kind's key (below)
             for i, sf in enumerate(model.stateful):
                 xa = [m.new_bool_var(f"xa{i}_{p}") for p in range(P)]
                 m.add_exactly_one(xa)
                 xs = [m.new_bool_var(f"xs{i}_{p}") for p in range(P)] if sf and model.k else []
                 if xs:
                     m.add(sum(xs) == model.k)
+                # Tasks of one kind (stateful or not) are interchangeable here too: ordered by their processes
+                # (as a binary number, active first; with many processes by the active's alone).
+                key = (
+                    sum((2**p) * x for p, x in enumerate(xs + xa))
+                    if 2 * P <= 30
+                    else sum(p * x for p, x in enumerate(xa))
+                )
+                if sf in last:
+                    m.add(last[sf] >= key)
+                last[sf] = key
                 for p in range(P):
                     on_process_a[p].append(xa[p])
                     if xs:
