@@ -189,6 +189,8 @@ def hint(
     checks them when they are its hint (module docstring).
     """
     started = time.perf_counter()
+    if time_limit is not None and time_limit <= 0:
+        return None  # no time: not even the translation
     # Imported here: scipy.optimize costs a quarter of a second, which every command would pay at start.
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_array

@@ -81,6 +81,22 @@ time keeps a valid incumbent (``FEASIBLE``); its bound is CP-SAT's when it
 found a solution (without one the reported bound is not reliable), else the
 argument's, and never past the value.
 
+The rack and stickiness stages, not settled after the first effort (issue 40):
+(1) the bound of the stage model's linear relaxation (:mod:`optimal.lp_bound`:
+HiGHS' duals, the weak-duality bound recomputed in exact integer arithmetic),
+which holds for that model as it stands, every earlier stage pinned (an
+unproven one at its incumbent's value, as a ceiling): it bounds the best
+answer keeping those pins, not a tier's lexicographic optimum after an
+unproven tier; (2) re-deals of the incumbent that keep every pin
+(:mod:`optimal.exchange`: parts of equal weight among their holders, swaps and
+pairs of members re-split so the loads end majorised by the old ones, which
+every balance pin, Schur-convex, then keeps), taken only when they meet the
+budget and the earlier tiers' pins and improve the stage.  An incumbent at the
+linear bound is proven by it (the stage's ``proof`` says so); otherwise the
+search goes on from it.  An unproven stage's record says how its bound was
+computed (``bound_by``, :data:`BOUND_BY`), and the best of CP-SAT's, the
+argument's and the linear one is reported.
+
 The answer checks itself
 ------------------------
 One run (:class:`_Run`) holds the model, the incumbent and the records, with
@@ -104,12 +120,14 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from ortools.sat.python import cp_model
 
-from assignment_oracle.optimal import mip_hint
+from assignment_oracle.optimal import lp_bound, mip_hint
+from assignment_oracle.optimal.exchange import exchange, pairs, swaps
 from assignment_oracle.optimal.request import Measures, Request, measure, tier_key
 from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, TierResult
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
@@ -121,6 +139,24 @@ __all__ = ["FIRST_EFFORT", "Parts", "parts_of", "parameters", "solve"]
 
 #: CP-SAT deterministic seconds for a stage before it is given the MIP's solution as its hint.
 FIRST_EFFORT = 2.0
+
+#: How an unproven stage's bound was computed (its record's ``bound_by``); each holds for the stage's
+#: model as it stands: every constraint, and every earlier stage pinned (proven ones at their
+#: optimum, unproven ones at their incumbent's value as a ceiling), so it bounds the best answer
+#: that keeps those pins, not the lexicographic optimum of a tier after an unproven one.
+BOUND_BY = {
+    "cpsat": "CP-SAT's best objective bound on the stage's model",
+    "argument": "counting: every part at its own best (least cross-rack, most kept), or the loads' average",
+    "lp": "the stage model's linear relaxation: HiGHS' dual multipliers, the weak-duality bound recomputed "
+    "from them in exact integer arithmetic (optimal.lp_bound)",
+}
+LP_PROOF = "meets the stage model's linear relaxation bound (HiGHS' duals, checked in exact arithmetic)"
+
+#: Wall-clock seconds at most for the pairwise re-split of a rack or stickiness stage (optimal.exchange.pairs).
+REDEAL_SECONDS = 6.0
+
+#: The stages searched with the load-preserving re-deal (optimal.exchange) and the linear bound.
+_SIDE_STAGES = {"cross-rack partitions": RACK, "kept partitions": STICKINESS}
 
 
 def parameters(solver: cp_model.CpSolver, *, time_limit: float | None = None, effort: float | None = None) -> None:
@@ -609,6 +645,8 @@ class _Run:
         self.reached: dict[str, Any] = {}  # per tier: its value as pinned (the optimum when proven, else a ceiling)
         self.unproven: list[str] = []  # stages not proven (the message)
         self.found_any = False  # a search found a solution: a later stage cannot be infeasible
+        self.position = 0  # the tier being solved (its index in self.tiers): remaining()
+        self.bound_by = "cpsat"  # how the last search's bound was computed (BOUND_BY's keys)
         self.model: _Model  # the model, the incumbent and whether it meets every constraint: start()
         self.incumbent: _Incumbent
         self.trusted: bool
@@ -633,6 +671,7 @@ class _Run:
         self.start()
         try:
             for position, tier in enumerate(self.tiers):
+                self.position = position
                 first = len(self.stages)
                 if tier != BALANCE:
                     self.single(tier, last=position == len(self.tiers) - 1)
@@ -760,7 +799,7 @@ class _Run:
             at = value - above
             self.note(name, at, True, at)
             return at
-        self.note(name, value, False, bound)
+        self.note(name, value, False, bound, bound_by=self.bound_by)
         if status == UNKNOWN:
             raise _Stopped(status, name)
         self.unproven.append(name)
@@ -859,7 +898,10 @@ class _Run:
         status, value, bound = self.search(name, expression, sense, last, current, known_bound)
         if status == INFEASIBLE:  # no record: nothing was found or proven about the stage's value
             raise _Stopped(status, name)
-        self.note(name, value, status == OPTIMAL, bound)
+        if status == OPTIMAL and self.bound_by == "lp" and value is not None:
+            self.settle(name, value, LP_PROOF)
+        else:
+            self.note(name, value, status == OPTIMAL, bound, bound_by=None if status == OPTIMAL else self.bound_by)
         if status == UNKNOWN:
             raise _Stopped(status, name)
         if status != OPTIMAL:
@@ -885,14 +927,43 @@ class _Run:
         model = self.model
         (model.model.minimize if sense == "min" else model.model.maximize)(expression)
         outcome: tuple[str, int | None, float | None] | None = None
+        linear: Fraction | None = None  # the linear relaxation's proven bound (side stages, attempt 1)
+        self.bound_by = "cpsat"
+        share = self.remaining(last)  # this stage's seconds, all attempts together
+        end = None if share is None else time.perf_counter() + share
+
+        def left() -> float | None:
+            return None if end is None else max(0.0, end - time.perf_counter())
+
         for attempt in (0, 1):
-            remaining = self.remaining(last)
+            remaining = left()
             hinted = self.incumbent
+            side = _SIDE_STAGES.get(name) if attempt == 1 else None
+            if side is not None:
+                # Not settled after the first effort: the linear relaxation's bound (the record's, when
+                # the stage stays unproven), and re-deals that keep every pin (a better incumbent),
+                # which may meet it: proven at once.
+                linear = lp_bound.lp_bound(model.model, time_limit=remaining)
+                seconds = left()
+                self.redeal(side, None if seconds is None else seconds / 2)
+                hinted = self.incumbent
+                if linear is not None:
+                    known = math.ceil(linear) if sense == "min" else math.floor(linear)
+                    if known == current():
+                        self.bound_by = "lp"
+                        return OPTIMAL, current(), known
+                remaining = left()
             if attempt == 1:  # not settled after the first effort: a MIP's solution as the hint, if it has one
                 found = mip_hint.hint(model.model, time_limit=None if remaining is None else remaining / 2)
                 if found is not None:
-                    hinted = model.incumbent({v.index: found[v.index] for v in model.primary})
-                remaining = self.remaining(last)
+                    candidate = model.incumbent({v.index: found[v.index] for v in model.primary})
+                    if side is None or _better(sense, _value_of(current, self, candidate), current()):
+                        hinted = candidate
+                remaining = left()
+                if remaining is not None and remaining <= 0:
+                    break  # nothing left for a second search: the first one's outcome stands
+            if attempt == 0 and name in _SIDE_STAGES and remaining is not None:
+                remaining /= 2  # the other half for the linear bound and the re-deals, if not settled
             model.hint(hinted)
             solver = cp_model.CpSolver()
             parameters(solver, time_limit=remaining, effort=FIRST_EFFORT if attempt == 0 else None)
@@ -926,19 +997,97 @@ class _Run:
         bound: int | None = None
         if found_bound is not None:
             bound = math.ceil(found_bound - 1e-6) if sense == "min" else math.floor(found_bound + 1e-6)
-        if known_bound is not None:
-            bound = known_bound if bound is None else (max if sense == "min" else min)(bound, known_bound)
+        if known_bound is not None and (
+            bound is None or (known_bound > bound if sense == "min" else known_bound < bound)
+        ):
+            bound, self.bound_by = known_bound, "argument"
+        if linear is not None:
+            known = math.ceil(linear) if sense == "min" else math.floor(linear)
+            if bound is None or (known > bound if sense == "min" else known < bound):
+                bound, self.bound_by = known, "lp"
         if bound is not None and value is not None:
             bound = (min if sense == "min" else max)(bound, value)
         return status, value, bound
 
+    def redeal(self, tier: str, seconds: float | None) -> None:
+        """The incumbent's parts of equal balance weight dealt again among their holders
+        (:func:`optimal.exchange.exchange`) for the ``rack`` or ``stickiness`` stage: every load stays
+        as it is, so every balance pin holds; the result replaces the incumbent only when it also keeps
+        the budget of moves (in all and per member), every earlier tier's pin, and is better on the
+        stage.  Not with ``spread`` as a tier (a re-deal changes the per-topic counts)."""
+        request, parts, model = self.request, self.parts, self.model
+        if SPREAD in self.tiers or not self.trusted:
+            return
+        owner = model.owners(self.incumbent.values)
+        now = model.incumbent(model.values_of(owner))  # kept as measured on the owners (take onto an owner keeps)
+        floor = 0 if request.max_moves is None else int(parts.owned_by.sum()) - request.max_moves
+        floor = max(floor, self.reached.get(STICKINESS, floor))
+        ceiling = self.reached.get(RACK)
+        dealt, kept, cross = exchange(
+            parts.classes,
+            parts.load,
+            owner,
+            objective=tier,
+            kept=now.kept,
+            cross=now.cross,
+            kept_floor=floor,
+            cross_ceiling=ceiling,
+        )
+        dealt, kept, cross = swaps(
+            parts.classes,
+            parts.load,
+            dealt,
+            self.n,
+            objective=tier,
+            kept=kept,
+            cross=cross,
+            kept_floor=floor,
+            cross_ceiling=ceiling,
+        )
+        dealt, kept, cross = pairs(
+            parts.classes,
+            parts.load,
+            dealt,
+            self.n,
+            objective=tier,
+            kept=kept,
+            cross=cross,
+            kept_floor=floor,
+            cross_ceiling=ceiling,
+            deadline=time.perf_counter() + (REDEAL_SECONDS if seconds is None else min(REDEAL_SECONDS, seconds)),
+        )
+        dealt, _, _ = exchange(
+            parts.classes,
+            parts.load,
+            dealt,
+            objective=tier,
+            kept=kept,
+            cross=cross,
+            kept_floor=floor,
+            cross_ceiling=ceiling,
+        )
+        found = model.incumbent(model.values_of(dealt))
+        moves = parts.owned_by - found.kept_of
+        if (
+            _majorised(found.loads, self.incumbent.loads)
+            and found.kept >= floor
+            and (ceiling is None or found.cross <= ceiling)
+            and (request.max_moves_per_member is None or int(moves.max(initial=0)) <= request.max_moves_per_member)
+            and (
+                (found.cross, -found.kept) < (self.incumbent.cross, -self.incumbent.kept)
+                if tier == RACK
+                else (-found.kept, found.cross) < (-self.incumbent.kept, self.incumbent.cross)
+            )
+        ):
+            self.incumbent = found
+
     def remaining(self, last: bool) -> float | None:
-        """Seconds left for a search: all that is left for the last stage, else half (later stages keep
-        the other half)."""
+        """Seconds left for a search: all that is left for the last stage, else an equal share with
+        each tier still to come (half when one is: the later tiers keep the rest)."""
         if self.deadline is None:
             return None
         left = max(0.0, self.deadline - time.perf_counter())
-        return left if last else left / 2
+        return left if last else left / max(2, len(self.tiers) - self.position)
 
     def pin_levels(self, known: list[int], levels) -> None:
         """``E(l) <= E*(l)`` for each level, ``E*`` over the known largest loads (module docstring)."""
@@ -953,10 +1102,21 @@ class _Run:
         """A stage proven without a solver: ``proof`` says by what."""
         self.note(name, value, True, value, proof)
 
-    def note(self, name: str, value: int | None, proven: bool, bound: int | None, proof: str | None = None) -> None:
+    def note(
+        self,
+        name: str,
+        value: int | None,
+        proven: bool,
+        bound: int | None,
+        proof: str | None = None,
+        bound_by: str | None = None,
+    ) -> None:
+        """A stage's record; an unproven one says how its bound was computed (:data:`BOUND_BY`)."""
         record: dict[str, object] = {"stage": name, "value": value, "proven": proven, "bound": bound}
         if proof is not None:
             record["proof"] = proof
+        if bound_by is not None and bound is not None:
+            record["bound_by"] = BOUND_BY[bound_by]
         self.stages.append(record)
 
     @staticmethod
@@ -1054,6 +1214,30 @@ class _Run:
                     f"cpsat-staged: the answer measures {measured} on {tier}, past the ceiling {pinned} its stages pinned"
                 )
         return measures
+
+
+def _majorised(loads: np.ndarray, by: np.ndarray) -> bool:
+    """Whether ``loads`` are majorised by ``by``: the same total, and every sum of the ``k`` largest
+    at most ``by``'s.  Every balance pin (module docstring, "Stages": the levels' excess, the top
+    sums, the largest load, the sum of squares) is Schur-convex in the loads, so loads majorised by
+    an assignment's that keeps them keep them too."""
+    first = np.cumsum(np.sort(loads)[::-1])
+    second = np.cumsum(np.sort(by)[::-1])
+    return bool(first.size == second.size and (first.size == 0 or first[-1] == second[-1]) and (first <= second).all())
+
+
+def _better(sense: str, value: int, than: int) -> bool:
+    return value < than if sense == "min" else value > than
+
+
+def _value_of(current: Callable[[], int], run: _Run, incumbent: _Incumbent) -> int:
+    """``current()`` (a stage's value on the run's incumbent) on ``incumbent`` instead."""
+    saved = run.incumbent
+    run.incumbent = incumbent
+    try:
+        return current()
+    finally:
+        run.incumbent = saved
 
 
 def _assignment(problem: Problem, parts: Parts, owner: np.ndarray) -> Assignment:

@@ -1,0 +1,382 @@
+"""Load-preserving exchanges: an assignment's parts of equal balance weight dealt again among the members holding them.
+
+Guarantee: :func:`exchange` returns per-part owners under which every member's load is exactly
+what it was (each member ends with as many parts of each balance weight as it held), every part
+is on an eligible member, and the number of kept partitions and of cross-rack partitions is what
+:func:`exchange` reports; among such re-deals it finds the fewest cross-rack partitions with at
+least ``kept_floor`` kept (``objective="rack"``), or the most kept with at most ``cross_ceiling``
+cross-rack (``objective="stickiness"``), up to the Lagrangian's duality gap (below).  No claim of
+optimality: its answer is a start (a hint) for the exact model, which checks it.
+
+Why: on weighted groups the balance stages pin the loads to within a few units, and the later
+stages (rack, stickiness) must keep them.  Almost any single move breaks the pins, so CP-SAT's
+local search and a MIP's heuristics find nothing in tens of seconds (issue 40's 100 x 2,000
+weighted group: 637 cross-rack partitions where 219 is the linear bound).  Re-dealing parts of
+one weight among the holders of that weight keeps every load, and it is one assignment problem
+per weight, coupled only by the side constraint, which a multiplier takes into the costs.
+
+Method
+------
+For each balance weight, the parts of that weight and the *slots* (their current owners, one per
+part): the cost of part ``p`` in a slot of member ``m`` is ``a * cross(p, m) - b * kept(p, m)``
+(ineligible: forbidden), and :func:`scipy.optimize.linear_sum_assignment` deals them.  The
+multiplier (``b / a`` for rack, ``a / b`` for stickiness) is bisected for the best re-deal that
+meets the side constraint; the current owners are one such re-deal, so there is always one.
+Weights with more than :data:`LARGEST_GROUP` parts are left as they are (a dense assignment
+problem of that size costs more than it is worth as a hint).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["LARGEST_GROUP", "PRICE", "exchange", "pairs", "swaps"]
+
+LARGEST_GROUP = 400
+PRICE = 64  # pairs(): a partition kept is worth (PRICE - 1) / PRICE of a cross-rack one (rack), or the reverse
+_FORBIDDEN = 1e9
+_ROUNDS = 14  # bisection steps on the multiplier
+
+
+class _Group:
+    """The parts of one balance weight: their slots' members and the cross/kept matrices (part x slot)."""
+
+    def __init__(self, parts: list[int], members: np.ndarray, cross: np.ndarray, kept: np.ndarray, ok: np.ndarray):
+        self.parts = parts
+        self.members = members
+        self.cross = cross
+        self.kept = kept
+        self.ok = ok
+
+
+def exchange(
+    classes,
+    load: np.ndarray,
+    owner: np.ndarray,
+    *,
+    objective: str,
+    kept: int,
+    cross: int,
+    kept_floor: int,
+    cross_ceiling: int | None,
+) -> tuple[np.ndarray, int, int]:
+    """Owners after the best re-deal found (module docstring), with its kept and cross-rack counts.
+
+    ``classes`` are :class:`optimal.staged.Parts`' classes (eligible members, cross-rack count per
+    eligible member, previous owners' kept counts per signature); ``owner`` the current per-part
+    owners, under which ``kept`` partitions are kept and ``cross`` are cross-rack, meeting
+    ``kept_floor`` and ``cross_ceiling``.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    groups = _groups(classes, load, owner)
+    if not groups:
+        return owner, kept, cross
+
+    def deal(a: float, b: float) -> list[np.ndarray]:
+        chosen = []
+        for g in groups:
+            cost = np.where(g.ok, a * g.cross - b * g.kept, _FORBIDDEN)
+            rows, cols = linear_sum_assignment(cost)
+            chosen.append(cols[np.argsort(rows)])
+        return chosen
+
+    identity = [np.arange(len(g.parts)) for g in groups]
+    base_kept, base_cross = _counts(groups, identity)
+
+    def counts(chosen: list[np.ndarray]) -> tuple[int, int]:
+        k, c = _counts(groups, chosen)
+        return kept - base_kept + k, cross - base_cross + c
+
+    def key(k: int, c: int) -> tuple[int, int]:
+        return (c, -k) if objective == "rack" else (-k, c)
+
+    best, best_kept, best_cross = identity, kept, cross
+    # The multiplier: past the largest part's size, the side tier is all that counts.
+    low, high = 0.0, float(max(g.kept.max(initial=0) for g in groups) + max(g.cross.max(initial=0) for g in groups) + 1)
+    for _ in range(_ROUNDS):
+        mid = (low + high) / 2 if objective == "rack" or cross_ceiling is not None else 0.0
+        # rack: least cross, kept weighed by mid; stickiness: most kept, cross weighed by mid (never 0:
+        # a tie on the objective goes to the side tier).
+        chosen = deal(1.0, mid + 1e-6) if objective == "rack" else deal(mid + 1e-6, 1.0)
+        k, c = counts(chosen)
+        if k >= kept_floor and (cross_ceiling is None or c <= cross_ceiling):
+            if key(k, c) < key(best_kept, best_cross):
+                best, best_kept, best_cross = chosen, k, c
+            high = mid  # the side constraint holds: weigh it less
+        else:
+            low = mid
+        if objective == "stickiness" and cross_ceiling is None:
+            break  # no side constraint: the first deal (cross barely weighed) is the answer
+    result = owner.copy()
+    for g, cols in zip(groups, best):
+        result[g.parts] = g.members[cols]
+    return result, best_kept, best_cross
+
+
+def _groups(classes, load: np.ndarray, owner: np.ndarray) -> list[_Group]:
+    by_weight: dict[int, list[int]] = {}
+    cross_of: dict[int, dict[int, int]] = {}
+    eligible_of: dict[int, tuple[int, ...]] = {}
+    kept_of: dict[int, dict[int, int]] = {}
+    for cls in classes:
+        cross = dict(zip(cls.eligible, cls.cross)) if cls.cross else {}
+        for k in cls.parts:
+            by_weight.setdefault(int(load[k]), []).append(k)
+            cross_of[k] = cross
+            eligible_of[k] = cls.eligible
+        for signature, ks in cls.signatures:
+            mine = dict(signature)
+            for k in ks:
+                kept_of[k] = mine
+    groups = []
+    for weight in sorted(by_weight):
+        parts = sorted(by_weight[weight])
+        members = owner[parts]
+        if len(parts) < 2 or len(parts) > LARGEST_GROUP or len(set(members.tolist())) < 2:
+            continue
+        size = len(parts)
+        crossing = np.zeros((size, size))
+        keeping = np.zeros((size, size))
+        ok = np.zeros((size, size), dtype=bool)
+        for i, k in enumerate(parts):
+            eligible = set(eligible_of[k])
+            for j, m in enumerate(members.tolist()):
+                if m in eligible:
+                    ok[i, j] = True
+                    crossing[i, j] = cross_of[k].get(m, 0)
+                    keeping[i, j] = kept_of.get(k, {}).get(m, 0)
+        groups.append(_Group(parts, members, crossing, keeping, ok))
+    return groups
+
+
+def _counts(groups: list[_Group], chosen) -> tuple[int, int]:
+    """Kept and cross-rack partitions of the grouped parts under ``chosen`` (``None``: none)."""
+    if chosen is None:
+        return 0, 0
+    kept = cross = 0
+    for g, cols in zip(groups, chosen):
+        rows = np.arange(len(g.parts))
+        kept += int(g.kept[rows, cols].sum())
+        cross += int(g.cross[rows, cols].sum())
+    return kept, cross
+
+
+def swaps(
+    classes,
+    load: np.ndarray,
+    owner: np.ndarray,
+    n: int,
+    *,
+    objective: str,
+    kept: int,
+    cross: int,
+    kept_floor: int,
+    cross_ceiling: int | None,
+    rounds: int = 20,
+) -> tuple[np.ndarray, int, int]:
+    """Owners after improving swaps that keep every balance pin: a part ``p`` from member ``a`` to
+    ``b`` and a part ``q`` (or none) from ``b`` to ``a`` with ``w(p) - w(q)`` between 0 and
+    ``load(a) - load(b)`` (a transfer from the more loaded to the less, not past each other: 0 keeps
+    each load, ``load(a) - load(b)`` trades them), so the new loads are majorised by the old, and
+    every pin on the sorted loads (a ceiling on their prefix sums, Schur-convex) still holds.  A swap is taken when it improves the stage (``rack``: fewer cross-rack, then more
+    kept; ``stickiness``: more kept, then fewer cross-rack) within ``kept_floor`` and
+    ``cross_ceiling``; best swap per part, parts in order, until a round finds none.  Returns the
+    owners and their kept and cross-rack counts.  A start for the exact model, no claim of optimality."""
+    owner = owner.copy()
+    weight = [int(x) for x in load]
+    loads = [0] * n
+    eligible: dict[int, frozenset[int]] = {}
+    cross_at: dict[int, dict[int, int]] = {}
+    kept_at: dict[int, dict[int, int]] = {}
+    for cls in classes:
+        table = dict(zip(cls.eligible, cls.cross)) if cls.cross else {}
+        members = frozenset(cls.eligible)
+        for k in cls.parts:
+            eligible[k] = members
+            cross_at[k] = table
+        for signature, ks in cls.signatures:
+            mine = dict(signature)
+            for k in ks:
+                kept_at[k] = mine
+    held: list[dict[int, set[int]]] = [{} for _ in range(n)]  # member -> weight -> parts
+    for k, m in enumerate(owner.tolist()):
+        loads[m] += weight[k]
+        held[m].setdefault(weight[k], set()).add(k)
+
+    def c(k: int, m: int) -> int:
+        return cross_at[k].get(m, 0)
+
+    def s(k: int, m: int) -> int:
+        return kept_at.get(k, {}).get(m, 0)
+
+    def key(dk: int, dc: int) -> tuple[int, int]:
+        return (-dc, dk) if objective == "rack" else (dk, -dc)
+
+    for _ in range(rounds):
+        improved = False
+        for p in range(len(weight)):
+            a = int(owner[p])
+            # Every improving swap moves a part to a member where it is less cross-rack or kept more
+            # (the other part's own gain is found when that part is the first).
+            targets = [b for b in kept_at.get(p, {}) if s(p, b) > s(p, a) and b in eligible[p]]
+            if c(p, a):
+                targets.extend(b for b in eligible[p] if c(p, b) < c(p, a) and b not in targets)
+            best = None
+            for b in targets:
+                base_dk = s(p, b) - s(p, a)
+                base_dc = c(p, b) - c(p, a)
+                options: list[int | None] = []
+                d = loads[a] - loads[b]
+                # A transfer of w(p) - w(q) from a to b between 0 and d (a Robin Hood transfer): the
+                # loads end no less balanced (majorised by the current ones).
+                least, most = weight[p] - max(0, d), weight[p] - min(0, d)
+                if least <= 0:
+                    options.append(None)
+                for w in range(max(least, 0), most + 1) if most - least <= 64 else sorted(held[b]):
+                    if least <= w <= most and w in held[b]:
+                        options.extend(q for q in held[b][w] if a in eligible[q])
+                for q in options:
+                    dk, dc = base_dk, base_dc
+                    if q is not None:
+                        dk += s(q, a) - s(q, b)
+                        dc += c(q, a) - c(q, b)
+                    if key(dk, dc) <= (0, 0):
+                        continue
+                    if kept + dk < kept_floor or (cross_ceiling is not None and cross + dc > cross_ceiling):
+                        continue
+                    if best is None or key(dk, dc) > best[0]:
+                        best = (key(dk, dc), b, q, dk, dc)
+            if best is None:
+                continue
+            _, b, q, dk, dc = best
+            for k, src, dst in ((p, a, b), *(() if q is None else ((q, b, a),))):
+                held[src][weight[k]].discard(k)
+                held[dst].setdefault(weight[k], set()).add(k)
+                loads[src] -= weight[k]
+                loads[dst] += weight[k]
+                owner[k] = dst
+            kept += dk
+            cross += dc
+            improved = True
+        if not improved:
+            break
+    return owner, kept, cross
+
+
+def pairs(
+    classes,
+    load: np.ndarray,
+    owner: np.ndarray,
+    n: int,
+    *,
+    objective: str,
+    kept: int,
+    cross: int,
+    kept_floor: int,
+    cross_ceiling: int | None,
+    deadline: float,
+) -> tuple[np.ndarray, int, int]:
+    """Owners after re-splitting the parts of two members between them, pair by pair: each pair's
+    parts dealt again (each to either member, where eligible) so that the two new loads lie between
+    the old two (a Robin Hood transfer, so the loads end majorised by the old ones and every balance
+    pin holds), at the least ``PRICE * cross - (PRICE - 1) * kept`` (``rack``: a move that saves a
+    cross-rack partition is worth a partition kept, just) or ``(PRICE + 1) * cross - PRICE * kept``
+    (``stickiness``), by a knapsack over the first member's load.  Taken when it improves the stage
+    within ``kept_floor`` and ``cross_ceiling``; pairs in a fixed order until ``deadline``
+    (``time.perf_counter()``) or a pass finds nothing.  A start for the exact model."""
+    import time
+
+    owner = owner.copy()
+    weight = np.asarray(load, dtype=np.int64)
+    cross_at: dict[int, dict[int, int]] = {}
+    kept_at: dict[int, dict[int, int]] = {}
+    eligible: dict[int, frozenset[int]] = {}
+    for cls in classes:
+        table = dict(zip(cls.eligible, cls.cross)) if cls.cross else {}
+        members = frozenset(cls.eligible)
+        for k in cls.parts:
+            cross_at[k] = table
+            eligible[k] = members
+        for signature, ks in cls.signatures:
+            mine = dict(signature)
+            for k in ks:
+                kept_at[k] = mine
+    on: list[list[int]] = [[] for _ in range(n)]
+    for k, m in enumerate(owner.tolist()):
+        on[m].append(k)
+    loads = np.bincount(owner, weights=weight, minlength=n).astype(np.int64)
+    a_cross, a_kept = (PRICE, PRICE - 1) if objective == "rack" else (PRICE + 1, PRICE)
+
+    def key(dk: int, dc: int) -> tuple[int, int]:
+        return (-dc, dk) if objective == "rack" else (dk, -dc)
+
+    order = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    np.random.default_rng(0).shuffle(order)
+    while True:
+        improved = False
+        for a, b in order:
+            if time.perf_counter() >= deadline:
+                return owner, kept, cross
+            items = on[a] + on[b]
+            if len(items) < 2:
+                continue
+            low, high = int(min(loads[a], loads[b])), int(max(loads[a], loads[b]))
+            w = weight[items]
+            if high > 1 << 16 or (w == 0).any():
+                continue  # a knapsack that large costs more than it is worth
+            ca = np.array([cross_at[k].get(a, 0) for k in items])
+            cb = np.array([cross_at[k].get(b, 0) for k in items])
+            ka = np.array([kept_at.get(k, {}).get(a, 0) for k in items])
+            kb = np.array([kept_at.get(k, {}).get(b, 0) for k in items])
+            to_a = np.array([a in eligible[k] for k in items])
+            to_b = np.array([b in eligible[k] for k in items])
+            big = 1 << 40
+            cost_a = np.where(to_a, a_cross * ca - a_kept * ka, big)
+            cost_b = np.where(to_b, a_cross * cb - a_kept * kb, big)
+            delta = cost_a - cost_b  # choosing a instead of b
+            now = np.array([owner[k] == a for k in items])
+            current = int(np.where(now, cost_a, cost_b).sum())
+            best = np.full(high + 1, big, dtype=np.int64)
+            best[0] = 0
+            chose = np.zeros((len(items), high + 1), dtype=bool)
+            for i, wi in enumerate(w.tolist()):
+                if wi > high:
+                    continue
+                candidate = best[: high + 1 - wi] + int(delta[i])
+                better = candidate < best[wi:]
+                chose[i, wi:] = better
+                best[wi:] = np.where(better, candidate, best[wi:])
+            window = best[low : high + 1]
+            at = int(np.argmin(window)) + low
+            if int(window[at - low]) + int(cost_b.sum()) >= current:
+                continue
+            pick = np.zeros(len(items), dtype=bool)
+            x = at
+            for i in range(len(items) - 1, -1, -1):
+                if chose[i, x]:
+                    pick[i] = True
+                    x -= int(w[i])
+            if x != 0:
+                continue  # (never: the table's choices end at 0)
+            dk = int(np.where(pick, ka, kb).sum() - np.where(now, ka, kb).sum())
+            dc = int(np.where(pick, ca, cb).sum() - np.where(now, ca, cb).sum())
+            if (
+                key(dk, dc) <= (0, 0)
+                or kept + dk < kept_floor
+                or (cross_ceiling is not None and cross + dc > cross_ceiling)
+            ):
+                continue
+            if not (to_a[pick].all() and to_b[~pick].all()):
+                continue
+            on[a] = [k for k, p in zip(items, pick) if p]
+            on[b] = [k for k, p in zip(items, pick) if not p]
+            owner[on[a]] = a
+            owner[on[b]] = b
+            loads[a] = int(w[pick].sum())
+            loads[b] = int(w[~pick].sum())
+            kept += dk
+            cross += dc
+            improved = True
+        if not improved:
+            return owner, kept, cross
