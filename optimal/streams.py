@@ -489,7 +489,7 @@ def _search(run: _Run, model: Any, name: str, objective=None, maximize: bool = T
     parameters(run.solver, time_limit=run.left())
     # on large models the portfolio's LP-diving workers take seconds a batch (an LP at each of thousands of
     # decisions) and find no answer the others do not find sooner; the LP bound still comes from the
-    # symmetry-folded LP worker (max_lp_sym).  On small ones they prove levels faster: kept there
+    # symmetry-folded LP worker (max_lp_sym).  Small models get one worker (below)
     if not run.solver.parameters.ignore_subsolvers:  # set once per solver (its parameters stay)
         run.solver.parameters.ignore_subsolvers.extend(_SLOW_WORKERS if len(model.variables) >= _LARGE else ())
         run.solver.parameters.ignore_subsolvers.extend(_ALWAYS_LEFT_OUT)
