@@ -950,7 +950,12 @@ def _staged(
 
     maxima: list[tuple[str, int]] = []  # the maximized stages' values found
     for n, tier in enumerate(order):
-        if tier in (ACTIVE_BALANCE, TASK_BALANCE):
+        balance = tier in (ACTIVE_BALANCE, TASK_BALANCE)
+        if not balance and run.stale and time_limit is not None:
+            # the balance tiers were pinned from the counts model: an answer in hand first, should the
+            # stage run out of time (a time-limited solve then answers FEASIBLE, not UNKNOWN)
+            _search(run, model, "an answer at the balance tiers' optimum")
+        if balance:
             by_counts = all(t in (ACTIVE_BALANCE, TASK_BALANCE) for t in order[:n])
             proven[tier], hows[tier] = _balance(run, model, tier, by_counts=by_counts)
             if not proven[tier]:
