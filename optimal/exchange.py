@@ -28,11 +28,18 @@ problem of that size costs more than it is worth as a hint).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-__all__ = ["LARGEST_GROUP", "PRICE", "exchange", "pairs", "swaps"]
+__all__ = ["LARGEST_GROUP", "NEIGHBOURHOOD", "PRICE", "exchange", "neighbourhoods", "pairs", "swaps"]
 
 LARGEST_GROUP = 400
+NEIGHBOURHOOD = 4  # neighbourhoods(): members whose parts are dealt again at once
+NEIGHBOURHOODS = 2_000  # neighbourhoods(): at most this many
+NEIGHBOURHOOD_EFFORT = 0.05  # neighbourhoods(): CP-SAT's deterministic seconds for one
+PASSES = 3  # pairs(): at most this many passes over the pairs
+PATIENCE = 60  # neighbourhoods(): it stops after this many in a row that found nothing
 PRICE = 64  # pairs(): a partition kept is worth (PRICE - 1) / PRICE of a cross-rack one (rack), or the reverse
 _FORBIDDEN = 1e9
 _ROUNDS = 14  # bisection steps on the multiplier
@@ -275,7 +282,8 @@ def pairs(
     cross: int,
     kept_floor: int,
     cross_ceiling: int | None,
-    deadline: float,
+    deadline: float | None,
+    passes: int = PASSES,
 ) -> tuple[np.ndarray, int, int]:
     """Owners after re-splitting the parts of two members between them, pair by pair: each pair's
     parts dealt again (each to either member, where eligible) so that the two new loads lie between
@@ -283,8 +291,9 @@ def pairs(
     pin holds), at the least ``PRICE * cross - (PRICE - 1) * kept`` (``rack``: a move that saves a
     cross-rack partition is worth a partition kept, just) or ``(PRICE + 1) * cross - PRICE * kept``
     (``stickiness``), by a knapsack over the first member's load.  Taken when it improves the stage
-    within ``kept_floor`` and ``cross_ceiling``; pairs in a fixed order until ``deadline``
-    (``time.perf_counter()``) or a pass finds nothing.  A start for the exact model."""
+    within ``kept_floor`` and ``cross_ceiling``; pairs in a fixed order, at most ``passes`` times over,
+    until a pass finds nothing or ``deadline`` (``time.perf_counter()``; ``None``: none, and the
+    answer is the same on every machine).  A start for the exact model."""
     import time
 
     owner = owner.copy()
@@ -313,10 +322,10 @@ def pairs(
 
     order = [(a, b) for a in range(n) for b in range(a + 1, n)]
     np.random.default_rng(0).shuffle(order)
-    while True:
+    for _ in range(passes):
         improved = False
         for a, b in order:
-            if time.perf_counter() >= deadline:
+            if deadline is not None and time.perf_counter() >= deadline:
                 return owner, kept, cross
             items = on[a] + on[b]
             if len(items) < 2:
@@ -379,4 +388,143 @@ def pairs(
             cross += dc
             improved = True
         if not improved:
-            return owner, kept, cross
+            break
+    return owner, kept, cross
+
+
+def neighbourhoods(
+    classes,
+    load: np.ndarray,
+    owner: np.ndarray,
+    n: int,
+    *,
+    objective: str,
+    kept: int,
+    cross: int,
+    kept_floor: int,
+    cross_ceiling: int | None,
+    deadline: float | None,
+    size: int = NEIGHBOURHOOD,
+    count: int = NEIGHBOURHOODS,
+) -> tuple[np.ndarray, int, int]:
+    """Owners after large-neighbourhood search: again and again, the parts of ``size`` members (one
+    holding a part that could do better, where it could do better, its previous owner, then at
+    random) dealt again among them by a small CP-SAT model whose loads must be majorised by the old
+    ones (the sum of the ``k`` largest at most the old sum, for every ``k``: ``k * t + sum max(0,
+    load - t)``, exact), so every balance pin holds; at the least ``PRICE * cross - (PRICE - 1) *
+    kept`` (``rack``) or ``cross - PRICE * kept`` (``stickiness``) within ``kept_floor`` and
+    ``cross_ceiling``.  The best owners seen (the stage's order: ``rack`` fewer cross-rack then more
+    kept, ``stickiness`` the reverse) are returned with their counts, at ``deadline``
+    (``time.perf_counter()``).  A start for the exact model, no claim of optimality."""
+    import time
+
+    from ortools.sat.python import cp_model
+
+    owner = owner.copy()
+    weight = [int(x) for x in load]
+    eligible: dict[int, frozenset[int]] = {}
+    cross_at: dict[int, dict[int, int]] = {}
+    kept_at: dict[int, dict[int, int]] = {}
+    for cls in classes:
+        table = dict(zip(cls.eligible, cls.cross)) if cls.cross else {}
+        members = frozenset(cls.eligible)
+        for k in cls.parts:
+            eligible[k] = members
+            cross_at[k] = table
+        for signature, ks in cls.signatures:
+            mine = dict(signature)
+            for k in ks:
+                kept_at[k] = mine
+    on: list[set[int]] = [set() for _ in range(n)]
+    for k, m in enumerate(owner.tolist()):
+        on[m].add(k)
+    a_cross, a_kept = (PRICE, PRICE - 1) if objective == "rack" else (1, PRICE)
+
+    def c(k: int, m: int) -> int:
+        return cross_at[k].get(m, 0)
+
+    def s(k: int, m: int) -> int:
+        return kept_at.get(k, {}).get(m, 0)
+
+    def order(k: int, c_: int) -> tuple[int, int]:
+        return (c_, -k) if objective == "rack" else (-k, c_)
+
+    best = (owner.copy(), kept, cross)
+    rng = np.random.default_rng(0)
+    parts_total = len(weight)
+    idle = 0  # neighbourhoods in a row that found nothing
+    for _ in range(count if n > size else 0):
+        if idle >= PATIENCE or (deadline is not None and time.perf_counter() >= deadline):
+            break
+        idle += 1
+        # A part that could do better (less cross-rack, or kept), where it could, its owner, then at random.
+        chosen: list[int] = []
+        for _ in range(8):
+            p = int(rng.integers(parts_total))
+            a = int(owner[p])
+            better = [b for b in eligible[p] if c(p, b) < c(p, a) or s(p, b) > s(p, a)]
+            if better:
+                chosen = [a, int(better[int(rng.integers(len(better)))])]
+                chosen.extend(o for o in kept_at.get(p, {}) if o not in chosen and o in eligible[p])
+                break
+        others = [m for m in rng.permutation(n).tolist() if m not in chosen]
+        chosen = (chosen + others)[:size]
+        items = [k for m in chosen for k in on[m]]
+        if not items:
+            continue
+        model = cp_model.CpModel()
+        x: dict[tuple[int, int], Any] = {}
+        for k in items:
+            allowed = [m for m in chosen if m in eligible[k]]
+            for m in allowed:
+                x[k, m] = model.new_bool_var(f"x[{k},{m}]")
+                model.add_hint(x[k, m], int(owner[k]) == m)
+            # Each part to one of the chosen members that may take it.
+            model.add_exactly_one(x[k, m] for m in allowed)
+        old = sorted((sum(weight[k] for k in on[m]) for m in chosen), reverse=True)
+        loads = []
+        for m in chosen:
+            v = model.new_int_var(0, sum(weight[k] for k in items), f"load[{m}]")
+            model.add(v == sum(weight[k] * x[k, m] for k in items if (k, m) in x))
+            loads.append(v)
+        # The new loads majorised by the old ones: every top-k sum at most the old one.
+        prefix = 0
+        for top in range(1, len(chosen)):
+            prefix += old[top - 1]
+            t = model.new_int_var(0, old[0], f"t[{top}]")
+            over = [model.new_int_var(0, old[0] * len(chosen), f"over[{top},{i}]") for i in range(len(chosen))]
+            for v, o in zip(loads, over):
+                model.add(o >= v - t)
+            model.add(top * t + sum(over) <= prefix)
+        kept_expr = sum(s(k, m) * x[k, m] for (k, m) in x if s(k, m))
+        cross_expr = sum(c(k, m) * x[k, m] for (k, m) in x if c(k, m))
+        kept_old = sum(s(k, int(owner[k])) for k in items)
+        cross_old = sum(c(k, int(owner[k])) for k in items)
+        model.add(kept_expr >= kept_floor - (kept - kept_old))
+        if cross_ceiling is not None:
+            model.add(cross_expr <= cross_ceiling - (cross - cross_old))
+        model.minimize(a_cross * cross_expr - a_kept * kept_expr)
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.random_seed = 0
+        solver.parameters.max_deterministic_time = NEIGHBOURHOOD_EFFORT
+        if deadline is not None:
+            solver.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+        code = solver.solve(model)
+        if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            continue
+        new_kept = kept - kept_old + int(solver.value(kept_expr))
+        new_cross = cross - cross_old + int(solver.value(cross_expr))
+        if a_cross * new_cross - a_kept * new_kept >= a_cross * cross - a_kept * kept:
+            continue
+        for m in chosen:
+            on[m] = set()
+        for (k, m), var in x.items():
+            if solver.value(var):
+                owner[k] = m
+                on[m].add(k)
+        kept, cross = new_kept, new_cross
+        idle = 0
+        if order(kept, cross) < order(best[1], best[2]):
+            best = (owner.copy(), kept, cross)
+    return best

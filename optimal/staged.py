@@ -127,7 +127,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from assignment_oracle.optimal import lp_bound, mip_hint
-from assignment_oracle.optimal.exchange import exchange, pairs, swaps
+from assignment_oracle.optimal.exchange import exchange, neighbourhoods, pairs, swaps
 from assignment_oracle.optimal.request import Measures, Request, measure, tier_key
 from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, TierResult
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
@@ -146,14 +146,17 @@ FIRST_EFFORT = 2.0
 #: that keeps those pins, not the lexicographic optimum of a tier after an unproven one.
 BOUND_BY = {
     "cpsat": "CP-SAT's best objective bound on the stage's model",
-    "argument": "counting: every part at its own best (least cross-rack, most kept), or the loads' average",
+    "argument": "counting, from the parts alone: a load value's heaviest parts or the rest's average; every "
+    "part on its least cross-rack member; every part with the previous owner keeping most of it",
     "lp": "the stage model's linear relaxation: HiGHS' dual multipliers, the weak-duality bound recomputed "
     "from them in exact integer arithmetic (optimal.lp_bound)",
 }
 LP_PROOF = "meets the stage model's linear relaxation bound (HiGHS' duals, checked in exact arithmetic)"
 
-#: Wall-clock seconds at most for the pairwise re-split of a rack or stickiness stage (optimal.exchange.pairs).
-REDEAL_SECONDS = 6.0
+#: Under a time limit, wall-clock seconds at most for the re-deals of a rack or stickiness stage
+#: (optimal.exchange: a third for the pairs, the rest for the neighbourhoods, which stop sooner when
+#: they stop finding anything); without one they are limited by counts and deterministic time.
+REDEAL_SECONDS = 20.0
 
 #: The stages searched with the load-preserving re-deal (optimal.exchange) and the linear bound.
 _SIDE_STAGES = {"cross-rack partitions": RACK, "kept partitions": STICKINESS}
@@ -945,7 +948,7 @@ class _Run:
                 # which may meet it: proven at once.
                 linear = lp_bound.lp_bound(model.model, time_limit=remaining)
                 seconds = left()
-                self.redeal(side, None if seconds is None else seconds / 2)
+                self.redeal(side, None if seconds is None else 3 * seconds / 4)
                 hinted = self.incumbent
                 if linear is not None:
                     known = math.ceil(linear) if sense == "min" else math.floor(linear)
@@ -963,7 +966,7 @@ class _Run:
                 if remaining is not None and remaining <= 0:
                     break  # nothing left for a second search: the first one's outcome stands
             if attempt == 0 and name in _SIDE_STAGES and remaining is not None:
-                remaining /= 2  # the other half for the linear bound and the re-deals, if not settled
+                remaining /= 4  # the rest for the linear bound and the re-deals, if not settled
             model.hint(hinted)
             solver = cp_model.CpSolver()
             parameters(solver, time_limit=remaining, effort=FIRST_EFFORT if attempt == 0 else None)
@@ -1044,6 +1047,10 @@ class _Run:
             kept_floor=floor,
             cross_ceiling=ceiling,
         )
+        # Under a time limit, a share of it (wall clock); without one, limits in passes and
+        # deterministic time only, so the hint, and the search it steers, is the same on every machine.
+        budget = None if seconds is None else min(REDEAL_SECONDS, seconds)
+        started = time.perf_counter()
         dealt, kept, cross = pairs(
             parts.classes,
             parts.load,
@@ -1054,7 +1061,19 @@ class _Run:
             cross=cross,
             kept_floor=floor,
             cross_ceiling=ceiling,
-            deadline=time.perf_counter() + (REDEAL_SECONDS if seconds is None else min(REDEAL_SECONDS, seconds)),
+            deadline=None if budget is None else started + budget / 3,
+        )
+        dealt, kept, cross = neighbourhoods(
+            parts.classes,
+            parts.load,
+            dealt,
+            self.n,
+            objective=tier,
+            kept=kept,
+            cross=cross,
+            kept_floor=floor,
+            cross_ceiling=ceiling,
+            deadline=None if budget is None else started + budget,
         )
         dealt, _, _ = exchange(
             parts.classes,
