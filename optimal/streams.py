@@ -106,6 +106,7 @@ checks both on tiny groups.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass, field
@@ -597,21 +598,27 @@ class _Counts:
         self.process_members = model.process_members
         other = self.s if tier == ACTIVE_BALANCE else self.a
         if model.core and model.tags:  # the core model's tag classes: each task's copies counted per class
+            # Tasks of one kind are interchangeable here, so only how many tasks have each *pattern* (the
+            # class of the active, the standbys per class: the core model's fA/fS of one task) matters:
+            # a count per pattern, not a variable per task and class (2,000 tasks: 2 s a stage to ms).
             C = max(model.process_class) + 1
             size = [model.process_class.count(c) for c in range(C)]
             in_class_a: list[list[Any]] = [[] for _ in range(C)]
             in_class_s: list[list[Any]] = [[] for _ in range(C)]
-            for i, sf in enumerate(model.stateful):
-                fa = [m.new_int_var(0, 1, f"fa{i}_{c}") for c in range(C)]
-                m.add(sum(fa) == 1)
-                fs = [m.new_int_var(0, min(model.k, size[c]), f"fs{i}_{c}") for c in range(C)] if sf and model.k else []
-                if fs:
-                    m.add(sum(fs) == model.k)
-                for c in range(C):
-                    m.add(fa[c] + (fs[c] if fs else 0) <= size[c])
-                    in_class_a[c].append(fa[c])
-                    if fs:
-                        in_class_s[c].append(fs[c])
+            for sf in (False, True):
+                tasks = sum(1 for x in model.stateful if x == sf)
+                k = model.k if sf else 0
+                spreads = [
+                    fs for fs in itertools.product(*(range(min(k, size[c]) + 1) for c in range(C))) if sum(fs) == k
+                ]
+                patterns = [(c, fs) for c in range(C) for fs in spreads if fs[c] + 1 <= size[c]]
+                counts = [m.new_int_var(0, tasks, f"pattern{int(sf)}_{n}") for n in range(len(patterns))]
+                m.add(sum(counts) == tasks)
+                for (c, fs), n in zip(patterns, counts):
+                    in_class_a[c].append(n)
+                    for c2, many in enumerate(fs):
+                        if many:
+                            in_class_s[c2].append(many * n)
             for c in range(C):
                 js = [j for j in range(M) if model.process_class[model.member_process[j]] == c]
                 m.add(sum(self.a[j] for j in js) == sum(in_class_a[c]))
