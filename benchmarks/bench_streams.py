@@ -23,7 +23,9 @@ same run:
   of 125 (half stateful), one standby, three zones (``rack_aware_tags``
   ``zone``), after two rebalances of Kafka's assignor fed back with 5
   processes restarted before each (the last 5 known only by their task
-  offsets): ``solve`` end to end, target ``OPTIMAL`` within 20 s;
+  offsets): ``solve`` end to end, target ``OPTIMAL`` within 20 s; then in this
+  process with its stage timings, and with a 1.5 s limit (what a
+  time-limited answer carries: each tier proven or its bound);
 * the *medium sample*: 300 groups drawn by ``random_streams_scenario`` with
   the shape of the optimum's medium tests (6 processes of 1-3 members, 4
   subtopologies of up to 10 tasks, 0-3 standby replicas; seeds 0-299),
