@@ -297,6 +297,7 @@ class _Model:
         self.tag_vars: list[Any] = []
         self.tag_terms: list[tuple[Any, list[Any]]] = []  # each tag value's boolean and the copies it counts
         self.tags = tags
+        self.relaxation: _Relaxation | None = None  # its LP relaxation, built at the first stage that asks
         self.fA: list[dict[int, Any]] = [{} for _ in tasks]  # core with tags: free copies per tag class
         self.fS: list[dict[int, Any]] = [{} for _ in tasks]
         self.process_class = [0] * P
@@ -480,7 +481,7 @@ def _search(run: _Run, model: Any, name: str, objective=None, maximize: bool = T
         (cp.maximize if maximize else cp.minimize)(objective)
     cp.clear_hints()
     began = time.perf_counter()
-    relaxed = _lp_answer(cp, run.left()) if objective is not None and isinstance(model, _Model) else None
+    relaxed = _lp_answer(model, run.left()) if objective is not None and isinstance(model, _Model) else None
     if relaxed is not None:  # the LP's optimum is integral: the hint (CP-SAT checks it and proves it)
         for v in model.variables:
             cp.add_hint(v, relaxed[v.index])
@@ -772,7 +773,44 @@ def _dec_min(run: _Run, model: Any, tier: str) -> tuple[bool, str, _Pins | None]
     return proven, "cpsat", _Pins(top=top, levels=tuple(levels))
 
 
-def _lp_answer(cp: cp_model.CpModel, left: float | None) -> list[int] | None:
+class _Relaxation:
+    """The LP relaxation of one CP-SAT model (GLOP), kept from stage to stage: each call reads only the
+    variables and constraints added since the last (a model only grows), so GLOP starts from its last basis
+    (:func:`_lp_answer`)."""
+
+    def __init__(self) -> None:
+        self.lp = pywraplp.Solver.CreateSolver("GLOP")
+        self.xs: list[Any] = []
+        self.read = 0  # constraints of the proto read so far
+
+    def update(self, proto: Any) -> None:
+        lp, xs = self.lp, self.xs
+        infinity = lp.infinity()
+        for i in range(len(xs), len(proto.variables)):
+            domain = list(proto.variables[i].domain)
+            xs.append(lp.NumVar(domain[0], domain[-1], f"v{i}"))
+        for n in range(self.read, len(proto.constraints)):
+            c = proto.constraints[n]
+            if not c.has_linear() or len(c.enforcement_literal):
+                continue
+            domain = list(c.linear.domain)
+            shift = 0
+            terms = []
+            for ref, coeff in zip(c.linear.vars, c.linear.coeffs):
+                if ref < 0:  # a negated literal: 1 - x
+                    shift += coeff
+                    terms.append((xs[-ref - 1], -coeff))
+                else:
+                    terms.append((xs[ref], coeff))
+            low = -infinity if domain[0] <= cp_model.INT_MIN else domain[0] - shift
+            high = infinity if domain[-1] >= cp_model.INT_MAX else domain[-1] - shift
+            row = lp.Constraint(low, high)
+            for x, coeff in terms:
+                row.SetCoefficient(x, coeff)
+        self.read = len(proto.constraints)
+
+
+def _lp_answer(model: _Model, left: float | None) -> list[int] | None:
     """The optimum of the model's LP relaxation (GLOP; constraints with an enforcement literal left out, so a
     relaxation), when every variable is integral in it: then it is a solution of the model if it meets the
     constraints left out, and an optimal one.  Only a hint: CP-SAT checks it and proves the bound itself.
@@ -781,43 +819,27 @@ def _lp_answer(cp: cp_model.CpModel, left: float | None) -> list[int] | None:
     Why: after the balance and tag tiers are pinned, the stickiness stages' relaxations came out integral
     on every stage of the 1,000-task group with tags (benchmarks/bench_streams.py; 0.2-0.3 s each), where
     CP-SAT's own search took 4-35 s a stage to find that answer from the previous stage's."""
-    proto = cp.proto
-    lp = pywraplp.Solver.CreateSolver("GLOP")
-    if lp is None or (left is not None and left <= 0):
+    if left is not None and left <= 0:
         return None
-    if left is not None:
-        lp.SetTimeLimit(max(1, int(left * 1000)))  # milliseconds
-    infinity = lp.infinity()
-    xs = []
-    for i, v in enumerate(proto.variables):
-        domain = list(v.domain)
-        xs.append(lp.NumVar(domain[0], domain[-1], f"v{i}"))
-    for c in proto.constraints:
-        if not c.has_linear() or len(c.enforcement_literal):
-            continue
-        domain = list(c.linear.domain)
-        shift = 0
-        terms = []
-        for ref, coeff in zip(c.linear.vars, c.linear.coeffs):
-            if ref < 0:  # a negated literal: 1 - x
-                shift += coeff
-                terms.append((xs[-ref - 1], -coeff))
-            else:
-                terms.append((xs[ref], coeff))
-        low = -infinity if domain[0] <= cp_model.INT_MIN else domain[0] - shift
-        high = infinity if domain[-1] >= cp_model.INT_MAX else domain[-1] - shift
-        row = lp.Constraint(low, high)
-        for x, coeff in terms:
-            row.SetCoefficient(x, coeff)
+    if model.relaxation is None:
+        model.relaxation = _Relaxation()
+    relaxation = model.relaxation
+    lp = relaxation.lp
+    if lp is None:
+        return None
+    proto = model.model.proto
+    relaxation.update(proto)
+    lp.SetTimeLimit(0 if left is None else max(1, int(left * 1000)))  # milliseconds; 0: none
     objective = lp.Objective()
+    objective.Clear()
     for ref, coeff in zip(proto.objective.vars, proto.objective.coeffs):
         if ref < 0:
             return None
-        objective.SetCoefficient(xs[ref], coeff)
+        objective.SetCoefficient(relaxation.xs[ref], coeff)
     objective.SetMinimization()  # the proto's objective is minimized (a maximization is negated)
     if lp.Solve() != pywraplp.Solver.OPTIMAL:
         return None
-    values = [x.solution_value() for x in xs]
+    values = [x.solution_value() for x in relaxation.xs]
     rounded = [int(round(v)) for v in values]
     if any(abs(v - r) > 1e-6 for v, r in zip(values, rounded)):
         return None
