@@ -650,6 +650,7 @@ class _Run:
         self.found_any = False  # a search found a solution: a later stage cannot be infeasible
         self.position = 0  # the tier being solved (its index in self.tiers): remaining()
         self.bound_by = "cpsat"  # how the last search's bound was computed (BOUND_BY's keys)
+        self.redeal_skipped = False  # the last re-deal did not run (spread is a tier, or no trusted incumbent)
         self.model: _Model  # the model, the incumbent and whether it meets every constraint: start()
         self.incumbent: _Incumbent
         self.trusted: bool
@@ -938,17 +939,21 @@ class _Run:
         def left() -> float | None:
             return None if end is None else max(0.0, end - time.perf_counter())
 
-        for attempt in (0, 1):
+        side = _SIDE_STAGES.get(name)
+        for attempt in (0, 1, 2):
             remaining = left()
             hinted = self.incumbent
-            side = _SIDE_STAGES.get(name) if attempt == 1 else None
-            if side is not None:
+            if attempt == 2 and (side is None or end is None or self.redeal_skipped):
+                break  # a third search only for a rack or stickiness stage under a time limit
+            if side is not None and attempt >= 1:
                 # Not settled after the first effort: the linear relaxation's bound (the record's, when
-                # the stage stays unproven), and re-deals that keep every pin (a better incumbent),
-                # which may meet it: proven at once.
-                linear = lp_bound.lp_bound(model.model, time_limit=remaining)
+                # the stage stays unproven), and re-deals that keep every pin (a better incumbent), which
+                # may meet it: proven at once.  The cheap re-deals first; after a second search that
+                # did not prove it, the costlier ones with most of what is left.
+                if attempt == 1:
+                    linear = lp_bound.lp_bound(model.model, time_limit=remaining)
                 seconds = left()
-                self.redeal(side, None if seconds is None else 3 * seconds / 4)
+                self.redeal(side, None if seconds is None else 3 * seconds / 4, thorough=attempt == 2)
                 hinted = self.incumbent
                 if linear is not None:
                     known = math.ceil(linear) if sense == "min" else math.floor(linear)
@@ -957,15 +962,18 @@ class _Run:
                         return OPTIMAL, current(), known
                 remaining = left()
             if attempt == 1:  # not settled after the first effort: a MIP's solution as the hint, if it has one
-                found = mip_hint.hint(model.model, time_limit=None if remaining is None else remaining / 2)
+                share = None if remaining is None else remaining / (4 if side is not None else 2)
+                found = mip_hint.hint(model.model, time_limit=share)
                 if found is not None:
                     candidate = model.incumbent({v.index: found[v.index] for v in model.primary})
                     if side is None or _better(sense, _value_of(current, self, candidate), current()):
                         hinted = candidate
                 remaining = left()
-                if remaining is not None and remaining <= 0:
-                    break  # nothing left for a second search: the first one's outcome stands
-            if attempt == 0 and name in _SIDE_STAGES and remaining is not None:
+                if remaining is not None and side is not None:
+                    remaining /= 3  # the rest for the costlier re-deals and a last search
+            if remaining is not None and remaining <= 0:
+                break  # nothing left for another search: the earlier outcome stands
+            if attempt == 0 and side is not None and remaining is not None:
                 remaining /= 4  # the rest for the linear bound and the re-deals, if not settled
             model.hint(hinted)
             solver = cp_model.CpSolver()
@@ -979,7 +987,9 @@ class _Run:
                 return INFEASIBLE, None, None
             if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 self.found_any = self.trusted = True
-                self.incumbent = model.incumbent({v.index: solver.value(v) for v in model.primary})
+                candidate = model.incumbent({v.index: solver.value(v) for v in model.primary})
+                if code == cp_model.OPTIMAL or not _better(sense, current(), _value_of(current, self, candidate)):
+                    self.incumbent = candidate  # (a solution worse than a re-dealt incumbent is not taken)
                 found_value = int(solver.value(expression))
                 if code == cp_model.OPTIMAL and found_value != current():
                     raise SolverError(
@@ -997,6 +1007,8 @@ class _Run:
             found_bound = None  # nothing found: CP-SAT's bound is not to be trusted
             if self.trusted:
                 status, value = FEASIBLE, current()
+        elif status == FEASIBLE:
+            value = current()  # the incumbent: the last solution found, or a re-deal of it, never worse
         bound: int | None = None
         if found_bound is not None:
             bound = math.ceil(found_bound - 1e-6) if sense == "min" else math.floor(found_bound + 1e-6)
@@ -1012,14 +1024,15 @@ class _Run:
             bound = (min if sense == "min" else max)(bound, value)
         return status, value, bound
 
-    def redeal(self, tier: str, seconds: float | None) -> None:
+    def redeal(self, tier: str, seconds: float | None, thorough: bool) -> None:
         """The incumbent's parts of equal balance weight dealt again among their holders
         (:func:`optimal.exchange.exchange`) for the ``rack`` or ``stickiness`` stage: every load stays
         as it is, so every balance pin holds; the result replaces the incumbent only when it also keeps
         the budget of moves (in all and per member), every earlier tier's pin, and is better on the
         stage.  Not with ``spread`` as a tier (a re-deal changes the per-topic counts)."""
         request, parts, model = self.request, self.parts, self.model
-        if SPREAD in self.tiers or not self.trusted:
+        self.redeal_skipped = SPREAD in self.tiers or not self.trusted
+        if self.redeal_skipped:
             return
         owner = model.owners(self.incumbent.values)
         now = model.incumbent(model.values_of(owner))  # kept as measured on the owners (take onto an owner keeps)
@@ -1047,6 +1060,27 @@ class _Run:
             kept_floor=floor,
             cross_ceiling=ceiling,
         )
+        if thorough:
+            dealt, kept, cross = self.thorough(tier, dealt, kept, cross, floor, ceiling, seconds)
+        found = model.incumbent(model.values_of(dealt))
+        moves = parts.owned_by - found.kept_of
+        if (
+            _majorised(found.loads, self.incumbent.loads)
+            and found.kept >= floor
+            and (ceiling is None or found.cross <= ceiling)
+            and (request.max_moves_per_member is None or int(moves.max(initial=0)) <= request.max_moves_per_member)
+            and (
+                (found.cross, -found.kept) < (self.incumbent.cross, -self.incumbent.kept)
+                if tier == RACK
+                else (-found.kept, found.cross) < (-self.incumbent.kept, self.incumbent.cross)
+            )
+        ):
+            self.incumbent = found
+
+    def thorough(self, tier, dealt, kept, cross, floor, ceiling, seconds):
+        """The costlier re-deals (:func:`optimal.exchange.pairs`, :func:`optimal.exchange.neighbourhoods`,
+        the equal-weight re-deal again): owners and their kept and cross-rack counts."""
+        parts = self.parts
         # Under a time limit, a share of it (wall clock); without one, limits in passes and
         # deterministic time only, so the hint, and the search it steers, is the same on every machine.
         budget = None if seconds is None else min(REDEAL_SECONDS, seconds)
@@ -1075,7 +1109,7 @@ class _Run:
             cross_ceiling=ceiling,
             deadline=None if budget is None else started + budget,
         )
-        dealt, _, _ = exchange(
+        return exchange(
             parts.classes,
             parts.load,
             dealt,
@@ -1085,20 +1119,6 @@ class _Run:
             kept_floor=floor,
             cross_ceiling=ceiling,
         )
-        found = model.incumbent(model.values_of(dealt))
-        moves = parts.owned_by - found.kept_of
-        if (
-            _majorised(found.loads, self.incumbent.loads)
-            and found.kept >= floor
-            and (ceiling is None or found.cross <= ceiling)
-            and (request.max_moves_per_member is None or int(moves.max(initial=0)) <= request.max_moves_per_member)
-            and (
-                (found.cross, -found.kept) < (self.incumbent.cross, -self.incumbent.kept)
-                if tier == RACK
-                else (-found.kept, found.cross) < (-self.incumbent.kept, self.incumbent.cross)
-            )
-        ):
-            self.incumbent = found
 
     def remaining(self, last: bool) -> float | None:
         """Seconds left for a search: all that is left for the last stage, else an equal share with
