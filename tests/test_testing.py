@@ -285,6 +285,7 @@ def test_check_assignor_runs_the_projects_own_assignors_and_streams_groups():
     check_assignor(optimal_assignment, kinds=("streams",), max_examples=5, rounds=2)
 
 
+@pytest.mark.slow  # about 6 s of Streams optima (the Streams pass above is quick)
 def test_check_assignor_finds_a_streams_assignor_that_leaves_standbys_out():
     def actives_only(scenario: dict) -> dict:
         """Every task dealt around the members in id order as an active task; no standbys."""

@@ -621,6 +621,7 @@ def test_an_answer_that_measures_other_than_proven_is_a_solver_error(monkeypatch
         solve(problem)
 
 
+@pytest.mark.slow  # about 6 s: the brute force on 40 tight groups (the tight-group agreement above is quick)
 @settings(max_examples=40, deadline=None)
 @given(tiny_problems(tags=False, tight=True))
 def test_groups_that_cannot_be_perfectly_balanced_equal_the_brute_force(problem):
