@@ -169,6 +169,17 @@ def _judge(case: _Case, request):
     return judge(case.problem, case.assignment, request)
 
 
+def _judged(check: str, scenario: Any, assignment: Any, objective, folder) -> tuple[_Case, Any, Any]:
+    """The case an ``assert_*`` judges, its request and its verdict; an answer that cannot be read is the
+    ``check``'s failure."""
+    problem, document = _scenario(scenario)
+    case = _case(problem, document, assignment)
+    request = _request(problem, objective)
+    if case.assignment is None:
+        raise _failure(f"{check}: the answer cannot be read", case, request, None, folder=folder)
+    return case, request, _judge(case, request)
+
+
 # -- the message ------------------------------------------------------------------------------------------
 
 
@@ -365,11 +376,7 @@ def assert_valid(scenario: Any, assignment: Any, *, folder: str | Path | None = 
         The assignment cannot be read, or is not valid.
     """
     __tracebackhide__ = True
-    problem, document = _scenario(scenario)
-    case = _case(problem, document, assignment)
-    if case.assignment is None:
-        raise _failure("assert_valid: the answer cannot be read", case, None, None, folder=folder)
-    verdict = _judge(case, None)
+    case, _, verdict = _judged("assert_valid", scenario, assignment, None, folder)
     if not verdict.valid:
         raise _failure("assert_valid: not valid", case, None, verdict, folder=folder)
 
@@ -392,11 +399,7 @@ def assert_guarantee(scenario: Any, assignment: Any, guarantee: str, *, folder: 
         The guarantee is broken (an invalid assignment breaks every guarantee).
     """
     __tracebackhide__ = True
-    problem, document = _scenario(scenario)
-    case = _case(problem, document, assignment)
-    if case.assignment is None:
-        raise _failure("assert_guarantee: the answer cannot be read", case, None, None, folder=folder)
-    verdict = _judge(case, None)
+    case, _, verdict = _judged("assert_guarantee", scenario, assignment, None, folder)
     broken = _guarantee_failure(case, verdict, guarantee)
     if broken is None and not verdict.valid:
         broken = f"guarantee {guarantee} broken: not valid"
@@ -437,12 +440,7 @@ def assert_optimal(
         Not valid, a gap on a tier asked for, or the optimum not proven there.
     """
     __tracebackhide__ = True
-    problem, document = _scenario(scenario)
-    case = _case(problem, document, assignment)
-    request = _request(problem, objective)
-    if case.assignment is None:
-        raise _failure("assert_optimal: the answer cannot be read", case, request, None, folder=folder)
-    verdict = _judge(case, request)
+    case, request, verdict = _judged("assert_optimal", scenario, assignment, objective, folder)
     failed = _optimality_failure(verdict, tiers)
     if failed is not None:
         raise _failure(f"assert_optimal: {failed}", case, request, verdict, folder=folder)

@@ -50,7 +50,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
@@ -67,8 +67,10 @@ KIND = "member-prices"
 
 @dataclass(frozen=True, eq=False)
 class Certificate:
-    """Member prices proving an assignment optimal (see module docstring)."""
+    """Member prices proving an assignment optimal (see module docstring).  ``kind`` names the proof the
+    prices belong to (this module's network prices; ``optimal.units_flow``'s unit prices share the shape)."""
 
+    kind: ClassVar[str] = KIND
     balance_weight: int
     stickiness_reward: int | None
     prices: Mapping[str, int] = field(default_factory=dict)
@@ -76,7 +78,7 @@ class Certificate:
 
     def to_mapping(self) -> dict:
         return {
-            "kind": KIND,
+            "kind": self.kind,
             "balance_weight": self.balance_weight,
             "stickiness_reward": self.stickiness_reward,
             "rack_penalty": self.rack_penalty,

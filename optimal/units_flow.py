@@ -106,12 +106,13 @@ from __future__ import annotations
 
 import time
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
+from assignment_oracle.optimal.certificate import Certificate
 from assignment_oracle.optimal.request import Request, measure
 from assignment_oracle.optimal.solution import INFEASIBLE, OPTIMAL, Solution, TierResult
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
@@ -411,23 +412,12 @@ def _plan(problem: Problem, units: Units, order: tuple[str, ...]) -> _Plan:
 
 
 @dataclass(frozen=True, eq=False)
-class UnitPrices:
-    """Member prices proving a co-partitioned assignment optimal (module docstring, "The certificate").
+class UnitPrices(Certificate):
+    """Member prices proving a co-partitioned assignment optimal (module docstring, "The certificate"): the
+    network certificate's shape (:class:`optimal.certificate.Certificate`), another proof.
     ``stickiness_reward`` is ``None`` when stickiness ranks before balance."""
 
-    balance_weight: int
-    stickiness_reward: int | None
-    prices: Mapping[str, int] = field(default_factory=dict)
-    rack_penalty: int = 0
-
-    def to_mapping(self) -> dict:
-        return {
-            "kind": PROOF,
-            "balance_weight": self.balance_weight,
-            "stickiness_reward": self.stickiness_reward,
-            "rack_penalty": self.rack_penalty,
-            "prices": {m: int(self.prices[m]) for m in sorted(self.prices)},
-        }
+    kind: ClassVar[str] = PROOF
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> UnitPrices:

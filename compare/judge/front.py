@@ -43,10 +43,11 @@ class Kind:
     solution_mapping: Callable[..., dict]
     #: The registered assignors' names of this kind.
     assignors: Callable[[], tuple[str, ...]]
-    #: (name, problem, iteration order) -> assignment: one registered assignor of this kind, run.
-    assign: Callable[..., Any]
-    #: The JSON ``assign`` writes for an assignment of this kind.
-    assignment_mapping: Callable[..., dict]
+    #: (name, problem, iteration order) -> assignment: one assignor of this kind's own registry, run (None: the
+    #: command line's runner of consumer assignors, peers, ``external:`` and ``java:``).
+    assign: Callable[..., Any] | None
+    #: The JSON ``assign`` writes for an assignment of this kind (with ``assign``).
+    assignment_mapping: Callable[..., dict] | None
     #: (problem, names, **options) -> a comparison with .rows (each with ``meets``), .text(), .to_mapping()
     compare: Callable[..., Any]
     #: (names given, the scenario's source) -> what ``compare`` runs: the names resolved, refused in one line
@@ -238,8 +239,8 @@ KINDS: dict[type, Kind] = {
         request=_consumer_request,
         solution_mapping=_consumer_solution,
         assignors=_consumer_assignors,
-        assign=None,  # type: ignore[arg-type]  (the command line's runner: peers, external:, java:)
-        assignment_mapping=None,  # type: ignore[arg-type]
+        assign=None,
+        assignment_mapping=None,
         compare=_consumer_compare,
         resolve=_consumer_resolve,
         default_time_limit=_consumer_time_limit,
