@@ -9,13 +9,15 @@ this project's types::
     problem = load_scenario({"topics": {"t": 3}, "members": {"a": {"topics": ["t"]}}})
     assignment = load_assignment({"a": {"t": [0, 1, 2]}}, problem)
 
-A document with a ``"kind"`` key is a Streams group (KIP-1071,
+A document with ``"kind": "share"`` is a share group (KIP-932,
+:class:`~assignment_oracle.problem.share.ShareProblem`), one with any other
+``"kind"`` a Streams group (KIP-1071,
 :class:`~assignment_oracle.problem.streams.StreamsProblem`); any other is a
 consumer group (:class:`~assignment_oracle.problem.model.Problem`).  A
 sweep's counterexample file (``{"assignor", "finding", "scenario"}``) is read
 as the scenario it holds.  Validation is the formats' own
 (:mod:`~assignment_oracle.problem.scenario_json`,
-:mod:`~assignment_oracle.problem.streams`): a mistake is one
+:mod:`~assignment_oracle.problem.streams`, :mod:`~assignment_oracle.problem.share`): a mistake is one
 :class:`~assignment_oracle.problem.errors.InputError` naming the source and
 the field, nothing guessed.
 """
@@ -36,6 +38,8 @@ from assignment_oracle.problem.scenario_json import (
     problem_from_mapping,
     read_json_file,
 )
+from assignment_oracle.problem.share import KIND as SHARE_KIND
+from assignment_oracle.problem.share import ShareAssignment, ShareProblem
 from assignment_oracle.problem.streams import (
     _ASSIGNED_KEYS,
     MAX_TASKS,
@@ -49,6 +53,7 @@ __all__ = [
     "Source",
     "read_document",
     "is_streams_scenario",
+    "is_share_scenario",
     "scenario_from_document",
     "assignment_from_document",
     "load_scenario",
@@ -105,45 +110,59 @@ def _scenario_part(document: Any, name: str) -> tuple[Any, str]:
 
 
 def is_streams_scenario(document: Any) -> bool:
-    """Whether a decoded scenario is a Streams group's: any ``"kind"`` key (a consumer scenario has none;
-    the Streams reader then says what is wrong with it).  A counterexample file is looked into."""
+    """Whether a decoded scenario is a Streams group's: any ``"kind"`` key but ``"share"`` (a consumer
+    scenario has none; the Streams reader then says what is wrong with it).  A counterexample file is
+    looked into."""
     document, _ = _scenario_part(document, "")
-    return isinstance(document, dict) and "kind" in document
+    return isinstance(document, dict) and "kind" in document and document["kind"] != SHARE_KIND
+
+
+def is_share_scenario(document: Any) -> bool:
+    """Whether a decoded scenario is a share group's (``"kind": "share"``).  A counterexample file is looked
+    into."""
+    document, _ = _scenario_part(document, "")
+    return isinstance(document, dict) and document.get("kind") == SHARE_KIND
 
 
 def scenario_from_document(
     document: Any, name: str = "scenario", *, max_partitions: int | None = MAX_PARTITIONS
-) -> Problem | StreamsProblem:
+) -> Problem | StreamsProblem | ShareProblem:
     """The scenario a decoded document describes (see :func:`load_scenario`); ``name`` is its errors' source."""
     document, name = _scenario_part(document, name)
     if not (isinstance(document, dict) and "kind" in document):
         return problem_from_mapping(document, source=name, max_partitions=max_partitions)
+    if document["kind"] == SHARE_KIND:
+        return ShareProblem.from_mapping(document, source=name, max_partitions=max_partitions)
     # a Streams group's own default (problem.streams.MAX_TASKS) unless another limit was asked for
     return StreamsProblem.from_mapping(
         document, source=name, max_tasks=MAX_TASKS if max_partitions == MAX_PARTITIONS else max_partitions
     )
 
 
-def load_scenario(source: Source, *, max_partitions: int | None = MAX_PARTITIONS) -> Problem | StreamsProblem:
-    """The validated scenario of ``source``: a consumer group, or a Streams group when it says ``"kind"``.
+def load_scenario(
+    source: Source, *, max_partitions: int | None = MAX_PARTITIONS
+) -> Problem | StreamsProblem | ShareProblem:
+    """The validated scenario of ``source``: a consumer group, a share group when it says ``"kind": "share"``,
+    or a Streams group when it says another ``"kind"``.
 
     Parameters
     ----------
     source
         A path, ``"-"`` for standard input, JSON text, or a decoded dict
         (``{"topics": ..., "members": ...}``, or a Streams group
-        ``{"kind": "streams", "subtopologies": ..., "members": ...}``).  A
+        ``{"kind": "streams", "subtopologies": ..., "members": ...}``, or a
+        share group ``{"kind": "share", "topics": ..., "members": ...}``).  A
         sweep's counterexample file (``{"assignor", "finding", "scenario"}``)
         is read as the scenario it holds.
     max_partitions
-        Refuse a consumer group with more partitions in all, or a Streams
-        group with more tasks (by default each kind's own limit:
+        Refuse a consumer or share group with more partitions in all, or a
+        Streams group with more tasks (by default each kind's own limit:
         :data:`~assignment_oracle.problem.scenario_json.MAX_PARTITIONS`,
         :data:`~assignment_oracle.problem.streams.MAX_TASKS`); ``None``: no limit.
 
     Returns
     -------
-    Problem or StreamsProblem
+    Problem, StreamsProblem or ShareProblem
 
     Raises
     ------
@@ -172,7 +191,7 @@ def _looks_like_streams_assignment(document: Any) -> bool:
     if not isinstance(document, dict):
         return False
     if document.get("kind") is not None:
-        return True
+        return document["kind"] != SHARE_KIND
     inner = document.get("assignment", document)
     if not isinstance(inner, dict) or set(inner) != {"members"} or not isinstance(inner["members"], dict):
         return False
@@ -181,10 +200,14 @@ def _looks_like_streams_assignment(document: Any) -> bool:
 
 
 def assignment_from_document(
-    document: Any, name: str = "assignment", problem: Problem | StreamsProblem | None = None
-) -> Assignment | StreamsAssignment:
+    document: Any, name: str = "assignment", problem: Problem | StreamsProblem | ShareProblem | None = None
+) -> Assignment | StreamsAssignment | ShareAssignment:
     """The assignment a decoded document describes (see :func:`load_assignment`); ``name`` is its errors'
     source."""
+    if isinstance(problem, ShareProblem) or (
+        problem is None and isinstance(document, dict) and document.get("kind") == SHARE_KIND
+    ):
+        return ShareAssignment.from_mapping(document, source=name)
     streams = isinstance(problem, StreamsProblem) or (problem is None and _looks_like_streams_assignment(document))
     if streams:
         if isinstance(document, dict) and "assignment" in document:
@@ -201,8 +224,10 @@ def assignment_from_document(
         raise InputError(err.source, field, err.problem) from None
 
 
-def load_assignment(source: Source, problem: Problem | StreamsProblem | None = None) -> Assignment | StreamsAssignment:
-    """The assignment in ``source``, for a consumer group or a Streams group.
+def load_assignment(
+    source: Source, problem: Problem | StreamsProblem | ShareProblem | None = None
+) -> Assignment | StreamsAssignment | ShareAssignment:
+    """The assignment in ``source``, for a consumer group, a Streams group or a share group.
 
     Parameters
     ----------
@@ -212,18 +237,21 @@ def load_assignment(source: Source, problem: Problem | StreamsProblem | None = N
         ``"assignment"`` key (what ``solve`` and ``assign`` write; other
         keys ignored) or the bare ``{member: {topic: [partitions]}}``.  A
         Streams group's is ``{"members": {m: {"active": {subtopology:
-        [partitions]}, "standby": {...}}}}``, bare or under ``"assignment"``.
+        [partitions]}, "standby": {...}}}}``, bare or under ``"assignment"``.  A
+        share group's has the consumer group's shape, bare or under
+        ``"assignment"``.
     problem
         The scenario it answers, when known: a
         :class:`~assignment_oracle.problem.streams.StreamsProblem` means a
-        Streams assignment, a :class:`~assignment_oracle.problem.model.Problem`
-        a consumer one.  Without it the document decides: ``"kind"``, or only
-        ``"members"`` holding ``active``/``standby`` maps, is a Streams
-        assignment.
+        Streams assignment, a :class:`~assignment_oracle.problem.share.ShareProblem`
+        a share one, a :class:`~assignment_oracle.problem.model.Problem`
+        a consumer one.  Without it the document decides: ``"kind": "share"``
+        is a share assignment; another ``"kind"``, or only ``"members"``
+        holding ``active``/``standby`` maps, is a Streams assignment.
 
     Returns
     -------
-    Assignment or StreamsAssignment
+    Assignment, StreamsAssignment or ShareAssignment
         Shape only: whether it is valid for the scenario (unknown members,
         a partition twice) is for the judge to say.
 
