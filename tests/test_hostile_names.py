@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -148,3 +149,91 @@ def test_printable_escapes_exactly_the_control_characters(name):
         assert shown == name  # anything else is shown as given
     if "\\" not in name:
         assert unescaped(shown) == name  # nothing lost: the escapes read back to the name
+
+
+# -- the HTML report and its notebook (issue 43, finding 1) ----------------------------------------------
+
+#: Markup as names: a spec name that is a script, an assignor name that is an image whose error handler
+#: runs, and an external command whose error output (quoted in the failures table) is both.
+SPEC_NAME = "<script>document.title='FORGED-SPEC'</script>"
+ASSIGNOR_NAME = "<img src=x onerror=\"document.title='FORGED-ASSIGNOR'\">"
+STDERR = "<b>bold</b><script>document.title='FORGED-STDERR'</script>"
+
+
+def _browser():
+    """Headless Chromium (the system's package, as tests/notebooks/test_report_browser.py uses it), or a skip
+    naming what is missing (never under CI)."""
+    import os
+    import shutil
+
+    missing = [name for name in ("chromium", "chromedriver") if shutil.which(name) is None]
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        missing.append("selenium")
+    if missing:
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+            pytest.fail(f"the report's browser test needs {', '.join(missing)} (CI=true: never skipped)")
+        pytest.skip(f"the report's browser test needs {', '.join(missing)}")
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    return webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))
+
+
+def test_markup_in_names_and_error_output_is_text_in_the_report_and_runs_nothing(tmp_path, capsys):
+    """A real sweep (the command line, its own Spark) with a spec name, an assignor name and an external
+    command's stderr that are HTML, then ``report --html --notebook``: in headless Chromium nothing runs
+    (no script element, no image, the title is the report's), each name reads as the characters it is,
+    and neither the page nor the notebook carries an absolute path of this machine."""
+    import subprocess
+    import sys
+    import tempfile
+
+    driver = _browser()
+    try:
+        spec = tmp_path / "spec.json"
+        command = f"sh -c 'printf %s \"$0\" >&2; exit 3' {json.dumps(STDERR)}"
+        spec.write_text(
+            json.dumps(
+                {
+                    "name": SPEC_NAME,
+                    "time_limit": 20,
+                    "assignors": ["range", {"name": ASSIGNOR_NAME, "command": command}],
+                    "families": [{"family": "uniform", "grid": {"members": 2, "topics": 1, "partitions": 2}}],
+                }
+            )
+        )
+        out = tmp_path / "sweep"
+        done = subprocess.run(
+            [sys.executable, "-m", "assignment_oracle", "sweep", str(spec), "--out", str(out), "--no-progress"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        html, notebook = tmp_path / "report.html", tmp_path / "report.ipynb"
+        assert main(["report", str(out), "--html", str(html), "--notebook", str(notebook)]) == 0
+        capsys.readouterr()
+        for written in (html, notebook):
+            text = written.read_text(encoding="utf-8")
+            assert str(tmp_path) not in text and str(Path(tempfile.gettempdir()) / "assignment-oracle") not in text
+
+        driver.get(html.as_uri())
+        assert driver.title == f"Gap report: {out.name}"
+        assert driver.execute_script("return document.scripts.length") == 0
+        assert driver.execute_script("return document.images.length") == 0
+        shown = driver.execute_script("return document.body.innerText")
+        assert SPEC_NAME in shown and ASSIGNOR_NAME in shown and STDERR in shown
+        # The executed notebook's outputs, as Jupyter would render them: the same escaped markup.
+        outputs = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        rendered = "".join(
+            "".join(output.get("data", {}).get("text/html", ""))
+            for cell in outputs
+            for output in cell.get("outputs", [])
+        )
+        assert "<script" not in rendered and "<img" not in rendered and "&lt;script&gt;" in rendered
+    finally:
+        driver.quit()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -252,14 +253,19 @@ def write_gap_report(
     for target in (html, notebook):
         if target is not None:
             _refuse_sweep_file(sweep_dir, Path(target))
+    # The kernel runs where the notebook is written (else the page), and reads the sweep by a path relative
+    # to there: the executed notebook opens in Jupyter as it ran, and no absolute path of this machine is
+    # written into it.
+    here = Path(notebook if notebook is not None else html).resolve().parent
     parameters = {
-        "SWEEP_DIR": str(sweep_dir),
+        "SWEEP_DIR": os.path.relpath(sweep_dir, here),
         "RUN_IF_MISSING": None,
         "FAMILIES": families,
         "ASSIGNORS": assignors,
         "COUNTEREXAMPLES": counterexamples,
     }
-    nb = execute("gap_report", parameters, progress=progress)
+    here.mkdir(parents=True, exist_ok=True)
+    nb = execute("gap_report", parameters, cwd=here, progress=progress)
     html = Path(html)
     html.parent.mkdir(parents=True, exist_ok=True)
     write_output(html, to_html(nb, title=f"Gap report: {sweep_dir.name}", show_code=show_code))

@@ -46,6 +46,7 @@ What is judged where (the definitions the figures rely on):
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -87,6 +88,7 @@ __all__ = [
     "streams_assignors",
     "sweep_overview",
     "verdict",
+    "without_machine_paths",
     "worst_counterexamples",
 ]
 
@@ -116,8 +118,9 @@ WRAP_AFTER = 40
 
 def styled(frame: pd.DataFrame, precision: int = 3):
     """``frame`` as the report shows it: no index, numbers to ``precision`` digits, and every text cell
-    through :func:`problem.text.printable` (an assignor named with a newline or an escape sequence is
-    shown escaped, as on the command line).
+    and header HTML-escaped, then through :func:`problem.text.printable` (an assignor named
+    ``<script>...`` shows as that text and runs nothing; one named with a newline or an escape sequence
+    is shown escaped, as on the command line).
 
     Laid out to fit a page: text left-aligned, names (no spaces) on one line, short phrases wrapping
     between words, long text (a replay command, a message) wrapping anywhere within its column, and
@@ -138,8 +141,8 @@ def styled(frame: pd.DataFrame, precision: int = 3):
         layout[column] = [{"selector": "td", "props": props}]
     return (
         frame.style.hide(axis="index")
-        .format(shown, precision=precision, na_rep="–")
-        .format_index(lambda name: str(name).replace("_", " "), axis=1)
+        .format(shown, precision=precision, na_rep="–", escape="html")
+        .format_index(lambda name: str(name).replace("_", " "), axis=1, escape="html")
         .set_table_styles([{"selector": "th", "props": "text-align: left; vertical-align: bottom"}])
         .set_table_styles(layout, overwrite=False)
     )
@@ -841,7 +844,8 @@ def worst_counterexamples(rows: pd.DataFrame, out: str | Path, limit: int = 10) 
         .head(limit)
     )
     table = ranked[["assignor", "family", "scenario_id", "round", "members", "partitions"]].copy()
-    table.insert(4, "finding", ranked["counterexample"].map(lambda text: json.loads(text).get("finding", "")))
+    findings = ranked["counterexample"].map(lambda text: json.loads(text).get("finding", ""))
+    table.insert(4, "finding", findings.map(without_machine_paths))
     files = [  # relative to the sweep directory: the report travels without the machine's absolute paths
         counterexample_path(out, a, s, r).relative_to(Path(out))
         for a, s, r in zip(table["assignor"], table["scenario_id"], table["round"])
@@ -934,6 +938,17 @@ def bug_rows(replay) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
+#: An absolute path inside a message (the file an external command's whole stderr was kept in, a source file
+#: of a traceback): its folders are the machine's that ran the sweep, not the reader's.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.~:/-])/(?:[^\s/'\"|;()<>]+/)+(?=[^\s/'\"|;()<>])")
+
+
+def without_machine_paths(text):
+    """``text`` with every absolute path cut to its file name (``/tmp/assignment-oracle/stderr-1a2b.txt``
+    becomes ``stderr-1a2b.txt``): a report shows no folder of the machine that ran the sweep."""
+    return _ABSOLUTE_PATH.sub("", text) if isinstance(text, str) else text
+
+
 def failures(rows: pd.DataFrame, out: str | Path) -> pd.DataFrame:
     """Assignors that raised (a peer's exception, a failed external command): one row per (assignor, message).
 
@@ -945,6 +960,7 @@ def failures(rows: pd.DataFrame, out: str | Path) -> pd.DataFrame:
     """
     failed = _results(rows)
     failed = failed[failed["status"] == "error"]
+    failed = failed.assign(message=failed["message"].map(without_machine_paths))
     columns = ["assignor", "message", "results", "smallest", "file", "replay"]
     if failed.empty:
         return pd.DataFrame(columns=columns)
