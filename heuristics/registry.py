@@ -32,6 +32,7 @@ from assignment_oracle.heuristics import (
     roundrobin,
     runner,
     server_range,
+    share_simple,
     sticky,
     stream_join_sticky,
     streams_sticky,
@@ -69,6 +70,9 @@ __all__ = [
     "StreamsAssignor",
     "STREAMS_ASSIGNORS",
     "get_streams_assignor",
+    "ShareAssignor",
+    "SHARE_ASSIGNORS",
+    "get_share_assignor",
 ]
 
 
@@ -706,3 +710,38 @@ def get_streams_assignor(name: str) -> StreamsAssignor:
     if name in STREAMS_ASSIGNORS:
         return STREAMS_ASSIGNORS[name]
     raise UnknownAssignor(name, list(STREAMS_ASSIGNORS))
+
+
+# -- Share groups (KIP-932) ------------------------------------------------------------------------------------
+# A share group's assignor takes a ShareProblem and answers a ShareAssignment: a registry of its own, as for
+# Streams groups.
+
+
+@dataclass(frozen=True)
+class ShareAssignor:
+    """One registered share group assignor: ``assign(problem, *, iteration_order) -> ShareAssignment``."""
+
+    name: str
+    summary: str
+    origin: str
+    assign: Callable
+
+
+SHARE_ASSIGNORS: Mapping[str, ShareAssignor] = MappingProxyType(
+    {
+        "share-simple": ShareAssignor(
+            "share-simple",
+            "Kafka's share group assignor, SimpleAssignor (KIP-932), both builders",
+            "Kafka d79bd502 group-coordinator assignor/SimpleAssignor.java, SimpleHomogeneousAssignmentBuilder.java, "
+            "SimpleHeterogeneousAssignmentBuilder.java",
+            share_simple.assign,
+        )
+    }
+)
+
+
+def get_share_assignor(name: str) -> ShareAssignor:
+    """The share group assignor called ``name`` (:class:`UnknownAssignor` listing the known ones)."""
+    if name in SHARE_ASSIGNORS:
+        return SHARE_ASSIGNORS[name]
+    raise UnknownAssignor(name, list(SHARE_ASSIGNORS))
