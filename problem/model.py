@@ -390,6 +390,9 @@ class Assignment:
     member: np.ndarray  #: int32, per row
     topic: np.ndarray  #: int32, per row
     partition: np.ndarray  #: int64, per row (whatever was given, negative or beyond the topic included)
+    #: (member, topic) pairs listed with no partitions, sorted: not rows, but a topic the group does not
+    #: have is a violation whatever it holds (:func:`~assignment_oracle.problem.ownership.violations`).
+    listed_empty: tuple[tuple[str, str], ...]
     _located: dict[str, Any]  # set by _store; what problem.ownership computed (see ownership.place)
 
     def __init__(self, members: Mapping[str, Mapping[str, Iterable[int]]] | None = None) -> None:
@@ -415,7 +418,10 @@ class Assignment:
         member = np.repeat(of_name[chunk_member] if chunk_member.size else np.zeros(0, np.int32), lengths)
         topic = np.repeat(renumber[code] if code.size else code, lengths)
         partition = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=int(lengths.sum()))
+        empty = np.flatnonzero(lengths == 0).tolist()
+        listed = tuple(sorted({(by_member[chunk_member[k]][0], chunk_topic[k]) for k in empty}))
         _store(self, member_names, topic_names, member.astype(np.int32), topic, partition, presorted=False)
+        self.listed_empty = listed
 
     @classmethod
     def from_entries(
@@ -504,10 +510,11 @@ class Assignment:
         return f"Assignment({self.to_mapping()!r})"
 
     def __getstate__(self):
-        return (self.member_names, self.topic_names, self.member, self.topic, self.partition)
+        return (self.member_names, self.topic_names, self.member, self.topic, self.partition, self.listed_empty)
 
     def __setstate__(self, state) -> None:
-        _store(self, *state, presorted=True)
+        _store(self, *state[:5], presorted=True)
+        self.listed_empty = tuple(state[5]) if len(state) > 5 else ()
 
     @property
     def size(self) -> int:
@@ -547,7 +554,9 @@ class Assignment:
         names = tuple(sorted(set(self.member_names) | extra))
         rank = np.array([bisect.bisect_left(names, n) for n in self.member_names], dtype=np.int32)
         member = rank[self.member] if self.size else self.member
-        return Assignment.from_entries(names, self.topic_names, member, self.topic, self.partition, presorted=True)
+        out = Assignment.from_entries(names, self.topic_names, member, self.topic, self.partition, presorted=True)
+        out.listed_empty = self.listed_empty
+        return out
 
     def to_mapping(self, member_ids: tuple[str, ...] = ()) -> dict:
         """The JSON shape: members, topics and partitions sorted; ``member_ids``
@@ -577,4 +586,5 @@ def _store(self: Assignment, member_names, topic_names, member, topic, partition
         array.setflags(write=False)
     self.member_names, self.topic_names = member_names, topic_names
     self.member, self.topic, self.partition = member, topic, partition
+    self.listed_empty = ()
     self._located = {}  # what problem.ownership computed for the last problem (see ownership.place)

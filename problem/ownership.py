@@ -12,7 +12,8 @@ subscriber to exactly one member subscribed to that topic, and nothing else.
     a partition given to a member that does not subscribe to its topic;
 ``unknown``
     an unknown member, an unknown topic, or a partition number the topic does
-    not have.
+    not have; a member or topic the group does not have is one whatever it
+    holds (a member listed with ``{}``, a topic with ``[]``).
 
 Inside the exact models an assignment is an int32 array per topic: entry
 ``p`` is the index (in ``problem.members``) of the member that owns partition
@@ -72,7 +73,8 @@ class Violation:
             parts += f", … ({len(self.partitions)} in all)"
         who = f" (member {self.member_id})" if self.member_id is not None else ""
         extra = f": {self.detail}" if self.detail else ""
-        return f"{self.kind}{who}: {parts or self.topic}{extra}"
+        what = parts or self.topic
+        return f"{self.kind}{who}: {what}{extra}" if what else f"{self.kind}{who}{extra}"
 
     def to_mapping(self) -> dict:
         out = {"kind": self.kind, "topic": self.topic, "partitions": list(self.partitions)}
@@ -236,6 +238,7 @@ def owner_array(
                 )
             if not subscribes(problem, member[lo : lo + 1], topic[lo : lo + 1])[0]:
                 found.append((key + (2,), Violation("not-subscribed", name, tuple(given[~beyond].tolist()), member_id)))
+    found.extend(_unknown_names(problem, assignment))
     found.sort(key=lambda pair: pair[0])
     out = [v for _, v in found]
     twice = np.flatnonzero(seen > 1)
@@ -255,6 +258,25 @@ def owner_array(
     owner.setflags(write=False)
     assignment._located["owner"] = (problem, (owner, tuple(out)))
     return owner, tuple(out)
+
+
+def _unknown_names(problem: Problem, assignment: Assignment) -> list[tuple[tuple, Violation]]:
+    """Names the group does not have, whatever they hold: a member listed with nothing (``{}``), a topic
+    listed with no partitions (``[]``).  An answer that invents a member or a topic is not a valid
+    assignment of this group, even when the invented name holds nothing (rows that name them are
+    reported by :func:`owner_array` itself)."""
+    index = problem.member_index
+    with_rows = set(np.unique(assignment.member).tolist())
+    found = [
+        ((name, "", 0), Violation("unknown", "", (), name, "not a member of the group"))
+        for k, name in enumerate(assignment.member_names)
+        if name not in index and k not in with_rows
+    ]
+    topics = problem.partition_counts
+    for member_id, topic in assignment.listed_empty:
+        if member_id in index and topic not in topics:
+            found.append(((member_id, topic, 0), Violation("unknown", topic, (), member_id, "no such topic")))
+    return found
 
 
 def split_by_topic(problem: Problem, owner: np.ndarray) -> dict[str, np.ndarray]:

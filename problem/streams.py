@@ -273,6 +273,9 @@ class StreamsAssignment:
     """
 
     members: Mapping[str, MemberTasks] = field(default_factory=dict)
+    #: (member, subtopology) pairs listed with no tasks (``"sub-9": []``), sorted: they hold nothing, but a
+    #: subtopology the topology does not have is a violation whatever it holds (:func:`violations`).
+    listed_empty: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         normal = {
@@ -280,6 +283,7 @@ class StreamsAssignment:
             for m, tasks in sorted(self.members.items())
         }
         object.__setattr__(self, "members", MappingProxyType(normal))
+        object.__setattr__(self, "listed_empty", tuple(sorted(set(self.listed_empty))))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StreamsAssignment):
@@ -308,7 +312,8 @@ class StreamsAssignment:
 #: ``missing``: an active task nobody got; ``duplicated``: an active task given more than once;
 #: ``same-process``: a task twice on one process (its active and a standby, or two standbys, or twice to one
 #: member); ``stateless-standby``: a standby of a stateless task; ``too-many-standbys``: more standbys of a
-#: task than ``standby_replicas``; ``unknown``: a member not in the group or a task the topology lacks.
+#: task than ``standby_replicas``; ``unknown``: a member not in the group or a task the topology lacks (a
+#: member or subtopology the group does not have is one whatever it holds, nothing included).
 STREAMS_VIOLATION_KINDS = (
     "missing",
     "duplicated",
@@ -334,7 +339,7 @@ class StreamsViolation:
             shown += f", … ({len(self.tasks)} in all)"
         who = f" (member {self.member_id})" if self.member_id is not None else ""
         extra = f": {self.detail}" if self.detail else ""
-        return f"{self.kind}{who}: {shown}{extra}"
+        return f"{self.kind}{who}: {shown}{extra}" if shown else f"{self.kind}{who}{extra}"
 
     def to_mapping(self) -> dict:
         out: dict[str, Any] = {"kind": self.kind, "tasks": [[s, p] for s, p in self.tasks]}
@@ -357,15 +362,21 @@ def violations(problem: StreamsProblem, assignment: StreamsAssignment) -> tuple[
     active_holders: dict[TaskId, list[str]] = {}
     on_process: dict[TaskId, Counter] = {}
     standbys: Counter = Counter()
+    invented = {}  # member -> subtopologies it lists with no tasks that the topology does not have
+    for member_id, sub in assignment.listed_empty:
+        if sub not in problem.subtopology:
+            invented.setdefault(member_id, []).append(sub)
     for member_id, (active, standby) in assignment.members.items():
-        if member_id not in problem.member:
-            if active or standby:
-                out.append(StreamsViolation("unknown", active + standby, member_id, "not a member of the group"))
+        if member_id not in problem.member:  # a violation whatever it holds, nothing included
+            out.append(StreamsViolation("unknown", active + standby, member_id, "not a member of the group"))
             continue
         process = problem.process_of(member_id)
         unknown = tuple(t for t in active + standby if not problem.is_task(t))
         if unknown:
             out.append(StreamsViolation("unknown", unknown, member_id, "no such task in the topology"))
+        if member_id in invented:
+            names = ", ".join(invented[member_id])
+            out.append(StreamsViolation("unknown", (), member_id, f"no such subtopology: {names}"))
         stateless = tuple(t for t in standby if problem.is_task(t) and not problem.subtopology[t[0]].stateful)
         if stateless:
             out.append(StreamsViolation("stateless-standby", stateless, member_id, "a standby of a stateless task"))
@@ -661,6 +672,7 @@ def streams_assignment_from_mapping(data: Any, *, source: str = "assignment") ->
     if "members" not in obj:
         raise InputError(source, "members", "missing (required)")
     members = {}
+    listed = []
     for member_id, value in expect_object(obj["members"], source, "members").items():
         path = field_path("members", member_id)
         expect_name(member_id, source, path)
@@ -671,7 +683,10 @@ def streams_assignment_from_mapping(data: Any, *, source: str = "assignment") ->
             _assigned_tasks(tasks["standby"], source, f"{path}.standby") if tasks.get("standby") is not None else []
         )
         members[member_id] = MemberTasks(tuple(active), tuple(standby))
-    return StreamsAssignment(members)
+        for kind in ("active", "standby"):
+            if isinstance(tasks.get(kind), dict):
+                listed.extend((member_id, sub) for sub, parts in tasks[kind].items() if parts == [])
+    return StreamsAssignment(members, tuple(listed))
 
 
 def streams_assignment_to_mapping(assignment: StreamsAssignment) -> dict:

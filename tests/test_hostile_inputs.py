@@ -274,3 +274,50 @@ def test_a_name_the_file_system_refuses_is_one_line(tmp_path, capsys):
     long_input = tmp_path / ("y" * 300 + ".json")
     code, _, stderr = run(capsys, ["solve", str(long_input)])
     assert code == 2 and len(stderr.splitlines()) == 1 and "File name too long" in stderr, stderr
+
+
+# -- issue 43: hostile edges II -------------------------------------------------------------------------
+
+STREAMS_EXAMPLE = Path(__file__).parents[1] / "cli" / "examples" / "streams-fresh.json"
+
+
+@pytest.mark.parametrize(
+    "kind, edit, shown",
+    [
+        ("consumer", lambda a: a["assignment"].update({"ghost": {}}), "unknown (member ghost): not a member"),
+        ("consumer", lambda a: a["assignment"]["m1"].update({"nope": []}), "unknown (member m1): nope: no such topic"),
+        ("streams", lambda a: a["members"].update({"ghost": {}}), "unknown (member ghost): not a member"),
+        (
+            "streams",
+            lambda a: a["members"]["p1-t1"]["active"].update({"sub-nope": []}),
+            "no such subtopology: sub-nope",
+        ),
+    ],
+    ids=["member-holding-nothing", "topic-holding-nothing", "streams-member", "streams-subtopology"],
+)
+def test_a_member_or_topic_the_group_does_not_have_is_a_violation_whatever_it_holds(
+    tmp_path, capsys, kind, edit, shown
+):
+    """Finding 3: an answer that is optimal but for an invented name holding ``{}`` or ``[]`` is not valid:
+    ``check`` and ``explain`` exit 3 and name it, ``check --json`` lists it."""
+    scenario = tmp_path / "scenario.json"
+    if kind == "consumer":
+        scenario.write_text(json.dumps(SCENARIO))
+    else:
+        scenario.write_bytes(STREAMS_EXAMPLE.read_bytes())
+    best = tmp_path / "best.json"
+    assert main(["solve", str(scenario), "-o", str(best)]) == 0
+    assert main(["check", str(scenario), str(best)]) == 0  # the optimum as it is
+    capsys.readouterr()
+    answer = json.loads(best.read_text())
+    edit(answer if kind == "consumer" else answer["assignment"])
+    invented = tmp_path / "invented.json"
+    invented.write_text(json.dumps(answer))
+    code, stdout, _ = run(capsys, ["check", str(scenario), str(invented)])
+    assert code == 3 and shown in stdout, stdout
+    code, stdout, _ = run(capsys, ["explain", str(scenario), str(invented)])
+    assert code == 3 and shown in stdout, stdout
+    code, stdout, _ = run(capsys, ["check", str(scenario), str(invented), "--json"])
+    verdict = json.loads(stdout)
+    assert code == 3 and verdict["valid"] is False and verdict["exit_code"] == 3
+    assert [v["kind"] for v in verdict["violations"]] == ["unknown"]

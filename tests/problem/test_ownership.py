@@ -64,9 +64,18 @@ def reference_owner_arrays(problem, assignment):
     seen = {t.name: [0] * t.partitions for t in problem.topics}
     found = []
     for member_id in sorted(assignment.members):
-        for topic in sorted(assignment.members[member_id]):
-            given = sorted(assignment.members[member_id][topic])
+        topics = dict(assignment.members[member_id])
+        for holder, topic in assignment.listed_empty:  # listed with [] (not rows)
+            if holder == member_id:
+                topics.setdefault(topic, ())
+        if member_id not in index and not any(topics.values()):  # an invented member, whatever it holds
+            found.append(Violation("unknown", "", (), member_id, "not a member of the group"))
+            continue
+        for topic in sorted(topics):
+            given = sorted(topics[topic])
             if not given:
+                if member_id in index and topic not in counts:  # an invented topic, holding nothing
+                    found.append(Violation("unknown", topic, (), member_id, "no such topic"))
                 continue
             if member_id not in index:
                 found.append(Violation("unknown", topic, tuple(given), member_id, "not a member of the group"))
