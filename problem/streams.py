@@ -362,7 +362,7 @@ def violations(problem: StreamsProblem, assignment: StreamsAssignment) -> tuple[
     active_holders: dict[TaskId, list[str]] = {}
     on_process: dict[TaskId, Counter] = {}
     standbys: Counter = Counter()
-    invented = {}  # member -> subtopologies it lists with no tasks that the topology does not have
+    invented: dict[str, list[str]] = {}  # member -> subtopologies it lists with no tasks that the topology does not have
     for member_id, sub in assignment.listed_empty:
         if sub not in problem.subtopology:
             invented.setdefault(member_id, []).append(sub)
@@ -672,7 +672,7 @@ def streams_assignment_from_mapping(data: Any, *, source: str = "assignment") ->
     if "members" not in obj:
         raise InputError(source, "members", "missing (required)")
     members = {}
-    listed = []
+    listed: list[tuple[str, str]] = []
     for member_id, value in expect_object(obj["members"], source, "members").items():
         path = field_path("members", member_id)
         expect_name(member_id, source, path)
