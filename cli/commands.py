@@ -254,6 +254,15 @@ _HELP: dict[str, tuple[str, str, str]] = {
         "assignment-oracle demo",
         "0 every optimum checks; 1 one does not",
     ),
+    "capture": (
+        "Read a running group (read-only Admin requests) or the text kafka-consumer-groups.sh and kafka-topics.sh "
+        "printed, as a scenario and, beside it, the group's current assignment (NAME.assignment.json) for check, "
+        "compare and explain; --judge prints check's verdict and what the optimum would move (docs/operators.md).",
+        "assignment-oracle capture --bootstrap-server broker:9092 --group orders --command-config client.properties "
+        "-o orders.json --judge",
+        "0 written (--judge: optimal); 1 --judge: a gap; 3 --judge: the assignment is invalid; 2 bad input, "
+        "unreachable cluster, authentication failed, unknown or dead group",
+    ),
     "generate": (
         "Write one scenario, churn history or Streams group from the bundled generator families.",
         "assignment-oracle generate random-subsets --seed 7 --param members=5 --param previous=balanced -o s.json",
@@ -477,6 +486,50 @@ def _parser() -> argparse.ArgumentParser:
     d = _command(sub, "demo")
     d.add_argument("--out", metavar="DIR", help="also write each example's solution here")
 
+    k = _command(sub, "capture")
+    k.add_argument("--group", required=True, metavar="G", help="the group id")
+    k.add_argument("--bootstrap-server", metavar="HOST:PORT", help="a broker of the cluster (HOST:PORT[,HOST:PORT])")
+    k.add_argument(
+        "--command-config",
+        metavar="FILE",
+        help="client properties (security.protocol, sasl.*, ssl.*: the Kafka client's keys); secrets are never shown",
+    )
+    k.add_argument(
+        "--type",
+        dest="group_type",
+        choices=("auto", "classic", "consumer", "streams", "share"),
+        default="auto",
+        help="the group's protocol (default auto: the describe that knows the group)",
+    )
+    k.add_argument("--timeout", type=float, default=30.0, metavar="S", help="seconds for the whole read (default 30)")
+    k.add_argument(
+        "--group-description",
+        metavar="FILE",
+        help="offline: the saved output of kafka-consumer-groups.sh --describe --group G --members --verbose "
+        "(and --state --verbose, for the assignor)",
+    )
+    k.add_argument(
+        "--topic-description", metavar="FILE", help="offline: the saved output of kafka-topics.sh --describe"
+    )
+    k.add_argument(
+        "--brokers", metavar="FILE", help="offline: the saved output of kafka-broker-api-versions.sh (racks)"
+    )
+    k.add_argument(
+        "--subscriptions",
+        choices=("same", "held"),
+        default="same",
+        help="offline (the text has none): every member subscribes to every topic the group holds (default), "
+        "or to the topics it holds",
+    )
+    k.add_argument("-o", "--output", metavar="OUT", help="write the scenario here and the assignment beside it")
+    k.add_argument(
+        "--judge", action="store_true", help="judge the current assignment: check's verdict, and the optimum's moves"
+    )
+    k.add_argument("--json", action="store_true", help="with --judge: print the verdict as JSON")
+    k.add_argument(
+        "--time-limit", type=float, metavar="S", help="with --judge: seconds for the optimum (default: as check)"
+    )
+
     g = _command(sub, "generate")
     g.add_argument("family", nargs="?", help="a generator family (generate --list shows each with its parameters)")
     g.add_argument("--seed", type=int, metavar="N", help="the seed (a non-negative integer)")
@@ -528,6 +581,8 @@ def _run(args) -> int:
             return _install_peers(args)
         if args.command == "generate":
             return _generate(args)
+        if args.command == "capture":
+            return _capture(args)
         return _demo(args)
     except OracleError as err:  # the library's one error vocabulary: one line, its exit status
         print(f"{PROG}: {_label(err)}: {printable(str(err))}", file=sys.stderr)
@@ -1033,6 +1088,39 @@ def _generate(args) -> int:
 FAIL_ON = ("invalid", "guarantee", "gap")
 #: The rows that are the optimum's own: never judged by ``--fail-on``.
 _OPTIMUM_ROWS = frozenset({"optimum", "optimum-co-partitioned", "optimum-weighted", "optimum-streams"})
+
+
+def _capture(args) -> int:
+    """``capture``: a group, live or from the tools' texts, written as a scenario and its assignment; judged."""
+    from assignment_oracle.compare.capture import candidate_path, capture_group, judge_capture
+
+    if args.output is None and not args.judge:
+        raise InputError("capture", "", "give -o OUT (the scenario; its assignment goes beside it), --judge, or both")
+    if args.time_limit is not None and not (0 < args.time_limit <= MAX_TIME_LIMIT):
+        raise InputError("--time-limit", "", f"must be a positive number of seconds up to {MAX_TIME_LIMIT:g}")
+    if args.output is not None:  # both files refused before any work, as every -o
+        check_output(candidate_path(args.output), inputs=(args.output,))
+    capture = capture_group(
+        args.group,
+        bootstrap=args.bootstrap_server,
+        command_config=args.command_config,
+        group_type=args.group_type,
+        timeout=args.timeout,
+        group_description=args.group_description,
+        topic_description=args.topic_description,
+        brokers=args.brokers,
+        subscriptions=args.subscriptions,
+    )
+    if args.output is not None:
+        written = capture.write(args.output)
+        where = f"{printable(args.output)} (scenario) and {printable(written)} (assignment"
+        print(f"{PROG}: wrote {where}, assignor {printable(capture.assignor or 'unknown')})", file=sys.stderr)
+    if not args.judge:
+        return 0
+    with _Clock(args.time_limit, "capture: the optimum"):
+        judged = judge_capture(capture, time_limit=args.time_limit)
+    sys.stdout.write(dumps(judged.to_mapping()) if args.json else judged.text())
+    return judged.exit_code
 
 
 def _fail_on_argument(command: argparse.ArgumentParser) -> None:

@@ -4,7 +4,8 @@ The core install (``pip install assignment-oracle``) is the library and the
 ``solve``, ``check``, ``assign``, ``compare``, ``explain``, ``simulate``,
 ``bugs`` and ``demo`` commands.  Sweeps need the ``spark`` extra, reports the
 ``report`` extra, the ``kafka-python:*`` peers the ``kafka-python`` extra,
-the live ``librdkafka:*`` peers the ``librdkafka`` extra;
+the live ``librdkafka:*`` peers the ``librdkafka`` extra, ``capture`` the
+``capture`` extra (kafka-python 3.0);
 ``all`` is every one of them.  :func:`require` turns a missing one into
 :class:`MissingExtra`, whose message is the one line a user sees.
 """
@@ -28,6 +29,7 @@ EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "librdkafka": ("confluent_kafka",),
         "aiokafka": ("aiokafka",),
         "faust": ("faust",),
+        "capture": ("kafka",),
     }
 )
 
