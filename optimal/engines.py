@@ -20,6 +20,10 @@ out, whatever engine ran.  The engine is chosen here, from :data:`ENGINES`, the 
   over units, exact, with member prices :func:`optimal.units_flow.verify` checks without a solver.
 * ``cpsat-staged`` (:mod:`optimal.staged`): everything, each tier proven by CP-SAT in order.
 
+Streams groups (KIP-1071) and share groups (KIP-932) have tiers of their own and a model each
+(:data:`GROUP_MODELS`: :mod:`optimal.streams`, :mod:`optimal.share`); :func:`solve` hands them over,
+so a caller never branches on the kind of group.
+
 A new tier or constraint is one more key in :class:`Needs` and one entry per engine here, and one
 family of constraints in :mod:`optimal.staged`.  A request no engine (or not the named one) can
 express is refused with :class:`~assignment_oracle.problem.errors.UnsupportedRequest`, one line
@@ -38,7 +42,19 @@ from assignment_oracle.problem.claims import ResolvedClaims
 from assignment_oracle.problem.errors import UnsupportedRequest
 from assignment_oracle.problem.model import BALANCE, RACK, SPREAD, STICKINESS, Problem
 
-__all__ = ["Needs", "Engine", "ENGINES", "METHODS", "DEFAULT_METHOD", "needs", "choose", "solve"]
+__all__ = [
+    "Needs",
+    "Engine",
+    "ENGINES",
+    "METHODS",
+    "DEFAULT_METHOD",
+    "GroupModel",
+    "GROUP_MODELS",
+    "group_model",
+    "needs",
+    "choose",
+    "solve",
+]
 
 
 @dataclass(frozen=True)
@@ -169,6 +185,65 @@ def choose(problem: Problem, request: Request, method: str = DEFAULT_METHOD) -> 
     return named
 
 
+@dataclass(frozen=True)
+class GroupModel:
+    """A kind of group with its own tiers and its own exact model (not a consumer group's network): where its
+    problem, request and model live (imported when a problem of the kind is solved), the engine's name."""
+
+    described: str  # "a Streams group"
+    problem: tuple[str, str]  # (module, class)
+    request: tuple[str, str]
+    model: str  # the module whose solve(problem, request, time_limit=) answers it
+
+    def _load(self, where: tuple[str, str]) -> type:
+        import importlib
+
+        return getattr(importlib.import_module(where[0]), where[1])
+
+    def handles(self, problem) -> bool:
+        return isinstance(problem, self._load(self.problem))
+
+    def solve(self, problem, request, *, method: str, time_limit: float | None):
+        import importlib
+
+        model = importlib.import_module(self.model)
+        request_type = self._load(self.request)
+        if request is not None and not isinstance(request, request_type):
+            raise UnsupportedRequest(
+                f"{self.described} is solved with a {request_type.__name__} (its tiers are not a consumer group's)"
+            )
+        if method not in (DEFAULT_METHOD, model.METHOD):
+            raise UnsupportedRequest(
+                f"method {method} cannot solve {self.described} (method auto chooses {model.METHOD})"
+            )
+        return model.solve(problem, request, time_limit=time_limit)
+
+
+#: The kinds of group :func:`solve` hands to their own model: Streams groups (KIP-1071, CP-SAT stage by stage)
+#: and share groups (KIP-932, a min-cost flow per tier).
+GROUP_MODELS: tuple[GroupModel, ...] = (
+    GroupModel(
+        "a Streams group",
+        ("assignment_oracle.problem.streams", "StreamsProblem"),
+        ("assignment_oracle.optimal.streams_request", "StreamsRequest"),
+        "assignment_oracle.optimal.streams",
+    ),
+    GroupModel(
+        "a share group",
+        ("assignment_oracle.problem.share", "ShareProblem"),
+        ("assignment_oracle.optimal.share_request", "ShareRequest"),
+        "assignment_oracle.optimal.share",
+    ),
+)
+
+
+def group_model(problem) -> GroupModel | None:
+    """The entry of :data:`GROUP_MODELS` that solves ``problem`` (``None``: a consumer group)."""
+    if isinstance(problem, Problem):
+        return None
+    return next((g for g in GROUP_MODELS if g.handles(problem)), None)
+
+
 def solve(
     problem: Problem,
     request: Request | None = None,
@@ -185,21 +260,9 @@ def solve(
     none); an engine that runs out of time answers ``FEASIBLE`` or ``UNKNOWN`` with its bounds, never
     ``OPTIMAL``.  ``hint`` (a valid assignment) warm-starts ``cpsat``.
     """
-    from assignment_oracle.problem.streams import StreamsProblem
-
-    if isinstance(problem, StreamsProblem):  # a Streams group (KIP-1071): its own tiers and model
-        from assignment_oracle.optimal import streams
-        from assignment_oracle.optimal.streams_request import StreamsRequest
-
-        if request is not None and not isinstance(request, StreamsRequest):
-            raise UnsupportedRequest(
-                "a Streams group is solved with a StreamsRequest (its tiers are not a consumer group's)"
-            )
-        if method not in (DEFAULT_METHOD, streams.METHOD):
-            raise UnsupportedRequest(
-                f"method {method} cannot solve a Streams group (method auto chooses {streams.METHOD})"
-            )
-        return streams.solve(problem, request, time_limit=time_limit)  # type: ignore[return-value]
+    group = group_model(problem)
+    if group is not None:  # a Streams or share group: its own tiers and model (GROUP_MODELS)
+        return group.solve(problem, request, method=method, time_limit=time_limit)
     if isinstance(request, str):
         raise TypeError("solve(problem, request): the second argument is a Request; name the engine with method=")
     request = Request() if request is None else request

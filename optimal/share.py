@@ -1,0 +1,874 @@
+"""The exact optimum of a share group (KIP-932): one min-cost flow per tier, each proven by node potentials.
+
+Guarantee: the answer is lexicographically optimal for the request's tiers in
+its order (:mod:`optimal.share_request`: ``coverage``, ``sharing``,
+``balance``, ``stickiness`` by default, Kafka's ``SimpleAssignor`` priorities
+at apache/kafka d79bd50), over *every* valid share assignment; each tier's
+value measured on the answer equals what its stage proved, and the whole is
+proven by a certificate :func:`verify` checks without a solver
+(:class:`SolverError` otherwise, never a silent answer).
+
+The network
+-----------
+A share assignment is a set of (member, partition) pairs, a member holding a
+partition at most once.  As a flow::
+
+    source --load--> unit --> class --level q--> sink       (unit: a member, or a
+    source ----------bypass--------------------> sink        (member, topic) under
+                     unit --> hub(topic) --> class           per-topic balance)
+
+* a **class** is a set of target partitions of one topic with the same
+  *owners* (the members whose current assignment holds them and who may keep
+  them); its partitions are interchangeable for every tier, so a class of
+  ``k`` partitions is one node.  A unit's arc to a class has capacity ``k``: a
+  member holds each partition at most once.  Given how many of a class's
+  partitions each member takes, the class's partitions can always be dealt so
+  that their holder counts differ by at most one (near-uniform column sums
+  are realisable for any row sums up to ``k``: Gale-Ryser), which every tier
+  prefers (the sum of a convex function of the holder counts is least on the
+  most even split); so the class's arc to the sink is one arc per *level*
+  ``q`` (the ``q``-th holder of each of its partitions), capacity ``k``;
+* a partition never needs more holders than ``cap = max(target, owners)``
+  (capped by the topic's subscribers): a holder beyond both is a member that
+  did not hold it, and dropping it improves ``sharing`` and ``balance`` and
+  changes nothing else.  In a topic where every class has ``cap <= 1`` (a
+  target of 1 and at most one owner per partition: every topic of a group
+  with at least as many partitions as members, under Kafka's target) each
+  partition has at most one holder, and the members reach the classes through
+  one **hub** per topic (members + classes arcs, not members x classes); its
+  owners also have their own arc to their class.  Elsewhere every subscriber
+  has an arc to every class of the topic;
+* the **bypass** lets the number of pairs be whatever the tiers make it.
+
+Every tier is a separable convex cost on these arcs: ``coverage`` costs -1 on
+each class's first level (minus the partitions covered); ``sharing`` the
+squared deviations, ``2q - 2s - 1`` on level ``q`` (``s`` the target);
+``balance`` the squared loads on the load arcs (one arc per load level, a
+window of levels materialised around an estimate, widened until every load
+lands inside, as :mod:`optimal.levels` does); ``stickiness`` -1 on each
+owner's arc to its class.  The least sum of squared deviations (loads) is the
+decreasingly minimal deviation (load) vector: on a flow's face the vectors of
+flows on the arcs at the sink (at the source) form an M-natural-convex set
+(an integral g-polymatroid), where a separable convex function is least
+exactly where no exchange of one unit improves it, and for both the squares
+and a steep exponential (whose minimum is the dec-min) the improving
+exchanges are the same ones (Frank & Murota, *Discrete decreasing
+minimization*; the tests check it against brute force on every tier order).
+
+The stages
+----------
+Tier by tier: OR-Tools' ``SimpleMinCostFlow`` minimises the tier's cost on
+the face the tiers before left, giving an integral flow; Bellman-Ford on its
+residual network gives node potentials under which no residual arc has a
+negative reduced cost (the proof of that stage: LP duality for convex
+separable costs).  For a convex problem every optimal flow and every optimal
+dual pair up, so the tier's optimal face is exactly the flows that meet the
+potentials' complementary slackness: each arc's flow narrowed to an interval
+(an arc cheaper than its potential difference full, a dearer one empty, a
+load arc to the one or two loads whose marginal cost brackets it).  The next
+tier is minimised within those bounds.  A tier whose every arc can sit at its
+own best (coverage and sharing met exactly, as in Kafka's order) needs no
+search: the zero potentials prove it.
+
+The answer is dealt from the last flow: each hub's flow to its members goes
+to its classes in order (no member gets its own class through the hub: that
+unit would rather stay, which the stickiness stage rules out), and each
+class's partitions go round-robin to its members, in the group's order.
+
+:func:`verify` rebuilds the network, reads the flow off the assignment and
+replays the stages: in each, the assignment's flow within the bounds, no
+residual arc of negative reduced cost under the stage's potentials, the
+stage's value equal to the tier's measured number; then the bounds narrowed
+as the stage did.  That proves each tier optimal given the ones before.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Mapping
+
+import numpy as np
+from ortools.graph.python import min_cost_flow
+
+from assignment_oracle.optimal.share_request import (
+    BALANCE,
+    COVERAGE,
+    SHARING,
+    STICKINESS,
+    ShareMeasures,
+    ShareRequest,
+    measure,
+    owned_pairs,
+    sharing_targets,
+)
+from assignment_oracle.optimal.solution import OPTIMAL, TierResult
+from assignment_oracle.problem.errors import SolverError, UnsupportedRequest
+from assignment_oracle.problem.share import ShareAssignment, ShareProblem, violations
+
+__all__ = ["METHOD", "ShareNetwork", "ShareCertificate", "ShareSolution", "build_network", "solve", "verify"]
+
+METHOD = "share-flow"
+PROOF = "potentials"
+
+# Arc kinds.
+LOAD, BYPASS, HUB_IN, OWN, PAIR, HUB_OUT, LEVEL = range(7)
+_SOURCE, _SINK = 0, 1
+
+
+@dataclass(frozen=True, eq=False)
+class ShareNetwork:
+    """The flow network of a share problem under a request (module docstring), as arrays.
+
+    Nodes: 0 the source, 1 the sink, then the units, the hubs, the classes.  Arcs: ``tail``, ``head``,
+    ``upper`` (every lower bound is 0 to start with), ``kind`` (``LOAD``, ``BYPASS``, ``HUB_IN``, ``OWN``,
+    ``PAIR``, ``HUB_OUT``, ``LEVEL``), and per arc its ``unit`` (-1 when none), ``cls`` (-1 when none) and
+    ``level`` (``LEVEL`` arcs).  ``unit_member``/``unit_topic`` say whose load a unit carries (topic -1 under
+    member balance); per class its ``topic``, ``parts`` (dense partitions, ascending), ``owners`` (member
+    indices), ``cap`` and ``target``."""
+
+    problem: ShareProblem
+    request: ShareRequest
+    targets: np.ndarray
+    unit_member: np.ndarray
+    unit_topic: np.ndarray  # index into ``topics`` or -1
+    topics: tuple[str, ...]  # topics with subscribers and target partitions, scenario order
+    hub_topic: tuple[int, ...]  # per hub, its topic index
+    class_topic: np.ndarray
+    class_parts: tuple[np.ndarray, ...]
+    class_owners: tuple[tuple[int, ...], ...]
+    class_cap: np.ndarray
+    class_target: np.ndarray
+    tail: np.ndarray
+    head: np.ndarray
+    upper: np.ndarray
+    kind: np.ndarray
+    unit: np.ndarray
+    cls: np.ndarray
+    level: np.ndarray
+    num_nodes: int
+    supply: int  # the source's supply: the most pairs there can be
+    # where to find arcs from an assignment's pairs
+    unit_of: Mapping[tuple[int, int], int]  # (member, topic index) -> unit
+    hub_in_arc: Mapping[tuple[int, int], int]  # (unit, topic index) -> HUB_IN arc
+    own_arc: Mapping[tuple[int, int], int]  # (unit, class) -> OWN arc (hub topics)
+    pair_base: Mapping[
+        int, tuple[int, tuple[int, ...], Mapping[int, int]]
+    ]  # explicit topic -> (first arc, classes, unit position)
+    hub_out_arc: np.ndarray  # per class, its HUB_OUT arc or -1
+    level_start: np.ndarray  # per class, its first LEVEL arc (levels 1..cap follow)
+    load_arc: np.ndarray  # per unit
+
+    @property
+    def num_units(self) -> int:
+        return int(self.unit_member.size)
+
+    @property
+    def num_classes(self) -> int:
+        return int(self.class_topic.size)
+
+    @property
+    def num_arcs(self) -> int:
+        return int(self.tail.size)
+
+    @cached_property
+    def class_size(self) -> np.ndarray:
+        return np.array([p.size for p in self.class_parts], dtype=np.int64)
+
+    def node_name(self, node: int) -> str:
+        """A node's stable name (the certificate's keys)."""
+        if node == _SOURCE:
+            return "source"
+        if node == _SINK:
+            return "sink"
+        node -= 2
+        if node < self.num_units:
+            member = self.problem.member_ids[int(self.unit_member[node])]
+            t = int(self.unit_topic[node])
+            return f"member:{member}" if t < 0 else f"member:{member}/topic:{self.topics[t]}"
+        node -= self.num_units
+        if node < len(self.hub_topic):
+            return f"hub:{self.topics[self.hub_topic[node]]}"
+        node -= len(self.hub_topic)
+        topic, p = self.problem.partitions[int(self.class_parts[node][0])]
+        return f"class:{topic}:{p}"
+
+    def costs(self, tier: str) -> tuple[np.ndarray, bool]:
+        """The tier's per-unit cost on every arc, and whether the load arcs carry squared loads instead."""
+        out = np.zeros(self.num_arcs, dtype=np.int64)
+        levels = self.kind == LEVEL
+        if tier == COVERAGE:
+            out[levels & (self.level == 1)] = -1
+        elif tier == SHARING:
+            s = self.class_target[self.cls[levels]]
+            out[levels] = 2 * self.level[levels] - 2 * s - 1
+        elif tier == STICKINESS:
+            out[self.kind == OWN] = -1
+        return out, tier == BALANCE
+
+
+def build_network(problem: ShareProblem, request: ShareRequest | None = None) -> ShareNetwork:
+    """The network of ``problem`` under ``request`` (module docstring); deterministic."""
+    request = ShareRequest() if request is None else request
+    per_topic = request.balance == "per-topic"
+    targets = sharing_targets(problem, request.sharing)
+    target = problem.target_mask
+    owners: dict[int, list[int]] = {}
+    for i, j in owned_pairs(problem):
+        owners.setdefault(j, []).append(i)
+    topics = tuple(
+        t
+        for t in problem.topics
+        if problem.subscribers(t)
+        and target[problem.topic_offset[t] : problem.topic_offset[t] + problem.topics[t]].any()
+    )
+    topic_index = {t: k for k, t in enumerate(topics)}
+    members = problem.members
+
+    # units: one per member, or one per (member, topic with targets) under per-topic balance
+    unit_member: list[int] = []
+    unit_topic: list[int] = []
+    unit_of: dict[tuple[int, int], int] = {}
+    for i, m in enumerate(members):
+        if per_topic:
+            for t in m.topics:
+                if t in topic_index:
+                    unit_of[(i, topic_index[t])] = len(unit_member)
+                    unit_member.append(i)
+                    unit_topic.append(topic_index[t])
+        else:
+            for t in m.topics:
+                if t in topic_index:
+                    unit_of[(i, topic_index[t])] = len(unit_member)
+            unit_member.append(i)
+            unit_topic.append(-1)
+    units = len(unit_member)
+
+    # classes per topic, by owner set, ordered by their first partition
+    class_topic: list[int] = []
+    class_parts: list[np.ndarray] = []
+    class_owners: list[tuple[int, ...]] = []
+    class_cap: list[int] = []
+    class_target: list[int] = []
+    topic_classes: list[list[int]] = []
+    hub_topics: list[int] = []
+    for k, t in enumerate(topics):
+        start = problem.topic_offset[t]
+        parts = start + np.flatnonzero(target[start : start + problem.topics[t]])
+        subscribers = len(problem.subscribers(t))
+        s = int(targets[parts[0]])
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for j in parts.tolist():
+            groups.setdefault(tuple(sorted(owners.get(j, ()))), []).append(j)
+        mine = []
+        for owner_set, js in groups.items():  # insertion order: by first partition
+            mine.append(len(class_topic))
+            class_topic.append(k)
+            class_parts.append(np.array(js, dtype=np.int64))
+            class_owners.append(owner_set)
+            class_cap.append(min(subscribers, max(s, len(owner_set))))
+            class_target.append(s)
+        topic_classes.append(mine)
+        if all(class_cap[c] <= 1 for c in mine):
+            hub_topics.append(k)
+    hub_of = {k: h for h, k in enumerate(hub_topics)}
+    hub_node0 = 2 + units
+    class_node0 = hub_node0 + len(hub_topics)
+    num_nodes = class_node0 + len(class_topic)
+    sizes = np.array([p.size for p in class_parts], dtype=np.int64)
+
+    tails: list[np.ndarray] = []
+    heads: list[np.ndarray] = []
+    uppers: list[np.ndarray] = []
+    kinds: list[np.ndarray] = []
+    arc_unit: list[np.ndarray] = []
+    arc_cls: list[np.ndarray] = []
+    arc_level: list[np.ndarray] = []
+    count = 0
+
+    def add(tail, head, upper, kind, unit=-1, cls=-1, level=0) -> int:
+        nonlocal count
+        n = np.broadcast(np.atleast_1d(tail), head, upper, unit, cls, level).size
+        tails.append(np.broadcast_to(np.asarray(tail, dtype=np.int64), (n,)).copy())
+        heads.append(np.broadcast_to(np.asarray(head, dtype=np.int64), (n,)).copy())
+        uppers.append(np.broadcast_to(np.asarray(upper, dtype=np.int64), (n,)).copy())
+        kinds.append(np.full(n, kind, dtype=np.int64))
+        arc_unit.append(np.broadcast_to(np.asarray(unit, dtype=np.int64), (n,)).copy())
+        arc_cls.append(np.broadcast_to(np.asarray(cls, dtype=np.int64), (n,)).copy())
+        arc_level.append(np.broadcast_to(np.asarray(level, dtype=np.int64), (n,)).copy())
+        first = count
+        count += n
+        return first
+
+    # load arcs: the most a unit can hold
+    unit_upper = np.zeros(units, dtype=np.int64)
+    for (i, k), u in unit_of.items():
+        unit_upper[u] += sum(int(sizes[c]) for c in topic_classes[k])
+    load_first = add(_SOURCE, 2 + np.arange(units), unit_upper, LOAD, unit=np.arange(units))
+    load_arc = load_first + np.arange(units)
+    total = int((sizes * np.array(class_cap, dtype=np.int64)).sum()) if class_cap else 0
+    add(_SOURCE, _SINK, total, BYPASS)
+
+    hub_in_arc: dict[tuple[int, int], int] = {}
+    own_arc: dict[tuple[int, int], int] = {}
+    pair_base: dict[int, tuple[int, tuple[int, ...], Mapping[int, int]]] = {}
+    hub_out_arc = np.full(len(class_topic), -1, dtype=np.int64)
+    for k, t in enumerate(topics):
+        subs = [problem.member_index[m] for m in problem.subscribers(t)]
+        subs_units = np.array([unit_of[(i, k)] for i in subs], dtype=np.int64)
+        mine = topic_classes[k]
+        p_t = int(sizes[mine].sum())
+        if k in hub_of:
+            hub = hub_node0 + hub_of[k]
+            first = add(2 + subs_units, hub, p_t, HUB_IN, unit=subs_units)
+            for pos, u in enumerate(subs_units.tolist()):
+                hub_in_arc[(u, k)] = first + pos
+            cls = np.array(mine, dtype=np.int64)
+            first = add(hub, class_node0 + cls, sizes[cls], HUB_OUT, cls=cls)
+            hub_out_arc[cls] = first + np.arange(cls.size)
+            for c in mine:
+                for o in class_owners[c]:
+                    u = unit_of[(o, k)]
+                    own_arc[(u, c)] = add(2 + u, class_node0 + c, sizes[c], OWN, unit=u, cls=c)
+        else:
+            cls = np.array(mine, dtype=np.int64)
+            unit_rep = np.repeat(subs_units, cls.size)
+            cls_rep = np.tile(cls, subs_units.size)
+            owner_of = np.zeros((len(subs), cls.size), dtype=bool)
+            position = {i: a for a, i in enumerate(subs)}
+            for b, c in enumerate(mine):
+                for o in class_owners[c]:
+                    owner_of[position[o], b] = True
+            # one arc per (subscriber, class): arc first + a * classes + b; an owner's arc is OWN
+            first = add(2 + unit_rep, class_node0 + cls_rep, sizes[cls_rep], PAIR, unit=unit_rep, cls=cls_rep)
+            kinds[-1][owner_of.ravel()] = OWN
+            pair_base[k] = (first, tuple(mine), {u: a for a, u in enumerate(subs_units.tolist())})
+    level_start = np.zeros(len(class_topic), dtype=np.int64)
+    for c in range(len(class_topic)):
+        cap = class_cap[c]
+        level_start[c] = (
+            add(class_node0 + c, _SINK, int(sizes[c]), LEVEL, cls=c, level=np.arange(1, cap + 1)) if cap else count
+        )
+
+    def cat(parts: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    return ShareNetwork(
+        problem=problem,
+        request=request,
+        targets=targets,
+        unit_member=np.array(unit_member, dtype=np.int64),
+        unit_topic=np.array(unit_topic, dtype=np.int64),
+        topics=topics,
+        hub_topic=tuple(hub_topics),
+        class_topic=np.array(class_topic, dtype=np.int64),
+        class_parts=tuple(class_parts),
+        class_owners=tuple(class_owners),
+        class_cap=np.array(class_cap, dtype=np.int64),
+        class_target=np.array(class_target, dtype=np.int64),
+        tail=cat(tails),
+        head=cat(heads),
+        upper=cat(uppers),
+        kind=cat(kinds),
+        unit=cat(arc_unit),
+        cls=cat(arc_cls),
+        level=cat(arc_level),
+        num_nodes=num_nodes,
+        supply=total,
+        unit_of=unit_of,
+        hub_in_arc=hub_in_arc,
+        own_arc=own_arc,
+        pair_base=pair_base,
+        hub_out_arc=hub_out_arc,
+        level_start=level_start,
+        load_arc=load_arc,
+    )
+
+
+# -- one stage: the tier's min-cost flow on the face left, its potentials, the face it leaves ----------------
+
+
+@dataclass(frozen=True, eq=False)
+class _Stage:
+    """What one stage proved: its tier, the least value of the tier's scalar (:meth:`ShareMeasures.scalar`),
+    the node potentials proving it, and how much work it took."""
+
+    tier: str
+    value: int
+    potentials: np.ndarray
+    rounds: int  # min-cost flows solved (load windows widened)
+    iterations: int  # Bellman-Ford passes
+    seconds: float
+
+
+def _marginals(net: ShareNetwork, flow: np.ndarray, costs: np.ndarray, squares: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per arc, the cost of one more unit and of the last unit (the residual arcs' costs, forward and back)."""
+    nxt, last = costs.copy(), costs.copy()
+    if squares:
+        a = net.load_arc
+        nxt[a] = 2 * flow[a] + 1
+        last[a] = 2 * flow[a] - 1
+    return nxt, last
+
+
+def _potentials(
+    net: ShareNetwork, lo: np.ndarray, hi: np.ndarray, flow: np.ndarray, costs: np.ndarray, squares: bool
+) -> tuple[np.ndarray, int]:
+    """Node potentials under which no residual arc has a negative reduced cost (shortest distances from a
+    virtual root joined to every node at cost 0, by Bellman-Ford, every arc relaxed at once per pass); a
+    negative cycle (the flow is not optimal) is a :class:`SolverError`."""
+    nxt, last = _marginals(net, flow, costs, squares)
+    fwd, bwd = flow < hi, flow > lo
+    rt = np.concatenate([net.tail[fwd], net.head[bwd]])
+    rh = np.concatenate([net.head[fwd], net.tail[bwd]])
+    rw = np.concatenate([nxt[fwd], -last[bwd]])
+    d = np.zeros(net.num_nodes, dtype=np.int64)
+    if not rt.size:
+        return d, 0
+    order = np.argsort(rh, kind="stable")
+    rt, rh, rw = rt[order], rh[order], rw[order]
+    starts = np.flatnonzero(np.r_[True, rh[1:] != rh[:-1]])
+    heads = rh[starts]
+    for passes in range(1, net.num_nodes + 2):
+        best = np.minimum.reduceat(d[rt] + rw, starts)
+        lower = best < d[heads]
+        if not lower.any():
+            return d, passes
+        d[heads[lower]] = best[lower]
+    raise SolverError("share optimum: a stage's flow has a negative residual cycle (not optimal)")
+
+
+def _narrow(
+    net: ShareNetwork, lo: np.ndarray, hi: np.ndarray, d: np.ndarray, costs: np.ndarray, squares: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """The bounds of the stage's optimal face: complementary slackness with potentials ``d`` (module
+    docstring)."""
+    delta = d[net.head] - d[net.tail]
+    rc = costs - delta
+    new_lo = np.where(rc < 0, hi, lo)
+    new_hi = np.where(rc > 0, lo, hi)
+    if squares:
+        a = net.load_arc
+        # 2x + 1 >= delta and 2x - 1 <= delta, within the bounds (a load at a bound has no residual arc past it)
+        new_lo[a] = np.clip(delta[a] // 2, lo[a], hi[a])
+        new_hi[a] = np.clip((delta[a] + 1) // 2, lo[a], hi[a])
+    return new_lo, new_hi
+
+
+def _stage_value(net: ShareNetwork, tier: str, flow: np.ndarray) -> int:
+    """The tier's scalar on a flow (as :meth:`ShareMeasures.scalar` reads it on the dealt assignment)."""
+    kind = net.kind
+    if tier == COVERAGE:
+        first = (kind == LEVEL) & (net.level == 1)
+        return int(sum(p.size for p in net.class_parts) - flow[first].sum())
+    if tier == SHARING:
+        levels = kind == LEVEL
+        s = net.class_target[net.cls[levels]]
+        base = int((net.class_size * net.class_target**2).sum())
+        return base + int((flow[levels] * (2 * net.level[levels] - 2 * s - 1)).sum())
+    if tier == BALANCE:
+        loads = flow[net.load_arc]
+        return int((loads**2).sum())
+    return -int(flow[kind == OWN].sum())
+
+
+class _Run:
+    """The stages of one solve: the face's bounds, the last flow, the stages proven (module docstring)."""
+
+    #: A load arc whose range is at most this wide gets every level; a wider one a window around an estimate.
+    FULL_RANGE = 16
+    WINDOW = 4
+    MAX_ROUNDS = 64
+
+    def __init__(self, net: ShareNetwork) -> None:
+        self.net = net
+        self.lo = np.zeros(net.num_arcs, dtype=np.int64)
+        self.hi = net.upper.copy()
+        self.flow: np.ndarray | None = None
+        self.stages: list[_Stage] = []
+
+    def stage(self, tier: str) -> None:
+        started = time.perf_counter()
+        costs, squares = self.net.costs(tier)
+        flow, rounds = self._minimise(costs, squares)
+        d, iterations = _potentials(self.net, self.lo, self.hi, flow, costs, squares)
+        lo, hi = _narrow(self.net, self.lo, self.hi, d, costs, squares)
+        if (flow < lo).any() or (flow > hi).any():
+            raise SolverError(f"share optimum: the {tier} stage's flow is outside the face its potentials give")
+        self.lo, self.hi, self.flow = lo, hi, flow
+        value = _stage_value(self.net, tier, flow)
+        self.stages.append(_Stage(tier, value, d, rounds, iterations, time.perf_counter() - started))
+
+    # -- the min-cost flow of a stage ------------------------------------------------------------------------
+
+    def _minimise(self, costs: np.ndarray, squares: bool) -> tuple[np.ndarray, int]:
+        if not squares:
+            return self._flow(costs, None), 1
+        net = self.net
+        a = net.load_arc
+        lo, hi = self.lo[a], self.hi[a]
+        centre = np.clip(self._estimate(), lo, hi)
+        narrow = hi - lo <= self.FULL_RANGE
+        wlo = np.where(narrow, lo, np.maximum(lo, centre - self.WINDOW))
+        whi = np.where(narrow, hi, np.minimum(hi, centre + self.WINDOW))
+        for rounds in range(1, self.MAX_ROUNDS + 1):
+            flow = self._flow(costs, (wlo, whi))
+            loads = flow[a]
+            low = (loads < wlo) & (wlo > lo)
+            high = (loads > whi) & (whi < hi)
+            if not (low.any() or high.any()):
+                return flow, rounds
+            width = whi - wlo + 1
+            wlo = np.where(low, np.maximum(lo, np.minimum(loads, wlo) - 2 * width), wlo)
+            whi = np.where(high, np.minimum(hi, np.maximum(loads, whi) + 2 * width), whi)
+        raise SolverError("share optimum: the load windows did not settle")
+
+    def _estimate(self) -> np.ndarray:
+        """Each unit's load if every topic's pairs (in the last flow) were spread evenly over its subscribers."""
+        net = self.net
+        out = np.zeros(net.num_units, dtype=np.int64)
+        if self.flow is None or not net.num_classes:
+            return out
+        levels = net.kind == LEVEL
+        per_class = np.bincount(net.cls[levels], weights=self.flow[levels], minlength=net.num_classes)
+        per_topic = np.bincount(net.class_topic, weights=per_class, minlength=len(net.topics))
+        share = np.zeros(net.num_units, dtype=np.float64)
+        for (i, k), u in net.unit_of.items():
+            share[u] += per_topic[k] / len(net.problem.subscribers(net.topics[k]))
+        return np.rint(share).astype(np.int64)
+
+    def _flow(self, costs: np.ndarray, windows: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+        """One min-cost flow within the bounds; with ``windows`` the load arcs carry squared loads, levels
+        outside each window folded into one arc either side (module docstring of :mod:`optimal.levels`)."""
+        net = self.net
+        lo, hi = self.lo, self.hi
+        supplies = np.zeros(net.num_nodes, dtype=np.int64)
+        supplies[_SOURCE] += net.supply
+        supplies[_SINK] -= net.supply
+        np.subtract.at(supplies, net.tail, lo)
+        np.add.at(supplies, net.head, lo)
+        room = hi - lo
+        linear = room > 0
+        if windows is not None:
+            linear[net.load_arc] = False
+        ids = [np.flatnonzero(linear)]
+        caps = [room[ids[0]]]
+        unit_costs = [costs[ids[0]]]
+        if windows is not None:
+            a = net.load_arc
+            wlo, whi = windows
+            below = wlo - lo[a]
+            above = hi[a] - whi
+            width = whi - wlo
+            ids += [a[below > 0], a[above > 0]]
+            caps += [below[below > 0], above[above > 0]]
+            unit_costs += [2 * wlo[below > 0] - 1, 2 * whi[above > 0] + 1]
+            arc_rep = np.repeat(a, width)
+            offset = np.arange(arc_rep.size) - np.repeat(np.cumsum(width) - width, width)
+            ids.append(arc_rep)
+            caps.append(np.ones(arc_rep.size, dtype=np.int64))
+            unit_costs.append(2 * (np.repeat(wlo, width) + offset + 1) - 1)
+        arc_ids = np.concatenate(ids)
+        smcf = min_cost_flow.SimpleMinCostFlow()
+        if arc_ids.size:
+            smcf.add_arcs_with_capacity_and_unit_cost(
+                net.tail[arc_ids], net.head[arc_ids], np.concatenate(caps), np.concatenate(unit_costs)
+            )
+        nodes = np.flatnonzero(supplies)
+        if nodes.size:
+            smcf.set_nodes_supplies(nodes, supplies[nodes])
+        flow = lo.copy()
+        if not arc_ids.size:
+            if nodes.size:
+                raise SolverError("share optimum: the face left no way to route the flow")
+            return flow
+        status = smcf.solve()
+        if status != smcf.OPTIMAL:
+            raise SolverError(f"share optimum: min-cost flow ended {status} (a stage's face has no flow)")
+        np.add.at(flow, arc_ids, smcf.flows(np.arange(arc_ids.size)))
+        return flow
+
+    # -- the answer ------------------------------------------------------------------------------------------
+
+    def deal(self) -> ShareAssignment:
+        """The assignment the last flow describes (module docstring)."""
+        net, flow = self.net, self.flow
+        assert flow is not None
+        given: list[dict[int, int]] = [{} for _ in range(net.num_classes)]  # class -> member -> units
+
+        def give(c: int, member: int, units: int) -> None:
+            given[c][member] = given[c].get(member, 0) + units
+
+        direct = np.flatnonzero(((net.kind == OWN) | (net.kind == PAIR)) & (flow > 0))
+        for arc, units in zip(direct.tolist(), flow[direct].tolist()):
+            give(int(net.cls[arc]), int(net.unit_member[net.unit[arc]]), units)
+        for k in net.hub_topic:
+            ins = sorted((u, a) for (u, t), a in net.hub_in_arc.items() if t == k)
+            members = [(int(net.unit_member[u]), int(flow[a])) for u, a in ins if flow[a]]
+            classes = [(c, int(flow[net.hub_out_arc[c]])) for c in np.flatnonzero(net.class_topic == k).tolist()]
+            classes = [(c, n) for c, n in classes if n]
+            ci = 0
+            for member, units in members:  # north-west corner: members in order to classes in order
+                while units:
+                    c, room = classes[ci]
+                    if member in net.class_owners[c]:
+                        raise SolverError("share optimum: a hub deals a member its own partitions (not stickiest)")
+                    take = min(units, room)
+                    give(c, member, take)
+                    units -= take
+                    classes[ci] = (c, room - take)
+                    if room == take:
+                        ci += 1
+        held: list[list[int]] = [[] for _ in net.problem.members]
+        for c, members_units in enumerate(given):
+            parts = net.class_parts[c].tolist()
+            at = 0
+            for member in sorted(members_units):
+                units = members_units[member]
+                if units > len(parts):
+                    raise SolverError("share optimum: a member was given more of a class than it has partitions")
+                held[member].extend(parts[(at + i) % len(parts)] for i in range(units))
+                at += units
+        names = net.problem.partitions
+        return ShareAssignment(
+            {m.member_id: tuple(names[j] for j in held[i]) for i, m in enumerate(net.problem.members)}
+        )
+
+
+# -- the certificate and its check ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ShareCertificate:
+    """The stages' node potentials (module docstring): per tier in order, one integer per node of the network
+    :func:`build_network` builds for the problem and request."""
+
+    tiers: tuple[str, ...]
+    potentials: tuple[np.ndarray, ...]
+    kind: str = "share-potentials"
+
+    def to_mapping(self, network: ShareNetwork) -> dict:
+        """Per stage, the non-zero potentials by node name (``member:m1``, ``hub:orders``, ``class:orders:3``)."""
+        return {
+            "kind": self.kind,
+            "stages": [
+                {
+                    "tier": tier,
+                    "potentials": {network.node_name(int(v)): int(d[v]) for v in np.flatnonzero(d).tolist()},
+                }
+                for tier, d in zip(self.tiers, self.potentials)
+            ],
+        }
+
+
+def _flow_of(net: ShareNetwork, assignment: ShareAssignment) -> tuple[np.ndarray | None, str]:
+    """The flow on ``net`` that a valid ``assignment`` is (levels filled in order), or why there is none."""
+    problem = net.problem
+    flow = np.zeros(net.num_arcs, dtype=np.int64)
+    class_of = np.full(problem.partition_count, -1, dtype=np.int64)
+    for c, parts in enumerate(net.class_parts):
+        class_of[parts] = c
+    position = np.zeros(net.num_classes, dtype=np.int64)
+    for _, classes, _ in net.pair_base.values():
+        position[list(classes)] = np.arange(len(classes))
+    hub_topics = set(net.hub_topic)
+    topic_index = {t: k for k, t in enumerate(net.topics)}
+    holders = np.zeros(problem.partition_count, dtype=np.int64)
+    for member_id, parts in assignment.members.items():
+        i = problem.member_index[member_id]
+        for topic, p in parts:
+            j = problem.index_of(topic, p)
+            c = int(class_of[j])
+            if c < 0:
+                return None, f"{member_id} holds {topic}-{p}, which is not a target partition"
+            k = topic_index[topic]
+            u = net.unit_of[(i, k)]
+            holders[j] += 1
+            flow[net.load_arc[u]] += 1
+            if k in hub_topics:
+                if i in net.class_owners[c]:
+                    flow[net.own_arc[(u, c)]] += 1
+                else:
+                    flow[net.hub_in_arc[(u, k)]] += 1
+                    flow[net.hub_out_arc[c]] += 1
+            else:
+                first, classes, unit_position = net.pair_base[k]
+                flow[first + unit_position[u] * len(classes) + int(position[c])] += 1
+    for c, parts in enumerate(net.class_parts):
+        h = holders[parts]
+        cap = int(net.class_cap[c])
+        if h.size and int(h.max()) > cap:
+            return (
+                None,
+                f"a partition of class {net.node_name(2 + net.num_units + len(net.hub_topic) + c)} has more holders than the network admits",
+            )
+        if cap:
+            flow[net.level_start[c] : net.level_start[c] + cap] = (h[None, :] >= np.arange(1, cap + 1)[:, None]).sum(
+                axis=1
+            )
+    flow[net.kind == BYPASS] = net.supply - int(flow[net.load_arc].sum())
+    return flow, ""
+
+
+def verify(
+    problem: ShareProblem,
+    assignment: ShareAssignment,
+    certificate: ShareCertificate,
+    request: ShareRequest | None = None,
+    *,
+    network: ShareNetwork | None = None,
+) -> tuple[str, ...]:
+    """Check that ``certificate`` proves ``assignment`` optimal for ``request`` on ``problem`` (module
+    docstring); returns the reasons it does not (empty: verified).  Integer arithmetic, no solver."""
+    request = ShareRequest() if request is None else request
+    if certificate.tiers != request.tiers(problem):
+        return (
+            f"the certificate's stages are {', '.join(certificate.tiers)}, the request's tiers "
+            f"{', '.join(request.tiers(problem))}",
+        )
+    found = violations(problem, assignment)
+    if found:
+        return (f"the assignment is not valid: {found[0]}",)
+    net = build_network(problem, request) if network is None else network
+    flow, why = _flow_of(net, assignment)
+    if flow is None:
+        return (why,)
+    measures = measure(problem, assignment, request)
+    lo = np.zeros(net.num_arcs, dtype=np.int64)
+    hi = net.upper.copy()
+    reasons: list[str] = []
+    for tier, d in zip(certificate.tiers, certificate.potentials):
+        if d.shape != (net.num_nodes,):
+            return (f"the {tier} stage's potentials do not match the network ({d.size} for {net.num_nodes} nodes)",)
+        costs, squares = net.costs(tier)
+        outside = np.flatnonzero((flow < lo) | (flow > hi))
+        if outside.size:
+            reasons.append(f"{tier}: the flow leaves the face of the tiers before it ({outside.size} arcs)")
+            break
+        nxt, last = _marginals(net, flow, costs, squares)
+        forward = (flow < hi) & (nxt + d[net.tail] - d[net.head] < 0)
+        backward = (flow > lo) & (-last + d[net.head] - d[net.tail] < 0)
+        if forward.any() or backward.any():
+            reasons.append(
+                f"{tier}: {int(forward.sum() + backward.sum())} residual arcs of negative reduced cost (not optimal)"
+            )
+            break
+        value = measures.scalar(tier, request.balance)
+        if value != _stage_value(net, tier, flow):
+            reasons.append(f"{tier}: the measured value {value} is not the flow's {_stage_value(net, tier, flow)}")
+            break
+        lo, hi = _narrow(net, lo, hi, d, costs, squares)
+    return tuple(reasons)
+
+
+# -- the answer ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ShareSolution:
+    """What :func:`optimal.solve` returns for a :class:`~assignment_oracle.problem.share.ShareProblem`.
+
+    ``status`` is ``OPTIMAL`` (the flow is polynomial and exact: no other status); ``tiers``: one
+    :class:`~assignment_oracle.optimal.solution.TierResult` per tier (``how`` ``potentials``), the value as
+    reported (:meth:`ShareMeasures.value`); ``stages``: per stage the scalar proven, the flows solved and the
+    Bellman-Ford passes; ``certificate``: the potentials, checked by :func:`verify` before returning.
+    """
+
+    problem: ShareProblem
+    status: str
+    method: str
+    assignment: ShareAssignment | None
+    request: ShareRequest = field(default_factory=ShareRequest)
+    tiers: tuple[TierResult, ...] = ()
+    stages: tuple[Mapping[str, object], ...] = ()
+    wall_time: float = 0.0
+    message: str = ""
+    certificate: ShareCertificate | None = None
+    network: ShareNetwork | None = None
+    stats: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def objective_order(self) -> tuple[str, ...]:
+        return self.request.tiers(self.problem)
+
+    @cached_property
+    def measures(self) -> ShareMeasures | None:
+        return None if self.assignment is None else measure(self.problem, self.assignment, self.request)
+
+    def tier(self, name: str) -> TierResult | None:
+        return next((t for t in self.tiers if t.tier == name), None)
+
+
+def solve(
+    problem: ShareProblem, request: ShareRequest | None = None, *, time_limit: float | None = None
+) -> ShareSolution:
+    """The optimum of ``request`` (default: Kafka's order, member balance, Kafka's sharing target) on
+    ``problem``: one min-cost flow per tier, each proven by node potentials, the whole checked by
+    :func:`verify` (module docstring).  ``time_limit`` is accepted for the front door's sake: the flows are
+    polynomial and take none.
+
+    Examples
+    --------
+    >>> from assignment_oracle.problem.share import ShareProblem
+    >>> p = ShareProblem.from_mapping({"kind": "share", "topics": {"t": 2}, "members": {
+    ...     "a": {"topics": ["t"], "assigned": {"t": [0, 1]}}, "b": {"topics": ["t"]}, "c": {"topics": ["t"]}}})
+    >>> s = solve(p)
+    >>> s.status, [t.value for t in s.tiers]
+    ('OPTIMAL', [0, [], [2, 1, 1], 2])
+    """
+    del time_limit
+    request = ShareRequest() if request is None else request
+    if not isinstance(request, ShareRequest):
+        raise UnsupportedRequest("a share group is solved with a ShareRequest (its tiers are not a consumer group's)")
+    started = time.perf_counter()
+    net = build_network(problem, request)
+    run = _Run(net)
+    order = request.tiers(problem)
+    for tier in order:
+        run.stage(tier)
+    assignment = run.deal()
+    found = violations(problem, assignment)
+    if found:
+        raise SolverError(f"share optimum: the answer is not valid ({found[0]})")
+    measures = measure(problem, assignment, request)
+    for stage in run.stages:
+        measured = measures.scalar(stage.tier, request.balance)
+        if measured != stage.value:
+            raise SolverError(
+                f"share optimum: the {stage.tier} tier measures {measured} on the answer, the model proved {stage.value}"
+            )
+    certificate = ShareCertificate(tuple(s.tier for s in run.stages), tuple(s.potentials for s in run.stages))
+    reasons = verify(problem, assignment, certificate, request, network=net)
+    if reasons:
+        raise SolverError(f"share optimum: the certificate does not verify ({reasons[0]})")
+    tiers = tuple(
+        TierResult(t, measures.value(t, request.balance), measures.value(t, request.balance), True, PROOF)
+        for t in order
+    )
+    stages = tuple(
+        {"tier": s.tier, "value": s.value, "proven": True, "flows": s.rounds, "passes": s.iterations}
+        for s in run.stages
+    )
+    stats = {
+        "nodes": net.num_nodes,
+        "arcs": net.num_arcs,
+        "units": net.num_units,
+        "classes": net.num_classes,
+        "hub_topics": len(net.hub_topic),
+        "explicit_arcs": sum(len(classes) * len(units) for _, classes, units in net.pair_base.values()),
+        "stage_seconds": [round(s.seconds, 4) for s in run.stages],
+    }
+    return ShareSolution(
+        problem,
+        OPTIMAL,
+        METHOD,
+        assignment,
+        request,
+        tiers=tiers,
+        stages=stages,
+        wall_time=time.perf_counter() - started,
+        certificate=certificate,
+        network=net,
+        stats=stats,
+    )
