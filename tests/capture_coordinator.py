@@ -777,3 +777,59 @@ def _read(connection: socket.socket, size: int) -> bytes | None:
         chunks.append(chunk)
         size -= len(chunk)
     return b"".join(chunks)
+
+
+# -- the worked example of docs/operators.md --------------------------------------------------------------
+
+
+def example() -> Coordinator:
+    """docs/operators.md's cluster: three brokers in three zones, and the classic group ``billing`` (range,
+    eager; three members in those zones, subscribed to ``orders`` and ``clicks``, 4 partitions each) holding
+    the assignment this project's port of Kafka's RangeAssignor gives it."""
+    from assignment_oracle.heuristics import ASSIGNORS
+    from assignment_oracle.problem.load import load_scenario
+
+    zones = {0: "eu-west-1a", 1: "eu-west-1b", 2: "eu-west-1c"}
+    replicas = ((0, 1), (1, 2), (2, 0), (0, 2))
+    topics = (
+        Topic("orders", replicas, uuid.UUID("5e4c1a2b-7d3f-4a6e-9b8c-0d1e2f3a4b5c")),
+        Topic("clicks", replicas, uuid.UUID("a1b2c3d4-e5f6-4789-8abc-def012345678")),
+    )
+    members = {f"billing-{k}-0f3c{k}": zones[k - 1] for k in (1, 2, 3)}
+    scenario = {
+        "topics": {
+            t.name: {"partitions": len(t.replicas), "racks": [[zones[b] for b in r] for r in t.replicas]}
+            for t in topics
+        },
+        "members": {m: {"topics": ["clicks", "orders"], "rack": rack} for m, rack in members.items()},
+    }
+    assignment = ASSIGNORS["range"].assign(load_scenario(scenario)).to_mapping()
+    group = ClassicGroup(
+        "billing",
+        "range",
+        tuple(
+            ClassicMember(
+                m,
+                ("orders", "clicks"),
+                assignment.get(m, {}),
+                generation=5,
+                rack=rack,
+                client_id=f"billing-{i}",
+                client_host=f"/10.0.{i}.17",
+            )
+            for i, (m, rack) in enumerate(members.items(), start=1)
+        ),
+    )
+    brokers = tuple(Broker(b, rack) for b, rack in zones.items())
+    return Coordinator(topics=topics, brokers=brokers, groups=(group,))
+
+
+if __name__ == "__main__":
+    import sys
+
+    with example() as served:
+        print(served.address, flush=True)
+        try:
+            sys.stdin.read()  # serves until its standard input closes (or Ctrl-C)
+        except KeyboardInterrupt:
+            pass

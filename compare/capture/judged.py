@@ -53,7 +53,8 @@ class Moves:
             else f"busiest member unchanged ({self.busiest_now} {unit})"
         )
         proof = "" if self.proven else " (the optimum from here not proven in the time limit: its best answer)"
-        return f"the optimum from here: {self.moved} {unit} would move{share}; {busiest}{proof}"
+        moved = f"{self.moved} {unit.removesuffix('s') if self.moved == 1 else unit}"
+        return f"the optimum from here: {moved} would move{share}; {busiest}{proof}"
 
     #: What ``moved``, ``total`` and the loads count.
     unit: str = "partitions"
