@@ -22,8 +22,10 @@ One small model per kind of group, each a record of what its describe API return
   stateful when they have changelog topics; each member's current tasks and task offsets; the group's
   ``streams.num.standby.replicas`` and ``streams.rack.aware.assignment.tags`` configs; the candidate the
   target tasks;
-* share groups (``ShareGroupDescribe``, KIP-932): read and written as a record (subscriptions, the
-  assignment); this project judges no share group yet, so no scenario is made from one (one line says so).
+* share groups (``ShareGroupDescribe``, KIP-932; ``problem/share.py``'s scenario): subscriptions (topics
+  the cluster lacks left out, with a note: Kafka's assignor has no metadata for them), racks, and what each
+  member holds now, which is also the candidate (no target is reported); every partition is taken as
+  assignable (share state initialised), which the describe does not say.
 
 Topics come from Metadata (partition counts, replicas, topic ids as Kafka's ``Uuid.toString()``), and the
 replicas' racks from the brokers' racks (DescribeCluster).  Subscribed topics the cluster does not have
@@ -284,7 +286,7 @@ def capture_from(
     Raises
     ------
     InputError
-        The group cannot be judged as captured: dead, empty, a share group, a classic group whose
+        The group cannot be judged as captured: dead, empty, a classic group whose
         protocol is not the consumer's (Kafka Connect, Streams before KIP-1071), or a document the
         scenario reader refuses (named field).
     """
@@ -494,8 +496,32 @@ def _streams(description: GroupDescription, topics, broker_racks):
 
 
 def _share(description: GroupDescription, topics, broker_racks):
-    raise InputError(
-        description.group_id,
-        "",
-        "is a share group (KIP-932): this project does not judge share groups yet, so nothing is captured",
-    )
+    notes = [
+        "share group: every partition taken as assignable (share state initialised; ShareGroupDescribe does not say)",
+        "share group: the candidate is the current assignment (ShareGroupDescribe returns no target)",
+    ]
+    members: dict[str, Any] = {}
+    details: dict[str, Any] = {}
+    for m in description.members:
+        missing = sorted(t for t in m.topics if t not in topics)
+        if missing:
+            notes.append(f"member {m.member_id} subscribes to {', '.join(missing)}, not in the cluster: left out")
+        entry: dict[str, Any] = {"topics": sorted(t for t in m.topics if t in topics)}
+        if m.rack:
+            entry["rack"] = m.rack
+        held = _partitions({t: ps for t, ps in m.assignment.items() if t in topics})
+        if held:
+            entry["assigned"] = held
+        members[m.member_id] = entry
+        details[m.member_id] = {"client_id": m.client_id, "client_host": m.client_host, "member_epoch": m.epoch}
+    names = {t for e in members.values() for t in e["topics"]} | {
+        t for e in members.values() for t in e.get("assigned", {})
+    }
+    share_topics: dict[str, Any] = {}
+    for name in sorted(names):
+        meta = topics[name]
+        share_topics[name] = {"partitions": meta.partitions, "id": meta.topic_id} if meta.topic_id else meta.partitions
+    scenario = {"kind": "share", "topics": share_topics, "members": members}
+    assignment = {m: e.get("assigned", {}) for m, e in members.items()}
+    group_details = {"group_epoch": description.epoch, "assignment_epoch": description.assignment_epoch}
+    return scenario, assignment, {"members": details, **group_details}, notes

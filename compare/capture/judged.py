@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from assignment_oracle.compare.capture.group import Capture
-from assignment_oracle.compare.judge import judge, kind_of
+from assignment_oracle.compare.judge import KINDS, judge, kind_of
 from assignment_oracle.compare.judge.verdict import Verdict
 from assignment_oracle.optimal import OPTIMAL, solve
+from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.load import load_assignment, load_scenario
 from assignment_oracle.problem.text import printable
 
@@ -106,6 +107,13 @@ def judge_capture(capture: Capture, *, time_limit: float | None = None) -> Captu
     """``check``'s verdict on ``capture`` (its scenario's own objective, the kind's default time limit) and
     the optimum's moves from the current assignment."""
     problem = capture.problem()
+    if type(problem) not in KINDS:
+        raise InputError(
+            capture.group,
+            "",
+            f"is a {capture.kind} group: the judge has no such kind yet (compare.judge.KINDS); -o writes its "
+            "scenario and assignment",
+        )
     assignment = load_assignment(dict(capture.assignment), problem)
     kind = kind_of(problem)
     request = kind.request(problem, {"objective_text": None})
