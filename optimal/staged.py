@@ -129,6 +129,8 @@ from ortools.sat.python import cp_model
 from assignment_oracle.optimal import lp_bound, mip_hint
 from assignment_oracle.optimal.exchange import exchange, neighbourhoods, pairs, swaps
 from assignment_oracle.optimal.request import Measures, Request, measure, tier_key
+from assignment_oracle.optimal.slot_bound import slot_bound
+from assignment_oracle.optimal.slot_deal import slot_deal
 from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, TierResult
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
 from assignment_oracle.problem.errors import SolverError
@@ -150,8 +152,11 @@ BOUND_BY = {
     "part on its least cross-rack member; every part with the previous owner keeping most of it",
     "lp": "the stage model's linear relaxation: HiGHS' dual multipliers, the weak-duality bound recomputed "
     "from them in exact integer arithmetic (optimal.lp_bound)",
+    "slots": "the load slots' relaxation once the sorted loads are proven: every member at one of the known "
+    "loads keeping whole parts that fit it, the rest dealt by rack (optimal.slot_bound; HiGHS' proven MIP bound)",
 }
 LP_PROOF = "meets the stage model's linear relaxation bound (HiGHS' duals, checked in exact arithmetic)"
+SLOTS_PROOF = "meets the load slots' relaxation bound (optimal.slot_bound: HiGHS' proven MIP bound)"
 
 #: Under a time limit, wall-clock seconds at most for the re-deals of a rack or stickiness stage
 #: (optimal.exchange: a third for the pairs, the rest for the neighbourhoods, which stop sooner when
@@ -201,6 +206,7 @@ class Parts:
     classes: tuple[_Class, ...]
     owned_by: np.ndarray
     stranded: tuple[tuple[str, int], ...] = ()
+    weighted: bool = False  # balance weights are partition weights (not counts)
 
     @property
     def total(self) -> int:
@@ -282,7 +288,9 @@ def parts_of(problem: Problem, tiers: tuple[str, ...], claims: ResolvedClaims) -
         members_parts = tuple(sorted(k for ks in signatures.values() for k in ks))
         sigs = tuple(sorted(((s, tuple(ks)) for s, ks in signatures.items() if s), key=lambda item: item[1][0]))
         classes.append(_Class(weight, eligible, cross, topics, members_parts, sigs))
-    return Parts(tuple(units), load, most_kept, least_cross, tuple(classes), owned_by, tuple(stranded))
+    return Parts(
+        tuple(units), load, most_kept, least_cross, tuple(classes), owned_by, tuple(stranded), weights is not None
+    )
 
 
 @dataclass
@@ -650,6 +658,7 @@ class _Run:
         self.found_any = False  # a search found a solution: a later stage cannot be infeasible
         self.position = 0  # the tier being solved (its index in self.tiers): remaining()
         self.bound_by = "cpsat"  # how the last search's bound was computed (BOUND_BY's keys)
+        self.linear_by = "lp"  # which relaxation gave the side stage's bound: "lp" or "slots"
         self.redeal_skipped = False  # the last re-deal did not run (spread is a tier, or no trusted incumbent)
         self.model: _Model  # the model, the incumbent and whether it meets every constraint: start()
         self.incumbent: _Incumbent
@@ -704,10 +713,23 @@ class _Run:
             # of what the balance stages need, with what was kept on the way.  Without a budget the
             # greedy's own balanced start competes, and the better (sorted loads, then kept) is taken.
             kept_first = _descent(parts, n, _greedy(parts, n, True) if not keep_first else start, request)
-            candidates = [model.incumbent(model.values_of(o)) for o in (kept_first, start)]
+            starts = [kept_first] if request.limited else [kept_first, start]
+            # Weighted loads under dec-min, balance first: the deal into the water-filled loads, which
+            # picks the moves for the rack tier too (optimal.slot_deal), competes when it succeeds.
+            if parts.weighted and request.balance == "dec-min" and tiers[0] == BALANCE and SPREAD not in tiers:
+                if request.max_moves_per_member is None:
+                    rack_next = RACK in tiers and tiers.index(RACK) < tiers.index(STICKINESS)
+                    dealt = slot_deal(parts, n, max_moves=request.max_moves, rack=rack_next)
+                    if dealt is not None:
+                        starts.append(dealt)
+            candidates = [model.incumbent(model.values_of(o)) for o in starts]
+            after = [t for t in tiers if t in (RACK, STICKINESS)] if len(starts) > 1 + (not request.limited) else []
             self.incumbent = min(
-                candidates[:1] if request.limited else candidates,
-                key=lambda c: (sorted(map(int, c.loads), reverse=True), -c.kept),
+                candidates,
+                key=lambda c: (
+                    sorted(map(int, c.loads), reverse=True),
+                    [c.cross if t == RACK else -c.kept for t in after] or [-c.kept],
+                ),
             )
         else:
             self.incumbent = model.incumbent(model.values_of(start))
@@ -902,8 +924,8 @@ class _Run:
         status, value, bound = self.search(name, expression, sense, last, current, known_bound)
         if status == INFEASIBLE:  # no record: nothing was found or proven about the stage's value
             raise _Stopped(status, name)
-        if status == OPTIMAL and self.bound_by == "lp" and value is not None:
-            self.settle(name, value, LP_PROOF)
+        if status == OPTIMAL and self.bound_by in ("lp", "slots") and value is not None:
+            self.settle(name, value, LP_PROOF if self.bound_by == "lp" else SLOTS_PROOF)
         else:
             self.note(name, value, status == OPTIMAL, bound, bound_by=None if status == OPTIMAL else self.bound_by)
         if status == UNKNOWN:
@@ -933,6 +955,7 @@ class _Run:
         outcome: tuple[str, int | None, float | None] | None = None
         linear: Fraction | None = None  # the linear relaxation's proven bound (side stages, attempt 1)
         self.bound_by = "cpsat"
+        self.linear_by = "lp"  # or "slots": the load slots' relaxation bounded it better
         share = self.remaining(last)  # this stage's seconds, all attempts together
         end = None if share is None else time.perf_counter() + share
 
@@ -952,13 +975,16 @@ class _Run:
                 # did not prove it, the costlier ones with most of what is left.
                 if attempt == 1:
                     linear = lp_bound.lp_bound(model.model, time_limit=remaining)
+                    slots = self.slot_bound(side, left())
+                    if slots is not None and (linear is None or (slots > linear if sense == "min" else slots < linear)):
+                        linear, self.linear_by = Fraction(slots), "slots"
                 seconds = left()
                 self.redeal(side, None if seconds is None else 3 * seconds / 4, thorough=attempt == 2)
                 hinted = self.incumbent
                 if linear is not None:
                     known = math.ceil(linear) if sense == "min" else math.floor(linear)
                     if known == current():
-                        self.bound_by = "lp"
+                        self.bound_by = self.linear_by
                         return OPTIMAL, current(), known
                 remaining = left()
             if attempt == 1:  # not settled after the first effort: a MIP's solution as the hint, if it has one
@@ -1019,10 +1045,41 @@ class _Run:
         if linear is not None:
             known = math.ceil(linear) if sense == "min" else math.floor(linear)
             if bound is None or (known > bound if sense == "min" else known < bound):
-                bound, self.bound_by = known, "lp"
+                bound, self.bound_by = known, self.linear_by
         if bound is not None and value is not None:
             bound = (min if sense == "min" else max)(bound, value)
         return status, value, bound
+
+    def slot_bound(self, tier: str, seconds: float | None) -> int | None:
+        """The load slots' bound (:mod:`optimal.slot_bound`) for a rack or stickiness stage, when
+        ``balance`` came first, under ``dec-min``, proven (the sorted loads are then known exactly)
+        and no ``spread`` tier; ``None`` otherwise.  A third of ``seconds`` at most."""
+        request, parts = self.request, self.parts
+        balance = next((r for r in self.records if r.tier == BALANCE), None)
+        if (
+            not parts.weighted
+            or request.balance != "dec-min"
+            or balance is None
+            or not balance.proven
+            or SPREAD in self.tiers
+        ):
+            return None
+        floor = None if request.max_moves is None else int(parts.owned_by.sum()) - request.max_moves
+        if STICKINESS in self.reached:
+            floor = max(floor or 0, int(self.reached[STICKINESS]))
+        per_member = None
+        if request.max_moves_per_member is not None:
+            per_member = np.maximum(0, parts.owned_by - request.max_moves_per_member)
+        return slot_bound(
+            parts,
+            self.n,
+            self.reached[BALANCE],
+            objective=tier,
+            kept_floor=floor,
+            cross_ceiling=self.reached.get(RACK),
+            per_member_floor=per_member,
+            time_limit=None if seconds is None else seconds / 3,
+        )
 
     def redeal(self, tier: str, seconds: float | None, thorough: bool) -> None:
         """The incumbent's parts of equal balance weight dealt again among their holders
