@@ -6,6 +6,7 @@
 // generation, rack, instance_id; a topic's "id", Kafka's Uuid as Uuid.toString() prints it, is read by the
 // server assignors only), "assignors" (optional; default the four client assignors) any of range, roundrobin,
 // sticky, cooperative-sticky (client) and uniform, server-range (KIP-848 group coordinator, ServerAssignors.java),
+// or share-simple (KIP-932, ShareAssignors.java: the scenario is then a share group's),
 // and "server_orders" (optional, diagnosis only) see ServerAssignors.Orders; one answer per line, in the same order,
 //     {"id": ANY, "range": RESULT, "roundrobin": RESULT, ...}
 // where RESULT is {"assignment": {member: {topic: [partition, ...]}}} (every member, partitions sorted; the server
@@ -271,7 +272,9 @@ public final class Driver {
                 }
                 ServerAssignors.Orders orders = new ServerAssignors.Orders(request.path("server_orders"));
                 for (String name : names) {
-                    if (List.of(ServerAssignors.NAMES).contains(name))
+                    if (List.of(ShareAssignors.NAMES).contains(name))
+                        answer.set(name, ShareAssignors.run(MAPPER, name, scenario));
+                    else if (List.of(ServerAssignors.NAMES).contains(name))
                         answer.set(name, ServerAssignors.run(MAPPER, name, scenario.path("topics"), members, orders));
                     else if (List.of(ASSIGNORS).contains(name))
                         answer.set(name, run(name, cluster, members));

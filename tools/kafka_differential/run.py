@@ -127,6 +127,11 @@ KAFKA_FILES = [
             "AssignorHelpers",
         )
     ),
+    # The share group assignor (KIP-932; share.py): rewritten in 2025, loaded by name (ShareAssignors.java).
+    *(
+        f"{SERVER_ROOT}/org/apache/kafka/coordinator/group/assignor/{name}.java?"
+        for name in ("SimpleAssignor", "SimpleHomogeneousAssignmentBuilder", "SimpleHeterogeneousAssignmentBuilder")
+    ),
     f"{SERVER_ROOT}/org/apache/kafka/coordinator/group/modern/MemberAssignmentImpl.java",
     f"{SERVER_COMMON_ROOT}/org/apache/kafka/server/common/TopicIdPartition.java",
 ]
