@@ -11,6 +11,12 @@ exactly ``min(standby_replicas, processes - 1)`` members of distinct
 processes other than the active's), none of :mod:`optimal.streams`' processes,
 pooled copies or flows, and each scored by the one measure,
 :func:`optimal.streams_request.measure`.
+
+Share groups (:func:`share_optimum`): every subset of the (member, partition)
+pairs the rule allows (a subscribed topic, an assignable partition), none of
+:mod:`optimal.share`'s classes, hubs, levels or potentials, each scored by
+:func:`optimal.share_request.measure` and compared by its tiers' own
+definitions (decreasingly minimal vectors, not the model's sums of squares).
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from assignment_oracle.optimal import share_request
 from assignment_oracle.optimal.streams_request import StreamsRequest, better, measure, standbys_wanted
 from assignment_oracle.problem.model import Problem
+from assignment_oracle.problem.share import ShareAssignment, ShareProblem
 from assignment_oracle.problem.streams import MemberTasks, StreamsAssignment, StreamsProblem, TaskId
 
 
@@ -499,3 +507,78 @@ def streams_optimum(problem: StreamsProblem, request=None, limit: int = 20_000) 
             count += 1
     assert best is not None and first is not None
     return StreamsBruteOptimum(tiers, best, count, first, size)
+
+
+# -- share groups (KIP-932) ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShareBruteOptimum:
+    """The share-group optimum by enumeration: the best tier values (in ``tiers`` order, as
+    :meth:`~assignment_oracle.optimal.share_request.ShareMeasures.value` reports them), how many assignments
+    reach them, the first of those enumerated, and how many assignments there are."""
+
+    tiers: tuple[str, ...]
+    values: list
+    optimal_count: int
+    assignment: ShareAssignment
+    enumerated: int
+
+
+def share_pairs(problem: ShareProblem) -> list[tuple[str, tuple[str, int]]]:
+    """Every (member, partition) pair an assignment may hold, read off the rule: a topic the member subscribes
+    to, a partition whose share state is initialised; members in the group's order."""
+    return [
+        (m.member_id, (t, p))
+        for m in problem.members
+        for t in m.topics
+        for p in range(problem.topics[t])
+        if problem.is_assignable(t, p)
+    ]
+
+
+def share_optimum(problem: ShareProblem, request=None, limit: int = 1 << 14) -> ShareBruteOptimum:
+    """The optimum of a :class:`~assignment_oracle.optimal.share_request.ShareRequest` (default: Kafka's
+    order) on a tiny share group by enumeration: every subset of :func:`share_pairs` (each a valid
+    assignment: a member holds a pair once), each measured by
+    :func:`~assignment_oracle.optimal.share_request.measure` and compared tier by tier
+    (:func:`~assignment_oracle.optimal.share_request.better`).  ``ValueError`` above ``limit`` subsets."""
+    request = share_request.ShareRequest() if request is None else request
+    return share_optima(problem, [request], limit)[0]
+
+
+def share_optima(problem: ShareProblem, requests, limit: int = 1 << 14) -> list[ShareBruteOptimum]:
+    """:func:`share_optimum` for several requests, every subset enumerated and measured once per sharing
+    target."""
+    pairs = share_pairs(problem)
+    size = 1 << len(pairs)
+    if size > limit:
+        raise ValueError(f"{size} assignments is too many to enumerate")
+    measured: dict[str, list[tuple[ShareAssignment, share_request.ShareMeasures]]] = {}
+    for sharing in dict.fromkeys(r.sharing for r in requests):
+        rows = []
+        for mask in range(size):
+            held: dict[str, list[tuple[str, int]]] = {m.member_id: [] for m in problem.members}
+            for bit, (member, tp) in enumerate(pairs):
+                if mask >> bit & 1:
+                    held[member].append(tp)
+            assignment = ShareAssignment({m: tuple(ps) for m, ps in held.items()})
+            probe = share_request.ShareRequest(sharing=sharing)
+            rows.append((assignment, share_request.measure(problem, assignment, probe)))
+        measured[sharing] = rows
+    out = []
+    for request in requests:
+        tiers = request.tiers(problem)
+        best: list | None = None
+        first: ShareAssignment | None = None
+        count = 0
+        for assignment, measures in measured[request.sharing]:
+            values = measures.values(tiers, request.balance)
+            order = -1 if best is None else share_request.better(tiers, values, best)
+            if order < 0:
+                best, first, count = values, assignment, 1
+            elif order == 0:
+                count += 1
+        assert best is not None and first is not None
+        out.append(ShareBruteOptimum(tiers, best, count, first, size))
+    return out

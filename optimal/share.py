@@ -13,31 +13,38 @@ The network
 A share assignment is a set of (member, partition) pairs, a member holding a
 partition at most once.  As a flow::
 
-    source --load--> unit --> class --level q--> sink       (unit: a member, or a
-    source ----------bypass--------------------> sink        (member, topic) under
-                     unit --> hub(topic) --> class           per-topic balance)
+    source --load--> unit --> hub(topic) --> class --level q--> sink
+                     unit --own--> class                         (unit: a member, or a
+    source ------------------bypass----------------------> sink   (member, topic) under
+                                                                  per-topic balance)
 
 * a **class** is a set of target partitions of one topic with the same
   *owners* (the members whose current assignment holds them and who may keep
   them); its partitions are interchangeable for every tier, so a class of
-  ``k`` partitions is one node.  A unit's arc to a class has capacity ``k``: a
-  member holds each partition at most once.  Given how many of a class's
-  partitions each member takes, the class's partitions can always be dealt so
+  ``k`` partitions is one node.  Given how many of a class's partitions each
+  member takes (at most ``k`` each), the partitions can always be dealt so
   that their holder counts differ by at most one (near-uniform column sums
   are realisable for any row sums up to ``k``: Gale-Ryser), which every tier
-  prefers (the sum of a convex function of the holder counts is least on the
-  most even split); so the class's arc to the sink is one arc per *level*
-  ``q`` (the ``q``-th holder of each of its partitions), capacity ``k``;
+  prefers (a sum of a convex function of the holder counts is least on the
+  most even split); so a class's arc to the sink is one arc per *level* ``q``
+  (the ``q``-th holder of each of its partitions), capacity ``k``;
 * a partition never needs more holders than ``cap = max(target, owners)``
-  (capped by the topic's subscribers): a holder beyond both is a member that
+  (at most the topic's subscribers): a holder beyond both is a member that
   did not hold it, and dropping it improves ``sharing`` and ``balance`` and
-  changes nothing else.  In a topic where every class has ``cap <= 1`` (a
-  target of 1 and at most one owner per partition: every topic of a group
-  with at least as many partitions as members, under Kafka's target) each
-  partition has at most one holder, and the members reach the classes through
-  one **hub** per topic (members + classes arcs, not members x classes); its
-  owners also have their own arc to their class.  Elsewhere every subscriber
-  has an arc to every class of the topic;
+  changes nothing else;
+* a unit reaches the classes of a topic through the topic's **hub** (members
+  + classes arcs, not members x classes), and each owner also by its own arc
+  to its class.  The hub forgets who sends what, so this network is a
+  *relaxation*: it admits a member taking one partition twice.  Its optimum
+  is the real one whenever each hub's flow can be dealt out without that (a
+  small transportation problem per topic: each member at most ``k`` of a
+  class, none of a class it owns, since such a unit would rather stay on its
+  own arc, which the stickiness stage rules out); for a topic where it
+  cannot, the topic gets an arc from every subscriber to every class
+  (capacity ``k``: each partition at most once) and the stages run again.
+  Where every partition has at most one holder (a target of 1 and one owner,
+  every topic of a group with at least as many partitions as members, under
+  Kafka's target) the hub is always dealt out;
 * the **bypass** lets the number of pairs be whatever the tiers make it.
 
 Every tier is a separable convex cost on these arcs: ``coverage`` costs -1 on
@@ -70,16 +77,17 @@ tier is minimised within those bounds.  A tier whose every arc can sit at its
 own best (coverage and sharing met exactly, as in Kafka's order) needs no
 search: the zero potentials prove it.
 
-The answer is dealt from the last flow: each hub's flow to its members goes
-to its classes in order (no member gets its own class through the hub: that
-unit would rather stay, which the stickiness stage rules out), and each
-class's partitions go round-robin to its members, in the group's order.
+The answer is dealt from the last flow: each hub's units to its classes (the
+transportation problem above: members' units laid over the classes' places
+level by level, else a max-flow), then each class's partitions round-robin
+to its members in the group's order.
 
 :func:`verify` rebuilds the network, reads the flow off the assignment and
 replays the stages: in each, the assignment's flow within the bounds, no
 residual arc of negative reduced cost under the stage's potentials, the
 stage's value equal to the tier's measured number; then the bounds narrowed
-as the stage did.  That proves each tier optimal given the ones before.
+as the stage did.  That proves each tier optimal given the ones before, over
+the relaxation, so over every real assignment.
 """
 
 from __future__ import annotations
@@ -90,7 +98,7 @@ from functools import cached_property
 from typing import Any, Mapping
 
 import numpy as np
-from ortools.graph.python import min_cost_flow
+from ortools.graph.python import max_flow, min_cost_flow
 
 from assignment_oracle.optimal.share_request import (
     BALANCE,
@@ -125,11 +133,13 @@ class ShareNetwork:
     ``upper`` (every lower bound is 0 to start with), ``kind`` (``LOAD``, ``BYPASS``, ``HUB_IN``, ``OWN``,
     ``PAIR``, ``HUB_OUT``, ``LEVEL``), and per arc its ``unit`` (-1 when none), ``cls`` (-1 when none) and
     ``level`` (``LEVEL`` arcs).  ``unit_member``/``unit_topic`` say whose load a unit carries (topic -1 under
-    member balance); per class its ``topic``, ``parts`` (dense partitions, ascending), ``owners`` (member
-    indices), ``cap`` and ``target``."""
+    member balance); per class its ``class_topic``, ``class_parts`` (dense partitions, ascending),
+    ``class_owners`` (member indices), ``class_cap`` and ``class_target``.  ``explicit``: the topics (indices
+    into ``topics``) with an arc from every subscriber to every class instead of a hub."""
 
     problem: ShareProblem
     request: ShareRequest
+    explicit: frozenset[int]
     targets: np.ndarray
     unit_member: np.ndarray
     unit_topic: np.ndarray  # index into ``topics`` or -1
@@ -140,6 +150,7 @@ class ShareNetwork:
     class_owners: tuple[tuple[int, ...], ...]
     class_cap: np.ndarray
     class_target: np.ndarray
+    class_position: np.ndarray  # its place among its topic's classes
     tail: np.ndarray
     head: np.ndarray
     upper: np.ndarray
@@ -151,11 +162,11 @@ class ShareNetwork:
     supply: int  # the source's supply: the most pairs there can be
     # where to find arcs from an assignment's pairs
     unit_of: Mapping[tuple[int, int], int]  # (member, topic index) -> unit
-    hub_in_arc: Mapping[tuple[int, int], int]  # (unit, topic index) -> HUB_IN arc
+    topic_units: tuple[np.ndarray, ...]  # per topic, its subscribers' units (the group's order)
+    topic_classes: tuple[np.ndarray, ...]  # per topic, its classes
+    hub_in_first: Mapping[int, int]  # hub topic -> its first HUB_IN arc (one per unit of topic_units)
     own_arc: Mapping[tuple[int, int], int]  # (unit, class) -> OWN arc (hub topics)
-    pair_base: Mapping[
-        int, tuple[int, tuple[int, ...], Mapping[int, int]]
-    ]  # explicit topic -> (first arc, classes, unit position)
+    pair_first: Mapping[int, int]  # explicit topic -> first arc: unit at a, class at b is first + a * classes + b
     hub_out_arc: np.ndarray  # per class, its HUB_OUT arc or -1
     level_start: np.ndarray  # per class, its first LEVEL arc (levels 1..cap follow)
     load_arc: np.ndarray  # per unit
@@ -175,6 +186,10 @@ class ShareNetwork:
     @cached_property
     def class_size(self) -> np.ndarray:
         return np.array([p.size for p in self.class_parts], dtype=np.int64)
+
+    @property
+    def explicit_arcs(self) -> int:
+        return sum(self.topic_units[k].size * self.topic_classes[k].size for k in self.explicit)
 
     def node_name(self, node: int) -> str:
         """A node's stable name (the certificate's keys)."""
@@ -208,8 +223,35 @@ class ShareNetwork:
         return out, tier == BALANCE
 
 
-def build_network(problem: ShareProblem, request: ShareRequest | None = None) -> ShareNetwork:
-    """The network of ``problem`` under ``request`` (module docstring); deterministic."""
+class _Arcs:
+    """Arc arrays gathered block by block, numbered in order."""
+
+    def __init__(self) -> None:
+        self.blocks: list[tuple[np.ndarray, ...]] = []
+        self.count = 0
+
+    def add(self, tail, head, upper, kind: int, unit=-1, cls=-1, level=0) -> int:
+        """Add a block of arcs (arguments broadcast together); returns the first one's number."""
+        arrays = np.broadcast_arrays(*(np.asarray(x, dtype=np.int64) for x in (tail, head, upper, unit, cls, level)))
+        n = int(arrays[0].size)
+        tail_, head_, upper_, unit_, cls_, level_ = (a.ravel() for a in arrays)
+        self.blocks.append((tail_, head_, upper_, np.full(n, kind, dtype=np.int64), unit_, cls_, level_))
+        first = self.count
+        self.count += n
+        return first
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        if not self.blocks:
+            return tuple(np.zeros(0, dtype=np.int64) for _ in range(7))
+        return tuple(np.concatenate([b[i] for b in self.blocks]) for i in range(7))
+
+
+def build_network(
+    problem: ShareProblem, request: ShareRequest | None = None, explicit: frozenset[int] = frozenset()
+) -> ShareNetwork:
+    """The network of ``problem`` under ``request`` (module docstring), with the topics ``explicit`` (indices
+    into the topics with subscribers and target partitions, in the scenario's order) given an arc from every
+    subscriber to every class; deterministic."""
     request = ShareRequest() if request is None else request
     per_topic = request.balance == "per-topic"
     targets = sharing_targets(problem, request.sharing)
@@ -224,23 +266,21 @@ def build_network(problem: ShareProblem, request: ShareRequest | None = None) ->
         and target[problem.topic_offset[t] : problem.topic_offset[t] + problem.topics[t]].any()
     )
     topic_index = {t: k for k, t in enumerate(topics)}
-    members = problem.members
 
     # units: one per member, or one per (member, topic with targets) under per-topic balance
     unit_member: list[int] = []
     unit_topic: list[int] = []
     unit_of: dict[tuple[int, int], int] = {}
-    for i, m in enumerate(members):
+    for i, m in enumerate(problem.members):
+        mine = [topic_index[t] for t in m.topics if t in topic_index]
         if per_topic:
-            for t in m.topics:
-                if t in topic_index:
-                    unit_of[(i, topic_index[t])] = len(unit_member)
-                    unit_member.append(i)
-                    unit_topic.append(topic_index[t])
+            for k in mine:
+                unit_of[(i, k)] = len(unit_member)
+                unit_member.append(i)
+                unit_topic.append(k)
         else:
-            for t in m.topics:
-                if t in topic_index:
-                    unit_of[(i, topic_index[t])] = len(unit_member)
+            for k in mine:
+                unit_of[(i, k)] = len(unit_member)
             unit_member.append(i)
             unit_topic.append(-1)
     units = len(unit_member)
@@ -251,138 +291,125 @@ def build_network(problem: ShareProblem, request: ShareRequest | None = None) ->
     class_owners: list[tuple[int, ...]] = []
     class_cap: list[int] = []
     class_target: list[int] = []
-    topic_classes: list[list[int]] = []
-    hub_topics: list[int] = []
+    class_position: list[int] = []
+    topic_classes: list[np.ndarray] = []
+    topic_units: list[np.ndarray] = []
+    topic_size: list[int] = []
     for k, t in enumerate(topics):
         start = problem.topic_offset[t]
         parts = start + np.flatnonzero(target[start : start + problem.topics[t]])
-        subscribers = len(problem.subscribers(t))
+        subscribers = [problem.member_index[m] for m in problem.subscribers(t)]
+        topic_units.append(np.array([unit_of[(i, k)] for i in subscribers], dtype=np.int64))
+        topic_size.append(int(parts.size))
         s = int(targets[parts[0]])
         groups: dict[tuple[int, ...], list[int]] = {}
         for j in parts.tolist():
             groups.setdefault(tuple(sorted(owners.get(j, ()))), []).append(j)
-        mine = []
+        first = len(class_topic)
         for owner_set, js in groups.items():  # insertion order: by first partition
-            mine.append(len(class_topic))
+            class_position.append(len(class_topic) - first)
             class_topic.append(k)
             class_parts.append(np.array(js, dtype=np.int64))
             class_owners.append(owner_set)
-            class_cap.append(min(subscribers, max(s, len(owner_set))))
+            class_cap.append(min(len(subscribers), max(s, len(owner_set))))
             class_target.append(s)
-        topic_classes.append(mine)
-        if all(class_cap[c] <= 1 for c in mine):
-            hub_topics.append(k)
-    hub_of = {k: h for h, k in enumerate(hub_topics)}
+        topic_classes.append(np.arange(first, len(class_topic), dtype=np.int64))
+    hub_topics = tuple(k for k in range(len(topics)) if k not in explicit)
     hub_node0 = 2 + units
     class_node0 = hub_node0 + len(hub_topics)
     num_nodes = class_node0 + len(class_topic)
     sizes = np.array([p.size for p in class_parts], dtype=np.int64)
+    caps = np.array(class_cap, dtype=np.int64)
 
-    tails: list[np.ndarray] = []
-    heads: list[np.ndarray] = []
-    uppers: list[np.ndarray] = []
-    kinds: list[np.ndarray] = []
-    arc_unit: list[np.ndarray] = []
-    arc_cls: list[np.ndarray] = []
-    arc_level: list[np.ndarray] = []
-    count = 0
-
-    def add(tail, head, upper, kind, unit=-1, cls=-1, level=0) -> int:
-        nonlocal count
-        n = np.broadcast(np.atleast_1d(tail), head, upper, unit, cls, level).size
-        tails.append(np.broadcast_to(np.asarray(tail, dtype=np.int64), (n,)).copy())
-        heads.append(np.broadcast_to(np.asarray(head, dtype=np.int64), (n,)).copy())
-        uppers.append(np.broadcast_to(np.asarray(upper, dtype=np.int64), (n,)).copy())
-        kinds.append(np.full(n, kind, dtype=np.int64))
-        arc_unit.append(np.broadcast_to(np.asarray(unit, dtype=np.int64), (n,)).copy())
-        arc_cls.append(np.broadcast_to(np.asarray(cls, dtype=np.int64), (n,)).copy())
-        arc_level.append(np.broadcast_to(np.asarray(level, dtype=np.int64), (n,)).copy())
-        first = count
-        count += n
-        return first
-
+    arcs = _Arcs()
     # load arcs: the most a unit can hold
     unit_upper = np.zeros(units, dtype=np.int64)
-    for (i, k), u in unit_of.items():
-        unit_upper[u] += sum(int(sizes[c]) for c in topic_classes[k])
-    load_first = add(_SOURCE, 2 + np.arange(units), unit_upper, LOAD, unit=np.arange(units))
-    load_arc = load_first + np.arange(units)
-    total = int((sizes * np.array(class_cap, dtype=np.int64)).sum()) if class_cap else 0
-    add(_SOURCE, _SINK, total, BYPASS)
+    if unit_of:
+        keys = np.array([(i, k, u) for (i, k), u in unit_of.items()], dtype=np.int64)  # member, topic, unit
+        np.add.at(unit_upper, keys[:, 2], np.array(topic_size, dtype=np.int64)[keys[:, 1]])
+    load_first = arcs.add(_SOURCE, 2 + np.arange(units), unit_upper, LOAD, unit=np.arange(units))
+    supply = int((sizes * caps).sum())
+    arcs.add(_SOURCE, _SINK, supply, BYPASS)
 
-    hub_in_arc: dict[tuple[int, int], int] = {}
-    own_arc: dict[tuple[int, int], int] = {}
-    pair_base: dict[int, tuple[int, tuple[int, ...], Mapping[int, int]]] = {}
+    hub_in_first: dict[int, int] = {}
+    pair_first: dict[int, int] = {}
     hub_out_arc = np.full(len(class_topic), -1, dtype=np.int64)
-    for k, t in enumerate(topics):
-        subs = [problem.member_index[m] for m in problem.subscribers(t)]
-        subs_units = np.array([unit_of[(i, k)] for i in subs], dtype=np.int64)
-        mine = topic_classes[k]
-        p_t = int(sizes[mine].sum())
-        if k in hub_of:
-            hub = hub_node0 + hub_of[k]
-            first = add(2 + subs_units, hub, p_t, HUB_IN, unit=subs_units)
-            for pos, u in enumerate(subs_units.tolist()):
-                hub_in_arc[(u, k)] = first + pos
-            cls = np.array(mine, dtype=np.int64)
-            first = add(hub, class_node0 + cls, sizes[cls], HUB_OUT, cls=cls)
-            hub_out_arc[cls] = first + np.arange(cls.size)
-            for c in mine:
-                for o in class_owners[c]:
-                    u = unit_of[(o, k)]
-                    own_arc[(u, c)] = add(2 + u, class_node0 + c, sizes[c], OWN, unit=u, cls=c)
-        else:
-            cls = np.array(mine, dtype=np.int64)
-            unit_rep = np.repeat(subs_units, cls.size)
-            cls_rep = np.tile(cls, subs_units.size)
-            owner_of = np.zeros((len(subs), cls.size), dtype=bool)
-            position = {i: a for a, i in enumerate(subs)}
-            for b, c in enumerate(mine):
-                for o in class_owners[c]:
-                    owner_of[position[o], b] = True
-            # one arc per (subscriber, class): arc first + a * classes + b; an owner's arc is OWN
-            first = add(2 + unit_rep, class_node0 + cls_rep, sizes[cls_rep], PAIR, unit=unit_rep, cls=cls_rep)
-            kinds[-1][owner_of.ravel()] = OWN
-            pair_base[k] = (first, tuple(mine), {u: a for a, u in enumerate(subs_units.tolist())})
-    level_start = np.zeros(len(class_topic), dtype=np.int64)
-    for c in range(len(class_topic)):
-        cap = class_cap[c]
-        level_start[c] = (
-            add(class_node0 + c, _SINK, int(sizes[c]), LEVEL, cls=c, level=np.arange(1, cap + 1)) if cap else count
+    own_units: list[int] = []
+    own_classes: list[int] = []
+    for h, k in enumerate(hub_topics):
+        hub = hub_node0 + h
+        subs_units = topic_units[k]
+        cls = topic_classes[k]
+        hub_in_first[k] = arcs.add(2 + subs_units, hub, topic_size[k], HUB_IN, unit=subs_units)
+        hub_out_arc[cls] = arcs.add(hub, class_node0 + cls, sizes[cls] * caps[cls], HUB_OUT, cls=cls) + np.arange(
+            cls.size
         )
-
-    def cat(parts: list[np.ndarray]) -> np.ndarray:
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-
+        for c in cls.tolist():
+            for o in class_owners[c]:
+                own_units.append(unit_of[(o, k)])
+                own_classes.append(c)
+    own_first = arcs.add(
+        2 + np.array(own_units, dtype=np.int64),
+        class_node0 + np.array(own_classes, dtype=np.int64),
+        sizes[np.array(own_classes, dtype=np.int64)] if own_classes else np.zeros(0, dtype=np.int64),
+        OWN,
+        unit=np.array(own_units, dtype=np.int64),
+        cls=np.array(own_classes, dtype=np.int64),
+    )
+    own_arc = {(u, c): own_first + a for a, (u, c) in enumerate(zip(own_units, own_classes))}
+    for k in sorted(explicit):
+        subs_units = topic_units[k]
+        cls = topic_classes[k]
+        owner_of = np.zeros((subs_units.size, cls.size), dtype=bool)
+        position = {int(u): a for a, u in enumerate(subs_units.tolist())}
+        for b, c in enumerate(cls.tolist()):
+            for o in class_owners[c]:
+                owner_of[position[unit_of[(o, k)]], b] = True
+        # one arc per (subscriber, class), capacity the class's size; an owner's arc is OWN
+        unit_rep = np.repeat(subs_units, cls.size)
+        cls_rep = np.tile(cls, subs_units.size)
+        pair_first[k] = arcs.add(2 + unit_rep, class_node0 + cls_rep, sizes[cls_rep], PAIR, unit=unit_rep, cls=cls_rep)
+        arcs.blocks[-1][3][owner_of.ravel()] = OWN
+    # levels: class c's arcs to the sink, levels 1..cap, capacity its size each
+    class_ids = np.arange(len(class_topic), dtype=np.int64)
+    level_cls = np.repeat(class_ids, caps)
+    level_q = np.arange(level_cls.size, dtype=np.int64) - np.repeat(np.cumsum(caps) - caps, caps) + 1
+    level_first = arcs.add(class_node0 + level_cls, _SINK, sizes[level_cls], LEVEL, cls=level_cls, level=level_q)
+    level_start = level_first + np.cumsum(caps) - caps
+    tail, head, upper, kind, unit, cls_, level = arcs.columns()
     return ShareNetwork(
         problem=problem,
         request=request,
+        explicit=frozenset(explicit),
         targets=targets,
         unit_member=np.array(unit_member, dtype=np.int64),
         unit_topic=np.array(unit_topic, dtype=np.int64),
         topics=topics,
-        hub_topic=tuple(hub_topics),
+        hub_topic=hub_topics,
         class_topic=np.array(class_topic, dtype=np.int64),
         class_parts=tuple(class_parts),
         class_owners=tuple(class_owners),
-        class_cap=np.array(class_cap, dtype=np.int64),
+        class_cap=caps,
         class_target=np.array(class_target, dtype=np.int64),
-        tail=cat(tails),
-        head=cat(heads),
-        upper=cat(uppers),
-        kind=cat(kinds),
-        unit=cat(arc_unit),
-        cls=cat(arc_cls),
-        level=cat(arc_level),
+        class_position=np.array(class_position, dtype=np.int64),
+        tail=tail,
+        head=head,
+        upper=upper,
+        kind=kind,
+        unit=unit,
+        cls=cls_,
+        level=level,
         num_nodes=num_nodes,
-        supply=total,
+        supply=supply,
         unit_of=unit_of,
-        hub_in_arc=hub_in_arc,
+        topic_units=tuple(topic_units),
+        topic_classes=tuple(topic_classes),
+        hub_in_first=hub_in_first,
         own_arc=own_arc,
-        pair_base=pair_base,
+        pair_first=pair_first,
         hub_out_arc=hub_out_arc,
         level_start=level_start,
-        load_arc=load_arc,
+        load_arc=load_first + np.arange(units, dtype=np.int64),
     )
 
 
@@ -534,8 +561,8 @@ class _Run:
         per_class = np.bincount(net.cls[levels], weights=self.flow[levels], minlength=net.num_classes)
         per_topic = np.bincount(net.class_topic, weights=per_class, minlength=len(net.topics))
         share = np.zeros(net.num_units, dtype=np.float64)
-        for (i, k), u in net.unit_of.items():
-            share[u] += per_topic[k] / len(net.problem.subscribers(net.topics[k]))
+        for k, units in enumerate(net.topic_units):
+            share[units] += per_topic[k] / units.size
         return np.rint(share).astype(np.int64)
 
     def _flow(self, costs: np.ndarray, windows: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
@@ -591,49 +618,100 @@ class _Run:
 
     # -- the answer ------------------------------------------------------------------------------------------
 
-    def deal(self) -> ShareAssignment:
-        """The assignment the last flow describes (module docstring)."""
+    def deal(self) -> ShareAssignment | frozenset[int]:
+        """The assignment the last flow describes (module docstring), or the hub topics whose flow cannot be
+        dealt out without a member taking a partition twice."""
         net, flow = self.net, self.flow
         assert flow is not None
         given: list[dict[int, int]] = [{} for _ in range(net.num_classes)]  # class -> member -> units
-
-        def give(c: int, member: int, units: int) -> None:
-            given[c][member] = given[c].get(member, 0) + units
-
         direct = np.flatnonzero(((net.kind == OWN) | (net.kind == PAIR)) & (flow > 0))
         for arc, units in zip(direct.tolist(), flow[direct].tolist()):
-            give(int(net.cls[arc]), int(net.unit_member[net.unit[arc]]), units)
+            c, member = int(net.cls[arc]), int(net.unit_member[net.unit[arc]])
+            given[c][member] = given[c].get(member, 0) + units
+        failed = []
         for k in net.hub_topic:
-            ins = sorted((u, a) for (u, t), a in net.hub_in_arc.items() if t == k)
-            members = [(int(net.unit_member[u]), int(flow[a])) for u, a in ins if flow[a]]
-            classes = [(c, int(flow[net.hub_out_arc[c]])) for c in np.flatnonzero(net.class_topic == k).tolist()]
-            classes = [(c, n) for c, n in classes if n]
-            ci = 0
-            for member, units in members:  # north-west corner: members in order to classes in order
-                while units:
-                    c, room = classes[ci]
-                    if member in net.class_owners[c]:
-                        raise SolverError("share optimum: a hub deals a member its own partitions (not stickiest)")
-                    take = min(units, room)
-                    give(c, member, take)
-                    units -= take
-                    classes[ci] = (c, room - take)
-                    if room == take:
-                        ci += 1
+            first = net.hub_in_first[k]
+            units = net.topic_units[k]
+            sent = flow[first : first + units.size]
+            classes = net.topic_classes[k]
+            dealt = _transport(
+                net, net.unit_member[units[sent > 0]], sent[sent > 0], classes, flow[net.hub_out_arc[classes]], given
+            )
+            if dealt is None:
+                failed.append(k)
+                continue
+            for member, c, n in dealt:
+                given[c][member] = given[c].get(member, 0) + n
+        if failed:
+            return frozenset(failed)
         held: list[list[int]] = [[] for _ in net.problem.members]
         for c, members_units in enumerate(given):
             parts = net.class_parts[c].tolist()
             at = 0
             for member in sorted(members_units):
-                units = members_units[member]
-                if units > len(parts):
+                n = members_units[member]
+                if n > len(parts):
                     raise SolverError("share optimum: a member was given more of a class than it has partitions")
-                held[member].extend(parts[(at + i) % len(parts)] for i in range(units))
-                at += units
+                held[member].extend(parts[(at + i) % len(parts)] for i in range(n))
+                at += n
         names = net.problem.partitions
         return ShareAssignment(
             {m.member_id: tuple(names[j] for j in held[i]) for i, m in enumerate(net.problem.members)}
         )
+
+
+def _transport(
+    net: ShareNetwork,
+    members: np.ndarray,
+    sent: np.ndarray,
+    classes: np.ndarray,
+    received: np.ndarray,
+    given: list[dict[int, int]],
+) -> list[tuple[int, int, int]] | None:
+    """A hub's flow dealt out: ``(member, class, units)`` with each member's units ``sent``, each class's
+    ``received``, no member more of a class than it has partitions (counting what it has on its own arc) nor
+    any of a class it owns; ``None`` when no such deal exists.  First the members' units laid in the group's
+    order over the classes' places level by level (each class once per level), else a max-flow."""
+    keep = received > 0
+    classes, received = classes[keep], received[keep]
+    total = int(sent.sum())
+    if total != int(received.sum()):
+        raise SolverError("share optimum: a hub's flow is not conserved")
+    if not total:
+        return []
+    sizes = net.class_size
+
+    def room(member: int, c: int) -> int:
+        return 0 if member in net.class_owners[c] else int(sizes[c]) - given[c].get(member, 0)
+
+    # places: level 0 of every class, then level 1 of those with two or more, ...
+    level = np.arange(int(received.sum())) - np.repeat(np.cumsum(received) - received, received)
+    place_class = np.repeat(classes, received)[np.lexsort((np.repeat(np.arange(classes.size), received), level))]
+    place_member = np.repeat(members, sent)
+    pairs, counts = np.unique(np.stack([place_member, place_class]), axis=1, return_counts=True)
+    dealt = [(int(m), int(c), int(n)) for (m, c), n in zip(pairs.T.tolist(), counts.tolist())]
+    if all(n <= room(m, c) for m, c, n in dealt):
+        return dealt
+    # the exact deal: source -> member (its units) -> class (room) -> sink (its units)
+    rows, cols = members.tolist(), classes.tolist()
+    smf = max_flow.SimpleMaxFlow()
+    tails, heads, caps = [], [], []
+    for a, m in enumerate(rows):
+        for b, c in enumerate(cols):
+            r = room(m, c)
+            if r > 0:
+                tails.append(2 + a)
+                heads.append(2 + len(rows) + b)
+                caps.append(r)
+    inner = len(tails)
+    tails += [0] * len(rows) + [2 + len(rows) + b for b in range(len(cols))]
+    heads += [2 + a for a in range(len(rows))] + [1] * len(cols)
+    caps += sent.tolist() + received.tolist()
+    smf.add_arcs_with_capacity(np.array(tails), np.array(heads), np.array(caps))
+    if smf.solve(0, 1) != smf.OPTIMAL or smf.optimal_flow() != total:
+        return None
+    flows = smf.flows(np.arange(inner)).tolist()
+    return [(rows[tails[e] - 2], cols[heads[e] - 2 - len(rows)], int(f)) for e, f in enumerate(flows) if f]
 
 
 # -- the certificate and its check ------------------------------------------------------------------------------
@@ -642,16 +720,18 @@ class _Run:
 @dataclass(frozen=True, eq=False)
 class ShareCertificate:
     """The stages' node potentials (module docstring): per tier in order, one integer per node of the network
-    :func:`build_network` builds for the problem and request."""
+    :func:`build_network` builds for the problem, the request and the ``explicit`` topics (by name)."""
 
     tiers: tuple[str, ...]
     potentials: tuple[np.ndarray, ...]
+    explicit: tuple[str, ...] = ()
     kind: str = "share-potentials"
 
     def to_mapping(self, network: ShareNetwork) -> dict:
         """Per stage, the non-zero potentials by node name (``member:m1``, ``hub:orders``, ``class:orders:3``)."""
         return {
             "kind": self.kind,
+            "explicit_topics": list(self.explicit),
             "stages": [
                 {
                     "tier": tier,
@@ -663,17 +743,18 @@ class ShareCertificate:
 
 
 def _flow_of(net: ShareNetwork, assignment: ShareAssignment) -> tuple[np.ndarray | None, str]:
-    """The flow on ``net`` that a valid ``assignment`` is (levels filled in order), or why there is none."""
+    """The flow on ``net`` that a valid ``assignment`` is (an owner's holdings of its class on its own arc,
+    everything else of a hub topic through the hub; levels filled in order), or why there is none."""
     problem = net.problem
     flow = np.zeros(net.num_arcs, dtype=np.int64)
     class_of = np.full(problem.partition_count, -1, dtype=np.int64)
     for c, parts in enumerate(net.class_parts):
         class_of[parts] = c
-    position = np.zeros(net.num_classes, dtype=np.int64)
-    for _, classes, _ in net.pair_base.values():
-        position[list(classes)] = np.arange(len(classes))
-    hub_topics = set(net.hub_topic)
     topic_index = {t: k for k, t in enumerate(net.topics)}
+    place: dict[tuple[int, int], int] = {}  # (unit, topic) -> its place among the topic's subscribers
+    for k, units in enumerate(net.topic_units):
+        for a, u in enumerate(units.tolist()):
+            place[(u, k)] = a
     holders = np.zeros(problem.partition_count, dtype=np.int64)
     for member_id, parts in assignment.members.items():
         i = problem.member_index[member_id]
@@ -686,27 +767,22 @@ def _flow_of(net: ShareNetwork, assignment: ShareAssignment) -> tuple[np.ndarray
             u = net.unit_of[(i, k)]
             holders[j] += 1
             flow[net.load_arc[u]] += 1
-            if k in hub_topics:
-                if i in net.class_owners[c]:
-                    flow[net.own_arc[(u, c)]] += 1
-                else:
-                    flow[net.hub_in_arc[(u, k)]] += 1
-                    flow[net.hub_out_arc[c]] += 1
+            if k in net.pair_first:
+                flow[net.pair_first[k] + place[(u, k)] * net.topic_classes[k].size + int(net.class_position[c])] += 1
+            elif i in net.class_owners[c]:
+                flow[net.own_arc[(u, c)]] += 1
             else:
-                first, classes, unit_position = net.pair_base[k]
-                flow[first + unit_position[u] * len(classes) + int(position[c])] += 1
+                flow[net.hub_in_first[k] + place[(u, k)]] += 1
+                flow[net.hub_out_arc[c]] += 1
     for c, parts in enumerate(net.class_parts):
         h = holders[parts]
         cap = int(net.class_cap[c])
         if h.size and int(h.max()) > cap:
-            return (
-                None,
-                f"a partition of class {net.node_name(2 + net.num_units + len(net.hub_topic) + c)} has more holders than the network admits",
-            )
+            topic, p = problem.partitions[int(parts[int(h.argmax())])]
+            return None, f"{topic}-{p} has {int(h.max())} holders, more than its target and its owners ({cap})"
         if cap:
-            flow[net.level_start[c] : net.level_start[c] + cap] = (h[None, :] >= np.arange(1, cap + 1)[:, None]).sum(
-                axis=1
-            )
+            levels = np.arange(1, cap + 1)
+            flow[net.level_start[c] : net.level_start[c] + cap] = (h[None, :] >= levels[:, None]).sum(axis=1)
     flow[net.kind == BYPASS] = net.supply - int(flow[net.load_arc].sum())
     return flow, ""
 
@@ -718,48 +794,50 @@ def verify(
     request: ShareRequest | None = None,
     *,
     network: ShareNetwork | None = None,
+    measures: ShareMeasures | None = None,
 ) -> tuple[str, ...]:
     """Check that ``certificate`` proves ``assignment`` optimal for ``request`` on ``problem`` (module
-    docstring); returns the reasons it does not (empty: verified).  Integer arithmetic, no solver."""
+    docstring); returns the reasons it does not (empty: verified).  Integer arithmetic, no solver.
+    ``network`` and ``measures`` may be passed by a caller that has them."""
     request = ShareRequest() if request is None else request
-    if certificate.tiers != request.tiers(problem):
-        return (
-            f"the certificate's stages are {', '.join(certificate.tiers)}, the request's tiers "
-            f"{', '.join(request.tiers(problem))}",
-        )
+    order = request.tiers(problem)
+    if certificate.tiers != order:
+        return (f"the certificate's stages are {', '.join(certificate.tiers)}, the request's tiers {', '.join(order)}",)
     found = violations(problem, assignment)
     if found:
         return (f"the assignment is not valid: {found[0]}",)
-    net = build_network(problem, request) if network is None else network
+    if network is None:
+        network = build_network(problem, request)
+        if certificate.explicit:
+            named = set(certificate.explicit)
+            network = build_network(problem, request, frozenset(k for k, t in enumerate(network.topics) if t in named))
+    net = network
+    if tuple(net.topics[k] for k in sorted(net.explicit)) != tuple(certificate.explicit):
+        return ("the certificate's explicit topics are not the network's",)
     flow, why = _flow_of(net, assignment)
     if flow is None:
         return (why,)
-    measures = measure(problem, assignment, request)
+    measures = measure(problem, assignment, request) if measures is None else measures
     lo = np.zeros(net.num_arcs, dtype=np.int64)
     hi = net.upper.copy()
-    reasons: list[str] = []
     for tier, d in zip(certificate.tiers, certificate.potentials):
         if d.shape != (net.num_nodes,):
-            return (f"the {tier} stage's potentials do not match the network ({d.size} for {net.num_nodes} nodes)",)
+            return (f"{tier}: the stage's potentials do not match the network ({d.size} for {net.num_nodes} nodes)",)
         costs, squares = net.costs(tier)
-        outside = np.flatnonzero((flow < lo) | (flow > hi))
-        if outside.size:
-            reasons.append(f"{tier}: the flow leaves the face of the tiers before it ({outside.size} arcs)")
-            break
+        outside = int(((flow < lo) | (flow > hi)).sum())
+        if outside:
+            return (f"{tier}: the flow leaves the optimal face of the tiers before it on {outside} arc(s)",)
         nxt, last = _marginals(net, flow, costs, squares)
         forward = (flow < hi) & (nxt + d[net.tail] - d[net.head] < 0)
         backward = (flow > lo) & (-last + d[net.head] - d[net.tail] < 0)
-        if forward.any() or backward.any():
-            reasons.append(
-                f"{tier}: {int(forward.sum() + backward.sum())} residual arcs of negative reduced cost (not optimal)"
-            )
-            break
-        value = measures.scalar(tier, request.balance)
-        if value != _stage_value(net, tier, flow):
-            reasons.append(f"{tier}: the measured value {value} is not the flow's {_stage_value(net, tier, flow)}")
-            break
+        negative = int(forward.sum() + backward.sum())
+        if negative:
+            return (f"{tier}: {negative} residual arc(s) of negative reduced cost (not optimal)",)
+        value, measured = _stage_value(net, tier, flow), measures.scalar(tier, request.balance)
+        if value != measured:
+            return (f"{tier}: the measured value {measured} is not the flow's {value}",)
         lo, hi = _narrow(net, lo, hi, d, costs, squares)
-    return tuple(reasons)
+    return ()
 
 
 # -- the answer ------------------------------------------------------------------------------------------------
@@ -769,7 +847,7 @@ def verify(
 class ShareSolution:
     """What :func:`optimal.solve` returns for a :class:`~assignment_oracle.problem.share.ShareProblem`.
 
-    ``status`` is ``OPTIMAL`` (the flow is polynomial and exact: no other status); ``tiers``: one
+    ``status`` is ``OPTIMAL`` (the flows are polynomial and exact: no other status); ``tiers``: one
     :class:`~assignment_oracle.optimal.solution.TierResult` per tier (``how`` ``potentials``), the value as
     reported (:meth:`ShareMeasures.value`); ``stages``: per stage the scalar proven, the flows solved and the
     Bellman-Ford passes; ``certificate``: the potentials, checked by :func:`verify` before returning.
@@ -822,12 +900,22 @@ def solve(
     if not isinstance(request, ShareRequest):
         raise UnsupportedRequest("a share group is solved with a ShareRequest (its tiers are not a consumer group's)")
     started = time.perf_counter()
-    net = build_network(problem, request)
-    run = _Run(net)
     order = request.tiers(problem)
-    for tier in order:
-        run.stage(tier)
-    assignment = run.deal()
+    explicit: frozenset[int] = frozenset()
+    rounds = 0
+    while True:  # the relaxation, then explicit arcs for the topics whose hubs could not be dealt out
+        rounds += 1
+        net = build_network(problem, request, explicit)
+        run = _Run(net)
+        for tier in order:
+            run.stage(tier)
+        dealt = run.deal()
+        if isinstance(dealt, ShareAssignment):
+            break
+        if dealt <= explicit:
+            raise SolverError("share optimum: an explicit topic could not be dealt out")
+        explicit |= dealt
+    assignment = dealt
     found = violations(problem, assignment)
     if found:
         raise SolverError(f"share optimum: the answer is not valid ({found[0]})")
@@ -838,8 +926,12 @@ def solve(
             raise SolverError(
                 f"share optimum: the {stage.tier} tier measures {measured} on the answer, the model proved {stage.value}"
             )
-    certificate = ShareCertificate(tuple(s.tier for s in run.stages), tuple(s.potentials for s in run.stages))
-    reasons = verify(problem, assignment, certificate, request, network=net)
+    certificate = ShareCertificate(
+        tuple(s.tier for s in run.stages),
+        tuple(s.potentials for s in run.stages),
+        tuple(net.topics[k] for k in sorted(net.explicit)),
+    )
+    reasons = verify(problem, assignment, certificate, request, network=net, measures=measures)
     if reasons:
         raise SolverError(f"share optimum: the certificate does not verify ({reasons[0]})")
     tiers = tuple(
@@ -856,7 +948,9 @@ def solve(
         "units": net.num_units,
         "classes": net.num_classes,
         "hub_topics": len(net.hub_topic),
-        "explicit_arcs": sum(len(classes) * len(units) for _, classes, units in net.pair_base.values()),
+        "explicit_topics": len(net.explicit),
+        "explicit_arcs": net.explicit_arcs,
+        "rounds": rounds,
         "stage_seconds": [round(s.seconds, 4) for s in run.stages],
     }
     return ShareSolution(

@@ -257,10 +257,11 @@ def measure(problem: ShareProblem, assignment: ShareAssignment, request: ShareRe
     n = len(problem.members)
     holders = np.zeros(problem.partition_count, dtype=np.int64)
     loads = np.zeros(n, dtype=np.int64)
+    with_targets = {t for t in problem.topics if _has_targets(problem, t)}
     topic_slot: dict[tuple[int, str], int] = {}
     for i, m in enumerate(problem.members):
         for t in m.topics:
-            if problem.topics[t] and _has_targets(problem, t):
+            if t in with_targets:
                 topic_slot[(i, t)] = len(topic_slot)
     topic_loads = np.zeros(len(topic_slot), dtype=np.int64)
     owned = set(owned_pairs(problem))

@@ -1,0 +1,111 @@
+"""Hypothesis strategies for share groups (KIP-932, :mod:`assignment_oracle.problem.share`): a public API.
+
+``share_scenarios()`` draws the JSON scenario (a dict, what users write and what an assignor written
+without this project reads); ``share_problems()`` the validated :class:`ShareProblem`.  Draws cover what
+a share group presents: members on different topics, partitions whose share state is not initialised yet
+(``assignable``), current assignments where several members hold one partition, and now and then a held
+partition of a topic the member no longer subscribes to, or one not assignable.
+``random_share_scenario(rng)`` draws the same kind of dict from a ``random.Random``, for batches too large
+for Hypothesis (the sweeps' share family).
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import strategies as st
+
+from assignment_oracle.problem.share import ShareProblem
+
+__all__ = ["random_share_scenario", "share_problems", "share_scenarios"]
+
+
+@st.composite
+def share_scenarios(
+    draw,
+    *,
+    max_topics: int = 3,
+    max_partitions: int = 4,
+    max_members: int = 4,
+    assigned: bool = True,
+    assignable: bool = True,
+) -> dict:
+    """A share group as its JSON scenario (``{"kind": "share", "topics": ..., "members": ...}``), always
+    readable by :meth:`ShareProblem.from_mapping`.
+
+    Topics ``t0, t1, ...`` of 1 to ``max_partitions`` partitions, with ``assignable`` some of them restricted
+    to a subset (possibly empty); members ``m0, m1, ...`` (the group's order) each on a subset of the topics,
+    with ``assigned`` a current assignment of any partitions of any topics (several members may hold one).
+    Examples shrink towards fewer topics, partitions and members, every partition assignable and nothing
+    held.
+    """
+    topics: dict = {}
+    for k in range(draw(st.integers(1, max_topics))):
+        count = draw(st.integers(1, max_partitions))
+        if assignable and draw(st.booleans()) and draw(st.booleans()):
+            allowed = draw(st.lists(st.integers(0, count - 1), unique=True, max_size=count))
+            topics[f"t{k}"] = {"partitions": count, "assignable": sorted(allowed)}
+        else:
+            topics[f"t{k}"] = count
+    names = list(topics)
+    counts = {t: (v if isinstance(v, int) else v["partitions"]) for t, v in topics.items()}
+    members: dict = {}
+    for i in range(draw(st.integers(0, max_members))):
+        spec: dict = {"topics": draw(st.lists(st.sampled_from(names), unique=True))}
+        if assigned:
+            held = {}
+            for t in names:
+                parts = draw(st.lists(st.integers(0, counts[t] - 1), unique=True, max_size=counts[t]))
+                if parts:
+                    held[t] = sorted(parts)
+            if held:
+                spec["assigned"] = held
+        members[f"m{i}"] = spec
+    return {"kind": "share", "topics": topics, "members": members}
+
+
+@st.composite
+def share_problems(draw, **options) -> ShareProblem:
+    """A :class:`ShareProblem` drawn by :func:`share_scenarios` (same options)."""
+    return ShareProblem.from_mapping(draw(share_scenarios(**options)))
+
+
+def random_share_scenario(
+    rng: random.Random,
+    *,
+    topics: int = 3,
+    partitions: int = 6,
+    members: int = 8,
+    heterogeneous: float = 0.5,
+    held: float = 0.5,
+    unassignable: float = 0.1,
+) -> dict:
+    """A share group drawn from ``rng``: up to ``topics`` topics of 1 to ``partitions`` partitions (each
+    partition not assignable with probability ``unassignable``), 1 to ``members`` members, on every topic or
+    (with probability ``heterogeneous`` for the group) each on a random non-empty subset, each member holding
+    each partition of its topics with probability ``held / partitions of the topic``-ish (a current
+    assignment where partitions may be shared)."""
+    count = rng.randint(1, topics)
+    spec: dict = {}
+    for k in range(count):
+        n = rng.randint(1, partitions)
+        blocked = [p for p in range(n) if rng.random() < unassignable]
+        spec[f"t{k}"] = {"partitions": n, "assignable": [p for p in range(n) if p not in blocked]} if blocked else n
+    names = list(spec)
+    sizes = {t: (v if isinstance(v, int) else v["partitions"]) for t, v in spec.items()}
+    mixed = rng.random() < heterogeneous
+    out: dict = {}
+    for i in range(rng.randint(1, members)):
+        subscribed = [t for t in names if rng.random() < 0.6] if mixed else list(names)
+        if not subscribed:
+            subscribed = [rng.choice(names)]
+        holding = {}
+        for t in subscribed:
+            parts = [p for p in range(sizes[t]) if rng.random() < held * 2 / max(2, sizes[t])]
+            if parts:
+                holding[t] = parts
+        member: dict = {"topics": subscribed}
+        if holding:
+            member["assigned"] = holding
+        out[f"m{i}"] = member
+    return {"kind": "share", "topics": spec, "members": out}
