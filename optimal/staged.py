@@ -163,6 +163,9 @@ SLOTS_PROOF = "meets the load slots' relaxation bound (optimal.slot_bound: HiGHS
 #: they stop finding anything); without one they are limited by counts and deterministic time.
 REDEAL_SECONDS = 20.0
 
+#: Seconds left below which a side stage computes no relaxation's bound (building one costs about that).
+LEAST_FOR_BOUNDS = 0.5
+
 #: The stages searched with the load-preserving re-deal (optimal.exchange) and the linear bound.
 _SIDE_STAGES = {"cross-rack partitions": RACK, "kept partitions": STICKINESS}
 
@@ -309,7 +312,9 @@ class _Model:
     """The CP-SAT model over classes (module docstring), with every tier's expression and a
     registry of auxiliary variables and how each follows from an assignment (complete hints)."""
 
-    def __init__(self, problem: Problem, parts: Parts, request: Request, tiers: tuple[str, ...]) -> None:
+    def __init__(
+        self, problem: Problem, parts: Parts, request: Request, tiers: tuple[str, ...], deadline: float | None = None
+    ) -> None:
         self.parts = parts
         self.n = n = len(problem.members)
         self.model = cp_model.CpModel()
@@ -324,6 +329,8 @@ class _Model:
         held_terms: dict[tuple[int, int], list] = {}
         capacity = [0] * n
         for c, cls in enumerate(parts.classes):
+            if deadline is not None and c % 64 == 63 and time.perf_counter() >= deadline:
+                raise _OutOfTime
             count = len(cls.parts)
             take = {m: m_.new_int_var(0, count, f"take[{c},{m}]") for m in cls.eligible}
             self.primary.extend(take.values())
@@ -509,6 +516,28 @@ class _Model:
             self.model.add_hint(var, value(incumbent))
 
 
+def _measured(parts: Parts, n: int, owner: np.ndarray) -> _Incumbent:
+    """What the model's counts of per-part owners ``owner`` would show, measured without the model
+    (no counts: ``values`` is empty)."""
+    loads = np.bincount(owner, weights=parts.load, minlength=n).astype(np.int64)
+    kept_of = np.zeros(n, dtype=np.int64)
+    held: dict[tuple[int, int], int] = {}
+    cross = 0
+    for cls in parts.classes:
+        table = dict(zip(cls.eligible, cls.cross)) if cls.cross else {}
+        for k in cls.parts:
+            m = int(owner[k])
+            cross += table.get(m, 0)
+            for t, count in cls.topics:
+                held[(t, m)] = held.get((t, m), 0) + count
+        for signature, ks in cls.signatures:
+            mine = dict(signature)
+            for k in ks:
+                m = int(owner[k])
+                kept_of[m] += mine.get(m, 0)
+    return _Incumbent({}, loads, int(kept_of.sum()), kept_of, cross, held)
+
+
 def _greedy(parts: Parts, n: int, keep_first: bool) -> np.ndarray:
     """A first assignment: heaviest parts first, each to a previous owner keeping most of it (the
     least loaded of those, then the first), always when ``keep_first``, else while that owner is
@@ -536,7 +565,7 @@ def _greedy(parts: Parts, n: int, keep_first: bool) -> np.ndarray:
     return owner
 
 
-def _descent(parts: Parts, n: int, owner: np.ndarray, request: Request) -> np.ndarray:
+def _descent(parts: Parts, n: int, owner: np.ndarray, request: Request, deadline: float | None = None) -> np.ndarray:
     """Lower the loads from the top by single-part moves that keep within the budget of moves: from
     the most loaded member that has one, a move of a part to the least loaded member that can take
     it leaving the target below the source's load (so the sorted loads improve lexicographically:
@@ -565,7 +594,9 @@ def _descent(parts: Parts, n: int, owner: np.ndarray, request: Request) -> np.nd
                 moved_from[o] -= kept
     moves = sum(moved_from)
     budget, per_member = request.max_moves, request.max_moves_per_member
-    for _ in range(4 * len(weight) + n):
+    for step in range(4 * len(weight) + n):
+        if deadline is not None and step % 16 == 15 and time.perf_counter() >= deadline:
+            break  # the moves so far: every one improved the sorted loads within the budget
         best = None
         for m in sorted(range(n), key=lambda x: (-load[x], x)):  # the most loaded member that can shed
             least: dict[tuple[int, ...], int] = {}
@@ -626,6 +657,10 @@ def solve(
     return _Run(problem, request, claims, time_limit, started).solve()
 
 
+class _OutOfTime(Exception):
+    """The time limit passed before the model was built (:meth:`_Run.out_of_time`)."""
+
+
 class _Stopped(Exception):
     """A stage ended without an answer: ``status`` is ``INFEASIBLE`` or ``UNKNOWN``, ``stage`` names it."""
 
@@ -663,6 +698,7 @@ class _Run:
         self.model: _Model  # the model, the incumbent and whether it meets every constraint: start()
         self.incumbent: _Incumbent
         self.trusted: bool
+        self.best: np.ndarray  # the per-part owners of the best start (start()), the incumbent's before the model
 
     def solve(self) -> Solution:
         """The tiers in the request's order, each by its kind of stage, then the answer."""
@@ -681,7 +717,10 @@ class _Run:
                 self.reached[tier] = self.counted(tier)
                 self.records.append(TierResult(tier, None, None, True, "bound"))
             return self.answer(OPTIMAL, np.zeros(0, dtype=np.int64))
-        self.start()
+        try:
+            self.start()
+        except _OutOfTime:
+            return self.out_of_time()
         try:
             for position, tier in enumerate(self.tiers):
                 self.position = position
@@ -705,39 +744,91 @@ class _Run:
         before stickiness the descent from everyone keeping what it can; ``trusted`` when the
         incumbent meets the budget of moves (the shortcuts read it)."""
         parts, n, request, tiers = self.parts, self.n, self.request, self.tiers
-        self.model = model = _Model(self.problem, parts, request, tiers)
         keep_first = request.limited or tiers.index(STICKINESS) < tiers.index(BALANCE)
         start = _greedy(parts, n, keep_first)
+        self.best = start
         if tiers.index(BALANCE) < tiers.index(STICKINESS):
             # From everyone keeping what it can, dec-min moves (within any budget, cheapest first): most
             # of what the balance stages need, with what was kept on the way.  Without a budget the
             # greedy's own balanced start competes, and the better (sorted loads, then kept) is taken.
-            kept_first = _descent(parts, n, _greedy(parts, n, True) if not keep_first else start, request)
+            kept_first = _greedy(parts, n, True) if not keep_first else start
+            self.best = kept_first if request.limited else start
+            kept_first = _descent(parts, n, kept_first, request, deadline=self.deadline)
             starts = [kept_first] if request.limited else [kept_first, start]
             # Weighted loads under dec-min, balance first: the deal into the water-filled loads, which
             # picks the moves for the rack tier too (optimal.slot_deal), competes when it succeeds.
-            if parts.weighted and request.balance == "dec-min" and tiers[0] == BALANCE and SPREAD not in tiers:
-                if request.max_moves_per_member is None:
-                    rack_next = RACK in tiers and tiers.index(RACK) < tiers.index(STICKINESS)
-                    dealt = slot_deal(parts, n, max_moves=request.max_moves, rack=rack_next)
-                    if dealt is not None:
-                        starts.append(dealt)
-            candidates = [model.incumbent(model.values_of(o)) for o in starts]
+            if (
+                parts.weighted
+                and request.balance == "dec-min"
+                and tiers[0] == BALANCE
+                and SPREAD not in tiers
+                and request.max_moves_per_member is None
+                and not self.expired()
+            ):
+                rack_next = RACK in tiers and tiers.index(RACK) < tiers.index(STICKINESS)
+                dealt = slot_deal(parts, n, max_moves=request.max_moves, rack=rack_next)
+                if dealt is not None:
+                    starts.append(dealt)
+            candidates = [_measured(parts, n, o) for o in starts]
             after = [t for t in tiers if t in (RACK, STICKINESS)] if len(starts) > 1 + (not request.limited) else []
-            self.incumbent = min(
-                candidates,
-                key=lambda c: (
-                    sorted(map(int, c.loads), reverse=True),
-                    [c.cross if t == RACK else -c.kept for t in after] or [-c.kept],
+            chosen = min(
+                range(len(starts)),
+                key=lambda i: (
+                    sorted(map(int, candidates[i].loads), reverse=True),
+                    [candidates[i].cross if t == RACK else -candidates[i].kept for t in after] or [-candidates[i].kept],
                 ),
             )
-        else:
-            self.incumbent = model.incumbent(model.values_of(start))
+            self.best = starts[chosen]
+        if self.expired():
+            raise _OutOfTime
+        self.model = model = _Model(self.problem, parts, request, tiers, deadline=self.deadline)
+        self.incumbent = model.incumbent(model.values_of(self.best))
         moves = parts.owned_by - self.incumbent.kept_of
         # Shortcuts read the incumbent, so it must meet every constraint: the greedy one may break a budget.
-        self.trusted = (request.max_moves is None or int(moves.sum()) <= request.max_moves) and (
+        self.trusted = self.meets_budget(moves)
+
+    def meets_budget(self, moves: np.ndarray) -> bool:
+        """Whether moves per member ``moves`` keep the budget, in all and per member."""
+        request = self.request
+        return (request.max_moves is None or int(moves.sum()) <= request.max_moves) and (
             request.max_moves_per_member is None or int(moves.max(initial=0)) <= request.max_moves_per_member
         )
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def out_of_time(self) -> Solution:
+        """The time limit passed before the model was built: the best start found so far, measured, as a
+        ``FEASIBLE`` answer when it keeps the budget, each tier unproven with the counting argument's
+        bound (module docstring); else nothing (``UNKNOWN``)."""
+        parts, request = self.parts, self.request
+        self.incumbent = _measured(parts, self.n, self.best)
+        message = "the time limit passed while the model was built: no stage was searched"
+        if not self.meets_budget(parts.owned_by - self.incumbent.kept_of):
+            return self.answer(UNKNOWN, message=message)
+        loads = parts.load
+        arguments = {
+            BALANCE: (
+                "largest load" if request.balance != "sum-of-squares" else "sum of squares",
+                max(-(-parts.total // max(self.n, 1)), int(loads.max(initial=0)))
+                if request.balance != "sum-of-squares"
+                else None,
+            ),
+            RACK: ("cross-rack partitions", int(parts.least_cross.sum())),
+            SPREAD: ("per-topic squares", None),
+            STICKINESS: ("kept partitions", int(parts.most_kept.sum())),
+        }
+        for tier in self.tiers:
+            name, bound = arguments[tier]
+            value = self.counted(tier)
+            shown = value[0] if tier == BALANCE and isinstance(value, list) else value
+            if tier == BALANCE and request.balance == "sum-of-squares":
+                shown = value
+            first = len(self.stages)
+            self.note(name, shown, False, bound, bound_by="argument")
+            self.reached[tier] = value
+            self.records.append(self.record(tier, self.stages[first:]))
+        return self.answer(FEASIBLE, self.best, "not proven in time: " + message)
 
     # -- the kinds of stage -------------------------------------------------------------------
 
@@ -973,7 +1064,7 @@ class _Run:
                 # the stage stays unproven), and re-deals that keep every pin (a better incumbent), which
                 # may meet it: proven at once.  The cheap re-deals first; after a second search that
                 # did not prove it, the costlier ones with most of what is left.
-                if attempt == 1:
+                if attempt == 1 and (remaining is None or remaining > LEAST_FOR_BOUNDS):
                     linear = lp_bound.lp_bound(model.model, time_limit=remaining)
                     slots = self.slot_bound(side, left())
                     if slots is not None and (linear is None or (slots > linear if sense == "min" else slots < linear)):
