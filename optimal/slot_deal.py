@@ -129,9 +129,9 @@ def slot_deal(parts, n: int, *, max_moves: int | None, rack: bool) -> np.ndarray
     # The budget left after the forced moves sheds more cross-rack parts; the fill may need moves too
     # (room made for parts that fit nowhere), so less is tried until a deal fits the budget.
     spare = None if max_moves is None else max_moves - forced
-    tries = [None] if spare is None else sorted({spare * i // 8 for i in range(8, -1, -1)}, reverse=True)
-    for voluntary in tries if rack else [0]:
-        found = _fill(
+
+    def attempt(voluntary: int | None) -> np.ndarray | None:
+        return _fill(
             {m: list(ks) for m, ks in kept_set.items()},
             voluntary,
             owner.copy(),
@@ -146,8 +146,15 @@ def slot_deal(parts, n: int, *, max_moves: int | None, rack: bool) -> np.ndarray
             cross,
             max_moves,
         )
+
+    if spare is None or not rack:
+        return attempt(None if rack else 0)
+    # The most voluntary moves that still fit, in eighths of what the budget leaves.
+    for voluntary in sorted({spare * i // 8 for i in range(9)}, reverse=True):
+        found = attempt(voluntary)
         if found is not None:
             return found
+    return None
     return None
 
 
