@@ -84,6 +84,7 @@ __all__ = [
     "SHARING_TARGETS",
     "ShareRequest",
     "ShareMeasures",
+    "parse_request",
     "sharing_targets",
     "owned_pairs",
     "measure",
@@ -134,6 +135,26 @@ class ShareRequest:
 
     def to_mapping(self, problem: ShareProblem | None = None) -> dict:
         return {"objective": list(self.tiers(problem)), "balance": self.balance, "sharing": self.sharing}
+
+
+def parse_request(text: str | None) -> ShareRequest:
+    """The request an ``--objective`` text asks for: the four tiers separated by commas, in priority order,
+    ``balance`` and ``sharing`` optionally with their definition after a colon
+    (``coverage,sharing:per-topic,balance:per-topic,stickiness``); ``None``: Kafka's order and definitions.
+    :class:`UnsupportedRequest` names what is wrong."""
+    if text is None:
+        return ShareRequest()
+    tiers, options = [], {}
+    for raw in text.split(","):
+        name, _, definition = raw.strip().partition(":")
+        if not name:
+            continue
+        tiers.append(name)
+        if definition:
+            if name not in (BALANCE, SHARING):
+                raise UnsupportedRequest(f"objective: only balance and sharing take a definition, got {raw.strip()!r}")
+            options[name] = definition
+    return ShareRequest(objective=tuple(tiers), **options)
 
 
 def _ceil_div(a: int, b: int) -> int:

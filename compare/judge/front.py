@@ -5,7 +5,7 @@ Guarantee: whatever the kind, the :class:`~assignment_oracle.compare.judge.verdi
 tier (:mod:`compare.judge.verdict`).
 
 :data:`KINDS` is the table: a kind of group (consumer groups, KIP-848's and the classic protocol's;
-Streams groups, KIP-1071; share groups, KIP-932, will plug in the same way) names its problem type, its
+Streams groups, KIP-1071; share groups, KIP-932) names its problem type, its
 request type, its judge (which optimum each part of the verdict is judged against is that module's
 own table: :data:`compare.judge.consumer.FINDINGS`), how its solutions and assignments are written, how
 its assignors are run and compared.  Callers -- the command line, notebooks, a test -- never branch on a
@@ -19,11 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from assignment_oracle.compare.judge import consumer, streams
+from assignment_oracle.compare.judge import consumer, share, streams
 from assignment_oracle.compare.judge.verdict import Verdict
 from assignment_oracle.problem.errors import UnknownAssignor
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import InputError
+from assignment_oracle.problem.share import ShareProblem
 from assignment_oracle.problem.streams import StreamsProblem
 
 __all__ = ["Kind", "KINDS", "judge", "kind_of"]
@@ -186,6 +187,13 @@ def _consumer_resolve(given, source: str):
             "",
             f"{streams_named[0]} is a Streams group assignor (KIP-1071); {source} is a consumer group scenario",
         )
+    share_named = [n for n in given if n in _share_assignors()]
+    if share_named:
+        raise InputError(
+            "--assignors",
+            "",
+            f"{share_named[0]} is a share group assignor (KIP-932); {source} is a consumer group scenario",
+        )
     try:
         names = list(resolve_names(given))
     except ValueError as err:
@@ -214,6 +222,90 @@ def _streams_resolve(given, source: str):
             "",
             f"{name} is a consumer group assignor; {source} is a Streams group scenario (its assignors: "
             f"{', '.join(_streams_assignors())})",
+        )
+    return list(given)
+
+
+def _share_request(problem: ShareProblem, options: dict):
+    from assignment_oracle.optimal.share_request import parse_request
+    from assignment_oracle.problem.errors import UnsupportedRequest
+
+    try:
+        return parse_request(options.get("objective_text"))
+    except UnsupportedRequest as err:
+        raise InputError("--objective", "", str(err).removeprefix("objective: ")) from None
+
+
+def _share_assignors() -> tuple[str, ...]:
+    from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS
+
+    return tuple(SHARE_ASSIGNORS)
+
+
+def _share_assign(name: str, problem: ShareProblem, iteration_order: str = "sorted"):
+    from assignment_oracle.heuristics.registry import get_share_assignor
+    from assignment_oracle.problem.errors import AssignorError, AssignorFailed
+
+    try:
+        entry = get_share_assignor(name)
+    except UnknownAssignor:
+        raise InputError(
+            "--assignor", "", f"unknown share group assignor {name!r} (its assignors: {', '.join(_share_assignors())})"
+        ) from None
+    try:
+        return entry.assign(problem, iteration_order=iteration_order)
+    except ValueError as err:  # Java's order without the topic ids it hashes
+        raise InputError("--iteration-order", "", str(err)) from None
+    except AssignorError as err:
+        raise AssignorFailed(f"{name}: {err}") from None
+
+
+def _share_assignment_mapping(problem: ShareProblem, assignment, name: str, iteration_order: str) -> dict:
+    from assignment_oracle.problem.share import violations
+
+    found = violations(problem, assignment)
+    return {
+        "kind": "share",
+        "assignor": name,
+        "iteration_order": iteration_order,
+        "valid": not found,
+        "violations": [v.to_mapping() for v in found],
+        "assignment": assignment.to_mapping(),
+    }
+
+
+def _share_compare(problem: ShareProblem, names, *, progress=None, **_):
+    from assignment_oracle.heuristics.registry import ITERATION_ORDERS
+
+    runs: list[tuple[str, str]] = []
+    for name in names:
+        items = [(n, o) for n in _share_assignors() for o in ITERATION_ORDERS] if name == "all" else [(name, "sorted")]
+        for item in items:
+            if item in runs:
+                raise InputError("--assignors", "", f"assignor {item[0]!r} is named twice")
+            runs.append(item)
+    return share.compare(problem, runs, progress=progress)
+
+
+def _share_resolve(given, source: str):
+    from assignment_oracle.heuristics.registry import get_assignor
+
+    for name in given:
+        if name == "all" or name in _share_assignors():
+            continue
+        try:
+            get_assignor(name)
+        except Exception:
+            raise InputError(
+                "--assignors",
+                "",
+                f"unknown share group assignor {name!r} ({source} is a share group; known: {', '.join(_share_assignors())})",
+            ) from None
+        raise InputError(
+            "--assignors",
+            "",
+            f"{name} is a consumer group assignor; {source} is a share group scenario (its assignors: "
+            f"{', '.join(_share_assignors())})",
         )
     return list(given)
 
@@ -263,11 +355,28 @@ KINDS: dict[type, Kind] = {
         default_time_limit=lambda problem, request, method: streams.STREAMS_TIME_LIMIT,
         explanation=lambda verdict: streams.explanation_text(verdict),
     ),
+    ShareProblem: Kind(
+        name="share",
+        problem_type=ShareProblem,
+        judge=share.judge,
+        request=_share_request,
+        solution_mapping=share.solution_to_mapping,
+        assignors=_share_assignors,
+        assign=_share_assign,
+        assignment_mapping=_share_assignment_mapping,
+        compare=_share_compare,
+        resolve=_share_resolve,
+        described="a share group (KIP-932)",
+        refuses=("--method", "--balance", "--topic-spread", "--max-moves", "--max-moves-per-member"),
+        refuses_in_compare=("--time-limit", "--objective"),
+        explanation=lambda verdict: share.explanation_text(verdict),
+    ),
 }
 
 
 def kind_of(problem) -> Kind:
-    """The kind of ``problem`` (a consumer group's :class:`Problem`, a Streams group's :class:`StreamsProblem`)."""
+    """The kind of ``problem`` (a consumer group's :class:`Problem`, a Streams group's :class:`StreamsProblem`, a
+    share group's :class:`ShareProblem`)."""
     kind = KINDS.get(type(problem))
     if kind is None:
         raise TypeError(
@@ -279,8 +388,8 @@ def kind_of(problem) -> Kind:
 def judge(problem, assignment, request=None, *, optimum=None, **context) -> Verdict:
     """``assignment`` against the optimum of ``request`` on ``problem``, whatever the kind of group.
 
-    ``request``: the kind's request (:class:`optimal.Request`, :class:`optimal.streams_request.StreamsRequest`;
-    ``None``: the scenario's own objective).  ``optimum``, if given, is that request's optimum (judging
+    ``request``: the kind's request (:class:`optimal.Request`, :class:`optimal.streams_request.StreamsRequest`,
+    :class:`optimal.share_request.ShareRequest`; ``None``: the scenario's own objective).  ``optimum``, if given, is that request's optimum (judging
     several assignments solves it once).  ``context``: ``assignor`` (its guarantee and the findings about
     it), ``certificate`` (verified), ``time_limit`` and ``method`` (for the optimum), ``optima`` (the
     findings' optima, by name), ``rounds`` (a cooperative assignor's rebalances).

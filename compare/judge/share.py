@@ -1,0 +1,619 @@
+"""Judging a share group's assignment (KIP-932) against the proven optimum: valid or not, each tier beside the
+optimum's, and which of Kafka's ``SimpleAssignor`` promises hold.
+
+:func:`judge` is the one entry point: pure (it reads the problem, the assignment and, when not given, solves
+the optimum through :func:`assignment_oracle.optimal.solve`, the same front door as ``solve``) and returns
+the one :class:`~assignment_oracle.compare.judge.verdict.Verdict` (kind ``share``):
+
+* **validity** (:func:`~assignment_oracle.problem.share.violations`): members of the group, partitions that
+  exist, of topics the member subscribes to, assignable, each at most once per member;
+* **the tiers** of the request (:mod:`assignment_oracle.optimal.share_request`: ``coverage``, ``sharing``,
+  ``balance``, ``stickiness`` in Kafka's order by default), each the assignment's value beside the
+  optimum's, ``equal``, ``worse``, ``better`` (only possible where the assignment is invalid) or
+  ``unknown``; the *gap* is the first tier where the assignment is worse with every tier before it equal,
+  with the difference in numbers and the partitions and members involved (the partitions without a
+  holder; the partitions off their target, with their holders and target; the members at or above the
+  first load where the sorted loads differ; the pairs the optimum keeps and the assignment moved);
+* **Kafka's promises** (``SimpleAssignor``'s and its builders' javadoc, apache/kafka d79bd50), each
+  ``kept``, ``broken`` or ``not judged``, whatever the request (guarantees when an assignor is named, the
+  promises it makes; plain findings about an assignment from a file): ``valid``; ``coverage`` (every assignable
+  partition of a subscribed topic assigned); ``balance-within-one`` ("the difference in assignments sizes
+  between any two members should not exceed one partition": over the members on a homogeneous group,
+  per topic over its subscribers on a heterogeneous one, where Kafka's heterogeneous builder says balance
+  is computed); ``sharing-at-desired`` (every target partition held by exactly Kafka's
+  ``desiredSharing``, computed as Kafka's builder for the group computes it); ``sticky-at-equal-balance``
+  ("minimize partition movements": as many pairs kept as the optimum when every tier before stickiness
+  equals the optimum's; judged only then);
+* the certificates: the optimum's (verified before it was returned) and, when one is given with the
+  assignment, that one (:func:`assignment_oracle.optimal.share.verify`; exit 4 when it does not verify).
+
+Verdicts: ``optimal`` (valid, equal on every tier, every tier proven), ``gap``, ``unknown``, ``invalid``;
+exit codes as for the other kinds: 0 optimal, 1 a gap or unknown, 3 invalid, 4 optimal but the certificate
+given does not verify.  A valid assignment better than the proven optimum is a bug in the oracle:
+:class:`SolverError`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+import numpy as np
+
+from assignment_oracle.compare.judge.verdict import Finding, TierLine, Verdict, balance_difference, fails, short_value
+from assignment_oracle.optimal.share_request import (
+    BALANCE,
+    COVERAGE,
+    SHARING,
+    STICKINESS,
+    ShareMeasures,
+    ShareRequest,
+    measure,
+    sharing_targets,
+    tier_key,
+)
+from assignment_oracle.optimal.solution import OPTIMAL
+from assignment_oracle.problem.errors import AssignorError, SolverError
+from assignment_oracle.problem.share import ShareAssignment, ShareProblem, violations
+from assignment_oracle.problem.text import lines_text
+
+if TYPE_CHECKING:
+    from assignment_oracle.optimal.share import ShareSolution
+
+__all__ = [
+    "GUARANTEES",
+    "judge",
+    "explanation_text",
+    "solution_to_mapping",
+    "kafka_balance",
+    "ShareRow",
+    "ShareComparison",
+    "compare",
+]
+
+#: Kafka's ``SimpleAssignor``'s promises (its javadoc and its builders'), name -> claim.
+GUARANTEES: dict[str, str] = {
+    "valid": "only subscribed, assignable partitions, each at most once per member",
+    "coverage": "every assignable partition of a subscribed topic is assigned",
+    "balance-within-one": "the difference in assignment sizes between any two members does not exceed one partition "
+    "(per topic on a heterogeneous group)",
+    "sharing-at-desired": "every assignable partition is held by desiredSharing members (as Kafka computes it)",
+    "sticky-at-equal-balance": "as few partitions moved as the optimum, given every tier before stickiness equal",
+}
+
+KEPT, BROKEN, NOT_JUDGED = "kept", "broken", "not judged"
+_LIMIT = 50  # partitions or pairs listed in a tier line's ``involved``
+
+
+def _name(problem: ShareProblem, j: int) -> str:
+    topic, p = problem.partitions[j]
+    return f"{topic}-{p}"
+
+
+def _topic_slots(problem: ShareProblem) -> list[tuple[str, str]]:
+    """(member, topic) of each per-topic load, in :func:`measure`'s order (members, then their topics that
+    have assignable partitions)."""
+    with_targets = {t for t in problem.topics if _has_targets(problem, t)}
+    return [(m.member_id, t) for m in problem.members for t in m.topics if t in with_targets]
+
+
+def _loads(problem: ShareProblem, measures: ShareMeasures, balance: str) -> dict[str, int]:
+    """Who carries each load the balance tier reads: members, or ``member/topic`` under per-topic balance."""
+    if balance == "member":
+        return {m: int(n) for m, n in zip(problem.member_ids, measures.loads)}
+    return {f"{m}/{t}": int(n) for (m, t), n in zip(_topic_slots(problem), measures.topic_loads)}
+
+
+def _has_targets(problem: ShareProblem, topic: str) -> bool:
+    start = problem.topic_offset[topic]
+    return bool(problem.target_mask[start : start + problem.topics[topic]].any())
+
+
+def kafka_balance(problem: ShareProblem, measures: ShareMeasures) -> tuple[int, str]:
+    """The largest load difference Kafka's promise is about, and where: over the members on a homogeneous
+    group; per topic over its subscribers on a heterogeneous one (the first worst topic named)."""
+    if problem.is_homogeneous:
+        if not measures.loads.size:
+            return 0, "no members"
+        return int(measures.loads.max() - measures.loads.min()), "members' loads"
+    per_topic: dict[str, list[int]] = {}
+    for (_, t), n in zip(_topic_slots(problem), measures.topic_loads.tolist()):
+        per_topic.setdefault(t, []).append(n)
+    worst, where = 0, "every topic"
+    for t, loads in per_topic.items():
+        if max(loads) - min(loads) > worst:
+            worst, where = max(loads) - min(loads), f"topic {t}"
+    return worst, where
+
+
+def _holders_of(assignment: ShareAssignment) -> dict[tuple[str, int], list[str]]:
+    out: dict[tuple[str, int], list[str]] = {}
+    for member_id, parts in assignment.members.items():
+        for tp in parts:
+            out.setdefault(tp, []).append(member_id)
+    return out
+
+
+def _difference(problem: ShareProblem, tier: str, mine: ShareMeasures, best: ShareMeasures, balance: str):
+    """A tier's difference in numbers (positive where the assignment is worse) and what is involved."""
+    if tier == COVERAGE:
+        missing = np.flatnonzero(mine.target_mask & (mine.holders == 0))
+        return (
+            {
+                "uncovered": mine.uncovered,
+                "optimum_uncovered": best.uncovered,
+                "more_by": mine.uncovered - best.uncovered,
+            },
+            {"partitions": [_name(problem, j) for j in missing[:_LIMIT].tolist()], "count": int(missing.size)},
+        )
+    if tier == SHARING:
+        off = np.flatnonzero(mine.target_mask & (mine.holders != mine.targets))
+        d = mine.deviations
+        return (
+            {
+                "under_shared": mine.under_shared,
+                "over_shared": mine.over_shared,
+                "optimum_under_shared": best.under_shared,
+                "optimum_over_shared": best.over_shared,
+                "largest_deviation": int(d.max()) if d.size else 0,
+                "optimum_largest_deviation": int(best.deviations.max()) if best.deviations.size else 0,
+            },
+            {
+                "partitions": [
+                    {"partition": _name(problem, j), "holders": int(mine.holders[j]), "target": int(mine.targets[j])}
+                    for j in off[:_LIMIT].tolist()
+                ],
+                "count": int(off.size),
+            },
+        )
+    if tier == BALANCE:
+        return balance_difference(_loads(problem, mine, balance), list(_loads(problem, best, balance).values()))
+    return {"kept_fewer_by": best.kept - mine.kept, "kept": mine.kept, "optimum_kept": best.kept}, {}
+
+
+def _stickiness_involved(problem: ShareProblem, assignment: ShareAssignment, optimum: ShareAssignment) -> dict:
+    """(member, partition) pairs of the current assignment the optimum keeps and the assignment does not."""
+    now = _holders_of(assignment)
+    moved = []
+    for m in problem.members:
+        mine, best = set(assignment.of(m.member_id)), set(optimum.of(m.member_id))
+        for tp in sorted(set(m.assigned) & best - mine):
+            moved.append({"partition": f"{tp[0]}-{tp[1]}", "member": m.member_id, "now": sorted(now.get(tp, []))})
+    return {"moved": moved[:_LIMIT], "count": len(moved)}
+
+
+def _difference_text(line: TierLine) -> str:
+    d = line.difference
+    if line.tier == COVERAGE:
+        return f"{d['uncovered']} partition(s) without a holder, the optimum {d['optimum_uncovered']}"
+    if line.tier == SHARING:
+        return (
+            f"{d['under_shared']} partition(s) under-shared and {d['over_shared']} over-shared, the optimum "
+            f"{d['optimum_under_shared']} and {d['optimum_over_shared']}"
+        )
+    if line.tier == BALANCE:
+        if d["largest_over_optimum"]:
+            return f"largest load {d['largest']}, the optimum's {d['optimum_largest']}"
+        return f"{d['members_at_level']} with {d['level']} or more, the optimum {d['optimum_members_at_level']}"
+    return f"{d['kept_fewer_by']} fewer pair(s) kept"
+
+
+def _line(problem, tier, proven, assignment, mine, optimum, best, balance) -> TierLine:
+    value = mine.value(tier, balance)
+    if optimum is None or best is None:
+        return TierLine(tier, value, None, False, "unknown")
+    target = best.value(tier, balance)
+    kx, ky = tier_key(tier, value), tier_key(tier, target)
+    comparison = "equal" if kx == ky else ("worse" if kx > ky else "better")
+    difference, involved = _difference(problem, tier, mine, best, balance)
+    if tier == STICKINESS:
+        involved = _stickiness_involved(problem, assignment, optimum)
+    line = TierLine(tier, value, target, proven, comparison, difference, involved)
+    return dataclasses.replace(line, note=_difference_text(line))
+
+
+# -- the entry point -----------------------------------------------------------------------------------------
+
+
+def judge(
+    problem: ShareProblem,
+    assignment: ShareAssignment,
+    request: ShareRequest | None = None,
+    *,
+    optimum: ShareSolution | None = None,
+    assignor=None,
+    certificate=None,
+    **_,
+) -> Verdict:
+    """``assignment`` against the optimum of ``request`` on ``problem`` (a
+    :class:`~assignment_oracle.optimal.share_request.ShareRequest`; ``None``: Kafka's order and definitions),
+    solved through :func:`assignment_oracle.optimal.solve` when ``optimum`` is not given; ``assignor`` labels
+    the verdict; ``certificate`` (a :class:`~assignment_oracle.optimal.share.ShareCertificate` given with the
+    assignment) is verified.  Returns the one :class:`~assignment_oracle.compare.judge.verdict.Verdict`
+    (module docstring)."""
+    if optimum is None:
+        from assignment_oracle.optimal import solve
+
+        optimum = solve(problem, request)
+    request = optimum.request
+    balance = request.balance
+    found = violations(problem, assignment)
+    valid = not found
+    mine = measure(problem, assignment, request)
+    order = tuple(optimum.objective_order)
+    best_assignment = optimum.assignment
+    best = optimum.measures if best_assignment is not None else None
+    proven = {t.tier: bool(t.proven) for t in optimum.tiers}
+    lines = tuple(
+        _line(problem, tier, proven.get(tier, False), assignment, mine, best_assignment, best, balance)
+        for tier in order
+    )
+    gap = None
+    first = next((t for t in lines if t.comparison != "equal"), None)
+    if first is not None and first.comparison == "worse" and valid:
+        gap = first.tier
+    if first is not None and first.comparison == "better" and first.proven and valid and optimum.status == OPTIMAL:
+        raise SolverError(f"a valid share assignment beats the proven optimum on the {first.tier} tier (a bug)")
+    if not valid:
+        status = "invalid"
+    elif gap is not None:
+        status = "gap"
+    elif first is None and lines and all(t.proven for t in lines) and optimum.status == OPTIMAL:
+        status = "optimal"
+    else:
+        status = "unknown"
+    role = "guarantee" if assignor is not None else "finding"
+    findings = [
+        *_certificates(problem, assignment, request, optimum, certificate),
+        *_guarantees(problem, found, mine, lines, order, role),
+    ]
+    spread, where = kafka_balance(problem, mine)
+    return Verdict(
+        kind="share",
+        status=status,
+        valid=valid,
+        violations=tuple(str(v) for v in found),
+        violation_details=tuple(v.to_mapping() for v in found),
+        objective_order=order,
+        optimum_status=optimum.status,
+        optimum_message=optimum.message,
+        tiers=lines,
+        gap_tier=gap,
+        findings=tuple(findings),
+        owned=mine.owned,
+        assignor=getattr(assignor, "name", assignor),
+        request=request.to_mapping(problem),
+        measures={
+            "loads": {m: int(n) for m, n in zip(problem.member_ids, mine.loads)},
+            "pairs": mine.pairs,
+            "target_partitions": int(mine.target_mask.sum()),
+            "uncovered": mine.uncovered,
+            "under_shared": mine.under_shared,
+            "over_shared": mine.over_shared,
+            "largest_deviation": int(mine.deviations.max()) if mine.deviations.size else 0,
+            "load_spread": int(mine.loads.max() - mine.loads.min()) if mine.loads.size else 0,
+            "kafka_balance_spread": spread,
+            "kafka_balance_where": where,
+            "kept": mine.kept,
+            "owned": mine.owned,
+            "optimum_kept": None if best is None else best.kept,
+            "optimum_pairs": None if best is None else best.pairs,
+        },
+    )
+
+
+def _certificates(problem, assignment, request, optimum, certificate) -> list[Finding]:
+    out = []
+    if optimum.certificate is not None:  # verified by optimal.share.solve before it returned
+        out.append(Finding("oracle-certificate", True, "the optimum's certificate verifies"))
+    if certificate is not None:
+        from assignment_oracle.optimal.share import ShareCertificate, verify
+
+        if not isinstance(certificate, ShareCertificate):
+            out.append(Finding("certificate", False, "the certificate given is not a share group's"))
+        else:
+            reasons = verify(problem, assignment, certificate, request)
+            said = "verifies: the assignment is proven optimal" if not reasons else f"does not verify: {reasons[0]}"
+            out.append(Finding("certificate", not reasons, said, {"reasons": list(reasons)}))
+    return out
+
+
+def _guarantees(problem, found, mine: ShareMeasures, lines, order, role: str) -> list[Finding]:
+    """Kafka's promises on the assignment, each a finding (``holds``: kept True, broken False, not judged None);
+    ``role`` ``guarantee`` when an assignor is named (its promises), else ``finding``."""
+
+    def _guarantee(name: str, status: str, detail: str = "", data: dict | None = None) -> Finding:
+        holds = {KEPT: True, BROKEN: False, NOT_JUDGED: None}[status]
+        summary = status + (f" ({detail})" if detail else "")
+        claim = {"claim": GUARANTEES[name], "status": status, "detail": detail, **(data or {})}
+        return Finding(name, holds, summary, claim, role=role)
+
+    kinds = Counter(v.kind for v in found)
+    out = []
+    if role == "guarantee":  # an assignor's promise; about a file, the validity line says it
+        detail = ", ".join(f"{k} ×{n}" if n > 1 else k for k, n in sorted(kinds.items())) if found else ""
+        out.append(_guarantee("valid", BROKEN if found else KEPT, detail))
+    out.append(
+        _guarantee("coverage", BROKEN, f"{mine.uncovered} assignable partition(s) without a holder")
+        if mine.uncovered
+        else _guarantee("coverage", KEPT)
+    )
+    spread, where = kafka_balance(problem, mine)
+    out.append(
+        _guarantee("balance-within-one", BROKEN, f"{where} differ by {spread}", {"spread": spread, "where": where})
+        if spread > 1
+        else _guarantee("balance-within-one", KEPT, "", {"spread": spread, "where": where})
+    )
+    targets = sharing_targets(problem, "kafka")
+    mask = problem.target_mask
+    under = int((mine.holders[mask] < targets[mask]).sum())
+    over = int((mine.holders[mask] > targets[mask]).sum())
+    out.append(
+        _guarantee(
+            "sharing-at-desired",
+            BROKEN if under or over else KEPT,
+            f"{under} partition(s) under-shared, {over} over-shared" if under or over else "",
+            {"under_shared": under, "over_shared": over},
+        )
+    )
+    by_tier = {t.tier: t for t in lines}
+    sticky = by_tier.get(STICKINESS)
+    before = [by_tier[t] for t in order[: order.index(STICKINESS)]] if STICKINESS in order else []
+    if sticky is None or sticky.comparison == "unknown":
+        out.append(_guarantee("sticky-at-equal-balance", NOT_JUDGED, "no optimum to compare with"))
+    elif any(t.comparison != "equal" for t in before):
+        out.append(
+            _guarantee(
+                "sticky-at-equal-balance",
+                NOT_JUDGED,
+                "a tier before stickiness differs from the optimum's: not comparable",
+            )
+        )
+    elif sticky.comparison == "worse":
+        out.append(_guarantee("sticky-at-equal-balance", BROKEN, _difference_text(sticky)))
+    else:
+        out.append(_guarantee("sticky-at-equal-balance", KEPT))
+    return out
+
+
+def explanation_text(verdict: Verdict, *, limit: int = 20) -> str:
+    """What the assignment did that the optimum did not: the gap tier, its numbers, the partitions and
+    members involved (at most ``limit`` of each), then Kafka's promises broken."""
+    who = verdict.assignor or "the assignment"
+    if verdict.status == "invalid":
+        return lines_text([f"{who} is not valid:", *(f"  {v}" for v in verdict.violations[:limit])])
+    lines = []
+    gap = verdict.gap
+    if gap is None:
+        if verdict.status == "optimal":
+            lines.append(f"{who} is optimal on every tier ({', '.join(verdict.objective_order)})")
+        else:
+            lines.append(f"{who}: no gap found (verdict {verdict.status})")
+    else:
+        lines.append(
+            f"{who} is worse than the optimum first at the {gap.tier} tier: {short_value(gap.value)} against "
+            f"{short_value(gap.optimum)} ({gap.note})"
+        )
+        lines += _involved_lines(gap, limit)
+    broken = [g for g in verdict.guarantees if g.holds is False]
+    for g in broken:
+        lines.append(f"Kafka's promise {g.name} broken: {g.summary.removeprefix('broken').strip(' ()')}")
+    return lines_text(lines)
+
+
+def _involved_lines(line: TierLine, limit: int) -> list[str]:
+    inv = line.involved
+    out: list[str] = []
+    if line.tier == COVERAGE:
+        out.append("partitions without a holder:")
+        out += [f"  {p}" for p in inv["partitions"][:limit]]
+    elif line.tier == SHARING:
+        out.append("partitions off their target (holders, target):")
+        out += [f"  {p['partition']}: {p['holders']} (target {p['target']})" for p in inv["partitions"][:limit]]
+    elif line.tier == BALANCE:
+        members = list(inv["members"].items())
+        out.append(f"members with {inv['level']} or more (the optimum has {inv['optimum_members']} such):")
+        out += [f"  {m}: {n}" for m, n in members[:limit]]
+    else:
+        out.append("pairs the optimum keeps and the assignment moved:")
+        out += [
+            f"  {i['partition']} on {i['member']} (now on {', '.join(i['now']) or 'nobody'})"
+            for i in inv["moved"][:limit]
+        ]
+    count = inv.get("count", len(inv.get("members", {})))
+    if count > limit:
+        out.append(f"  … {count} in all")
+    return out
+
+
+# -- what the command line shows: the solution, one row per assignor -------------------------------------
+
+
+def solution_to_mapping(solution: ShareSolution, *, timing: bool = False) -> dict:
+    """A share solution as JSON (``solve``'s output; docs/formats.md, "Share groups"): status, method, the
+    request, each tier's value, bound and proof, each stage's proven number, the sharing targets per topic,
+    the assignment and the proof (the stages' potentials); ``timing`` adds the wall time and the model's
+    sizes (then not byte-stable)."""
+    problem = solution.problem
+    targets = sharing_targets(problem, solution.request.sharing)
+    per_topic = {}
+    for t in problem.topics:
+        start = problem.topic_offset[t]
+        mask = problem.target_mask[start : start + problem.topics[t]]
+        if mask.any():
+            per_topic[t] = int(targets[start : start + problem.topics[t]][mask][0])
+    out: dict[str, Any] = {
+        "kind": "share",
+        "status": solution.status,
+        "method": solution.method,
+        "objective_order": list(solution.objective_order),
+        "request": solution.request.to_mapping(problem),
+        "tiers": [t.to_mapping() for t in solution.tiers],
+        "stages": [dict(s) for s in solution.stages],
+        "sharing_targets": per_topic,
+        "message": solution.message,
+        "assignment": None if solution.assignment is None else solution.assignment.to_mapping(),
+        "proof": None
+        if solution.certificate is None or solution.network is None
+        else solution.certificate.to_mapping(solution.network),
+    }
+    if timing:
+        out["wall_time"] = round(solution.wall_time, 6)
+        out["stats"] = dict(solution.stats)
+    return out
+
+
+@dataclass(frozen=True)
+class ShareRow:
+    """One assignor run on a share group: its verdict, or why there is none (``status`` ``error``)."""
+
+    assignor: str
+    iteration_order: str
+    status: str  # ok, error
+    verdict: Verdict | None
+    message: str = ""
+    wall_time: float | None = None
+
+    @property
+    def label(self) -> str:
+        return self.assignor if self.iteration_order == "sorted" else f"{self.assignor} ({self.iteration_order} order)"
+
+    def line(self) -> str:
+        """One line: how this assignor did (``demo``)."""
+        v = self.verdict
+        said = (
+            f"{self.status}: {self.message}"
+            if v is None
+            else v.status
+            + (f" at {v.gap_tier}" if v.gap_tier else "")
+            + (f"; broken: {', '.join(v.broken)}" if v.broken else "")
+        )
+        return f"{self.label}: {said}"
+
+    def meets(self, condition: str) -> bool:
+        """Whether this row meets a ``--fail-on`` condition; a row without an assignment is invalid."""
+        if self.verdict is None:
+            return fails(condition, valid=False, broken=True, gap=True)
+        return self.verdict.meets(condition)
+
+    def to_mapping(self, *, timing: bool = False) -> dict:
+        out: dict[str, Any] = {
+            "assignor": self.assignor,
+            "iteration_order": self.iteration_order,
+            "status": self.status,
+            "message": self.message,
+            "verdict": None if self.verdict is None else self.verdict.to_mapping(),
+        }
+        if timing:
+            out["wall_time"] = self.wall_time
+        return out
+
+
+@dataclass(frozen=True)
+class ShareComparison:
+    """Assignors on one share group, each judged against the same optimum."""
+
+    problem: ShareProblem
+    optimum: ShareSolution
+    rows: tuple[ShareRow, ...]
+
+    def to_mapping(self, *, timing: bool = False) -> dict:
+        return {
+            "kind": "share",
+            "optimum": solution_to_mapping(self.optimum, timing=timing),
+            "rows": [r.to_mapping(timing=timing) for r in self.rows],
+        }
+
+    def text(self) -> str:
+        """The table ``compare`` prints: the optimum's row, then one row per assignor."""
+        from assignment_oracle.compare.judge.text import table
+
+        header = (
+            "assignor",
+            "status",
+            "verdict",
+            "uncovered",
+            "under/over-shared",
+            "loads max-min",
+            "kept/owned",
+            "guarantees broken",
+        )
+        rows = []
+        best = self.optimum.measures
+        if best is not None:
+            spread = int(best.loads.max() - best.loads.min()) if best.loads.size else 0
+            rows.append(
+                (
+                    "optimum",
+                    self.optimum.status.lower(),
+                    "-",
+                    str(best.uncovered),
+                    f"{best.under_shared}/{best.over_shared}",
+                    str(spread),
+                    f"{best.kept}/{best.owned}",
+                    "-",
+                )
+            )
+        for row in self.rows:
+            v = row.verdict
+            if v is None:
+                short = row.message if len(row.message) <= 60 else row.message[:57] + "..."
+                rows.append((row.label, row.status, short) + ("-",) * (len(header) - 3))
+                continue
+            m = v.measures
+            rows.append(
+                (
+                    row.label,
+                    row.status,
+                    v.status + (f" at {v.gap_tier}" if v.gap_tier else ""),
+                    str(m["uncovered"]),
+                    f"{m['under_shared']}/{m['over_shared']}",
+                    str(m["load_spread"]),
+                    f"{m['kept']}/{m['owned']}",
+                    ", ".join(v.broken) or "none",
+                )
+            )
+        p = self.problem
+        targets = int(p.target_mask.sum())
+        title = (
+            f"share group: {len(p.members)} members, {len(p.topics)} topic(s), {targets} assignable partition(s) "
+            f"({'homogeneous' if p.is_homogeneous else 'heterogeneous'}); optimum {self.optimum.status}"
+        )
+        return lines_text([title, *table(header, rows)])
+
+
+def compare(
+    problem: ShareProblem,
+    assignors: Sequence[tuple[str, str]],
+    *,
+    optimum: ShareSolution | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> ShareComparison:
+    """Run each ``(name, iteration order)`` of :data:`heuristics.registry.SHARE_ASSIGNORS` on ``problem`` and
+    judge it against one optimum (solved if not given).  An assignor that raises is a row with status
+    ``error`` and its message (Kafka's ``NoSuchElementException``; Java's order without topic ids)."""
+    from assignment_oracle.heuristics.registry import get_share_assignor
+
+    if progress is not None:
+        progress("optimum")
+    if optimum is None:
+        from assignment_oracle.optimal import solve
+
+        optimum = solve(problem)
+    rows = []
+    for name, order in assignors:
+        entry = get_share_assignor(name)
+        if progress is not None:
+            progress(name if order == "sorted" else f"{name} ({order} order)")
+        started = time.perf_counter()
+        try:
+            result = entry.assign(problem, iteration_order=order)
+        except (AssignorError, ValueError) as err:
+            rows.append(ShareRow(name, order, "error", None, f"{type(err).__name__}: {err}"))
+            continue
+        seconds = time.perf_counter() - started
+        rows.append(ShareRow(name, order, "ok", judge(problem, result, optimum=optimum, assignor=name), "", seconds))
+    return ShareComparison(problem, optimum, tuple(rows))
