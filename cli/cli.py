@@ -14,7 +14,9 @@ it runs.  Signals are handled here, around everything.
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
+import io
 import os
 import signal
 import sys
@@ -26,10 +28,15 @@ from assignment_oracle.program import COMMANDS, EXIT_BAD_INPUT, PROG, Parser, bu
 #: Exit status when standard output's reader went away (``| head``): 128 + SIGPIPE, as the shell reports
 #: a program the pipe stopped.
 CLOSED_PIPE = 141
+#: Exit status when an output could not be written whole (a full disk, an I/O error, a closed standard
+#: output): sysexits.h's ``EX_IOERR``, the same as :class:`~assignment_oracle.problem.errors.WriteFailed`'s.
+WRITE_FAILED = 74
 #: The environment variable ``--max-output`` sets (``heuristics.external.MAX_OUTPUT_VARIABLE``).
 MAX_OUTPUT_VARIABLE = "ASSIGNMENT_ORACLE_MAX_OUTPUT"
 #: The environment variable ``--classpath`` sets (``heuristics.java_class.CLASSPATH_VARIABLE``).
 CLASSPATH_VARIABLE = "ASSIGNMENT_ORACLE_CLASSPATH"
+#: The environment variable ``--max-input-bytes`` sets (``problem.scenario_json.MAX_INPUT_VARIABLE``).
+MAX_INPUT_VARIABLE = "ASSIGNMENT_ORACLE_MAX_INPUT_BYTES"
 
 __all__ = ["COMMANDS", "PROG", "Terminated", "bundled_examples", "command", "main", "overview", "version"]
 
@@ -40,6 +47,81 @@ __all__ = ["COMMANDS", "PROG", "Terminated", "bundled_examples", "command", "mai
 #: them again and again (a quarter of ``solve``'s time on Kafka's 1M case) and
 #: find nothing to free, so it is paused while they run.
 ONE_SHOT = frozenset({"solve", "check", "assign", "compare", "explain"})
+
+
+class OutputFailed(Exception):
+    """Standard output took less than it was given (a full disk, an I/O error, a closed descriptor)."""
+
+
+class CheckedStdout(io.TextIOBase):
+    """Standard output for one command: UTF-8 text written to file descriptor 1 with ``os.write``, every
+    byte accounted for.
+
+    Python's own ``sys.stdout`` can lose the tail of a large write without a word (on a full file system
+    the kernel takes 64 KiB, the rest is dropped and ``flush`` succeeds: ``solve big.json > file``
+    exited 0 with a truncated answer).  Here a short write is written on from where it stopped, and an
+    error ends the command: :class:`OutputFailed` (one line, :data:`WRITE_FAILED`), except a reader that
+    went away (``| head``: ``BrokenPipeError``, exit 141 as before).  Buffered as Python buffers its own:
+    a line at a time on a terminal, else up to 8 KiB; :meth:`flush` writes what is held.
+    """
+
+    def __init__(self, fd: int = 1) -> None:
+        super().__init__()
+        self._fd, self._pending, self._size = fd, [], 0
+        self._lines = self.isatty()
+
+    @property
+    def encoding(self) -> str:
+        return "utf-8"
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        try:
+            return os.isatty(self._fd)
+        except OSError:
+            return False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        data = text.encode("utf-8", "surrogateescape")
+        self._pending.append(data)
+        self._size += len(data)
+        if self._size >= io.DEFAULT_BUFFER_SIZE or (self._lines and "\n" in text):
+            self.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        data, self._pending, self._size = memoryview(b"".join(self._pending)), [], 0
+        while data:
+            try:
+                data = data[os.write(self._fd, data[: 1 << 20]) :]
+            except InterruptedError:
+                continue
+            except BrokenPipeError:
+                raise
+            except OSError as err:
+                reason = "it is closed" if err.errno == errno.EBADF else (err.strerror or str(err))
+                raise OutputFailed(f"standard output: {reason} (the output is incomplete)") from None
+
+
+def _reserve_standard_streams() -> None:
+    """A standard stream closed before the program started (``>&-``): its descriptor is taken by a
+    read-only ``/dev/null``, so a file the command opens never becomes its standard output (and writing
+    to it fails, as it should), and a message for it goes nowhere instead of into standard output."""
+    for fd in (1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  (for the process's lifetime)
 
 
 class Terminated(KeyboardInterrupt):
@@ -60,7 +142,8 @@ def command() -> NoReturn:
     """
     try:
         code = main()
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except BrokenPipeError:
         code = CLOSED_PIPE
     if code == CLOSED_PIPE:
@@ -127,12 +210,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = (
         signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() else None
     )
-    cap = os.environ.get(MAX_OUTPUT_VARIABLE)
-    classpath = os.environ.get(CLASSPATH_VARIABLE)
+    kept = {
+        variable: os.environ.get(variable) for variable in (MAX_OUTPUT_VARIABLE, CLASSPATH_VARIABLE, MAX_INPUT_VARIABLE)
+    }
+    # The process's own standard output (not a test's capture) is written through CheckedStdout.
+    own_stdout = sys.stdout is None or sys.stdout is sys.__stdout__
+    if own_stdout:
+        _reserve_standard_streams()
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        stdout, sys.stdout = sys.stdout, CheckedStdout()
     try:
         from assignment_oracle.commands import run
 
-        return run(argv)
+        try:
+            code = run(argv)
+        except SystemExit:  # --help: what it printed is written first
+            sys.stdout.flush()
+            raise
+        sys.stdout.flush()
+        return code
+    except OutputFailed as err:
+        print(f"{PROG}: write failed: {err}", file=sys.stderr)
+        return WRITE_FAILED
     except Terminated:  # SIGTERM: stopped, nothing written past what is complete
         print(f"{PROG}: terminated (SIGTERM)", file=sys.stderr)
         return 143
@@ -142,8 +242,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # stdout's reader has gone (`| head`): nothing more to say, to anyone
         return CLOSED_PIPE
     finally:
-        # --max-output and --classpath last for this command (main() is also called in-process)
-        for variable, value in ((MAX_OUTPUT_VARIABLE, cap), (CLASSPATH_VARIABLE, classpath)):
+        if own_stdout:
+            sys.stdout = stdout
+        # --max-output, --classpath and --max-input-bytes last for this command (main() is also called in-process)
+        for variable, value in kept.items():
             if value is None:
                 os.environ.pop(variable, None)
             else:

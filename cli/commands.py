@@ -69,6 +69,7 @@ from assignment_oracle.problem.errors import (
     SolverError,
     SparkFailed,
     UnknownAssignor,
+    WriteFailed,
 )
 from assignment_oracle.problem.extras import require
 from assignment_oracle.problem.load import (
@@ -80,6 +81,9 @@ from assignment_oracle.problem.load import (
 )
 from assignment_oracle.problem.scenario_json import (
     COUNTEREXAMPLE_KEYS,
+    MAX_INPUT_BYTES,
+    MAX_INPUT_VARIABLE,
+    MAX_MEMBERS,
     MAX_PARTITIONS,
     InputError,
     check_output,
@@ -149,6 +153,24 @@ def _max_partitions_argument(
     what: str = "refuse scenarios with more partitions (default %(default)s)",
 ) -> None:
     command.add_argument("--max-partitions", type=_max_partitions, default=default, metavar="N", help=what)
+    command.add_argument(
+        "--max-members",
+        type=_max_partitions,
+        default=MAX_MEMBERS,
+        metavar="N",
+        help="refuse groups with more members (default %(default)s)",
+    )
+
+
+#: The commands that read files or standard input: each takes --max-input-bytes.
+_READS_INPUT = frozenset({"solve", "check", "assign", "compare", "explain", "simulate", "sweep", "capture"})
+
+
+def _apply_max_input(args) -> None:
+    """``--max-input-bytes`` for every file and standard input this command reads."""
+    value = getattr(args, "max_input_bytes", None)
+    if value is not None:
+        os.environ[MAX_INPUT_VARIABLE] = str(value)
 
 
 def _max_output_argument(command: argparse.ArgumentParser) -> None:
@@ -275,13 +297,22 @@ def _command(sub, name: str) -> argparse.ArgumentParser:
     """Subcommand ``name``: its line in the overview, and a ``--help`` that opens with what it does, an example
     and its exit statuses."""
     what, example, codes = _HELP[name]
-    return sub.add_parser(
+    command = sub.add_parser(
         name,
         help=COMMANDS[name],
         description=what,
-        epilog=f"example:\n  {example}\n\nexit status: {codes}; 130 Ctrl-C, 143 SIGTERM",
+        epilog=f"example:\n  {example}\n\nexit status: {codes}; 74 an output could not be written whole "
+        "(a full disk); 130 Ctrl-C, 143 SIGTERM",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    if name in _READS_INPUT:
+        command.add_argument(
+            "--max-input-bytes",
+            type=_max_partitions,
+            metavar="N",
+            help=f"refuse an input file (or standard input) larger than N bytes (default {MAX_INPUT_BYTES:,})",
+        )
+    return command
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -553,6 +584,7 @@ def _run(args) -> int:
     _STANDARD_INPUT.clear()
     try:
         _apply_max_output(args)
+        _apply_max_input(args)
         _apply_classpath(args)
         _one_standard_input(args)
         if getattr(args, "output", None) is not None:  # refused before any work, not after it
@@ -593,6 +625,7 @@ def _label(err: OracleError) -> str:
     for kind, label in (
         (SolverError, "solver failed"),
         (SparkFailed, "sweep failed"),
+        (WriteFailed, "write failed"),
         (AssignorDidNotFinish, "assignor did not finish"),
         (AssignorFailed, "assignor failed"),
     ):
@@ -614,7 +647,9 @@ def _write(path: str | None, text: str, *, inputs: tuple[str, ...] = ()) -> None
 
 
 def _read_problem(args, objective=None):
-    return read_problem(args.scenario, objective=objective, max_partitions=args.max_partitions)
+    return read_problem(
+        args.scenario, objective=objective, max_partitions=args.max_partitions, max_members=args.max_members
+    )
 
 
 def _moves_limit(text: str) -> int:
@@ -779,12 +814,14 @@ def _simulate(args) -> int:
         raise InputError("simulate", "", "give a history file (or bundled name) or --seed, not both and not neither")
     if args.history == STDIN:
         document, source = _document(STDIN)
-        history = history_from_mapping(document, source=source, max_partitions=args.max_partitions)
+        history = history_from_mapping(
+            document, source=source, max_partitions=args.max_partitions, max_members=args.max_members
+        )
     elif args.history is not None:
         path = Path(args.history)
         if not path.exists() and args.history in bundled_histories():
             path = bundled_histories()[args.history]
-        history = read_history(path, max_partitions=args.max_partitions)
+        history = read_history(path, max_partitions=args.max_partitions, max_members=args.max_members)
     else:
         for flag in ("members", "topics", "partitions", "rounds", "events_per_round"):
             if not 1 <= getattr(args, flag) <= GROUP_MAXIMUM:
@@ -806,7 +843,7 @@ def _simulate(args) -> int:
             rounds=args.rounds,
             events_per_round=args.events_per_round,
         )
-        check_size(history, source="--seed", max_partitions=args.max_partitions)
+        check_size(history, source="--seed", max_partitions=args.max_partitions, max_members=args.max_members)
     with _Steps(len(history.rounds) + 1, f"simulate {args.assignor}") as steps:
         result = simulate(history, args.assignor, time_limit=args.time_limit, progress=steps)
     if args.json:
@@ -1308,7 +1345,12 @@ def _read_scenario(args):
     consumer group :class:`Problem` (exactly as :func:`read_problem` reads it)."""
     document, source = _document(args.scenario)
     # a Streams group's own default (problem.streams.MAX_TASKS) unless --max-partitions was given another value
-    return scenario_from_document(document, source, max_partitions=getattr(args, "max_partitions", MAX_PARTITIONS))
+    return scenario_from_document(
+        document,
+        source,
+        max_partitions=getattr(args, "max_partitions", MAX_PARTITIONS),
+        max_members=getattr(args, "max_members", MAX_MEMBERS),
+    )
 
 
 def _streams_assignor(name: str, source: str, option: str = "--assignor"):

@@ -119,6 +119,8 @@ from assignment_oracle.heuristics.external import (
     on_path,
     own_group_dying_with_parent,
     read_answer,
+    scope_dying_with_parent,
+    scoped,
     short_display,
     stderr_excerpt,
 )
@@ -340,13 +342,14 @@ class JavaClass:
         java, javac = _tool("java", self.display), _tool("javac", self.display)
         classes = driver_classes(self.classpath, javac, self.display)
         argv = [java, "-cp", os.pathsep.join([str(classes), self.classpath]), DRIVER_CLASS, self.class_name]
+        command = scoped(argv)  # the user's class runs in a scope: nothing it starts outlives its JVM
         try:
             process = subprocess.Popen(
-                argv,
+                command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                preexec_fn=own_group_dying_with_parent,
+                preexec_fn=scope_dying_with_parent if command is not argv else own_group_dying_with_parent,
             )
         except OSError as err:
             raise MissingRuntime(f"{self.display}: cannot run {java}: {err.strerror or err}") from None

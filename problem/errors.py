@@ -7,6 +7,7 @@
     ├── MissingExtra          a part of the install is not there: which extra to add  exit 2
     ├── MissingRuntime        the machine lacks a runtime (Java for Spark)            exit 2
     ├── SparkFailed           a sweep's Spark job or session failed (its log named)   exit 8
+    ├── WriteFailed           an output could not be written whole (a full disk)     exit 74
     ├── SolverError           an exact model failed (a bug or a limit, never the user) exit 5
     └── AssignorError         an assignor delivered no assignment
         ├── UnknownAssignor       no assignor by that name                            exit 2
@@ -33,6 +34,7 @@ __all__ = [
     "MissingRuntime",
     "SolverError",
     "SparkFailed",
+    "WriteFailed",
     "AssignorError",
     "UnknownAssignor",
     "AssignorDidNotFinish",
@@ -89,6 +91,20 @@ class SparkFailed(OracleError, RuntimeError):
     its log is, instead of py4j's and Java's traces."""
 
     exit_code = 8
+
+
+class WriteFailed(OracleError):
+    """An output file (or standard output) could not be written whole: the disk is full, an I/O error,
+    a closed descriptor.  ``where: reason (what became of it)`` on one line, shown after ``write failed:``;
+    exit 74, sysexits.h's
+    ``EX_IOERR``, of its own for every command (a path that cannot be created at all is bad input,
+    :class:`InputError`).  An output file is left as it was (outputs are written in one rename)."""
+
+    exit_code = 74
+
+    def __init__(self, where: str, reason: str, outcome: str = "") -> None:
+        self.where, self.reason = where, reason
+        super().__init__(f"{where}: {reason}" + (f" ({outcome})" if outcome else ""))
 
 
 class SolverError(OracleError, RuntimeError):

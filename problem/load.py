@@ -32,10 +32,13 @@ from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.scenario_json import (
     COUNTEREXAMPLE_KEYS,
+    MAX_MEMBERS,
     MAX_PARTITIONS,
     assignment_from_mapping,
+    check_members,
     load_json,
     problem_from_mapping,
+    read_input,
     read_json_file,
 )
 from assignment_oracle.problem.share import KIND as SHARE_KIND
@@ -90,8 +93,10 @@ def read_document(source: Source, *, name: str = "input") -> tuple[Any, str]:
     if isinstance(source, (str, os.PathLike)):
         if str(source) == STDIN:
             try:
-                data = sys.stdin.buffer.read()
+                data = read_input(None, STDIN_NAME, stream=sys.stdin.buffer)  # at most the input cap
             except (OSError, AttributeError, ValueError) as err:  # closed, or no standard input at all
+                if isinstance(err, InputError):
+                    raise
                 raise InputError(STDIN_NAME, "", f"cannot read standard input ({err})") from None
             if not data.strip():
                 raise InputError(STDIN_NAME, "", "is empty (expected a JSON document on standard input)")
@@ -125,22 +130,31 @@ def is_share_scenario(document: Any) -> bool:
 
 
 def scenario_from_document(
-    document: Any, name: str = "scenario", *, max_partitions: int | None = MAX_PARTITIONS
+    document: Any,
+    name: str = "scenario",
+    *,
+    max_partitions: int | None = MAX_PARTITIONS,
+    max_members: int | None = MAX_MEMBERS,
 ) -> Problem | StreamsProblem | ShareProblem:
     """The scenario a decoded document describes (see :func:`load_scenario`); ``name`` is its errors' source."""
     document, name = _scenario_part(document, name)
     if not (isinstance(document, dict) and "kind" in document):
-        return problem_from_mapping(document, source=name, max_partitions=max_partitions)
+        return problem_from_mapping(document, source=name, max_partitions=max_partitions, max_members=max_members)
     if document["kind"] == SHARE_KIND:
+        if isinstance(document.get("members"), dict):
+            check_members(len(document["members"]), max_members, name)
         return ShareProblem.from_mapping(document, source=name, max_partitions=max_partitions)
     # a Streams group's own default (problem.streams.MAX_TASKS) unless another limit was asked for
     return StreamsProblem.from_mapping(
-        document, source=name, max_tasks=MAX_TASKS if max_partitions == MAX_PARTITIONS else max_partitions
+        document,
+        source=name,
+        max_tasks=MAX_TASKS if max_partitions == MAX_PARTITIONS else max_partitions,
+        max_members=max_members,
     )
 
 
 def load_scenario(
-    source: Source, *, max_partitions: int | None = MAX_PARTITIONS
+    source: Source, *, max_partitions: int | None = MAX_PARTITIONS, max_members: int | None = MAX_MEMBERS
 ) -> Problem | StreamsProblem | ShareProblem:
     """The validated scenario of ``source``: a consumer group, a share group when it says ``"kind": "share"``,
     or a Streams group when it says another ``"kind"``.
@@ -159,6 +173,9 @@ def load_scenario(
         Streams group with more tasks (by default each kind's own limit:
         :data:`~assignment_oracle.problem.scenario_json.MAX_PARTITIONS`,
         :data:`~assignment_oracle.problem.streams.MAX_TASKS`); ``None``: no limit.
+    max_members
+        Refuse a group with more members (default
+        :data:`~assignment_oracle.problem.scenario_json.MAX_MEMBERS`); ``None``: no limit.
 
     Returns
     -------
@@ -182,7 +199,7 @@ def load_scenario(
     assignment_oracle.problem.errors.InputError: scenario: topics.t: must be positive, got 0
     """
     document, name = read_document(source, name="scenario")
-    return scenario_from_document(document, name, max_partitions=max_partitions)
+    return scenario_from_document(document, name, max_partitions=max_partitions, max_members=max_members)
 
 
 def _looks_like_streams_assignment(document: Any) -> bool:

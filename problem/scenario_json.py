@@ -39,7 +39,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import orjson
 
-from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.errors import InputError, WriteFailed
 from assignment_oracle.problem.model import (
     BALANCE,
     BALANCE_FIRST,
@@ -56,6 +56,12 @@ __all__ = [
     # histories), so that their one-line errors read alike.
     "field_path",
     "read_json_file",
+    "read_input",
+    "max_input_bytes",
+    "MAX_INPUT_BYTES",
+    "MAX_INPUT_VARIABLE",
+    "MAX_MEMBERS",
+    "check_members",
     "expect_object",
     "reject_unknown_keys",
     "expect_integer",
@@ -172,7 +178,22 @@ def _key_count(document: Any) -> int | None:
     return count
 
 
+def _utf8(data: bytes, source: str) -> str:
+    """``data`` as UTF-8 text (a byte order mark before it skipped), else one line.  The standard library's
+    parser would guess UTF-16 or UTF-32 from the first bytes and read them too; the formats are UTF-8
+    only (docs/formats.md), and a raw NUL byte, never part of JSON text, is how UTF-16 and UTF-32 look."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InputError(source, "", f"not UTF-8 text (a NUL byte at byte {nul}: UTF-16 or UTF-32?)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputError(source, "", f"not UTF-8 text (byte {err.start}: {err.reason})") from None
+
+
 def _load_strict(text: str | bytes, *, source: str) -> Any:
+    if isinstance(text, (bytes, bytearray)):
+        text = _utf8(bytes(text), source)
     try:
         document = json.loads(
             text,
@@ -213,13 +234,48 @@ def _check_string(value: str, source: str, path: str) -> None:
         raise InputError(source, path, "contains a lone surrogate (e.g. \\ud800): not valid Unicode") from None
 
 
-def read_json_file(path: str | Path) -> Any:
-    source = str(path)
+#: Bytes an input may hold unless ``--max-input-bytes`` says otherwise: 1 GiB, thirty times Kafka's
+#: 1,000,000-partition stress case as a scenario (34 MB, benchmarks/bench_cli.py).  Without a cap a
+#: read of ``/dev/zero`` (or an endless pipe) would grow until the kernel's OOM killer ends it.
+MAX_INPUT_BYTES = 1 << 30
+#: The environment variable ``--max-input-bytes`` sets, for this process.
+MAX_INPUT_VARIABLE = "ASSIGNMENT_ORACLE_MAX_INPUT_BYTES"
+
+
+def max_input_bytes() -> int:
+    """The cap on every input read (a file, standard input): ``$ASSIGNMENT_ORACLE_MAX_INPUT_BYTES`` (what
+    ``--max-input-bytes`` sets), else :data:`MAX_INPUT_BYTES`."""
+    text = os.environ.get(MAX_INPUT_VARIABLE, "")
+    return int(text) if text.isdigit() and int(text) > 0 else MAX_INPUT_BYTES
+
+
+def read_input(path: str | Path | None, source: str, *, stream: Any = None) -> bytes:
+    """The bytes of the file ``path`` (or of the binary ``stream``, standard input), at most
+    :func:`max_input_bytes`: past it one line naming the source and the cap (:class:`InputError`), after
+    reading one byte more than the cap and no further (a device, a fifo and a pipe included)."""
+    limit = max_input_bytes()
+    too_big = False
     try:
-        data = Path(path).read_bytes()
+        if stream is not None:
+            data = stream.read(limit + 1)
+        else:
+            with open(path, "rb") as handle:  # type: ignore[arg-type]
+                found = os.fstat(handle.fileno())
+                # A regular file says its size: refused without reading a byte of it.
+                too_big = stat.S_ISREG(found.st_mode) and found.st_size > limit
+                data = b"" if too_big else handle.read(limit + 1)
     except OSError as err:
         raise InputError(source, "", f"cannot read file ({err.strerror or err})") from None
-    return load_json(data, source=source)
+    if too_big or len(data) > limit:
+        raise InputError(
+            source, "", f"is larger than {limit:,} bytes, the cap on an input (raise it with --max-input-bytes)"
+        )
+    return data
+
+
+def read_json_file(path: str | Path) -> Any:
+    source = str(path)
+    return load_json(read_input(path, source), source=source)
 
 
 # -- field checks ------------------------------------------------------------
@@ -473,15 +529,36 @@ def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[s
 #: The most partitions a scenario may have by default: an answer this size
 #: (owner arrays, rows, the JSON) fits this project's 24 GiB machines.
 MAX_PARTITIONS = 100_000_000
+#: The most members a group may have by default (``--max-members``): 2,000,000 members took 2 GB and
+#: 39 s to solve on one partition, and 8,000,000 ended in a crash; a million is a thousand times
+#: the coordinator benchmark's group (benchmarks/bench_coordinator.py).
+MAX_MEMBERS = 1_000_000
+
+
+def check_members(count: int, max_members: int | None, source: str, field: str = "members") -> None:
+    """Refuse (one line naming ``field``) a group with more than ``max_members`` members (``None``: no limit),
+    before anything per member is built."""
+    if max_members is not None and count > max_members:
+        raise InputError(
+            source,
+            field,
+            f"{count:,} members, more than the limit of {max_members:,} "
+            "(raise it with --max-members if this machine has the memory)",
+        )
 
 
 def problem_from_mapping(
-    data: Any, *, source: str = "scenario", max_partitions: int | None = MAX_PARTITIONS
+    data: Any,
+    *,
+    source: str = "scenario",
+    max_partitions: int | None = MAX_PARTITIONS,
+    max_members: int | None = MAX_MEMBERS,
 ) -> Problem:
     """Validate a decoded scenario and build the :class:`Problem`.
 
-    A scenario with more than ``max_partitions`` partitions in all (``None``:
-    no limit) is refused before anything per partition is allocated.
+    A scenario with more than ``max_partitions`` partitions in all, or more
+    than ``max_members`` members (``None``: no limit), is refused before
+    anything per partition or per member is allocated.
     """
     obj = expect_object(data, source, "")
     reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
@@ -510,6 +587,7 @@ def problem_from_mapping(
             "(raise it with --max-partitions if this machine has the memory)",
         )
     members_obj = expect_object(obj["members"], source, "members")
+    check_members(len(members_obj), max_members, source)
     claimed = [
         parts
         for value in members_obj.values()
@@ -645,7 +723,11 @@ COUNTEREXAMPLE_KEYS = frozenset({"assignor", "finding", "scenario"})
 
 
 def read_problem(
-    path: str | Path, *, objective: tuple[str, ...] | None = None, max_partitions: int | None = MAX_PARTITIONS
+    path: str | Path,
+    *,
+    objective: tuple[str, ...] | None = None,
+    max_partitions: int | None = MAX_PARTITIONS,
+    max_members: int | None = MAX_MEMBERS,
 ) -> Problem:
     """Read and validate a scenario file; ``objective`` overrides the file's.
 
@@ -656,7 +738,7 @@ def read_problem(
     source = str(path)
     if isinstance(document, dict) and set(document) == COUNTEREXAMPLE_KEYS:
         document, source = document["scenario"], f"{path}: scenario"
-    problem = problem_from_mapping(document, source=source, max_partitions=max_partitions)
+    problem = problem_from_mapping(document, source=source, max_partitions=max_partitions, max_members=max_members)
     if objective is not None and objective != problem.objective:
         problem = dataclasses.replace(problem, objective=objective)
     return problem
@@ -731,6 +813,14 @@ def write_output(path: str | Path, text: str, *, inputs: tuple[str | Path, ...] 
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
+    except OSError as err:  # created, but the disk is full (or failing): the file is left as it was
+        Path(handle.name).unlink(missing_ok=True)
+        outcome = "left as it was" if target.exists() else "not written"
+        raise WriteFailed(str(path), err.strerror or str(err), outcome) from None
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+    try:
         mode = 0o666 & ~_umask()
         os.chmod(handle.name, target.stat().st_mode & 0o7777 if target.exists() else mode)
         os.replace(handle.name, target)

@@ -62,6 +62,8 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.scenario_json import (
     INT32_MAX,
+    MAX_MEMBERS,
+    check_members,
     expect_integer,
     expect_name,
     expect_object,
@@ -173,9 +175,16 @@ class StreamsProblem:
     rack_aware_tags: tuple[str, ...] = ()
 
     @classmethod
-    def from_mapping(cls, data: Any, *, source: str = "scenario", max_tasks: int | None = MAX_TASKS) -> StreamsProblem:
+    def from_mapping(
+        cls,
+        data: Any,
+        *,
+        source: str = "scenario",
+        max_tasks: int | None = MAX_TASKS,
+        max_members: int | None = MAX_MEMBERS,
+    ) -> StreamsProblem:
         """A validated problem from the JSON scenario format (docs/formats.md, "Streams groups")."""
-        return streams_problem_from_mapping(data, source=source, max_tasks=max_tasks)
+        return streams_problem_from_mapping(data, source=source, max_tasks=max_tasks, max_members=max_members)
 
     def to_mapping(self) -> dict:
         """The JSON scenario of this problem (round-trips :meth:`from_mapping`)."""
@@ -362,7 +371,8 @@ def violations(problem: StreamsProblem, assignment: StreamsAssignment) -> tuple[
     active_holders: dict[TaskId, list[str]] = {}
     on_process: dict[TaskId, Counter] = {}
     standbys: Counter = Counter()
-    invented: dict[str, list[str]] = {}  # member -> subtopologies it lists with no tasks that the topology does not have
+    # member -> the subtopologies it lists with no tasks that the topology does not have
+    invented: dict[str, list[str]] = {}
     for member_id, sub in assignment.listed_empty:
         if sub not in problem.subtopology:
             invented.setdefault(member_id, []).append(sub)
@@ -540,7 +550,7 @@ def _streams_member(member_id: str, value: Any, source: str, path: str) -> Strea
 
 
 def streams_problem_from_mapping(
-    data: Any, *, source: str = "scenario", max_tasks: int | None = MAX_TASKS
+    data: Any, *, source: str = "scenario", max_tasks: int | None = MAX_TASKS, max_members: int | None = MAX_MEMBERS
 ) -> StreamsProblem:
     """Validate a decoded Streams group scenario and build the :class:`StreamsProblem`; more than ``max_tasks``
     tasks in all (``None``: no limit) is refused before anything per task is allocated."""
@@ -593,7 +603,9 @@ def streams_problem_from_mapping(
             tags.append(name)
     members = []
     static: dict[str, str] = {}
-    for member_id, value in expect_object(obj["members"], source, "members").items():
+    members_obj = expect_object(obj["members"], source, "members")
+    check_members(len(members_obj), max_members, source)
+    for member_id, value in members_obj.items():
         path = field_path("members", member_id)
         expect_name(member_id, source, path)
         member = _streams_member(member_id, value, source, path)

@@ -187,7 +187,8 @@ def test_markup_in_names_and_error_output_is_text_in_the_report_and_runs_nothing
     """A real sweep (the command line, its own Spark) with a spec name, an assignor name and an external
     command's stderr that are HTML, then ``report --html --notebook``: in headless Chromium nothing runs
     (no script element, no image, the title is the report's), each name reads as the characters it is,
-    and neither the page nor the notebook carries an absolute path of this machine."""
+    and neither the page nor the notebook carries an absolute path of this machine (finding 1).  The sweep's
+    terminal shows nothing of the JVM's (finding 7)."""
     import subprocess
     import sys
     import tempfile
@@ -214,6 +215,8 @@ def test_markup_in_names_and_error_output_is_text_in_the_report_and_runs_nothing
             timeout=300,
         )
         assert done.returncode == 0, done.stderr
+        # Finding 7: the JVM's own stderr ("WARNING: Using incubator modules") goes to the sweep's log.
+        assert "WARNING" not in done.stderr and "incubator" in (out / "spark.log").read_text()
         html, notebook = tmp_path / "report.html", tmp_path / "report.ipynb"
         assert main(["report", str(out), "--html", str(html), "--notebook", str(notebook)]) == 0
         capsys.readouterr()

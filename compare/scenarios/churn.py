@@ -122,8 +122,10 @@ from assignment_oracle.problem.metrics import spread
 from assignment_oracle.problem.model import Assignment, Member, Problem, Topic
 from assignment_oracle.problem.scenario_json import (
     INT32_MAX,
+    MAX_MEMBERS,
     MAX_PARTITIONS,
     InputError,
+    check_members,
     expect_integer,
     expect_name,
     expect_object,
@@ -385,19 +387,32 @@ _EVENT_KEYS: Mapping[str, set[str]] = MappingProxyType(
 )
 
 
-def read_history(path: str | Path, *, max_partitions: int | None = MAX_PARTITIONS) -> History:
+def read_history(
+    path: str | Path, *, max_partitions: int | None = MAX_PARTITIONS, max_members: int | None = MAX_MEMBERS
+) -> History:
     """Read and check a history file (see :func:`history_from_mapping`)."""
-    return history_from_mapping(read_json_file(path), source=str(path), max_partitions=max_partitions)
+    return history_from_mapping(
+        read_json_file(path), source=str(path), max_partitions=max_partitions, max_members=max_members
+    )
 
 
-def check_size(history: History, *, source: str = "history", max_partitions: int | None = MAX_PARTITIONS) -> None:
+def check_size(
+    history: History,
+    *,
+    source: str = "history",
+    max_partitions: int | None = MAX_PARTITIONS,
+    max_members: int | None = MAX_MEMBERS,
+) -> None:
     """Refuse (one line) a history whose group, at some round, has more than ``max_partitions`` partitions
-    in all: each round solves its optimum and runs the assignor on it (the scenario format's limit)."""
-    if max_partitions is None:
+    in all or more than ``max_members`` members: each round solves its optimum and runs the assignor on it
+    (the scenario format's limits)."""
+    if max_partitions is None and max_members is None:
         return
     for group in _groups(history, source):
+        where = "members" if group.round == 0 else f"rounds[{group.round - 1}]"
+        check_members(len(group.seats), max_members, source, where)
         total = sum(group.topics.values())
-        if total > max_partitions:
+        if max_partitions is not None and total > max_partitions:
             raise InputError(
                 source,
                 "topics" if group.round == 0 else f"rounds[{group.round - 1}]",
@@ -406,7 +421,13 @@ def check_size(history: History, *, source: str = "history", max_partitions: int
             )
 
 
-def history_from_mapping(data: Any, *, source: str = "history", max_partitions: int | None = MAX_PARTITIONS) -> History:
+def history_from_mapping(
+    data: Any,
+    *,
+    source: str = "history",
+    max_partitions: int | None = MAX_PARTITIONS,
+    max_members: int | None = MAX_MEMBERS,
+) -> History:
     """Check a decoded history document and build the :class:`History`.
 
     Raises
@@ -427,7 +448,9 @@ def history_from_mapping(data: Any, *, source: str = "history", max_partitions: 
         expect_name(name, source, path)
         topics.append(topic_from_value(name, value, source, path))
     members = []
-    for member_id, value in expect_object(obj["members"], source, "members").items():
+    members_obj = expect_object(obj["members"], source, "members")
+    check_members(len(members_obj), max_members, source)  # before anything per member is built
+    for member_id, value in members_obj.items():
         path = field_path("members", member_id)
         expect_name(member_id, source, path)
         entry = expect_object(value, source, path)
@@ -458,7 +481,7 @@ def history_from_mapping(data: Any, *, source: str = "history", max_partitions: 
     history = History(tuple(topics), tuple(members), tuple(rounds), description)
     for _ in _groups(history, source):  # every event against the group it applies to
         pass
-    check_size(history, source=source, max_partitions=max_partitions)
+    check_size(history, source=source, max_partitions=max_partitions, max_members=max_members)
     return history
 
 

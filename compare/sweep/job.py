@@ -35,7 +35,9 @@ to ``DIR/spark.log`` (unless ``SPARK_CONF_DIR`` configures it).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import errno
 import hashlib
 import json
 import math
@@ -57,7 +59,7 @@ from assignment_oracle.compare.sweep.rows import ROW_SCHEMA, STREAMS_OPTIMUM, TI
 from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
 from assignment_oracle.compare.sweep.store import FLUSH_SCENARIOS, FLUSH_SECONDS, stage
 from assignment_oracle.heuristics.registry import require_installed
-from assignment_oracle.problem.errors import MissingRuntime, SparkFailed
+from assignment_oracle.problem.errors import MissingRuntime, SparkFailed, WriteFailed
 from assignment_oracle.problem.scenario_json import InputError, dumps, write_output
 from assignment_oracle.problem.text import lines_text, printable
 
@@ -226,10 +228,38 @@ def spark_session(
     if master.startswith("local"):
         builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
     try:
-        return builder.getOrCreate()
+        with _stderr_to(log if log is not None and not os.environ.get("SPARK_CONF_DIR") else None):
+            return builder.getOrCreate()
     except BaseException:
         _kill_spark_children()
         raise
+
+
+@contextlib.contextmanager
+def _stderr_to(log: Path | None):
+    """While the JVM starts, file descriptor 2 is ``log`` (appended to): the JVM inherits it as its
+    stderr, so what it says outside log4j ("WARNING: Using incubator modules: jdk.incubator.vector" at
+    every start, a crash report) goes to the sweep's log with the rest of Spark's output, not between
+    the sweep's lines.  This process's own stderr is back as soon as the session is up."""
+    if log is None:
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        target = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+    except OSError:  # the log cannot be written: the JVM keeps this process's stderr
+        os.close(saved)
+        yield
+        return
+    try:
+        os.dup2(target, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(target)
 
 
 def _kill_spark_children() -> None:
@@ -266,20 +296,67 @@ def _arrow_schema():
     return pa.schema([(name, types[kind]) for name, kind in ROW_SCHEMA])
 
 
-def _prepare(out: Path, spec: SweepSpec) -> None:
+def _sweep_hash(out: Path) -> str | None:
+    """The spec hash of the sweep in ``out`` (its ``spec.json``, as :func:`_prepare` writes it), ``None``
+    when ``out`` is absent or empty; :class:`InputError` when ``out`` holds anything else.
+
+    A sweep writes its own files into ``--out`` (``lock``, ``summary.json``, ``spark.log``, ...): into a
+    folder it did not make it would write over a user's files, so such a folder is refused in one line
+    before anything is written.
+    """
+    if not out.is_dir():
+        return None
     marker = out / "spec.json"
-    record = {"hash": spec.hash, "spec": spec.document}
+    if not marker.exists():
+        try:  # a spec.json being written (_write_spec_first's temporary file) is not the user's
+            empty = not any(not re.fullmatch(r"\.spec\.json\.\d+\.tmp", p.name) for p in out.iterdir())
+        except OSError as err:
+            raise InputError(str(out), "", f"cannot read the sweep directory ({err.strerror or err})") from None
+        if empty:
+            return None
+        raise InputError(
+            str(out),
+            "",
+            "is not empty and holds no sweep (no spec.json written by assignment-oracle sweep): "
+            "a sweep writes only into a new or empty folder, or its own; choose another --out",
+        )
+    try:
+        record = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = None
+    if not (isinstance(record, dict) and isinstance(record.get("hash"), str) and isinstance(record.get("spec"), dict)):
+        raise InputError(str(marker), "", "not a sweep's spec.json; choose another --out")
+    return record["hash"]
+
+
+def _write_spec_first(out: Path, spec: SweepSpec) -> None:
+    """A new sweep folder's first file is its ``spec.json`` (the lock comes next), so the folder is a
+    sweep's from its first write on, and a sweep killed at any moment leaves a folder it resumes.
+    Written whole under a temporary name and linked into place: of two sweeps starting at once in one
+    new folder, one spec wins and the other is refused once it holds the lock (:func:`_prepare`)."""
+    marker = out / "spec.json"
     if marker.exists():
-        try:
-            existing = json.loads(marker.read_text(encoding="utf-8")).get("hash")
-        except (json.JSONDecodeError, AttributeError, UnicodeDecodeError):
-            raise InputError(str(marker), "", "not a sweep's spec.json; choose another --out") from None
-        if existing != spec.hash:
-            raise InputError(
-                str(out), "", f"holds another sweep (spec hash {existing}, this one {spec.hash}); choose another --out"
-            )
-    else:
-        write_output(marker, dumps(record))
+        return
+    temporary = out / f".spec.json.{os.getpid()}.tmp"
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(dumps({"hash": spec.hash, "spec": spec.document}))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(temporary, marker)
+    except FileExistsError:
+        pass
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _prepare(out: Path, spec: SweepSpec) -> None:
+    """Under the lock: ``out/spec.json`` is this spec's (another is refused)."""
+    existing = _sweep_hash(out)
+    if existing != spec.hash:
+        raise InputError(
+            str(out), "", f"holds another sweep (spec hash {existing}, this one {spec.hash}); choose another --out"
+        )
 
 
 def _make_directory(out: Path) -> None:
@@ -325,7 +402,49 @@ def run_sweep(
     import pyarrow.parquet  # noqa: F401
 
     out = Path(out).absolute()  # the workers write here: the same folder whatever their working directory
+    # Everything that can refuse the sweep is asked before anything is written: a refused sweep leaves
+    # no folder, lock or spec.json behind, and never writes into a folder that is not a sweep's.
+    if spark is None and remote is None:
+        _require_java()
+    if out.exists() and not out.is_dir():
+        raise InputError(str(out), "", "exists and is not a directory; choose another --out")
+    existing = _sweep_hash(out)
+    if existing is not None and existing != spec.hash:
+        raise InputError(
+            str(out), "", f"holds another sweep (spec hash {existing}, this one {spec.hash}); choose another --out"
+        )
+    try:
+        return _run_sweep(spec, out, spark, master, remote, progress, stop_after_chunks, chunk_size, started)
+    except BaseException as err:
+        failure = _write_failure(err, out)
+        if failure is not None:
+            raise failure from None
+        raise
+
+
+#: What a sweep stopped by a full disk says after its reason.
+RESUME = "the sweep stopped; every scenario finished so far is kept: free some space and run the same command to resume"
+
+
+def _write_failure(err: BaseException, out: Path) -> WriteFailed | None:
+    """A full (or failing) disk under the sweep, met by this process or by a Spark worker, as one line
+    (:class:`WriteFailed`, exit 74); ``None`` for any other error."""
+    if isinstance(err, WriteFailed):
+        return err
+    if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
+        return WriteFailed(str(out), err.strerror or str(err), RESUME)
+    if _from_spark(err):
+        text = str(err)
+        for reason in ("No space left on device", "Disk quota exceeded", "File too large"):
+            if reason in text:
+                return WriteFailed(str(out), reason, RESUME)
+    return None
+
+
+def _run_sweep(spec, out: Path, spark, master, remote, progress, stop_after_chunks, chunk_size, started):
+    """:func:`run_sweep` once its checks have passed: the folder, its lock and spec, the Spark job."""
     _make_directory(out)
+    _write_spec_first(out, spec)
     held = store.lock(out)
     try:
         _prepare(out, spec)
@@ -354,8 +473,12 @@ def run_sweep(
             result = _run(spark, spec, out, done, progress, stop_after_chunks, chunk_size, started)
         except BaseException as err:
             _cancel(spark)
-            store.publish_after_interrupt(out)  # every scenario finished so far is kept, once
-            if _from_spark(err):
+            try:
+                store.publish_after_interrupt(out)  # every scenario finished so far is kept, once
+            except Exception as publishing:  # the disk is full here too: the rest stays staged for the next run
+                if _write_failure(publishing, out) is None:
+                    raise
+            if _from_spark(err) and _write_failure(err, out) is None:
                 raise SparkFailed(f"Spark failed ({_first_line(err)}); its log: {out / 'spark.log'}") from None
             raise
         finally:

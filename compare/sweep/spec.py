@@ -67,7 +67,7 @@ from assignment_oracle.heuristics.registry import (
     resolve_names,
 )
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
-from assignment_oracle.problem.scenario_json import InputError, load_json
+from assignment_oracle.problem.scenario_json import InputError, load_json, read_input
 
 __all__ = [
     "CHURN",
@@ -164,15 +164,16 @@ def read_spec(name_or_path: str | Path) -> SweepSpec:
     if not path.exists() and str(name_or_path) in bundled_specs():
         path = bundled_specs()[str(name_or_path)]
     source = str(name_or_path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         known = ", ".join(sorted(bundled_specs()))
-        raise InputError(source, "", f"no such file, and not a bundled spec ({known})") from None
-    except OSError as err:
-        raise InputError(source, "", f"cannot read file ({err.strerror or err})") from None
+        raise InputError(source, "", f"no such file, and not a bundled spec ({known})")
+    data = read_input(path, source)  # at most the input cap (--max-input-bytes)
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise InputError(source, "", f"is not UTF-8 text (byte {err.start}: {err.reason})") from None
+    if "\x00" in text:  # never in TOML or JSON text: UTF-16 or UTF-32
+        raise InputError(source, "", f"is not UTF-8 text (a NUL byte at byte {text.index(chr(0))}: UTF-16 or UTF-32?)")
     if path.suffix == ".json":  # strict: a key twice, NaN, nesting past the parser's limit are one line
         return spec_from_mapping(load_json(text, source=source), source=source)
     try:

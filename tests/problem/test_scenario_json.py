@@ -98,7 +98,9 @@ def test_bad_scenarios_name_the_field(doc, field, words):
         ('{"topics": {"a": 1, "a": 2}, "members": {}}', 'duplicate JSON key "a"'),
         ('{"topics": {"a": NaN}, "members": {}}', "NaN"),
         ('{"topics": ', "not valid JSON"),
-        (b"\xff\xfe", "JSON"),
+        (b"\xff\xfe", "not UTF-8 text"),  # UTF-16's byte order mark
+        ('{"topics": {}, "members": {}}'.encode("utf-16-le"), "not UTF-8 text (a NUL byte at byte 1"),
+        ('{"topics": {}, "members": {}}'.encode("utf-32"), "UTF-16 or UTF-32?"),
     ],
 )
 def test_malformed_json(text, words):
