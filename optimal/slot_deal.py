@@ -64,7 +64,18 @@ def water_filled(load: np.ndarray, n: int) -> tuple[list[int], int, int, int]:
 
 
 def slot_deal(parts, n: int, *, max_moves: int | None, rack: bool) -> np.ndarray | None:
-    """Owners per part (module docstring), or ``None``."""
+    """Owners per part (module docstring), or ``None``.  With ``rack``, first with every move priced
+    by what it does for the rack tier (a move of a part on its rack is a wasted one: holders and kept
+    parts chosen to waste the fewest), then, when that breaks the budget, by moves alone."""
+    for rack_first in (True, False) if rack else (False,):
+        found = _deal(parts, n, max_moves=max_moves, rack=rack, rack_first=rack_first)
+        if found is not None:
+            return found
+    return None
+
+
+def _deal(parts, n: int, *, max_moves: int | None, rack: bool, rack_first: bool) -> np.ndarray | None:
+    """One deal (:func:`slot_deal`)."""
     count = len(parts.partitions)
     if n < 2 or count == 0:
         return None
@@ -102,10 +113,15 @@ def slot_deal(parts, n: int, *, max_moves: int | None, rack: bool) -> np.ndarray
 
         costs = np.zeros((len(heavy), n))
         scale = count + 1
+        wasted = [sum(kept_of[j] for j in ks if not cross(j, m)) for m, ks in enumerate(owned)]
         for i, k in enumerate(heavy):
             for m in range(n):
                 moves = base[m] - (kept_of[k] if owner_of[k] == m else 0)
-                costs[i, m] = scale * moves + cross(k, m)
+                if rack_first:  # on-rack parts shed, and the part itself off its rack, waste the rack tier
+                    lost = wasted[m] - (kept_of[k] if owner_of[k] == m and not cross(k, m) else 0) + cross(k, m)
+                    costs[i, m] = scale * lost + moves
+                else:
+                    costs[i, m] = scale * moves + cross(k, m)
         rows, cols = linear_sum_assignment(costs)
         holder = {heavy[int(i)]: int(m) for i, m in zip(rows, cols)}
     holders = set(holder.values())
@@ -118,7 +134,9 @@ def slot_deal(parts, n: int, *, max_moves: int | None, rack: bool) -> np.ndarray
     kept_set: dict[int, list[int]] = {}
     for m in normal:
         items = [k for k in owned[m] if k not in heavy_set]
-        kept_set[m] = _knapsack(items, weight, [kept_of[k] for k in items], [cross(k, m) for k in items], q)
+        kept_set[m] = _knapsack(
+            items, weight, [kept_of[k] for k in items], [cross(k, m) for k in items], q, rack_first=rack_first
+        )
     forced = (
         sum(base)
         - sum(kept_of[k] for ks in kept_set.values() for k in ks)
@@ -253,9 +271,12 @@ def _make_room(k, normal, room, kept_set, weight, kept_of, cross):
     return m, shed
 
 
-def _knapsack(items: list[int], weight: list[int], kept: list[int], cross: list[int], cap: int) -> list[int]:
-    """The items kept within ``cap``: the most kept partitions, then the fewest cross-rack (a 0/1
-    knapsack by dynamic programming over the weights; the lightest first when the table is too large)."""
+def _knapsack(
+    items: list[int], weight: list[int], kept: list[int], cross: list[int], cap: int, *, rack_first: bool = False
+) -> list[int]:
+    """The items kept within ``cap``: the most kept partitions, then the fewest cross-rack (with
+    ``rack_first``, the most kept on their rack, then the most kept) (a 0/1 knapsack by dynamic
+    programming over the weights; the lightest first when the table is too large)."""
     if sum(weight[k] for k in items) <= cap:
         return list(items)
     if cap <= 0:
@@ -271,7 +292,8 @@ def _knapsack(items: list[int], weight: list[int], kept: list[int], cross: list[
     value = np.full(cap + 1, 0, dtype=np.int64)
     took = np.zeros((len(items), cap + 1), dtype=bool)
     for i, k in enumerate(items):
-        w, v = weight[k], kept[i] * scale - cross[i]
+        w = weight[k]
+        v = kept[i] * scale * (1 if cross[i] else scale) + kept[i] if rack_first else kept[i] * scale - cross[i]
         if w > cap:
             continue
         candidate = np.full(cap + 1, np.iinfo(np.int64).min // 2, dtype=np.int64)
