@@ -126,6 +126,8 @@ def from_here(capture: Capture) -> dict[str, Any]:
     """The captured scenario with every member owning what the candidate gives it now (one generation)."""
     scenario = {k: v for k, v in capture.scenario.items()}
     members = {}
+    if scenario.get("kind") == "share":  # a share group's scenario holds what members have now already
+        return scenario
     if scenario.get("kind") == "streams":
         held = capture.assignment["members"]
         for member_id, entry in scenario["members"].items():
@@ -155,6 +157,25 @@ def _moves(capture: Capture, problem, assignment, limit: float | None) -> Moves:
     )
     best = solution.assignment
     proven = solution.status == OPTIMAL
+    if capture.scenario.get("kind") == "share":  # holdings: (member, partition); several members may share one
+        now = {(m, t, p) for m, topics in capture.assignment.items() for t, ps in topics.items() for p in ps}
+        then = (
+            {(m, t, p) for m, topics in best.to_mapping().items() for t, ps in topics.items() for p in ps}
+            if best is not None
+            else now
+        )
+        per = {m: 0 for m in capture.assignment}
+        for m, _, _ in then:
+            per[m] = per.get(m, 0) + 1
+        held = {m: sum(len(ps) for ps in topics.values()) for m, topics in capture.assignment.items()}
+        return Moves(
+            moved=len(now - then),
+            total=len(then),
+            busiest_now=max(held.values(), default=0),
+            busiest_optimum=max(per.values(), default=0),
+            proven=proven,
+            unit="partition holdings",
+        )
     if capture.scenario.get("kind") == "streams":
         members = here.member_ids
         now = {m: set(assignment.active_of(m)) for m in members}

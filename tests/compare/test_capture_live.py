@@ -417,6 +417,7 @@ def test_type_names_the_describe(cluster):
         ("orders-range", RANGE_SCENARIO, RANGE_ASSIGNMENT),
         ("orders-848", CONSUMER_SCENARIO, CONSUMER_TARGET),
         ("orders-app", STREAMS_SCENARIO, STREAMS_TARGET),
+        ("orders-share", SHARE_SCENARIO, {"h1": {"orders": [0, 1, 2, 3]}, "h2": {"orders": [1, 2]}}),
     ],
 )
 def test_judge_is_checks_verdict_on_the_hand_written_files(cluster, tmp_path, capsys, group, scenario, candidate):
