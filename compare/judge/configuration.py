@@ -43,6 +43,7 @@ __all__ = [
     "STOP_THE_WORLD",
     "choose",
     "configuration",
+    "rank_key",
 ]
 
 #: How much of the group one rebalance stops, per protocol (lower is less): what a tie is decided on.
@@ -80,6 +81,16 @@ class Configuration:
     def text(self) -> str:
         """``client: setting (protocol)``: the verdict's one line."""
         return f"{self.client}: {self.setting} ({PROTOCOL_TEXT[self.protocol]})"
+
+    def short(self) -> str:
+        """The setting without the client's package names, and the protocol in one word: what a table shows
+        (``partition.assignment.strategy=CooperativeStickyAssignor (cooperative)``)."""
+        setting = self.setting.replace(_JAVA, "").replace("group.protocol=classic, ", "")
+        setting = setting.split(" (")[0]
+        client = "" if self.client.startswith("Java") else f"{self.client}: "
+        protocol = "KIP-848" if self.protocol == "consumer" else self.protocol
+        release = self.client.partition("(as ")[2].removesuffix(")")  # a port of an older release
+        return f"{client}{setting} ({protocol}{'; ' + release if release else ''})"
 
 
 def _classic(assignor: str, cls: str, protocol: str, release: str) -> Configuration:
@@ -244,10 +255,17 @@ class Choice:
     traded: str | None
     #: One sentence: why this one.
     why: str
+    #: The same in a few words (a table's cell).
+    reason: str = ""
 
 
 def _points(value: float | None) -> int:
     return 0 if value is None or value != value else round(value / RESOLUTION_PCT)
+
+
+def rank_key(m: Measured) -> tuple:
+    """The measures :func:`choose` ranks on, in order (smaller is better)."""
+    return _key(m)
 
 
 def _key(m: Measured) -> tuple:
@@ -299,6 +317,7 @@ def choose(measured: list[Measured]) -> Choice | None:
     if best is not first:
         traded = first.assignor
         edge = (best.busiest_over_ideal or 0.0) - (first.busiest_over_ideal or 0.0)
+        reason = f"trade: {first.assignor} is {edge:.1f} pt more balanced but moves {first.moved:.1f}% (not {best.moved:.1f}%)"
         why = (
             f"{first.assignor} is {edge:.1f} points more balanced but moves {first.moved:.1f}% of partitions per "
             f"rebalance against {best.moved:.1f}%: an edge under {BALANCE_EDGE_PCT:g} point is not worth "
@@ -306,13 +325,15 @@ def choose(measured: list[Measured]) -> Choice | None:
         )
     elif tied:
         louder = [t for t in tied if CONFIGURATIONS[t].stop_the_world > config.stop_the_world]
-        why = f"ties with {', '.join(tied)} on every measure"
+        others = f"{len(tied)} others" if len(tied) > 1 else tied[0]
+        reason = f"ties with {others}; " + ("fewer stop-the-world rebalances" if louder else "report order")
+        why = f"ties on every measure with {', '.join(tied)}"
         why += (
-            f"; chosen for fewer stop-the-world rebalances ({config.protocol} against {', '.join(louder)}'s "
-            f"{CONFIGURATIONS[louder[0]].protocol})"
+            f"; chosen for fewer stop-the-world rebalances ({PROTOCOL_TEXT[config.protocol]})"
             if louder
             else "; the first in the report's order"
         )
     else:
         why = "best on the measures, in the oracle's order"
-    return Choice(best.assignor, config, tied, behind[0] if behind else None, traded, why)
+        reason = "best on the measures"
+    return Choice(best.assignor, config, tied, behind[0] if behind else None, traded, why, reason)

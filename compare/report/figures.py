@@ -43,6 +43,9 @@ __all__ = [
     "family_shares",
     "guarantee_shares",
     "kip341",
+    "lines_per_panel",
+    "MAX_LINES_PER_PANEL",
+    "panels",
     "rack_gaps",
     "run_times",
     "show",
@@ -77,12 +80,16 @@ _PORT_COLORS = {
     "uniform-4.0.0": ("#6b6ecf", "#cedbf0"),
     "kafka4-sticky": ("#637939", "#b5cf6b"),
     "kafka4-cooperative-sticky": ("#843c39", "#d6616b"),
+    # Streams groups' task assignor (KIP-1071), in its two iteration orders
+    "streams-sticky": ("#e6550d", "#fdae6b"),
+    "streams-sticky-java": ("#31a354", "#a1d99b"),
 }
 _ORACLE_COLORS = {
     "optimum": "#000000",
     "optimum-cpsat": "#7f7f7f",
     "optimum-co-partitioned": "#3f3f3f",
     "optimum-weighted": "#5f5f5f",
+    "optimum-streams": "#2f2f2f",
 }
 # A peer's tone by its library (the same assignor in another client): kafka-python's is the port's
 # light twin, librdkafka's a dark one, so two peers of one port never share a color.
@@ -173,6 +180,60 @@ def _empty(fig, axes, note: str):
             0.5, 0.5, note, ha="center", va="center", transform=ax.transAxes, fontsize=9, color="#555555", wrap=True
         )
     return fig
+
+
+#: At most this many lines on one panel: a figure with more assignors is drawn as small multiples, one panel
+#: per family of assignors (the report's browser test checks every panel of every figure).
+MAX_LINES_PER_PANEL = 8
+
+#: The families of assignors that get a panel each, in this order; client libraries' peers get a panel per
+#: library; anything else (a user's external assignor) goes to "other assignors".
+PANEL_FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "Kafka's consumer assignors",
+        ("range", "roundrobin", "sticky", "cooperative-sticky", "kafka4-sticky", "kafka4-cooperative-sticky"),
+    ),
+    ("KIP-848 group coordinator", ("server-range", "uniform", "uniform-4.0.0")),
+    ("proposals and replaced releases", ("fair", "sticky-kip54", "constrained-sticky", "stream-join-sticky")),
+    ("Streams groups' task assignor", ("streams-sticky", "streams-sticky-java")),
+)
+_ORACLE = frozenset({"optimum", "optimum-cpsat", "optimum-co-partitioned", "optimum-weighted", "optimum-streams"})
+
+
+def panels(names, *, room: int = MAX_LINES_PER_PANEL) -> list[tuple[str, list[str]]]:
+    """``names`` (assignors, the oracle's rows left out) as small-multiple panels: (title, names), each
+    family of :data:`PANEL_FAMILIES` and each client library its own panel, at most ``room`` names a panel
+    (a larger family is split: ``title (1/2)``); empty families left out; names in report order."""
+    ordered = [n for n in assignor_order(names) if n not in _ORACLE]
+    groups: dict[str, list[str]] = {title: [] for title, _ in PANEL_FAMILIES}
+    family_of = {n: title for title, members in PANEL_FAMILIES for n in members}
+    for name in ordered:
+        library, sep, _ = name.partition(":")
+        title = family_of.get(name) or (
+            f"{library}'s assignors" if sep and library != "external" else "other assignors"
+        )
+        groups.setdefault(title, []).append(name)
+    out = []
+    for title, members in groups.items():
+        chunks = [members[i : i + room] for i in range(0, len(members), room)]
+        for k, chunk in enumerate(chunks, start=1):
+            out.append((title if len(chunks) == 1 else f"{title} ({k}/{len(chunks)})", chunk))
+    return out
+
+
+def _series(line, name: str) -> None:
+    """Mark a drawn line as one assignor's series (its SVG group's id, unique in a report and the same on
+    every run): what the browser test counts per panel."""
+    ax = line.axes
+    figure, panel = ax.figure, ax.figure.axes.index(ax)
+    crc = zlib.crc32(figure.get_suptitle().encode())
+    line.set_gid(f"series-{crc:08x}-{panel}-{zlib.crc32(name.encode()):08x}")
+
+
+def lines_per_panel(fig) -> list[int]:
+    """How many series (:func:`_series`) each panel of ``fig`` draws (panels drawing none left out)."""
+    counts = [sum(1 for line in ax.get_lines() if (line.get_gid() or "").startswith("series-")) for ax in fig.axes]
+    return [c for c in counts if c]
 
 
 def svg(fig) -> str:
@@ -283,23 +344,26 @@ def family_shares(table: pd.DataFrame):
     return fig
 
 
-def _ecdf(ax, table: pd.DataFrame, column: str, xlabel: str) -> None:
-    """Share of results with ``column`` <= x, one step line per assignor; x on a symlog scale (0 is common).
+def _ecdf(ax, table: pd.DataFrame, column: str, xlabel: str, names=None, right: float | None = None) -> None:
+    """Share of results with ``column`` <= x, one step line per assignor of ``names`` (default: all); x on a
+    symlog scale (0 is common) up to ``right`` (default: the table's largest gap, and half again).
 
     Every curve runs to the right edge and starts with a dot at x = 0 (its share of results with no gap),
     and the x axis starts left of 0, so an assignor whose gap is always 0 is a visible dot and line at
     100%, not a point hidden in the corner; the legend says each one's share at 0.
     """
-    names = [n for n in assignor_order(table["assignor"].unique()) if (table["assignor"] == n).any()]
-    top = max([1.0, *(float(table.loc[table["assignor"] == n, column].max()) for n in names)])
-    right = top * 1.5
+    if names is None:
+        names = [n for n in assignor_order(table["assignor"].unique()) if (table["assignor"] == n).any()]
+    if right is None:
+        right = _right_edge(table, column)
     for name in names:
         values = np.sort(table.loc[table["assignor"] == name, column].to_numpy(dtype=float))
         at_zero = float(np.mean(values <= 0))
         xs = np.concatenate(([0.0], values, [right]))
         below = np.searchsorted(values, values, side="right") / values.size  # share <= each value, ties at once
         ys = np.concatenate(([at_zero], below, [1.0]))
-        ax.step(xs, ys, where="post", color=color(name), label=f"{name} ({at_zero:.0%} at 0)", linewidth=1.6)
+        (line,) = ax.step(xs, ys, where="post", color=color(name), label=f"{name} ({at_zero:.0%} at 0)", linewidth=1.6)
+        _series(line, name)
         ax.plot([0.0], [at_zero], marker="o", markersize=4, color=color(name), linestyle="", label="_dot")
     ax.set_xscale("symlog", linthresh=1)
     ax.set_xlim(-0.5, right)
@@ -309,32 +373,63 @@ def _ecdf(ax, table: pd.DataFrame, column: str, xlabel: str) -> None:
     ax.set_ylabel("share of results with gap ≤ x")
 
 
+def _right_edge(table: pd.DataFrame, column: str) -> float:
+    return 1.5 * max(1.0, float(table[column].max()) if len(table) else 1.0)
+
+
+def _grid(figure_id: str, count: int, columns: int, *, width: float = 10.5, row_height: float = 3.2):
+    """A figure of ``count`` panels in rows of ``columns`` (unused cells hidden)."""
+    rows = max(1, math.ceil(count / columns))
+    fig, axes = _figure(figure_id, columns, rows=rows, width=width, height=row_height * rows + 0.6)
+    for ax in axes[count:]:
+        ax.set_visible(False)
+    return fig, axes[: max(count, 1)]
+
+
+def _names(table: pd.DataFrame) -> list[str]:
+    return [n for n in assignor_order(table["assignor"].unique()) if (table["assignor"] == n).any()]
+
+
 @_drawing
 def balance_gaps(table: pd.DataFrame):
-    """Cumulative distributions of the KIP-54 score gap and of the single-move distance to the optimum.
+    """Cumulative distributions of the KIP-54 score gap and of the single-move distance to the optimum, one
+    row of two panels per family of assignors (:func:`panels`).
 
     ``table``: :func:`compare.report.tables.balance_gaps`.  A curve reaching 100%
     at x = 0 is an assignor that was always most balanced.
     """
-    fig, axes = _figure("balance_gaps", 2, width=10.5, height=4.0)
+    groups = panels(table["assignor"].unique()) if not table.empty else []
+    fig, axes = _grid("balance_gaps", 2 * max(1, len(groups)), 2, row_height=3.0)
     if table.empty:
         return _empty(fig, axes, "no valid results in this sweep")
-    _ecdf(axes[0], table, "kip54_gap", "KIP-54 score above the optimum's (symlog)")
-    _ecdf(axes[1], table, "balance_moves", "partitions to move to the optimum's loads (symlog)")
-    axes[0].set_title("KIP-54 score gap", loc="left")
-    axes[1].set_title("single-move distance", loc="left")
-    axes[1].set_ylabel("")
-    axes[1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    right_kip54, right_moves = _right_edge(table, "kip54_gap"), _right_edge(table, "balance_moves")
+    for k, (title, names) in enumerate(groups):
+        left, right = axes[2 * k], axes[2 * k + 1]
+        _ecdf(left, table, "kip54_gap", "KIP-54 score above the optimum's (symlog)", names, right_kip54)
+        _ecdf(right, table, "balance_moves", "partitions to move to the optimum's loads (symlog)", names, right_moves)
+        left.set_title(f"{title}: KIP-54 score gap", loc="left")
+        right.set_title("single-move distance", loc="left")
+        right.set_ylabel("")
+        right.legend(loc="lower right", fontsize=7)
+        if k < len(groups) - 1:
+            left.set_xlabel("")
+            right.set_xlabel("")
     return fig
 
 
 def _gap_distribution(figure_id: str, table: pd.DataFrame, column: str, empty: str, label: str):
-    """One cumulative distribution of a per-result gap, per assignor (the rack and stickiness figures)."""
-    fig, axes = _figure(figure_id, 1, width=9.0, height=4.4)
+    """One cumulative distribution of a per-result gap, a panel per family of assignors (the rack and
+    stickiness figures)."""
+    groups = panels(table["assignor"].unique()) if not table.empty else []
+    fig, axes = _grid(figure_id, max(1, len(groups)), 2, row_height=3.2)
     if table.empty:
         return _empty(fig, axes, empty)
-    _ecdf(axes[0], table, column, label)
-    axes[0].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    right = _right_edge(table, column)
+    bottom = len(groups) - min(2, len(groups))  # the panels of the last row carry the x label
+    for k, (ax, (title, names)) in enumerate(zip(axes, groups)):
+        _ecdf(ax, table, column, label if k >= bottom else "", names, right)
+        ax.set_title(title, loc="left")
+        ax.legend(loc="lower right", fontsize=7)
     return fig
 
 
@@ -349,7 +444,7 @@ def rack_gaps(table: pd.DataFrame):
         table,
         "rack_gap",
         "no most-balanced results of scenarios with racks in this sweep",
-        "cross-rack partitions beyond the most rack-local most-balanced optimum (symlog)",
+        "cross-rack partitions beyond the most rack-local\nmost-balanced optimum's (symlog)",
     )
 
 
@@ -364,38 +459,45 @@ def stickiness_gaps(table: pd.DataFrame):
         table,
         "stickiness_gap",
         "no most-balanced results of rebalances with previous owners in this sweep",
-        "partitions moved beyond the stickiest most-balanced optimum (symlog)",
+        "partitions moved beyond the stickiest\nmost-balanced optimum's (symlog)",
     )
 
 
 @_drawing
 def churn(table: pd.DataFrame):
-    """Mean cumulative partitions moved by round, per assignor, and the oracle's own trajectory.
+    """Mean cumulative partitions moved by round, a panel per family of assignors, each with the oracle's
+    own trajectory as its reference.
 
     ``table``: :func:`compare.report.tables.churn_curves`.
     """
-    fig, axes = _figure("churn", 1, width=8.0, height=4.2)
-    ax = axes[0]
+    groups = panels(table["assignor"].unique(), room=MAX_LINES_PER_PANEL - 1) if not table.empty else []
+    fig, axes = _grid("churn", max(1, len(groups)), 2, row_height=3.2)
     if table.empty:
         return _empty(fig, axes, "no churn histories in this sweep (family 'churn')")
-    for name in assignor_order(table["assignor"].unique()):
-        part = table[table["assignor"] == name]
-        reference = name == "optimum"
-        ax.plot(
-            part["round"],
-            part["cumulative_moved"],
-            color=color(name),
-            marker="" if reference else "o",
-            markersize=3.5,
-            linewidth=2.2 if reference else 1.4,
-            linestyle="--" if reference else "-",
-            label="optimum (oracle following its own assignments)" if reference else name,
-            zorder=3 if reference else 2,
-        )
-    ax.set_xlabel("rebalance round")
-    ax.set_ylabel("partitions moved so far (mean over histories)")
-    ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.legend(loc="upper left", ncols=2)
+    top = float(table["cumulative_moved"].max()) * 1.05 or 1.0
+    reference = table[table["assignor"] == "optimum"]
+    for ax, (title, names) in zip(axes, groups):
+        for name in [*names, *(["optimum"] if not reference.empty else [])]:
+            part = table[table["assignor"] == name]
+            oracle = name == "optimum"
+            (line,) = ax.plot(
+                part["round"],
+                part["cumulative_moved"],
+                color=color(name),
+                marker="" if oracle else "o",
+                markersize=3.5,
+                linewidth=2.2 if oracle else 1.4,
+                linestyle="--" if oracle else "-",
+                label="optimum (its own assignments)" if oracle else name,
+                zorder=3 if oracle else 2,
+            )
+            _series(line, name)
+        ax.set_title(title, loc="left")
+        ax.set_ylim(0, top)
+        ax.set_xlabel("rebalance round")
+        ax.set_ylabel("partitions moved so far (mean)")
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.legend(loc="upper left", fontsize=7)
     return fig
 
 
@@ -404,52 +506,64 @@ def _log_bins(values: np.ndarray, per_decade: int = 3) -> np.ndarray:
     return np.logspace(low, max(high, low + 1), (max(high, low + 1) - low) * per_decade + 1)
 
 
+_ORACLE_LABELS = {
+    "optimum": "oracle: flow model",
+    "optimum-cpsat": "oracle: CP-SAT (sampled)",
+    "optimum-co-partitioned": "oracle: co-partitioned (join groups)",
+    "optimum-weighted": "oracle: weighted loads",
+    "optimum-streams": "oracle: Streams groups",
+}
+
+
 @_drawing
 def run_times(table: pd.DataFrame):
-    """Wall time against group size, log-log: every result as a faint point, the median per size bin as a line.
+    """Wall time against group size, log-log, a panel per family of assignors and one for the oracle's
+    engines: every result as a faint point, the median per size bin as a line.
 
     ``table``: :func:`compare.report.tables.run_times`.  Group size is members x
     partitions.  The oracle: flow (black) on every scenario, CP-SAT (grey)
     on the sampled ones.
     """
-    fig, axes = _figure("run_times", 1, width=10.0, height=4.8)
-    ax = axes[0]
+    groups = panels(table["assignor"].unique()) if not table.empty else []
+    oracle = [n for n in _ORACLE_LABELS if not table.empty and (table["assignor"] == n).any()]
+    if oracle:
+        groups.append(("the oracle's engines", oracle))
+    fig, axes = _grid("run_times", max(1, len(groups)), 2, row_height=3.2)
     if table.empty:
         return _empty(fig, axes, "no timed results in this sweep")
     sizes = table["group_size"].to_numpy(dtype=float)
     bins = _log_bins(sizes)
-    for name in assignor_order(table["assignor"].unique()):
-        part = table[table["assignor"] == name]
-        x, y = part["group_size"].to_numpy(dtype=float), np.maximum(part["wall_time_s"].to_numpy(dtype=float), 1e-6)
-        oracle = name in _ORACLE_COLORS
-        ax.scatter(x, y, s=6, color=color(name), alpha=0.25, linewidths=0, rasterized=True)
-        which = np.digitize(x, bins)
-        centers, medians = [], []
-        for b in np.unique(which):
-            inside = which == b
-            centers.append(float(np.exp(np.mean(np.log(x[inside])))))
-            medians.append(float(np.median(y[inside])))
-        label = {
-            "optimum": "oracle: flow model",
-            "optimum-cpsat": "oracle: CP-SAT (sampled)",
-            "optimum-co-partitioned": "oracle: co-partitioned (join groups)",
-            "optimum-weighted": "oracle: weighted loads",
-        }.get(name, name)
-        ax.plot(
-            centers,
-            medians,
-            color=color(name),
-            linewidth=2.0 if oracle else 1.4,
-            linestyle="--" if oracle else "-",
-            marker="o",
-            markersize=3,
-            label=label,
-        )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("group size: members × partitions (log)")
-    ax.set_ylabel("wall time per rebalance, seconds (log)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7.5)
+    times = np.maximum(table["wall_time_s"].to_numpy(dtype=float), 1e-6)
+    for ax, (title, names) in zip(axes, groups):
+        for name in names:
+            part = table[table["assignor"] == name]
+            x, y = part["group_size"].to_numpy(dtype=float), np.maximum(part["wall_time_s"].to_numpy(dtype=float), 1e-6)
+            ax.scatter(x, y, s=6, color=color(name), alpha=0.25, linewidths=0, rasterized=True)
+            which = np.digitize(x, bins)
+            centers, medians = [], []
+            for b in np.unique(which):
+                inside = which == b
+                centers.append(float(np.exp(np.mean(np.log(x[inside])))))
+                medians.append(float(np.median(y[inside])))
+            (line,) = ax.plot(
+                centers,
+                medians,
+                color=color(name),
+                linewidth=2.0 if name in _ORACLE_LABELS else 1.4,
+                linestyle="--" if name in _ORACLE_LABELS else "-",
+                marker="o",
+                markersize=3,
+                label=_ORACLE_LABELS.get(name, name),
+            )
+            _series(line, name)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(sizes.min() / 1.5, sizes.max() * 1.5)
+        ax.set_ylim(times.min() / 1.5, times.max() * 1.5)
+        ax.set_title(title, loc="left")
+        ax.set_xlabel("members × partitions (log)")
+        ax.set_ylabel("seconds per rebalance (log)")
+        ax.legend(loc="upper left", fontsize=7)
     return fig
 
 

@@ -53,6 +53,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from assignment_oracle.compare.judge.configuration import RESOLUTION_PCT, Measured, choose, configuration, rank_key
 from assignment_oracle.compare.sweep.job import counterexample_path
 from assignment_oracle.compare.sweep.rows import STREAMS_OPTIMUM
 from assignment_oracle.compare.sweep.spec import CHURN, STREAMS_CHURN, STREAMS_FAMILIES
@@ -69,12 +70,14 @@ __all__ = [
     "client_libraries",
     "co_partitioning",
     "configurable",
+    "family_in_words",
     "weighted_gaps",
     "differential",
     "ensure_sweep",
     "failures",
     "operational_gaps",
     "operational_table",
+    "OPTIMUM_ROW",
     "kip341",
     "load",
     "oracle_checks",
@@ -116,7 +119,20 @@ NO_SWEEP = "holds no sweep rows (no rows/batch=*/family=*/); run `assignment-ora
 WRAP_AFTER = 40
 
 
-def styled(frame: pd.DataFrame, precision: int = 3):
+#: Columns holding a share (0..1): the report shows them in percent, as every other measure.
+SHARE_COLUMNS = re.compile(r"^(share_.*|same_result|.*_share)$")
+
+
+def _share_text(value) -> str:
+    """A share as a whole percentage (``95%``), with a decimal where rounding would say none or all (``99.6%``,
+    ``0.4%``); a dash when missing."""
+    if pd.isna(value):
+        return "–"
+    pct = 100 * float(value)
+    return f"{pct:.1f}%" if pct != round(pct) and round(pct) in (0, 100) else f"{pct:.0f}%"
+
+
+def styled(frame: pd.DataFrame, precision: int = 3, *, percent: bool | tuple[str, ...] = ()):
     """``frame`` as the report shows it: no index, numbers to ``precision`` digits, and every text cell
     and header HTML-escaped, then through :func:`problem.text.printable` (an assignor named
     ``<script>...`` shows as that text and runs nothing; one named with a newline or an escape sequence
@@ -125,10 +141,18 @@ def styled(frame: pd.DataFrame, precision: int = 3):
     Laid out to fit a page: text left-aligned, names (no spaces) on one line, short phrases wrapping
     between words, long text (a replay command, a message) wrapping anywhere within its column, and
     headers shown with spaces for underscores so they wrap between words; numbers stay right-aligned;
-    a missing value is a dash.
+    a missing value is a dash.  Units are percent everywhere: a share column (:data:`SHARE_COLUMNS`,
+    0..1) is shown as ``95.0%``, and so is every numeric column named in ``percent`` (or every numeric
+    column, ``percent=True``), whose values are percent already.
     """
     text = [c for c in frame.columns if frame[c].dtype == object]
     shown = {c: (lambda v: printable(v) if isinstance(v, str) else v) for c in text}
+    numbers = [c for c in frame.columns if c not in text and pd.api.types.is_numeric_dtype(frame[c])]
+    for column in numbers:
+        if SHARE_COLUMNS.match(str(column)) and not pd.api.types.is_bool_dtype(frame[column]):
+            shown[column] = _share_text
+        elif percent is True or column in (percent or ()):
+            shown[column] = lambda v: "–" if pd.isna(v) else f"{v:.1f}%"
     layout = {}  # per text column, one CSS rule for its cells (column classes: no per-cell styles to render)
     for column in text:
         values = [v for v in frame[column] if isinstance(v, str)]
@@ -350,12 +374,17 @@ OPERATIONAL_MEASURES = {
 }
 
 
+#: The oracle's row in the measure grids, labelled for what it is: the optimum of the oracle's order, which
+#: may move more partitions than a heuristic that stays less balanced.
+OPTIMUM_ROW = "optimum (most balanced first, then rack-local, then sticky)"
+
+
 def operational_table(rows: pd.DataFrame, measure: str) -> pd.DataFrame:
     """One of :data:`OPERATIONAL_MEASURES` as a grid: a row per assignor (the optimum's own last), a
     column per family where it applies (families without previous owners, or without racks, left out).
 
-    The means are :func:`operational_gaps`'; the ``optimum`` row is the oracle's own assignments
-    measured the same way (0 for the busiest member by definition; on churn histories, the
+    The means are :func:`operational_gaps`'; the last row (:data:`OPTIMUM_ROW`) is the oracle's own
+    assignments measured the same way (0 for the busiest member by definition; on churn histories, the
     oracle following its own assignments).
     """
     if measure not in OPERATIONAL_MEASURES:
@@ -367,6 +396,7 @@ def operational_table(rows: pd.DataFrame, measure: str) -> pd.DataFrame:
     grid = gaps.pivot(index="assignor", columns="family", values=measure)
     grid = grid.reindex(assignor_order(grid.index))
     if not own.empty:
+        oracle = oracle.rename(OPTIMUM_ROW)
         grid = pd.concat([grid, oracle.to_frame().T.reindex(columns=grid.columns)])
     grid = grid.dropna(axis=1, how="all")
     grid.columns.name = None
@@ -374,33 +404,36 @@ def operational_table(rows: pd.DataFrame, measure: str) -> pd.DataFrame:
 
 
 def configurable(assignor: str) -> bool:
-    """Whether a consumer can use ``assignor`` today (the registry's ``configurable``; peers, live
-    peers and a user's own external assignors can be)."""
-    entry = ASSIGNORS.get(assignor) or PEERS.get(assignor)
-    return True if entry is None else entry.configurable
+    """Whether a consumer can be configured with ``assignor`` today: it has a setting in
+    :data:`compare.judge.configuration.CONFIGURATIONS` (proposals, replaced behaviour, librdkafka's mock
+    broker's own assignor and a user's external assignors have none: judged everywhere, never chosen)."""
+    return configuration(assignor) is not None
 
 
-#: The verdict's ranking, after the share of valid results: the oracle's own objective order
-#: (balance, then rack locality, then stickiness), each a mean in percent compared at this resolution
-#: (differences below it are ties, so noise in the last digit does not decide).
-VERDICT_RESOLUTION_PCT = 0.1
+#: The verdict's resolution (``compare.judge.configuration.RESOLUTION_PCT``): differences below it are ties.
+VERDICT_RESOLUTION_PCT = RESOLUTION_PCT
+
+#: Each scenario family in an operator's words: the groups it stands for.
+FAMILY_IN_WORDS: dict[str, str] = {
+    "uniform": "every member reads the same topics",
+    "random-subsets": "members subscribe to different topic sets",
+    "skewed-sizes": "topic sizes skewed: a few topics with many partitions, most with few",
+    "zipf": "a few popular topics most members read, a long tail few read",
+    "kip49-rolling": "a rolling update: members one by one add new topics",
+    "stream-join": "topic pairs joined partition by partition, every member on all",
+    "join-groups": "topics that must be co-partitioned (Streams joins) next to free ones",
+    "weighted": "partitions of uneven weight (consumer lag) on different topic sets",
+    "racks": "members and partition replicas spread over racks (zones)",
+    "churn": "members join, leave, crash and restart round after round",
+    "streams": "a Kafka Streams application's tasks (KIP-1071)",
+    "streams-churn": "a Kafka Streams application restarting, scaling out and in",
+}
 
 
-def _rank_keys(table: pd.DataFrame) -> pd.DataFrame:
-    def rounded(column: str) -> pd.Series:
-        return (table[column] / VERDICT_RESOLUTION_PCT).round().fillna(0)
-
-    return pd.DataFrame(
-        {
-            "_valid": -table["share_valid"].round(6),
-            "_co": -table["share_co_partitioned"].round(6).fillna(0),
-            "_over": rounded("busiest_over_ideal_pct"),
-            "_cross": rounded("cross_rack_pct"),
-            "_moved": rounded("moved_pct"),
-            "_order": range(len(table)),
-        },
-        index=table.index,
-    )
+def family_in_words(family: str) -> str:
+    """``family`` with what it stands for: ``racks: members and partition replicas spread over racks``."""
+    words = FAMILY_IN_WORDS.get(family)
+    return f"{family}: {words}" if words else family
 
 
 def _cost(assignor: float, optimum: float | None = None) -> str:
@@ -411,41 +444,60 @@ def _cost(assignor: float, optimum: float | None = None) -> str:
     return text if optimum is None or pd.isna(optimum) else f"{text} (optimum {optimum:.1f}%)"
 
 
+def _measured(line: pd.Series, joins: bool) -> Measured:
+    def number(column: str) -> float | None:
+        value = line[column]
+        return None if pd.isna(value) else float(value)
+
+    return Measured(
+        assignor=line["assignor"],
+        valid=float(line["share_valid"]),
+        co_partitioned=number("share_co_partitioned") if joins else None,
+        busiest_over_ideal=number("busiest_over_ideal_pct"),
+        cross_rack=number("cross_rack_pct"),
+        moved=number("moved_pct"),
+    )
+
+
 def verdict(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per scenario family: which assignor to choose, and what it costs against the optimum.
+    """Per scenario family: what to configure, what it costs against the optimum, and why it was chosen.
 
-    The choice is among the assignors a consumer can be configured with
-    today (:func:`configurable`; proposals such as KIP-49's fair assignor
-    and superseded behaviour are left out), ranked by the share of valid
-    results (a timeout or an error counts against it), then the share
-    co-partitioned (families with join groups: Kafka Streams needs it to
-    join at all), then the oracle's own objective order on :func:`operational_gaps`: the mean busiest
-    member over the ideal, then the mean share of partitions read across
-    racks, then the mean share moved per rebalance (each compared to
-    :data:`VERDICT_RESOLUTION_PCT`), then the report's order.
+    The choice is :func:`compare.judge.configuration.choose` on :func:`operational_gaps` (the same rule
+    ``capture --judge`` applies to one group): among the assignors a consumer can be configured with
+    today (:func:`configurable`), the share of valid results first (a timeout or an error counts
+    against it), then the share co-partitioned (families with join groups), then the oracle's own order
+    -- the busiest member over the ideal, partitions read across racks, partitions moved per rebalance,
+    each compared at :data:`VERDICT_RESOLUTION_PCT` points -- ties going to fewer stop-the-world
+    rebalances (KIP-848, then cooperative, then eager); and a balance edge under
+    ``BALANCE_EDGE_PCT`` (1) point is not worth ``MOVES_TRADE_PCT`` (10) points more partitions moved per
+    rebalance: the assignor moving fewer is chosen and ``why`` says the trade.
 
-    Columns: ``family``, ``choose``, ``valid`` (share of its results),
-    ``co_partitioned`` (share of its valid results, on families where
-    several assignors were judged on join groups; ``-`` elsewhere),
-    ``busiest_over_ideal`` (mean, and the worst), ``moved_per_rebalance``
-    and ``cross_rack_reads`` (each with the optimum's on the same
-    scenarios; ``-`` where the family has no previous owners or no racks),
-    ``equally_good`` (configurable assignors that tie with the choice on
-    every ranked measure), ``runner_up`` (the next configurable one that
-    does not) and ``better_unshipped`` (assignors that are not configurable
-    today and rank strictly above the choice: what adopting one would buy).
+    Columns: ``family`` (with what it stands for, :data:`FAMILY_IN_WORDS`), ``choose``, ``configure``
+    (the setting and the protocol it runs, short), ``busiest_over_ideal`` (mean, and the worst),
+    ``moved_per_rebalance`` and ``cross_rack_reads`` (each with the optimum's on the same scenarios;
+    ``-`` where the family has no previous owners or no racks), ``why`` (in a few words); and the
+    details: ``how`` (the client, the full setting, the protocol), ``reasoning`` (why, whole), ``valid``
+    (share of its results), ``co_partitioned`` (share of its valid results, on families where several
+    assignors were judged on join groups; ``-`` elsewhere), ``runner_up`` (the next configurable one
+    that does not tie), ``equally_good`` (configurable assignors tied on every measure) and
+    ``better_unshipped`` (assignors no consumer can be configured with that rank strictly above the
+    choice: what adopting one would buy).
     """
     columns = [
         "family",
         "choose",
-        "valid",
-        "co_partitioned",
+        "configure",
         "busiest_over_ideal",
         "moved_per_rebalance",
         "cross_rack_reads",
+        "why",
+        "how",
+        "reasoning",
+        "valid",
+        "co_partitioned",
         "runner_up",
-        "better_unshipped",
         "equally_good",
+        "better_unshipped",
     ]
     gaps = operational_gaps(rows)
     if gaps.empty:
@@ -453,38 +505,51 @@ def verdict(rows: pd.DataFrame) -> pd.DataFrame:
     lines = []
     for family in sorted(gaps["family"].unique()):
         table = gaps[gaps["family"] == family].reset_index(drop=True)
-        keys = _rank_keys(table)
-        if table["share_co_partitioned"].notna().sum() <= 1:  # no join groups here (stream-join-sticky's own claim)
-            keys["_co"] = 0.0
-        order = keys.sort_values(list(keys.columns), kind="stable").index
-        ranked = table.loc[order].reset_index(drop=True)
-        keys = keys.loc[order].drop(columns="_order").reset_index(drop=True)
-        names = ranked["assignor"].to_numpy()
-        shipped = ranked["assignor"].map(configurable).to_numpy(dtype=bool)
-        if not shipped.any():
+        joins = table["share_co_partitioned"].notna().sum() > 1  # else: stream-join-sticky's own claim only
+        measured = [_measured(line, joins) for _, line in table.iterrows()]
+        choice = choose(measured)
+        if choice is None:
             continue
-        first = int(shipped.argmax())  # the best configurable one; everything ranked above it is not
-        best = ranked.iloc[first]
-        same = (keys == keys.iloc[first]).all(axis=1).to_numpy()
-        after = np.arange(len(names)) > first
-        tied, behind = names[same & shipped & after], names[~same & shipped & after]
+        best = table[table["assignor"] == choice.choose].iloc[0]
+        chosen = next(m for m in measured if m.assignor == choice.choose)
+        above = [m.assignor for m in measured if not configurable(m.assignor) and rank_key(m) < rank_key(chosen)]
         over, worst = best["busiest_over_ideal_pct"], best["busiest_over_ideal_worst_pct"]
-        co = best["share_co_partitioned"] if keys["_co"].any() else np.nan
+        co = best["share_co_partitioned"] if joins else np.nan
         lines.append(
             {
-                "family": family,
-                "choose": best["assignor"],
-                "valid": f"{best['share_valid']:.0%}",
-                "co_partitioned": "-" if pd.isna(co) else f"{co:.0%}",
+                "family": family_in_words(family),
+                "choose": choice.choose,
+                "configure": choice.configuration.short(),
                 "busiest_over_ideal": "-" if pd.isna(over) else f"+{over:.1f}% (worst +{worst:.1f}%)",
                 "moved_per_rebalance": _cost(best["moved_pct"], best["optimal_moved_pct"]),
                 "cross_rack_reads": _cost(best["cross_rack_pct"], best["optimal_cross_rack_pct"]),
-                "equally_good": ", ".join(tied) or "-",
-                "runner_up": behind[0] if len(behind) else "-",
-                "better_unshipped": ", ".join(names[:first][~same[:first]]) or "-",
+                "why": choice.reason,
+                "how": choice.configuration.text(),
+                "reasoning": choice.why,
+                "valid": f"{best['share_valid']:.0%}",
+                "co_partitioned": "-" if pd.isna(co) else f"{co:.0%}",
+                "runner_up": choice.runner_up or "-",
+                "equally_good": ", ".join(choice.tied) or "-",
+                "better_unshipped": ", ".join(above) or "-",
             }
         )
     return pd.DataFrame(lines, columns=columns)
+
+
+#: The verdict's first screen: what to configure per family; the rest of :func:`verdict` is
+#: :data:`VERDICT_DETAILS`.
+VERDICT_FIRST = ["family", "configure", "busiest_over_ideal", "moved_per_rebalance", "cross_rack_reads", "why"]
+VERDICT_DETAILS = [
+    "family",
+    "choose",
+    "how",
+    "reasoning",
+    "valid",
+    "co_partitioned",
+    "runner_up",
+    "equally_good",
+    "better_unshipped",
+]
 
 
 def balance_gaps(rows: pd.DataFrame) -> pd.DataFrame:
@@ -796,21 +861,38 @@ def _severity(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def worst_counterexamples(rows: pd.DataFrame, out: str | Path, limit: int = 10) -> pd.DataFrame:
-    """The ``limit`` worst counterexamples, each with the commands that replay and explain it.
+def _cause(row: pd.Series) -> str:
+    """What a counterexample is an instance of: the violations' kinds of an invalid result, the exception
+    type of one that raised, else the guarantee broken (module docstring of :func:`worst_counterexamples`)."""
+    finding = json.loads(row["counterexample"]).get("finding", "")
+    if row["status"] == "error":
+        return f"raised {finding.split(':', 1)[0].strip() or 'an error'}"
+    if pd.isna(row["valid"]) or not bool(row["valid"]):
+        kinds = sorted({part.split(":", 1)[0].strip() for part in finding.split("; ") if ":" in part})
+        return f"invalid: {', '.join(kinds) or 'violations'}"
+    return f"broke its guarantee {row.get('guarantee') or ''}".strip()
 
-    Worst first: invalid results (most violations first), then by KIP-54
-    gap, single-move distance and stickiness gap; among equals the smaller
-    group (the easier one to read), then the scenario id.  Columns:
-    ``assignor``, ``family``, ``scenario_id``, ``round``, ``finding``,
-    ``members``, ``partitions``, ``file`` (the standalone scenario JSON the
-    sweep wrote under ``out/counterexamples``), ``replay`` and ``explain``
-    (shell commands, quoted).
+
+def worst_counterexamples(rows: pd.DataFrame, out: str | Path, limit: int = 10) -> pd.DataFrame:
+    """The worst counterexample of each cause, ``limit`` causes at most, each with how many share it and the
+    commands that replay and explain it.
+
+    A *cause* is an assignor and what its result is an instance of (:func:`_cause`): the kinds of
+    violation of an invalid result (``invalid: duplicated``), the exception type of one that raised
+    (``raised KeyError``), or the guarantee broken: one known defect found on many scenarios is one row,
+    ``count`` beside it.  Worst first: invalid results (most violations first), then by KIP-54 gap,
+    single-move distance and stickiness gap; among equals the smaller group (the easier one to read),
+    then the scenario id; each cause shown by its worst instance.  Columns: ``assignor``, ``cause``,
+    ``count``, ``family``, ``scenario_id``, ``round``, ``finding``, ``members``, ``partitions``, ``file``
+    (the standalone scenario JSON the sweep wrote under ``out/counterexamples``), ``replay`` and
+    ``explain`` (shell commands, quoted).
     """
     found = _results(rows)
     found = found[found["counterexample"].notna()]
     columns = [
         "assignor",
+        "cause",
+        "count",
         "family",
         "scenario_id",
         "round",
@@ -823,29 +905,29 @@ def worst_counterexamples(rows: pd.DataFrame, out: str | Path, limit: int = 10) 
     ]
     if found.empty:
         return pd.DataFrame(columns=columns)
-    ranked = (
-        _severity(found)
-        .sort_values(
-            [
-                "_invalid",
-                "_violations",
-                "_kip54",
-                "_moves",
-                "_sticky",
-                "partitions",
-                "members",
-                "scenario_id",
-                "round",
-                "assignor",
-            ],
-            ascending=[False, False, False, False, False, True, True, True, True, True],
-            kind="stable",
-        )
-        .head(limit)
+    ranked = _severity(found).sort_values(
+        [
+            "_invalid",
+            "_violations",
+            "_kip54",
+            "_moves",
+            "_sticky",
+            "partitions",
+            "members",
+            "scenario_id",
+            "round",
+            "assignor",
+        ],
+        ascending=[False, False, False, False, False, True, True, True, True, True],
+        kind="stable",
     )
-    table = ranked[["assignor", "family", "scenario_id", "round", "members", "partitions"]].copy()
+    ranked = ranked.assign(cause=[_cause(r) for _, r in ranked.iterrows()])
+    counts = ranked.groupby(["assignor", "cause"], sort=False).size().rename("count")
+    ranked = ranked.drop_duplicates(["assignor", "cause"]).head(limit)
+    ranked = ranked.join(counts, on=["assignor", "cause"])
+    table = ranked[["assignor", "cause", "count", "family", "scenario_id", "round", "members", "partitions"]].copy()
     findings = ranked["counterexample"].map(lambda text: json.loads(text).get("finding", ""))
-    table.insert(4, "finding", findings.map(without_machine_paths))
+    table.insert(6, "finding", findings.map(without_machine_paths))
     files = [  # relative to the sweep directory: the report travels without the machine's absolute paths
         counterexample_path(out, a, s, r).relative_to(Path(out))
         for a, s, r in zip(table["assignor"], table["scenario_id"], table["round"])

@@ -49,7 +49,7 @@ def test_ties_go_to_fewer_stop_the_world_rebalances():
     choice = choose([Measured("kafka4-sticky", **same), Measured("kafka4-cooperative-sticky", **same)])
     assert choice.choose == "kafka4-cooperative-sticky"
     assert choice.tied == ("kafka4-sticky",)
-    assert "fewer stop-the-world rebalances (cooperative against kafka4-sticky's eager)" in choice.why
+    assert "fewer stop-the-world rebalances (cooperative (KIP-429): only moved partitions pause)" in choice.why
     choice = choose(
         [Measured("roundrobin", **same), Measured("cooperative-sticky", **same), Measured("uniform", **same)]
     )

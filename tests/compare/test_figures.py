@@ -46,10 +46,20 @@ def test_every_listed_figure_is_drawn_with_its_title(drawn):
 
 
 def visible_texts(fig) -> list[Text]:
+    """The texts drawn: visible, not empty, and not the label of a tick outside its axes' view (matplotlib
+    keeps those, at positions beyond the axes, but never draws them; with panels side by side they would
+    seem to overlap the next panel's labels)."""
     fig.canvas = FigureCanvasAgg(fig) if not isinstance(fig.canvas, FigureCanvasAgg) else fig.canvas
     fig.canvas.draw()
+    undrawn = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
+                if not low - 1e-9 <= tick.get_loc() <= high + 1e-9:
+                    undrawn |= {id(tick.label1), id(tick.label2)}
     found = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and t.figure is fig]
-    return [t for t in found if t.get_window_extent().width > 0]
+    return [t for t in found if id(t) not in undrawn and t.get_window_extent().width > 0]
 
 
 @pytest.mark.parametrize("name", list(figures.FIGURES))
@@ -151,11 +161,13 @@ def test_an_assignor_without_any_gap_is_a_visible_line_at_full_height(rows, name
     table = figure_tables(rows)[name]
     never = sorted(set(table["assignor"]) - set(table.loc[table[column] > 0, "assignor"]))
     assert never, "the quick sweep has an assignor with no gap on any result"
-    ax = getattr(figures, name)(table).axes[0]
-    left, right = ax.get_xlim()
-    assert left < 0
+    fig = getattr(figures, name)(table)
     for assignor in never:
-        (line,) = [ln for ln in ax.get_lines() if ln.get_label() == f"{assignor} (100% at 0)"]
+        ((ax, line),) = [
+            (ax, ln) for ax in fig.axes for ln in ax.get_lines() if ln.get_label() == f"{assignor} (100% at 0)"
+        ][:1]
+        left, right = ax.get_xlim()
+        assert left < 0
         xs, ys = line.get_xdata(), line.get_ydata()
         assert min(ys) == 1.0 and min(xs) == 0 and max(xs) >= right * 0.99
         assert mcolors.to_hex(line.get_color()) == figures.color(assignor)
@@ -179,3 +191,31 @@ def test_heatmap_labels_are_legible_on_white(drawn):
         assert contrast(shown) >= 4.5, (label.get_text(), shown)
         if contrast(figures.color(label.get_text())) >= 4.5:
             assert shown == figures.color(label.get_text())
+
+
+@pytest.mark.parametrize("name", ["balance_gaps", "rack_gaps", "stickiness_gaps", "churn", "run_times"])
+def test_small_multiples_at_most_eight_lines_a_panel(drawn, rows, name):
+    """Every line figure draws each assignor in its family's panel (the balance gaps: in both measures' panels),
+    never more than eight lines on one panel (the oracle's reference line counted)."""
+    fig = drawn[name]
+    counts = figures.lines_per_panel(fig)
+    assert counts and max(counts) <= figures.MAX_LINES_PER_PANEL
+    table = figure_tables(rows)[name]
+    drawn_names = [line.get_label().split(" (")[0] for ax in fig.axes for line in ax.get_lines() if line.get_gid()]
+    assignors = [n for n in table["assignor"].unique() if n not in tables.ORACLE]
+    times = 2 if name == "balance_gaps" else 1
+    assert sorted(n for n in drawn_names if n in assignors) == sorted(assignors * times)
+
+
+def test_panels_group_families_and_split_what_does_not_fit():
+    names = ["range", "uniform", "fair", *(f"kafka-python:{p}" for p in ("range", "sticky")), "optimum"]
+    assert figures.panels(names) == [
+        ("Kafka's consumer assignors", ["range"]),
+        ("KIP-848 group coordinator", ["uniform"]),
+        ("proposals and replaced releases", ["fair"]),
+        ("kafka-python's assignors", ["kafka-python:range", "kafka-python:sticky"]),
+    ]
+    many = [f"external:a{k}" for k in range(11)]
+    split = figures.panels(many, room=8)
+    assert [title for title, _ in split] == ["other assignors (1/2)", "other assignors (2/2)"]
+    assert sum(len(chunk) for _, chunk in split) == 11 and max(len(chunk) for _, chunk in split) == 8

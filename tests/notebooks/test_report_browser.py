@@ -23,7 +23,8 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from assignment_oracle.compare.report.notebooks import notebook_path, write_gap_report
+from assignment_oracle.compare.report import figures, tables
+from assignment_oracle.compare.report.notebooks import write_gap_report
 
 WINDOW_WIDTH = 1280
 #: The screenshot's tallest page (pixels): a report that grows past this is cut off, not refused.
@@ -129,10 +130,10 @@ def test_the_report_asks_the_network_for_nothing(page):
 
 
 def test_every_figure_of_the_notebook_is_drawn(page):
-    """As many figures as the notebook's code shows (``figures.show(`` calls), each an inline SVG of real
-    size with its title as text, and every raster layer inside it decodes to an image."""
-    source = nbformat.read(notebook_path("gap_report"), as_version=4)
-    expected = sum(cell.source.count("figures.show(") for cell in source.cells if cell.cell_type == "code")
+    """As many figures as the executed notebook shows (its sections show one only when they have one), each
+    an inline SVG of real size with its title as text, and every raster layer inside it decodes to an image."""
+    outputs = [output for cell in page.report.executed.cells if cell.cell_type == "code" for output in cell.outputs]
+    expected = sum(output.get("data", {}).get("text/html", "").count("assignment-oracle-figure") for output in outputs)
     assert expected > 0
     drawn = page.driver.execute_script(
         """
@@ -187,6 +188,80 @@ def test_every_table_of_the_notebook_is_shown(page):
     assert len(shown) == expected
     for table in shown:
         assert table["headers"] > 0 and table["rows"] > 0 and table["width"] > 0 and table["height"] > 0, table
+
+
+def test_the_first_screen_holds_the_verdict_table(page):
+    """At 1280 px the whole verdict table -- what to configure per kind of group -- is in the first screen,
+    every family of the sweep a row of it, each naming a setting (partition.assignment.strategy or
+    group.protocol=consumer) and its protocol."""
+    driver = page.driver
+    driver.execute_script("window.scrollTo(0, 0)")
+    box = driver.execute_script(
+        """
+        const table = document.getElementById('T_verdict');
+        if (!table) return null;
+        const r = table.getBoundingClientRect();
+        return {top: r.top, bottom: r.bottom, screen: window.innerHeight,
+                rows: Array.from(table.querySelectorAll('tbody tr')).map(tr => tr.innerText)};
+        """
+    )
+    assert box is not None, "no verdict table (id T_verdict) in the report"
+    assert 0 <= box["top"] and box["bottom"] <= box["screen"], box
+    verdict = tables.verdict(tables.load(page.report.sweep))
+    assert len(box["rows"]) == len(verdict) > 0
+    for row in box["rows"]:
+        assert "partition.assignment.strategy=" in row or "group.protocol=consumer" in row, row
+        assert any(p in row for p in ("(eager", "(cooperative", "(KIP-848")), row
+
+
+def test_every_panel_draws_at_most_eight_lines(page):
+    """Every figure's panels (SVG axes) draw at most eight lines (the assignors' series; a figure with more is
+    small multiples), and the line figures do draw some."""
+    panels = page.driver.execute_script(
+        """
+        return Array.from(document.querySelectorAll('figure.assignment-oracle-figure')).map(figure => ({
+            title: figure.getAttribute('aria-label'),
+            lines: Array.from(figure.querySelectorAll('g[id^="axes_"]')).map(
+                axes => axes.querySelectorAll('g[id^="series-"]').length),
+        }));
+        """
+    )
+    counts = [n for figure in panels for n in figure["lines"]]
+    assert counts and max(counts) <= figures.MAX_LINES_PER_PANEL, panels
+    drawn = {figure["title"] for figure in panels if sum(figure["lines"]) > 0}
+    for figure_id in ("balance_gaps", "churn", "run_times"):
+        assert figures.FIGURES[figure_id] in drawn
+
+
+def test_shares_are_percent_everywhere(page):
+    """Every cell of a table column headed as a share is a percentage (or a dash), never a fraction."""
+    cells = page.driver.execute_script(
+        """
+        const found = [];
+        for (const table of document.querySelectorAll('table')) {
+            const heads = Array.from(table.querySelectorAll('thead th')).map(th => th.innerText.trim());
+            for (const tr of table.querySelectorAll('tbody tr')) {
+                Array.from(tr.children).forEach((td, i) => {
+                    if ((heads[i] || '').startsWith('share ')) found.push(td.innerText.trim());
+                });
+            }
+        }
+        return found;
+        """
+    )
+    assert cells and all(c.endswith("%") or c == "–" for c in cells), [c for c in cells if not c.endswith("%")][:5]
+
+
+def test_a_section_with_nothing_to_show_is_left_out(quick_sweep, tmp_path):
+    """A report on the uniform family alone (no previous owners, no racks, no churn, no weights, no stale
+    claims) holds none of those sections, nor any 'nothing in this sweep' note or empty figure frame (its
+    co-partitioning section stays: KIP-315's assignor is judged on every scenario)."""
+    html = write_gap_report(quick_sweep.out, tmp_path / "uniform.html", families=["uniform"])
+    text = html.read_text(encoding="utf-8")
+    for heading in ("Rack gap", "Stickiness gap", "Churn:", "Weighted partitions", "KIP-341"):
+        assert heading not in text, heading
+    assert "in this sweep" not in text.replace("kind of group in this sweep", "")
+    assert "What to configure" in text and "T_verdict" in text
 
 
 def test_every_table_and_figure_fits_the_page_width(page):
