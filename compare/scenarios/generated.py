@@ -4,15 +4,16 @@ The bundled generators, by the names a sweep spec gives them
 (:mod:`compare.sweep.spec`): every consumer group family of
 :mod:`compare.scenarios.families`, ``churn`` (a history of rebalances,
 :func:`compare.scenarios.churn.random_history`, in the JSON form ``simulate``
-reads) and ``streams`` (a Streams group, KIP-1071,
-:func:`compare.scenarios.streams_churn.random_scenario`).  The same family,
+reads), ``streams`` (a Streams group, KIP-1071,
+:func:`compare.scenarios.streams_churn.random_scenario`) and ``share`` (a share
+group, KIP-932, :func:`compare.scenarios.share_churn.random_scenario`).  The same family,
 seed and parameters give the same document, so a test in any language can
 ask for the same group again by its three values::
 
     document("random-subsets", 7, {"members": 5, "previous": "balanced"})
 
-``streams-churn`` is not here: its histories of Streams groups are played by
-a sweep, and no command reads one from a file.
+``streams-churn`` and ``share-churn`` are not here: their histories are played
+by a sweep, and no command reads one from a file.
 """
 
 from __future__ import annotations
@@ -21,16 +22,18 @@ from typing import Any, Mapping
 
 from assignment_oracle.compare.scenarios import churn, families
 
-__all__ = ["CHURN", "STREAMS", "GENERATORS", "CHURN_DEFAULTS", "document", "parameters", "catalogue"]
+__all__ = ["CHURN", "STREAMS", "SHARE", "GENERATORS", "CHURN_DEFAULTS", "document", "parameters", "catalogue"]
 
 #: A churn history (``simulate`` reads it), the sweep's family name for it.
 CHURN = "churn"
 #: One Streams group rebalance, the sweep's family name for it.
 STREAMS = "streams"
+#: One share group rebalance, the sweep's family name for it.
+SHARE = "share"
 #: ``random_history``'s parameters and their defaults (its signature's).
 CHURN_DEFAULTS: Mapping[str, int] = {"members": 3, "topics": 2, "partitions": 4, "rounds": 6, "events_per_round": 2}
 #: Every name :func:`document` takes, consumer group families first.
-GENERATORS: tuple[str, ...] = (*families.FAMILIES, CHURN, STREAMS)
+GENERATORS: tuple[str, ...] = (*families.FAMILIES, CHURN, STREAMS, SHARE)
 
 
 class UnknownGenerator(ValueError):
@@ -49,6 +52,10 @@ def parameters(name: str) -> Mapping[str, Any]:
         from assignment_oracle.compare.scenarios.streams_churn import DEFAULTS
 
         return {**DEFAULTS, "previous": False}
+    if name == SHARE:
+        from assignment_oracle.compare.scenarios.share_churn import DEFAULTS as SHARE_DEFAULTS
+
+        return {**SHARE_DEFAULTS, "previous": False}
     if name in families.FAMILIES:
         return dict(families.FAMILIES[name].defaults)
     raise UnknownGenerator(name)
@@ -71,7 +78,7 @@ def document(name: str, seed: int, params: Mapping[str, Any] | None = None) -> d
 
     A consumer group family gives a scenario (``solve``, ``check``,
     ``compare`` read it), ``churn`` a history (``simulate`` reads it),
-    ``streams`` a Streams group scenario.  Deterministic: the same arguments
+    ``streams`` a Streams group scenario, ``share`` a share group scenario.  Deterministic: the same arguments
     give an equal document (byte-identical through
     :func:`problem.scenario_json.dumps`).
 
@@ -102,6 +109,13 @@ def document(name: str, seed: int, params: Mapping[str, Any] | None = None) -> d
             raise ValueError(f"streams: {err}") from None
         except ValueError as err:
             raise ValueError(f"streams: {err}") from None
+    if name == SHARE:
+        from assignment_oracle.compare.scenarios.share_churn import random_scenario as share_scenario
+
+        try:
+            return share_scenario(seed, **params).to_mapping()
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"share: {err}") from None
     if name not in families.FAMILIES:
         raise UnknownGenerator(name)
     return families.generate(name, seed, **params).to_mapping()
@@ -116,6 +130,7 @@ def catalogue() -> str:
         what = {
             CHURN: "a churn history (simulate reads it)",
             STREAMS: "a Streams group (KIP-1071)",
+            SHARE: "a share group (KIP-932)",
         }.get(name) or families.FAMILIES[name].description
         lines.append(f"{name}: {what}\n    {shown}")
     return "\n".join(lines) + "\n"

@@ -53,9 +53,17 @@ from pathlib import Path
 from typing import Iterator
 
 from assignment_oracle.compare.judge.text import table
+from assignment_oracle.compare.scenarios.share_churn import ASSIGNORS as SHARE_ASSIGNORS
 from assignment_oracle.compare.scenarios.streams_churn import ASSIGNORS as STREAMS_ASSIGNORS
 from assignment_oracle.compare.sweep import store
-from assignment_oracle.compare.sweep.rows import ROW_SCHEMA, STREAMS_OPTIMUM, TIMING_COLUMNS, scenario_rows, versions
+from assignment_oracle.compare.sweep.rows import (
+    ROW_SCHEMA,
+    SHARE_OPTIMUM,
+    STREAMS_OPTIMUM,
+    TIMING_COLUMNS,
+    scenario_rows,
+    versions,
+)
 from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
 from assignment_oracle.compare.sweep.store import FLUSH_SCENARIOS, FLUSH_SECONDS, stage
 from assignment_oracle.heuristics.registry import require_installed
@@ -149,10 +157,18 @@ class SweepResult:
         lines = table(header, rows)
         # One row per scenario-round for the optimum; an assignor with fewer failed a churn round, and a
         # history stops at its assignor's first failed round (what follows depends on what it returned).
-        # Streams groups' assignors play the Streams scenarios only: their reference is the Streams optimum's rows.
+        # Streams (share) groups' assignors play the Streams (share) scenarios only: their reference is the
+        # Streams (share) optimum's rows.
         counts = {e["assignor"]: e["rows"] for e in self.summary}
         for e in self.summary:
-            expected = counts.get(STREAMS_OPTIMUM if e["assignor"] in STREAMS_ASSIGNORS else "optimum")
+            reference = (
+                STREAMS_OPTIMUM
+                if e["assignor"] in STREAMS_ASSIGNORS
+                else SHARE_OPTIMUM
+                if e["assignor"] in SHARE_ASSIGNORS
+                else "optimum"
+            )
+            expected = counts.get(reference)
             if (
                 expected
                 and e["assignor"] != "scenario"

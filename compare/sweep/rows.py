@@ -36,6 +36,14 @@ trajectory).  They fill ``members``, ``topics`` (subtopologies),
 optimum's) and the ``streams_*`` columns; the consumer columns stay null,
 and consumer rows leave the ``streams_*`` columns null.
 
+Share groups (KIP-932, families ``share`` and ``share-churn``, :func:`_share_rows`)
+likewise: Kafka's ``SimpleAssignor`` in both iteration orders (``share-simple``,
+``share-simple-java``) judged by :func:`compare.judge.share.judge`, and the
+optimum's rows (``"optimum-share"``); ``members``, ``topics`` (subscribed),
+``partitions`` (assignable, of subscribed topics), ``valid``, ``violations``,
+``most_balanced`` and the ``sharegroup_*`` columns; a counterexample where the
+answer is invalid, Kafka's assignor threw, or it breaks one of Kafka's promises.
+
 Cross-checks land in ``oracle_check`` on every row of the scenario:
 ``flow`` (flow only), ``flow=cpsat`` / ``flow=brute-force`` (they agree on
 the objective), ``cpsat-feasible`` (CP-SAT hit its time limit; its bound is
@@ -68,7 +76,15 @@ from assignment_oracle.compare.judge.evaluate import (
 from assignment_oracle.compare.judge.streams import unavoidable_shortfall
 from assignment_oracle.compare.scenarios.churn import random_history, simulate
 from assignment_oracle.compare.scenarios.families import generate
-from assignment_oracle.compare.sweep.spec import CHURN, STREAMS, STREAMS_FAMILIES, Checks, GridPoint
+from assignment_oracle.compare.sweep.spec import (
+    CHURN,
+    SHARE,
+    SHARE_FAMILIES,
+    STREAMS,
+    STREAMS_FAMILIES,
+    Checks,
+    GridPoint,
+)
 from assignment_oracle.heuristics import get_assignor
 from assignment_oracle.heuristics.registry import library_version
 from assignment_oracle.optimal import INFEASIBLE, OPTIMAL, Solution, solve
@@ -77,10 +93,12 @@ from assignment_oracle.optimal.brute_force import request_optimum
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import dumps
 
-__all__ = ["COLUMNS", "ROW_SCHEMA", "STREAMS_OPTIMUM", "scenario_rows", "versions"]
+__all__ = ["COLUMNS", "ROW_SCHEMA", "STREAMS_OPTIMUM", "SHARE_OPTIMUM", "scenario_rows", "versions"]
 
 #: The assignor name of the optimum's rows on Streams groups (a reference row: it judges no assignor).
 STREAMS_OPTIMUM = "optimum-streams"
+#: The same on share groups.
+SHARE_OPTIMUM = "optimum-share"
 
 #: Column name -> Arrow type name, in order (``docs/sweeps.md`` explains each).
 ROW_SCHEMA: tuple[tuple[str, str], ...] = (
@@ -165,6 +183,29 @@ ROW_SCHEMA: tuple[tuple[str, str], ...] = (
     ("streams_guarantees_broken", "string"),
     ("streams_optimum_status", "string"),
     ("streams_tiers", "string"),
+    ("sharegroup_event", "string"),
+    ("sharegroup_homogeneous", "bool"),
+    ("sharegroup_verdict", "string"),
+    ("sharegroup_gap_tier", "string"),
+    ("sharegroup_coverage", "string"),
+    ("sharegroup_sharing", "string"),
+    ("sharegroup_balance", "string"),
+    ("sharegroup_stickiness", "string"),
+    ("sharegroup_uncovered", "int64"),
+    ("sharegroup_under_shared", "int64"),
+    ("sharegroup_over_shared", "int64"),
+    ("sharegroup_largest_load", "int64"),
+    ("optimal_sharegroup_largest_load", "int64"),
+    ("sharegroup_load_spread", "int64"),
+    ("optimal_sharegroup_load_spread", "int64"),
+    ("sharegroup_pairs", "int64"),
+    ("optimal_sharegroup_pairs", "int64"),
+    ("sharegroup_kept", "int64"),
+    ("optimal_sharegroup_kept", "int64"),
+    ("sharegroup_owned", "int64"),
+    ("sharegroup_moved_optimum_kept", "int64"),
+    ("sharegroup_guarantees_broken", "string"),
+    ("sharegroup_tiers", "string"),
     ("wall_time_s", "double"),
     ("oracle_wall_time_s", "double"),
     ("oracle_check", "string"),
@@ -213,6 +254,8 @@ def scenario_rows(
             return _churn_rows(base, point, seed, tuple(assignors), time_limit, checks)
         if point.family in STREAMS_FAMILIES:
             return _streams_rows(base, point, seed)
+        if point.family in SHARE_FAMILIES:
+            return _share_rows(base, point, seed, checks)
         problem = generate(point.family, seed, **point.params)
         return _rebalance_rows(base, problem, 0, tuple(assignors), time_limit, checks)
     except Exception as err:  # the scenario itself failed: one row says so
@@ -529,6 +572,159 @@ def _streams_row(base: dict, label: str, step) -> dict:
         oracle_wall_time_s=r["optimum_wall_time_s"],
         oracle_check=f"streams-cpsat {r['optimum_status'].lower()}",
         counterexample=counterexample,
+    )
+
+
+def _share_rows(base: dict, point: GridPoint, seed: int, checks: Checks) -> list[dict]:
+    """A share group scenario's rows (module docstring): a single rebalance (``share``) or every step of a
+    history (``share-churn``), for each of Kafka's two iteration orders and the optimum; the optimum checked
+    against brute force where the group is small enough (``checks.brute_force_limit``)."""
+    from assignment_oracle.compare.scenarios import share_churn as sc
+
+    params = dict(point.params)
+    if point.family == SHARE:
+        previous = params.pop("previous", False)
+        problem = sc.random_scenario(seed, previous=previous, **params)
+        plan = sc.SharePlan("single", seed, {}, {}, {}, {}, ())
+        optimum = solve(problem)
+        histories = {name: _share_single(sc, plan, problem, optimum, name) for name in (sc.OPTIMUM, *sc.ASSIGNORS)}
+    else:
+        history = params.pop("history")
+        plan = sc.plan(history, seed=seed, **params)
+        histories = {name: sc.play(plan, name) for name in (sc.OPTIMUM, *sc.ASSIGNORS)}
+    checked: dict[int, str] = {}
+    rows = []
+    for name, played in histories.items():
+        label = SHARE_OPTIMUM if name == sc.OPTIMUM else name
+        for step in played.steps:
+            key = id(step.optimum)
+            if key not in checked:
+                checked[key] = _share_check(step.problem, step.optimum, checks)
+            rows.append(_share_row(base, label, step, checked[key]))
+    return rows
+
+
+def _share_single(sc, plan, problem, optimum, name: str):
+    """A one-step share history: ``name``'s answer to ``problem`` (the optimum's own, for ``optimum``), judged."""
+    from assignment_oracle.compare.judge.share import judge
+    from assignment_oracle.problem.errors import AssignorError
+
+    started = time.perf_counter()
+    if name == sc.OPTIMUM:
+        verdict = judge(problem, optimum.assignment, optimum=optimum, assignor=name)
+        step = sc.ShareStep(0, sc.Event("start"), problem, optimum.assignment, optimum, verdict, optimum.wall_time)
+        return sc.ShareHistory(plan, name, (step,))
+    try:
+        assignment = sc.ASSIGNORS[name](problem)
+    except AssignorError as err:
+        error = f"{type(err).__name__}: {err}"
+        step = sc.ShareStep(0, sc.Event("start"), problem, None, optimum, None, time.perf_counter() - started, error)
+        return sc.ShareHistory(plan, name, (step,))
+    elapsed = time.perf_counter() - started
+    verdict = judge(problem, assignment, optimum=optimum, assignor=name)
+    return sc.ShareHistory(
+        plan, name, (sc.ShareStep(0, sc.Event("start"), problem, assignment, optimum, verdict, elapsed),)
+    )
+
+
+def _share_check(problem, optimum, checks: Checks) -> str:
+    """``share-flow optimal``, or ``share-flow=brute-force`` when enumerated (``DISAGREE: ...`` a bug)."""
+    from assignment_oracle.optimal.brute_force import share_optimum, share_pairs
+
+    said = f"share-flow {optimum.status.lower()}"
+    if 2 ** len(share_pairs(problem)) > checks.brute_force_limit:
+        return said
+    brute = share_optimum(problem, optimum.request, limit=checks.brute_force_limit)
+    values = [t.value for t in optimum.tiers]
+    if values != brute.values:
+        return f"DISAGREE: share-flow {values} brute force {brute.values}"
+    return "share-flow=brute-force"
+
+
+def _share_row(base: dict, label: str, step, check: str) -> dict:
+    """One share step's row (the ``sharegroup_*`` columns, docs/sweeps.md)."""
+    r = step.row()
+    problem = step.problem
+    values = {
+        "members": r["members"],
+        "topics": sum(1 for t in problem.topics if problem.subscribers(t)),
+        "partitions": r["partitions"],
+        "sharegroup_event": r["event"],
+        "sharegroup_homogeneous": r["homogeneous"],
+        "optimal_sharegroup_kept": r["optimal_kept"],
+        "sharegroup_owned": r["owned"],
+        "oracle_wall_time_s": r["optimum_wall_time_s"],
+        "wall_time_s": r["wall_time_s"],
+        "oracle_check": check,
+    }
+    best = step.optimum.measures
+    values.update(
+        optimal_sharegroup_largest_load=int(best.loads.max()) if best.loads.size else 0,
+        optimal_sharegroup_load_spread=int(best.loads.max() - best.loads.min()) if best.loads.size else 0,
+        optimal_sharegroup_pairs=best.pairs,
+    )
+    if r["status"] == "error":
+        document = {"assignor": label, "finding": r["message"], "scenario": problem.to_mapping()}
+        return _row(
+            base,
+            round=r["step"],
+            assignor=label,
+            status="error",
+            message=r["message"][:500],
+            counterexample=dumps(document),
+            **values,
+        )
+    verdict = step.verdict
+    tiers = {t.tier: t for t in verdict.tiers}
+    invalid = not verdict.valid
+    reference = label == SHARE_OPTIMUM
+    counterexample = None
+    if not reference and (invalid or verdict.broken):
+        finding = "; ".join(verdict.violations[:3]) if invalid else ", ".join(verdict.broken)
+        counterexample = dumps(
+            {
+                "assignor": label,
+                "finding": finding,
+                "scenario": problem.to_mapping(),
+                "assignment": step.assignment.to_mapping(),
+            }
+        )
+    m = verdict.measures
+    return _row(
+        base,
+        round=r["step"],
+        assignor=label,
+        status="invalid" if invalid else "ok",
+        message=step.optimum.status if reference else None,
+        valid=verdict.valid,
+        violations=len(verdict.violations),
+        most_balanced=tiers["balance"].comparison == "equal",
+        verdict=None if reference else verdict.status,
+        gap_tier=None if reference else verdict.gap_tier,
+        sharegroup_verdict=verdict.status,
+        sharegroup_gap_tier=verdict.gap_tier,
+        sharegroup_coverage=tiers["coverage"].comparison,
+        sharegroup_sharing=tiers["sharing"].comparison,
+        sharegroup_balance=tiers["balance"].comparison,
+        sharegroup_stickiness=tiers["stickiness"].comparison,
+        sharegroup_uncovered=m["uncovered"],
+        sharegroup_under_shared=m["under_shared"],
+        sharegroup_over_shared=m["over_shared"],
+        sharegroup_largest_load=r["largest_load"],
+        sharegroup_load_spread=m["load_spread"],
+        sharegroup_pairs=m["pairs"],
+        sharegroup_kept=m["kept"],
+        sharegroup_moved_optimum_kept=r["moved_optimum_kept"],
+        sharegroup_guarantees_broken=",".join(verdict.broken) or None,
+        sharegroup_tiers=json.dumps(
+            {
+                t: {"value": line.value, "optimum": line.optimum, "comparison": line.comparison}
+                for t, line in tiers.items()
+            },
+            sort_keys=True,
+        ),
+        counterexample=counterexample,
+        **values,
     )
 
 

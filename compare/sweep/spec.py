@@ -38,6 +38,15 @@ group): ``streams`` (one rebalance,
 :func:`compare.scenarios.streams_churn.plan`: ``history`` and the same but
 ``previous``, plus ``steps``), one row per step.
 
+Share groups (KIP-932) likewise: ``share`` (one rebalance,
+:func:`compare.scenarios.share_churn.random_scenario`: ``members``,
+``topics``, ``partitions``, ``heterogeneous``, ``previous``) and
+``share-churn`` (a history, :func:`compare.scenarios.share_churn.plan`:
+``history`` and the same but ``previous``, plus ``steps``), run with Kafka's
+``SimpleAssignor`` in both iteration orders
+(:data:`compare.scenarios.share_churn.ASSIGNORS`) and judged by
+:func:`compare.judge.share.judge`.
+
 Identity.  The spec's *hash* is the SHA-256 of its canonical JSON (every
 field, sorted keys), so any change makes a new sweep; a scenario's id hashes
 the sweep hash, the family, its parameters and the seed.  The same spec and
@@ -74,6 +83,9 @@ __all__ = [
     "STREAMS",
     "STREAMS_CHURN",
     "STREAMS_FAMILIES",
+    "SHARE",
+    "SHARE_CHURN",
+    "SHARE_FAMILIES",
     "SweepSpec",
     "GridPoint",
     "Checks",
@@ -89,6 +101,9 @@ CHURN_PARAMETERS = ("members", "topics", "partitions", "rounds", "events_per_rou
 #: The Streams group families (module docstring): one rebalance, and a history of rebalances.
 STREAMS, STREAMS_CHURN = "streams", "streams-churn"
 STREAMS_FAMILIES = (STREAMS, STREAMS_CHURN)
+#: The share group families (module docstring): one rebalance, and a history of rebalances.
+SHARE, SHARE_CHURN = "share", "share-churn"
+SHARE_FAMILIES = (SHARE, SHARE_CHURN)
 
 
 @dataclass(frozen=True)
@@ -369,9 +384,9 @@ def _grid(entry: Any, source: str, path: str) -> list[GridPoint]:
         if key not in ("family", "grid"):
             raise InputError(source, f"{path}.{key}", "unknown field (allowed: family, grid)")
     family = entry.get("family")
-    if family != CHURN and family not in STREAMS_FAMILIES:
+    if family != CHURN and family not in STREAMS_FAMILIES and family not in SHARE_FAMILIES:
         if not isinstance(family, str) or family not in FAMILIES:
-            known = ", ".join(sorted(FAMILIES) + [CHURN, *STREAMS_FAMILIES])
+            known = ", ".join(sorted(FAMILIES) + [CHURN, *STREAMS_FAMILIES, *SHARE_FAMILIES])
             raise InputError(source, f"{path}.family", f"unknown family {family!r} (known: {known})")
     grid = entry.get("grid", {})
     if not isinstance(grid, dict):
@@ -409,6 +424,18 @@ def _check_params(family: str, params: dict, source: str, path: str) -> None:
             else:
                 history = params.get("history")
                 plan(history, seed=0, **{k: v for k, v in params.items() if k != "history"})
+        except (ValueError, TypeError) as err:
+            raise InputError(source, path, f"{family}: {err}") from None
+        return
+    if family in SHARE_FAMILIES:
+        from assignment_oracle.compare.scenarios import share_churn
+
+        try:
+            if family == SHARE:
+                share_churn.random_scenario(0, **params)
+            else:
+                rest = {k: v for k, v in params.items() if k != "history"}
+                share_churn.plan(params.get("history"), seed=0, **rest)
         except (ValueError, TypeError) as err:
             raise InputError(source, path, f"{family}: {err}") from None
         return
