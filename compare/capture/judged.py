@@ -4,7 +4,11 @@ Guarantee: :attr:`CapturedVerdict.verdict` is exactly the verdict ``assignment-o
 CANDIDATE`` gives on the written files (the same judge, request and time limit); the moves are those of
 the optimum *from the group's current assignment* -- the scenario with every member owning what it holds
 now -- so "Y partitions would move" counts what the next rebalance to the optimum changes, whatever the
-captured assignor read as owned (an eager assignor's members own nothing when they join).
+captured assignor read as owned (an eager assignor's members own nothing when they join).  For a consumer
+group, :attr:`CapturedVerdict.recommendation` is the report's verdict on this one group: every assignor a
+consumer can be configured with (:mod:`compare.judge.configuration`) run from the current assignment, the
+same :func:`~compare.judge.configuration.choose` rule as the report's verdict row, and what the chosen one
+would change: "configure X; Y partitions would move; busiest member -Z%".
 """
 
 from __future__ import annotations
@@ -14,13 +18,15 @@ from typing import Any
 
 from assignment_oracle.compare.capture.group import Capture
 from assignment_oracle.compare.judge import KINDS, judge, kind_of
+from assignment_oracle.compare.judge.configuration import Choice, Measured, choose, configuration
 from assignment_oracle.compare.judge.verdict import Verdict
 from assignment_oracle.optimal import OPTIMAL, solve
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.load import load_assignment, load_scenario
+from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.text import printable
 
-__all__ = ["CapturedVerdict", "Moves", "judge_capture", "from_here"]
+__all__ = ["CapturedVerdict", "Moves", "Recommendation", "judge_capture", "from_here"]
 
 
 @dataclass(frozen=True)
@@ -62,12 +68,53 @@ class Moves:
 
 
 @dataclass(frozen=True)
+class Recommendation:
+    """What to configure for a captured consumer group: the report's choice
+    (:func:`compare.judge.configuration.choose`) among the assignors a consumer can be configured with,
+    each run on the group from its current assignment, and what the chosen one would change."""
+
+    choice: Choice
+    #: Partitions the chosen assignor gives another member than now, of ``total``.
+    moved: int
+    total: int
+    #: The busiest member's load now and under the chosen assignor.
+    busiest_now: int
+    busiest: int
+    #: Every configurable assignor as measured (percent), for the JSON.
+    measured: tuple[Measured, ...]
+
+    @property
+    def busiest_change_pct(self) -> float:
+        return 0.0 if self.busiest_now == 0 else 100.0 * (self.busiest - self.busiest_now) / self.busiest_now
+
+    def text(self) -> str:
+        c = self.choice
+        moved = f"{self.moved} partition{'' if self.moved == 1 else 's'}"
+        change = (
+            f"busiest member {self.busiest_change_pct:+.1f}% ({self.busiest_now} -> {self.busiest} partitions)"
+            if self.busiest != self.busiest_now
+            else f"busiest member unchanged ({self.busiest} partitions)"
+        )
+        return (
+            f"configure {c.choose}: {c.configuration.text()}\n"
+            f"  {moved} would move ({_share(self.moved, self.total)} of {self.total}); {change}\n"
+            f"  why: {c.why}\n"
+        )
+
+
+def _share(part: int, total: int) -> str:
+    return f"{100.0 * part / total:.1f}%" if total else "0%"
+
+
+@dataclass(frozen=True)
 class CapturedVerdict:
-    """``check``'s verdict on a captured group, and the optimum's moves from its current assignment."""
+    """``check``'s verdict on a captured group, the optimum's moves from its current assignment, and (a
+    consumer group) what to configure."""
 
     capture: Capture
     verdict: Verdict
     moves: Moves
+    recommendation: Recommendation | None = None
 
     @property
     def exit_code(self) -> int:
@@ -82,7 +129,8 @@ class CapturedVerdict:
             f"{len(c.scenario['members'])} members\n"
         )
         notes = "".join(f"note: {printable(n)}\n" for n in c.notes)
-        return head + notes + self.verdict.text() + self.moves.text() + "\n"
+        advice = self.recommendation.text() if self.recommendation is not None else ""
+        return head + notes + self.verdict.text() + self.moves.text() + "\n" + advice
 
     def to_mapping(self) -> dict[str, Any]:
         m = self.moves
@@ -100,7 +148,34 @@ class CapturedVerdict:
                 "busiest_change_pct": round(m.busiest_change_pct, 1),
                 "proven": m.proven,
             },
+            "configure": None if self.recommendation is None else _recommendation_mapping(self.recommendation),
         }
+
+
+def _recommendation_mapping(r: Recommendation) -> dict[str, Any]:
+    c = r.choice
+    return {
+        "assignor": c.choose,
+        "client": c.configuration.client,
+        "setting": c.configuration.setting,
+        "protocol": c.configuration.protocol,
+        "why": c.why,
+        "moved": r.moved,
+        "total": r.total,
+        "busiest_now": r.busiest_now,
+        "busiest": r.busiest,
+        "busiest_change_pct": round(r.busiest_change_pct, 1),
+        "measured": [
+            {
+                "assignor": m.assignor,
+                "valid": m.valid == 1.0,
+                "busiest_over_ideal_pct": None if m.busiest_over_ideal is None else round(m.busiest_over_ideal, 1),
+                "cross_rack_pct": None if m.cross_rack is None else round(m.cross_rack, 1),
+                "moved_pct": None if m.moved is None else round(m.moved, 1),
+            }
+            for m in r.measured
+        ],
+    }
 
 
 def judge_capture(capture: Capture, *, time_limit: float | None = None) -> CapturedVerdict:
@@ -119,7 +194,60 @@ def judge_capture(capture: Capture, *, time_limit: float | None = None) -> Captu
     request = kind.request(problem, {"objective_text": None})
     limit = time_limit if time_limit is not None else kind.default_time_limit(problem, request, "auto")
     verdict = judge(problem, assignment, request, time_limit=limit)
-    return CapturedVerdict(capture, verdict, _moves(capture, problem, assignment, limit))
+    moves = _moves(capture, problem, assignment, limit)
+    advice = _recommend(capture, problem, assignment, moves) if isinstance(problem, Problem) else None
+    return CapturedVerdict(capture, verdict, moves, advice)
+
+
+#: Seconds each configurable assignor may run on a captured group (a longer run counts as not valid).
+ASSIGNOR_TIME_LIMIT = 60.0
+
+
+def _recommend(capture: Capture, problem, assignment, moves: Moves) -> Recommendation | None:
+    """The report's choice on this one group: every configurable port run from the current assignment,
+    measured against the optimum from here (:class:`Moves`), then :func:`choose`."""
+    from assignment_oracle.heuristics import ASSIGNORS, run
+    from assignment_oracle.problem.errors import AssignorError
+    from assignment_oracle.problem.metrics import cross_rack, load_vector, retained
+    from assignment_oracle.problem.ownership import violations
+
+    here = load_scenario(from_here(capture), max_partitions=None)
+    owned = sum(len(ps) for topics in capture.assignment.values() for ps in topics.values())
+    ideal = moves.busiest_optimum
+    racks = here.rack_locality.active
+    now_loads = load_vector(problem, assignment)
+    measured: list[Measured] = []
+    runs = {}
+    for name in (n for n in ASSIGNORS if configuration(n) is not None):
+        try:
+            result = run(name, here, time_limit=ASSIGNOR_TIME_LIMIT).assignment
+        except AssignorError:
+            measured.append(Measured(name, valid=0.0))
+            continue
+        valid = not violations(here, result)
+        loads = load_vector(here, result)
+        runs[name] = (result, loads)
+        measured.append(
+            Measured(
+                name,
+                valid=1.0 if valid else 0.0,
+                busiest_over_ideal=100.0 * (max(loads, default=0) - ideal) / ideal if ideal else 0.0,
+                cross_rack=100.0 * cross_rack(here, result) / moves.total if racks and moves.total else None,
+                moved=100.0 * (owned - retained(here, result)) / moves.total if moves.total else None,
+            )
+        )
+    choice = choose(measured)
+    if choice is None or choice.choose not in runs:
+        return None
+    result, loads = runs[choice.choose]
+    return Recommendation(
+        choice=choice,
+        moved=owned - retained(here, result),
+        total=moves.total,
+        busiest_now=max(now_loads, default=0),
+        busiest=max(loads, default=0),
+        measured=tuple(measured),
+    )
 
 
 def from_here(capture: Capture) -> dict[str, Any]:

@@ -432,7 +432,9 @@ def test_judge_is_checks_verdict_on_the_hand_written_files(cluster, tmp_path, ca
     # the text form holds check's text, unchanged, between the capture's header and its moves
     _, check_text, _ = run(capsys, "check", tmp_path / "hand.json", tmp_path / "hand-candidate.json")
     code, text, _ = run(capsys, "capture", "--bootstrap-server", cluster.address, "--group", group, "--judge")
-    assert check_text in text and text.rstrip().splitlines()[-1].startswith("the optimum from here: ")
+    assert check_text in text and "\nthe optimum from here: " in text
+    if scenario.get("kind") is None:  # a consumer group: what to configure, after the verdict
+        assert text.index("\nconfigure ") > text.index("\nthe optimum from here: ")
 
 
 def test_written_files_are_what_check_reads(cluster, tmp_path, capsys):
@@ -464,6 +466,26 @@ def test_moves_from_here_are_the_optimum_from_the_current_assignment(cluster):
     assert (m.moved, m.total, m.busiest_now, m.busiest_optimum, m.proven) == (3, 6, 3, 2, True)
     assert m.busiest_change_pct == pytest.approx(-100 / 3)
     assert "3 partitions would move (50.0% of 6); busiest member -33.3% (3 -> 2 partitions)" in judged.text()
+
+
+def test_what_to_configure_for_the_worked_example():
+    """docs/operators.md's group (range, eager; 8 partitions over 3 members in 3 zones, range's 4/2/2): from
+    its current assignment the sticky family and uniform all reach 3/3/2 moving one partition and tie;
+    range and round robin, which ignore what members hold, do not; the tie goes to KIP-848's uniform (no
+    stop-the-world rebalance), and the line says so."""
+    from capture_coordinator import example
+
+    with example() as served:
+        judged = judge_capture(capture_group("billing", bootstrap=served.address, timeout=10))
+    r = judged.recommendation
+    assert (r.choice.choose, r.moved, r.total, r.busiest_now, r.busiest) == ("uniform", 1, 8, 4, 3)
+    assert {"kafka4-cooperative-sticky", "cooperative-sticky"} <= set(r.choice.tied)
+    assert "range" not in r.choice.tied and "roundrobin" not in r.choice.tied
+    text = judged.text()
+    assert "configure uniform: Java consumer, Kafka 4.0+ brokers: group.protocol=consumer" in text
+    assert "1 partition would move (12.5% of 8); busiest member -25.0% (4 -> 3 partitions)" in text
+    assert "chosen for fewer stop-the-world rebalances" in text
+    assert judged.to_mapping()["configure"]["setting"].startswith("group.protocol=consumer")
 
 
 # -- failures: one line, exit 2, bounded ----------------------------------------------------------------------
