@@ -72,6 +72,8 @@ class Configuration:
     setting: str
     #: ``eager``, ``cooperative`` or ``consumer`` (module docstring).
     protocol: str
+    #: Whether it is what the protocol runs when nothing is set (KIP-848's ``uniform``): preferred in a tie.
+    default: bool = False
 
     @property
     def stop_the_world(self) -> int:
@@ -102,12 +104,13 @@ def _classic(assignor: str, cls: str, protocol: str, release: str) -> Configurat
     )
 
 
-def _kip848(assignor: str, name: str, note: str) -> Configuration:
+def _kip848(assignor: str, name: str, note: str, default: bool = False) -> Configuration:
     return Configuration(
         assignor,
         "Java consumer, Kafka 4.0+ brokers",
         f"group.protocol=consumer, broker group.consumer.assignors={name}{note}",
         "consumer",
+        default,
     )
 
 
@@ -118,7 +121,7 @@ _ENTRIES = (
     _classic("kafka4-sticky", "StickyAssignor", "eager", "Kafka 4.x"),
     _classic("cooperative-sticky", "CooperativeStickyAssignor", "cooperative", "as Kafka 2.4-2.7 clients run it"),
     _classic("kafka4-cooperative-sticky", "CooperativeStickyAssignor", "cooperative", "Kafka 4.x"),
-    _kip848("uniform", "uniform", " (the default; a consumer picks it with group.remote.assignor=uniform)"),
+    _kip848("uniform", "uniform", " (the default; a consumer picks it with group.remote.assignor=uniform)", True),
     _kip848("server-range", "range", " (a consumer picks it with group.remote.assignor=range)"),
     Configuration(
         "kafka-python:range",
@@ -263,6 +266,12 @@ def _points(value: float | None) -> int:
     return 0 if value is None or value != value else round(value / RESOLUTION_PCT)
 
 
+def _tie(assignor: str) -> tuple[int, int]:
+    """How a tie on every measure is decided: fewer stop-the-world rebalances, then the protocol's default."""
+    config = CONFIGURATIONS[assignor]
+    return config.stop_the_world, 0 if config.default else 1
+
+
 def rank_key(m: Measured) -> tuple:
     """The measures :func:`choose` ranks on, in order (smaller is better)."""
     return _key(m)
@@ -290,7 +299,8 @@ def choose(measured: list[Measured]) -> Choice | None:
     Ranked by the share valid, then the share co-partitioned, then the oracle's own order -- the busiest
     member over the ideal, partitions read across racks, partitions moved per rebalance -- each compared
     at :data:`RESOLUTION_PCT`; equal ones by fewer stop-the-world rebalances (:data:`STOP_THE_WORLD`:
-    KIP-848, then cooperative, then eager), then the order given.  Then the trade rule: when another
+    KIP-848, then cooperative, then eager), then the protocol's default (KIP-848's ``uniform``), then the
+    order given.  Then the trade rule: when another
     configurable assignor is as valid and as co-partitioned, within :data:`BALANCE_EDGE_PCT` points on the
     busiest member and on racks, and moves at least :data:`MOVES_TRADE_PCT` points fewer partitions per
     rebalance, it is chosen instead (the fewest moves among such), and ``why`` says the trade.
@@ -298,7 +308,7 @@ def choose(measured: list[Measured]) -> Choice | None:
     candidates = [(i, m) for i, m in enumerate(measured) if m.assignor in CONFIGURATIONS]
     if not candidates:
         return None
-    ranked = sorted(candidates, key=lambda im: (_key(im[1]), CONFIGURATIONS[im[1].assignor].stop_the_world, im[0]))
+    ranked = sorted(candidates, key=lambda im: (_key(im[1]), *_tie(im[1].assignor), im[0]))
     first = ranked[0][1]
     best = first
     traded = None
