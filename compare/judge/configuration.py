@@ -92,7 +92,7 @@ class Configuration:
         client = "" if self.client.startswith("Java") else f"{self.client}: "
         protocol = "KIP-848" if self.protocol == "consumer" else self.protocol
         release = self.client.partition("(as ")[2].removesuffix(")")  # a port of an older release
-        return f"{client}{setting} ({protocol}{'; ' + release if release else ''})"
+        return f"{client}{setting} ({protocol}{'; as ' + release if release else ''})"
 
 
 def _classic(assignor: str, cls: str, protocol: str, release: str) -> Configuration:
@@ -266,10 +266,11 @@ def _points(value: float | None) -> int:
     return 0 if value is None or value != value else round(value / RESOLUTION_PCT)
 
 
-def _tie(assignor: str) -> tuple[int, int]:
-    """How a tie on every measure is decided: fewer stop-the-world rebalances, then the protocol's default."""
+def _tie(assignor: str) -> tuple[int, int, int]:
+    """How a tie on every measure is decided: fewer stop-the-world rebalances, then the protocol's default,
+    then today's release before an older one's behaviour (``kafka4-cooperative-sticky`` before the 2.4 port)."""
     config = CONFIGURATIONS[assignor]
-    return config.stop_the_world, 0 if config.default else 1
+    return config.stop_the_world, 0 if config.default else 1, 1 if "(as " in config.client else 0
 
 
 def rank_key(m: Measured) -> tuple:
@@ -299,8 +300,8 @@ def choose(measured: list[Measured]) -> Choice | None:
     Ranked by the share valid, then the share co-partitioned, then the oracle's own order -- the busiest
     member over the ideal, partitions read across racks, partitions moved per rebalance -- each compared
     at :data:`RESOLUTION_PCT`; equal ones by fewer stop-the-world rebalances (:data:`STOP_THE_WORLD`:
-    KIP-848, then cooperative, then eager), then the protocol's default (KIP-848's ``uniform``), then the
-    order given.  Then the trade rule: when another
+    KIP-848, then cooperative, then eager), then the protocol's default (KIP-848's ``uniform``), then
+    today's release before an older one's behaviour, then the order given.  Then the trade rule: when another
     configurable assignor is as valid and as co-partitioned, within :data:`BALANCE_EDGE_PCT` points on the
     busiest member and on racks, and moves at least :data:`MOVES_TRADE_PCT` points fewer partitions per
     rebalance, it is chosen instead (the fewest moves among such), and ``why`` says the trade.
