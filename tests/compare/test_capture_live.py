@@ -742,3 +742,13 @@ def test_a_real_cluster(tmp_path, capsys):
         )
     )
     assert "no such group" in line or "dead" in line
+
+
+def test_without_the_extra_capture_names_it_in_one_line(capsys, monkeypatch):
+    """The core install has no kafka-python: a live capture is one line naming the 'capture' extra, exit 2
+    (the offline path needs no extra)."""
+    from assignment_oracle.problem import extras
+
+    monkeypatch.setattr(extras, "find_spec", lambda name: None if name == "kafka" else object())
+    line = one_line_error(*run(capsys, "capture", "--bootstrap-server", "127.0.0.1:9092", "--group", "g", "--judge"))
+    assert "needs the 'capture' extra" in line and "pip install 'assignment-oracle[capture]'" in line
