@@ -83,6 +83,9 @@ _PORT_COLORS = {
     # Streams groups' task assignor (KIP-1071), in its two iteration orders
     "streams-sticky": ("#e6550d", "#fdae6b"),
     "streams-sticky-java": ("#31a354", "#a1d99b"),
+    # Share groups' assignor (KIP-932), in its two iteration orders
+    "share-simple": ("#756bb1", "#bcbddc"),
+    "share-simple-java": ("#636363", "#bdbdbd"),
 }
 _ORACLE_COLORS = {
     "optimum": "#000000",
@@ -90,6 +93,7 @@ _ORACLE_COLORS = {
     "optimum-co-partitioned": "#3f3f3f",
     "optimum-weighted": "#5f5f5f",
     "optimum-streams": "#2f2f2f",
+    "optimum-share": "#1f1f1f",
 }
 # A peer's tone by its library (the same assignor in another client): kafka-python's is the port's
 # light twin, librdkafka's a dark one, so two peers of one port never share a color.
@@ -196,8 +200,11 @@ PANEL_FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("KIP-848 group coordinator", ("server-range", "uniform", "uniform-4.0.0")),
     ("proposals and replaced releases", ("fair", "sticky-kip54", "constrained-sticky", "stream-join-sticky")),
     ("Streams groups' task assignor", ("streams-sticky", "streams-sticky-java")),
+    ("share groups' assignor", ("share-simple", "share-simple-java")),
 )
-_ORACLE = frozenset({"optimum", "optimum-cpsat", "optimum-co-partitioned", "optimum-weighted", "optimum-streams"})
+_ORACLE = frozenset(
+    {"optimum", "optimum-cpsat", "optimum-co-partitioned", "optimum-weighted", "optimum-streams", "optimum-share"}
+)
 
 
 def panels(names, *, room: int = MAX_LINES_PER_PANEL) -> list[tuple[str, list[str]]]:
@@ -512,6 +519,7 @@ _ORACLE_LABELS = {
     "optimum-co-partitioned": "oracle: co-partitioned (join groups)",
     "optimum-weighted": "oracle: weighted loads",
     "optimum-streams": "oracle: Streams groups",
+    "optimum-share": "oracle: share groups",
 }
 
 

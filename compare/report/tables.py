@@ -35,11 +35,12 @@ What is judged where (the definitions the figures rely on):
 *own guarantee*
     The assignor's documented guarantee (:mod:`compare.judge.guarantees`), among
     the results where it applies.
-*Streams groups*
+*Streams groups*, *share groups*
     The rows of the Streams families (``streams``, ``streams-churn``: KIP-1071
-    task assignment, judged on its own tiers) are left out of every consumer
-    table (results, gaps, verdict, counterexamples); :func:`streams_assignors`
-    is their table.  The tables of what ran (:func:`status_counts`,
+    task assignment, judged on its own tiers) and of the share group families
+    (``share``, ``share-churn``: KIP-932) are left out of every consumer
+    table (results, gaps, verdict, counterexamples); :func:`streams_assignors`,
+    :func:`share_assignors` and :func:`share_counterexamples` are theirs.  The tables of what ran (:func:`status_counts`,
     :func:`oracle_checks`, :func:`run_times`) count them too.
 """
 
@@ -55,8 +56,8 @@ import pandas as pd
 
 from assignment_oracle.compare.judge.configuration import RESOLUTION_PCT, Measured, choose, configuration, rank_key
 from assignment_oracle.compare.sweep.job import counterexample_path
-from assignment_oracle.compare.sweep.rows import STREAMS_OPTIMUM
-from assignment_oracle.compare.sweep.spec import CHURN, STREAMS_CHURN, STREAMS_FAMILIES
+from assignment_oracle.compare.sweep.rows import SHARE_OPTIMUM, STREAMS_OPTIMUM
+from assignment_oracle.compare.sweep.spec import CHURN, SHARE, SHARE_FAMILIES, STREAMS_CHURN, STREAMS_FAMILIES
 from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS
 from assignment_oracle.problem.scenario_json import InputError
 from assignment_oracle.problem.text import printable
@@ -89,6 +90,8 @@ __all__ = [
     "status_counts",
     "stickiness_gaps",
     "streams_assignors",
+    "share_assignors",
+    "share_counterexamples",
     "sweep_overview",
     "verdict",
     "without_machine_paths",
@@ -97,7 +100,7 @@ __all__ = [
 
 #: The oracle's rows: the flow model (every scenario), CP-SAT (a sample) and, on scenarios with join
 #: groups or weights, the co-partitioned and the weighted optimum; on Streams groups, the Streams optimum.
-ORACLE = ("optimum", "optimum-cpsat", "optimum-co-partitioned", "optimum-weighted", STREAMS_OPTIMUM)
+ORACLE = ("optimum", "optimum-cpsat", "optimum-co-partitioned", "optimum-weighted", STREAMS_OPTIMUM, SHARE_OPTIMUM)
 #: The assignors of the KIP-341 story: before the fix, and after.
 KIP341_BEFORE, KIP341_AFTER = "sticky-kip54", "sticky"
 
@@ -223,6 +226,11 @@ def load(out: str | Path, *, families=None, assignors=None) -> pd.DataFrame:
     return frame.sort_values(["family", "assignor", "scenario_id", "round"], kind="stable").reset_index(drop=True)
 
 
+def _share(rows: pd.DataFrame) -> pd.Series:
+    """Rows of share group scenarios (their own tiers: :func:`share_assignors`)."""
+    return rows["family"].isin(SHARE_FAMILIES)
+
+
 def _streams(rows: pd.DataFrame) -> pd.Series:
     """Rows of Streams group scenarios (their own tiers: :func:`streams_assignors`)."""
     return rows["family"].isin(STREAMS_FAMILIES)
@@ -231,7 +239,7 @@ def _streams(rows: pd.DataFrame) -> pd.Series:
 def _results(rows: pd.DataFrame) -> pd.DataFrame:
     """Rows of consumer group assignors: not the oracle's, not a scenario that could not be built (assignor
     ``scenario``), not a Streams group's."""
-    return rows[~rows["assignor"].isin((*ORACLE, "scenario")) & ~_streams(rows)]
+    return rows[~rows["assignor"].isin((*ORACLE, "scenario")) & ~_streams(rows) & ~_share(rows)]
 
 
 def _ordered(table: pd.DataFrame, *by: str) -> pd.DataFrame:
@@ -765,10 +773,12 @@ def status_counts(rows: pd.DataFrame) -> pd.DataFrame:
     table.columns.name = None
     # A Streams assignor plays the Streams scenarios: its scenario-rounds are the Streams optimum's.
     streams = set(rows.loc[_streams(rows), "assignor"]) - set(ORACLE)
+    share = set(rows.loc[_share(rows), "assignor"]) - set(ORACLE)  # likewise the share optimum's
     not_played = pd.Series(0, index=table.index, dtype="int64")
     for reference, mine in (
-        ("optimum", ~table["assignor"].isin(streams)),
+        ("optimum", ~table["assignor"].isin(streams | share)),
         (STREAMS_OPTIMUM, table["assignor"].isin(streams)),
+        (SHARE_OPTIMUM, table["assignor"].isin(share)),
     ):
         rounds = rows.loc[rows["assignor"] == reference, ["scenario_id", "round"]].drop_duplicates()
         played = rows[["assignor", "scenario_id", "round"]].drop_duplicates().merge(rounds)
@@ -785,9 +795,12 @@ def oracle_checks(rows: pd.DataFrame) -> pd.DataFrame:
     ``flow`` (flow only), ``flow=brute-force``, ``flow=cpsat``,
     ``flow=cpsat-feasible`` (CP-SAT ran out of time; its bound agrees) and
     any ``DISAGREE: ...`` (a bug in the oracle); Streams groups'
-    ``streams-cpsat optimal`` (every tier proven) or ``... feasible``.
+    ``streams-cpsat optimal`` (every tier proven) or ``... feasible``; share groups' ``share-flow optimal`` or
+    ``share-flow=brute-force``.
     """
-    optimum = rows[rows["assignor"].isin(["optimum", STREAMS_OPTIMUM])].drop_duplicates(["scenario_id", "round"])
+    optimum = rows[rows["assignor"].isin(["optimum", STREAMS_OPTIMUM, SHARE_OPTIMUM])].drop_duplicates(
+        ["scenario_id", "round"]
+    )
     counts = optimum["oracle_check"].fillna("none").value_counts()
     table = counts.rename_axis("oracle_check").reset_index(name="scenario_rounds")
     return table.sort_values(["scenario_rounds", "oracle_check"], ascending=[False, True]).reset_index(drop=True)
@@ -1269,3 +1282,165 @@ def streams_assignors(rows: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return _ordered(pd.DataFrame(lines, columns=columns))
+
+
+#: Kafka's share assignor's iteration orders (``compare.scenarios.share_churn.ASSIGNORS``).
+SHARE_ORDERS = {"share-simple": "sorted", "share-simple-java": "java"}
+
+
+def share_assignors(rows: pd.DataFrame) -> pd.DataFrame:
+    """Share groups (KIP-932): Kafka's ``SimpleAssignor`` port per iteration order against the exact optimum,
+    and the optimum's own rows (``optimum-share``) last.
+
+    One row per assignor: ``assignor``, ``iteration_order``, ``scenarios`` (scenario-steps: a single rebalance
+    is one, a history one per step), then percentages of them: ``failed_pct`` (Kafka's assignor threw),
+    ``valid_pct``, ``covered_pct`` (every assignable partition of a subscribed topic held),
+    ``under_shared_pct`` (some partition below Kafka's ``desiredSharing``), ``most_balanced_pct`` (the balance
+    tier equal to the optimum's: decreasingly minimal member loads), ``unbalanced_pct`` (valid, coverage and
+    sharing equal to the optimum's, the loads worse), ``moves_what_could_stay_pct`` (among scenario-steps
+    where members held something and every tier before ``stickiness`` equals the optimum's: fewer pairs
+    kept than the optimum) and ``promise_broken_pct`` (some promise of Kafka's javadoc broken: on the
+    optimum's row, how often the best assignment itself breaks one).
+    """
+    columns = [
+        "assignor",
+        "iteration_order",
+        "scenarios",
+        "failed_pct",
+        "valid_pct",
+        "covered_pct",
+        "under_shared_pct",
+        "most_balanced_pct",
+        "unbalanced_pct",
+        "moves_what_could_stay_pct",
+        "promise_broken_pct",
+    ]
+    if "sharegroup_event" not in rows:
+        return pd.DataFrame(columns=columns)
+    judged = rows[_share(rows) & rows["sharegroup_event"].notna()]
+    if judged.empty:
+        return pd.DataFrame(columns=columns)
+
+    def pct(mask: pd.Series, among: pd.Series | None = None) -> float:
+        among = pd.Series(True, index=mask.index) if among is None else among
+        return float(100 * mask[among].mean()) if among.any() else np.nan
+
+    lines = []
+    for name, group in judged.groupby("assignor", sort=False):
+        answered = group["status"].ne("error")
+        valid = _true(group["valid"]) & answered
+        masks = _share_findings(group)
+        comparable = valid & (group["sharegroup_owned"].fillna(0) > 0) & _share_equal_before_stickiness(group)
+        lines.append(
+            {
+                "assignor": name,
+                "iteration_order": SHARE_ORDERS.get(str(name), "-"),
+                "scenarios": len(group),
+                "failed_pct": pct(masks["threw"]),
+                "valid_pct": pct(valid),
+                "covered_pct": pct(answered & group["sharegroup_uncovered"].fillna(1).eq(0)),
+                "under_shared_pct": pct(masks["under-shared"]),
+                "most_balanced_pct": pct(answered & group["sharegroup_balance"].eq("equal")),
+                "unbalanced_pct": pct(masks["unbalanced"]),
+                "moves_what_could_stay_pct": pct(masks["moves what could stay"], comparable),
+                "promise_broken_pct": pct(group["sharegroup_guarantees_broken"].notna() | ~answered),
+            }
+        )
+    return _ordered(pd.DataFrame(lines, columns=columns))
+
+
+def _share_equal_before_stickiness(rows: pd.DataFrame) -> pd.Series:
+    return (
+        rows["sharegroup_coverage"].eq("equal")
+        & rows["sharegroup_sharing"].eq("equal")
+        & rows["sharegroup_balance"].eq("equal")
+    )
+
+
+def _share_findings(rows: pd.DataFrame) -> dict[str, pd.Series]:
+    """Per finding of :data:`SHARE_FINDINGS`, the share rows that show it."""
+    answered = rows["status"].ne("error")
+    valid = _true(rows["valid"]) & answered
+    return {
+        "threw": ~answered,
+        "under-shared": answered & rows["sharegroup_under_shared"].fillna(0).gt(0),
+        "unbalanced": valid
+        & rows["sharegroup_coverage"].eq("equal")
+        & rows["sharegroup_sharing"].eq("equal")
+        & rows["sharegroup_balance"].eq("worse"),
+        "moves what could stay": valid
+        & _share_equal_before_stickiness(rows)
+        & rows["sharegroup_stickiness"].eq("worse"),
+    }
+
+
+#: The findings :func:`share_counterexamples` shows the smallest case of.
+SHARE_FINDINGS = {
+    "threw": "Kafka's assignor threw",
+    "under-shared": "a partition below desiredSharing",
+    "unbalanced": "loads worse than the optimum's, coverage and sharing equal",
+    "moves what could stay": "fewer pairs kept than the optimum, every tier before equal",
+}
+
+
+def share_counterexamples(rows: pd.DataFrame) -> pd.DataFrame:
+    """For each finding of :data:`SHARE_FINDINGS`, the smallest share group where Kafka's assignor (either
+    iteration order) shows it: fewest members, then assignable partitions, a single rebalance before a
+    history's step, then scenario and step.
+
+    Columns: ``finding``, ``assignor``, ``family``, ``seed``, ``round`` (the step), ``members``, ``partitions``,
+    ``what`` (the assignor's value beside the optimum's), ``replay`` (for a single rebalance, the command that
+    prints its scenario: ``assignment-oracle generate share --seed N ...``; for a history step, the history,
+    its parameters and the step)."""
+    columns = ["finding", "assignor", "family", "seed", "round", "members", "partitions", "what", "replay"]
+    if "sharegroup_event" not in rows:
+        return pd.DataFrame(columns=columns)
+    mine = rows[_share(rows) & rows["assignor"].isin(list(SHARE_ORDERS))]
+    if mine.empty:
+        return pd.DataFrame(columns=columns)
+    mine = mine.assign(_history=mine["family"].ne(SHARE))
+    lines = []
+    for finding, mask in _share_findings(mine).items():
+        found = mine[mask]
+        if found.empty:
+            continue
+        row = found.sort_values(["members", "partitions", "_history", "scenario_id", "round", "assignor"]).iloc[0]
+        lines.append(
+            {
+                "finding": SHARE_FINDINGS[finding],
+                "assignor": row["assignor"],
+                "family": row["family"],
+                "seed": int(row["seed"]),
+                "round": int(row["round"]),
+                "members": int(row["members"]),
+                "partitions": int(row["partitions"]),
+                "what": _share_what(finding, row),
+                "replay": _share_replay(row),
+            }
+        )
+    return pd.DataFrame(lines, columns=columns)
+
+
+def _share_what(finding: str, row: pd.Series) -> str:
+    if finding == "threw":
+        return str(row["message"])
+    tiers = json.loads(row["sharegroup_tiers"]) if isinstance(row["sharegroup_tiers"], str) else {}
+    if finding == "under-shared":
+        return f"{int(row['sharegroup_under_shared'])} partition(s) under-shared; deviations {tiers.get('sharing', {}).get('value')}"
+    if finding == "unbalanced":
+        balance = tiers.get("balance", {})
+        return f"loads {balance.get('value')}, the optimum's {balance.get('optimum')}"
+    return (
+        f"kept {int(row['sharegroup_kept'])} of {int(row['sharegroup_owned'])} pairs, the optimum "
+        f"{int(row['optimal_sharegroup_kept'])}; {int(row['sharegroup_moved_optimum_kept'])} it keeps moved"
+    )
+
+
+def _share_replay(row: pd.Series) -> str:
+    params = json.loads(row["params"]) if isinstance(row["params"], str) else {}
+    if row["family"] == SHARE:
+        flags = " ".join(f"--param {k}={json.dumps(v)}" for k, v in sorted(params.items()))
+        return f"assignment-oracle generate share --seed {int(row['seed'])} {flags}".strip()
+    history = params.pop("history", "?")
+    shown = "".join(f", {k}={v!r}" for k, v in sorted(params.items()))
+    return f"share_churn.simulate({history!r}, {row['assignor']!r}, seed={int(row['seed'])}{shown}): step {int(row['round'])}"

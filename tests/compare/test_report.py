@@ -13,7 +13,7 @@ from assignment_oracle.cli import main
 from assignment_oracle.compare.judge.configuration import BALANCE_EDGE_PCT, MOVES_TRADE_PCT, configuration
 from assignment_oracle.compare.report import tables
 from assignment_oracle.compare.scenarios.bugs import replay
-from assignment_oracle.compare.sweep.spec import CHURN, STREAMS_CHURN, STREAMS_FAMILIES
+from assignment_oracle.compare.sweep.spec import CHURN, SHARE_FAMILIES, STREAMS_CHURN, STREAMS_FAMILIES
 from assignment_oracle.heuristics.registry import ASSIGNORS, PEERS, PORT_OF
 from assignment_oracle.problem.scenario_json import InputError
 
@@ -31,8 +31,9 @@ def rows(quick_sweep):
 
 
 def results(rows):
-    """Consumer group assignors' rows (the Streams families have their own table: test_streams_assignors_*)."""
-    return rows[~rows["assignor"].isin(tables.ORACLE) & ~rows["family"].isin(STREAMS_FAMILIES)]
+    """Consumer group assignors' rows (the Streams and share families have their own tables:
+    test_streams_assignors_*, test_share_*)."""
+    return rows[~rows["assignor"].isin(tables.ORACLE) & ~rows["family"].isin((*STREAMS_FAMILIES, *SHARE_FAMILIES))]
 
 
 def test_load_reads_every_row_and_keeps_the_oracle_when_filtering(quick_sweep, rows):
@@ -484,3 +485,26 @@ def test_streams_rows_stay_out_of_the_consumer_tables(rows):
     for name in streams:  # every Streams scenario-step played, none counted against the consumer optimum
         assert counts.loc[name, ["ok", "invalid", "timeout", "error"]].sum() == steps
         assert counts.loc[name, "not_played"] == 0
+
+
+def test_share_groups_have_their_own_table_and_smallest_counterexamples(rows):
+    share = rows[rows["family"].isin(SHARE_FAMILIES)]
+    table = tables.share_assignors(rows).set_index("assignor")
+    assert list(table.index) == ["share-simple", "share-simple-java", "optimum-share"]
+    for name, line in table.iterrows():
+        mine = share[share["assignor"] == name]
+        assert line["scenarios"] == len(mine)
+        assert line["under_shared_pct"] == pytest.approx(100 * (mine["sharegroup_under_shared"] > 0).mean())
+        worse = mine["sharegroup_balance"].eq("worse") & mine["sharegroup_coverage"].eq("equal")
+        assert line["unbalanced_pct"] == pytest.approx(100 * (worse & mine["sharegroup_sharing"].eq("equal")).mean())
+    optimum = table.loc["optimum-share"]
+    assert optimum["most_balanced_pct"] == 100 and optimum["unbalanced_pct"] == 0
+    assert optimum["moves_what_could_stay_pct"] in (0, pytest.approx(0)) or pd.isna(
+        optimum["moves_what_could_stay_pct"]
+    )
+    # each finding's smallest group is no larger than any other showing it
+    smallest = tables.share_counterexamples(rows)
+    for _, line in smallest.iterrows():
+        assert line["assignor"] in ("share-simple", "share-simple-java") and line["replay"]
+    # share rows are in no consumer table
+    assert not results(rows)["family"].isin(SHARE_FAMILIES).any()
