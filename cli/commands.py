@@ -13,6 +13,7 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
@@ -79,6 +80,7 @@ from assignment_oracle.problem.load import (
     read_document,
     scenario_from_document,
 )
+from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import (
     COUNTEREXAMPLE_KEYS,
     MAX_INPUT_BYTES,
@@ -93,6 +95,7 @@ from assignment_oracle.problem.scenario_json import (
     read_problem,
     write_output,
 )
+from assignment_oracle.problem.streams import StreamsProblem
 from assignment_oracle.problem.text import printable
 from assignment_oracle.program import COMMANDS, PROG, Parser, bundled_examples
 
@@ -378,6 +381,14 @@ def _parser() -> argparse.ArgumentParser:
         "Java 17's HashMap does (kafka4-sticky, kafka4-cooperative-sticky, sticky (Kafka 2.3.1), sticky-kip54 "
         "(2.0.1), cooperative-sticky (2.4.1), constrained-sticky (3.4.0), uniform and uniform-4.0.0, the last two "
         'then needing every subscribed topic\'s "id"; range, roundrobin and server-range do not depend on it)',
+    )
+    a.add_argument(
+        "--member-order",
+        choices=("listed", "id"),
+        help="the order the group presents its members: as the scenario lists them (its join order) or by member "
+        "id; for a Streams group the port's groupSpec.memberIds() in exactly that order (as Kafka's tests fix it), "
+        "for a consumer group the join order peers and Java's order read (default: Streams, the iteration "
+        "order's own; consumer, listed)",
     )
     _max_output_argument(a)
     _classpath_argument(a)
@@ -1465,8 +1476,21 @@ def _check(args) -> int:
 
 def _assign(args) -> int:
     problem = _read_scenario(args)
+    if args.member_order == "id" and isinstance(problem, Problem):  # the join order read as member id order
+        problem = dataclasses.replace(problem, member_order=())
     kind = _kind(args, problem)
-    if kind.assign is not None:  # a kind with its own registered assignors (Streams groups)
+    if args.member_order is not None and isinstance(problem, StreamsProblem):
+        # Kafka's tests fix groupSpec.memberIds() with a LinkedHashMap; here the scenario's order, or id order.
+        order = problem.join_order if args.member_order == "listed" else problem.member_ids
+        _kind_assign(kind, args.assignor, problem, args.iteration_order, args.scenario)  # the name checked
+        entry = _streams_assignor(args.assignor, args.scenario, "--member-order")
+        try:
+            assignment = entry.assign(problem, iteration_order=args.iteration_order, member_order=order)
+        except TypeError:
+            raise InputError("--member-order", "", f"{args.assignor} takes no member order") from None
+        document = kind.assignment_mapping(problem, assignment, args.assignor, args.iteration_order)
+        document["member_order"] = list(order)
+    elif kind.assign is not None:  # a kind with its own registered assignors (Streams groups)
         assignment = _kind_assign(kind, args.assignor, problem, args.iteration_order, args.scenario)
         document = kind.assignment_mapping(problem, assignment, args.assignor, args.iteration_order)
     else:

@@ -341,7 +341,7 @@ def _kafka_subscriptions(problem: Problem) -> dict[str, kafka4_sticky._Subscript
     """
     members = {m.member_id: m for m in problem.members}
     subscriptions = {}
-    for member_id in java_order(members):
+    for member_id in java_order(problem.join_order):  # the subscriptions HashMap, filled in join order
         m = members[member_id]
         by_topic = dict(m.owned)
         topics = grouped_order(t for t, ps in m.owned for _ in ps)  # computeIfAbsent per partition

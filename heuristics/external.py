@@ -61,10 +61,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
+
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.problem.errors import AssignorDidNotFinish, MissingExtra, MissingRuntime
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
-from assignment_oracle.problem.scenario_json import dumps
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT",
@@ -120,6 +121,10 @@ class ExternalCommand:
     env: tuple[tuple[str, str], ...] = field(default=())
     #: Bytes stdout and stderr may each hold (``None``: :func:`default_max_output`).
     max_output: int | None = None
+    #: Also send the group's order as lists, ``"join_order"`` (member ids) and ``"topic_order"`` (topic
+    #: names): for this project's own adapters, whose language reorders object keys (JavaScript puts
+    #: integer-like keys first); never for a user's command (the scenario format has no such keys).
+    orders: bool = False
 
     def __post_init__(self) -> None:
         if not self.argv or not all(isinstance(a, str) and a for a in self.argv):
@@ -136,7 +141,12 @@ class ExternalCommand:
         return self.argv[0] if self.shell else shlex.join(self.argv)
 
     def __call__(self, problem: Problem) -> Assignment:
-        payload = dumps(problem.to_mapping()).encode("utf-8")
+        # The scenario in its own order (members in the group's join order, topics in the scenario's order):
+        # the order a Kafka client's leader sees them in, which some assignors' answers depend on.
+        document = problem.to_mapping()
+        if self.orders:
+            document["join_order"], document["topic_order"] = list(problem.join_order), list(problem.topic_listing)
+        payload = orjson.dumps(document) + b"\n"
         env = {**os.environ, **dict(self.env)} if self.env else None
         argv = ["/bin/sh", "-c", self.argv[0]] if self.shell else list(self.argv)
         command = scoped(argv)  # nothing it starts outlives it (a setsid daemon included)

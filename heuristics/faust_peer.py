@@ -62,8 +62,14 @@ stands for that member's worker: a member with previous partitions receives
 them through ``on_assignment``, as compressed assignment bytes decoded on
 the wire (actives = the scenario's owned partitions; standbys: none, the
 scenario has no standby replicas), and its ``metadata(topics)`` is encoded
-and decoded as on the wire.  The leader (the first member, JoinGroup
-order = member id order) calls ``assign`` on the decoded mapping with a
+and decoded as on the wire.  The leader (the first member in JoinGroup
+order: the group's join order, the scenario's order of its members,
+:attr:`~assignment_oracle.problem.model.Problem.join_order`) calls ``assign``
+on the decoded mapping, members in that order (Faust iterates its clients in
+it; of Faust's own four assignor tests, run through this peer with Faust's
+client ids ``"0"``, ``"1"``, ..., ``"10"`` in that order, the answers equal
+Faust's own on every example; before issue 43 the members went in id order,
+``"10"`` before ``"2"``, and answers differed), with a
 :class:`~heuristics.kafka_python.Cluster` of the subscribed topics that
 exist.  The Kafka assignment (actives, plus standbys of changelog topics:
 there are none without tables) becomes this project's
@@ -247,7 +253,9 @@ def prepare(problem: Problem) -> tuple[Cluster, dict[str, Any]]:
     """
     cluster = Cluster({t.name: t.partitions for t in problem.assignable_topics})
     decode = _protocol().METADATA.decode
-    members = {m.member_id: decode(member_metadata_bytes(m)) for m in problem.members}
+    by_id = {m.member_id: m for m in problem.members}
+    # JoinGroup order, the order Faust iterates its clients in: the group's (the scenario's), not member id order.
+    members = {i: decode(member_metadata_bytes(by_id[i])) for i in problem.join_order}
     return cluster, members
 
 

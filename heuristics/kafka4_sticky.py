@@ -166,13 +166,13 @@ class _Subscription:
 
 # How the port iterates the ``subscriptions`` map (and the maps built from it in its order), one of
 # ITERATION_ORDERS: ``"sorted"``, by member id (the default, documented departure); ``"java"``, as Java
-# 17's ``HashMap`` iterates the member ids (:mod:`heuristics.java_order`), the join order taken to be the
-# scenario's member order (it decides only between ids in one bucket).
+# 17's ``HashMap`` iterates the member ids (:mod:`heuristics.java_order`), filled in the group's join order
+# (``Problem.join_order``: the scenario's member order; it decides only between ids in one bucket).
 
 
 def _subscriptions(problem: Problem, iteration_order: str = "sorted") -> dict[str, _Subscription]:
     members = {m.member_id: m for m in problem.members}
-    order = java_order(members) if iteration_order == "java" else list(members)
+    order = java_order(problem.join_order) if iteration_order == "java" else list(members)
     return {
         m.member_id: _Subscription(
             m.topics, [(t, p) for t, ps in m.owned for p in ps], m.generation, m.rack if m.rack else None

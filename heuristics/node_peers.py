@@ -23,8 +23,8 @@ own source, ``node_modules`` of the pinned versions):
   decodes the metadata: it deals every partition of those topics
   (``cluster.findTopicPartitionMetadata``) around all members sorted by id.
   It reads no claims and no generations (kafkajs sends no user data), so none
-  are passed.  The leader here is the scenario's first member (members are
-  sorted by id; the broker makes the first member to join the leader).
+  are passed.  The leader here is the first member in the group's join order
+  (the scenario's order; the broker makes the first member to join the leader).
 * kafka-node, ``lib/consumerGroup.js`` (``handleJoinGroup`` ->
   ``assignPartitions``): the JoinGroup response decoded by
   ``lib/protocol/protocol.js`` ``decodeJoinGroupResponse`` (members ``{id,
@@ -55,16 +55,26 @@ Found (tests/heuristics/test_node_peers.py):
   to nobody.  A kafkajs member drops such topics on receipt
   (``consumerGroup.js``: "Consumer group received unsubscribed topics"), so
   those partitions go unconsumed.
-* kafka-node's round robin deals topics in the metadata's order, not sorted
-  as Kafka's ``RoundRobinAssignor`` does, and a JavaScript object lists
-  integer-like topic names first (topics ``10`` and ``9``: Kafka deals ``10``
-  first, kafka-node ``9``).
+* kafka-node's round robin deals topics in the metadata's order (here the
+  scenario's topic order), not sorted as Kafka's ``RoundRobinAssignor`` does,
+  and a JavaScript object lists integer-like topic names first (topics ``10``
+  and ``9``: Kafka deals ``10`` first, kafka-node ``9``).
 * kafka-node's range throws ``TypeError`` when a member subscribes to a topic
   the broker does not have (its metadata omits it; Kafka skips it).
 * Both kafka-node assignors order members by id only (JoinGroup v0: no
   KIP-345 static members first, no KIP-881 racks); with static members or
   racks in the group, Kafka's answer differs.  On groups without them, range
   is Kafka's range, and round robin Kafka's on identical subscriptions.
+
+Order: members reach both libraries in the group's join order and topics in
+the scenario's order (:attr:`~assignment_oracle.problem.model.Problem.join_order`,
+``topic_listing``; sent beside the scenario as ``join_order`` and
+``topic_order``, since JavaScript puts integer-like object keys first), as a
+leader receives them in JoinGroup and in its metadata.  Of the libraries'
+own assignor tests the peers reproduce (``tests/heuristics/test_node_peers.py``):
+kafkajs 2 of 2 (1 of 2 before issue 43: topics named like ``Object``'s
+builtins crashed the adapter), kafka-node range 3 of 3, round robin 3 of 3
+(1 of 3 before: topics were dealt in name order).
 
 Notes
 -----
@@ -236,7 +246,7 @@ def require(needed_by: str = "the Node peers") -> None:
 
 @functools.cache
 def _command(strategy: str, modules: str, node: str, timeout: float) -> ExternalCommand:
-    return ExternalCommand((node, str(ADAPTER), strategy), timeout=timeout, env=(("NODE_PATH", modules),))
+    return ExternalCommand((node, str(ADAPTER), strategy), timeout=timeout, env=(("NODE_PATH", modules),), orders=True)
 
 
 def _run(strategy: str, problem: Problem, timeout: float = DEFAULT_TIMEOUT) -> Assignment:

@@ -209,7 +209,7 @@ class _KafkaRun:
     def run(self) -> dict[str, list[tuple[str, int]]]:
         problem = self.problem
         members = {m.member_id: m for m in problem.members}
-        order = java_order(members)  # the subscriptions HashMap, filled in join order
+        order = java_order(problem.join_order)  # the subscriptions HashMap, filled in join order
         self.topics = {c: sorted(members[c].topics) for c in order}
         self.subscribed = {c: members[c].topics for c in order}
         counts = problem.partition_counts

@@ -139,7 +139,9 @@ class Problem:
 
     ``topics`` is sorted by name and ``members`` by member id; build problems
     with :meth:`from_mapping` (validated, same rules as the JSON scenario
-    format) rather than by hand.
+    format) rather than by hand.  The scenario's own order of members and
+    topics, which decides some assignors' answers, is kept beside them
+    (:attr:`join_order`, :attr:`topic_listing`).
     """
 
     topics: tuple[Topic, ...]
@@ -151,6 +153,13 @@ class Problem:
     #: Partition weights (lag, bytes/s) per topic, sorted by topic: ``(topic, (w0, w1, ...))``; a topic
     #: not listed weighs 1 per partition (docs/formats.md, "Weighted partitions").
     weights: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    #: The member ids in the order the scenario lists them, when that is not id order (empty: id order):
+    #: the order the group presents its members (JoinGroup's, the coordinator's join order), which the
+    #: answers of some assignors depend on (:attr:`join_order`).
+    member_order: tuple[str, ...] = ()
+    #: The topic names in the order the scenario lists them, when that is not name order (empty: name
+    #: order): the cluster metadata's order, which some client libraries deal topics in (:attr:`topic_listing`).
+    topic_order: tuple[str, ...] = ()
 
     @classmethod
     def from_mapping(cls, data: Mapping, *, source: str = "scenario") -> Problem:
@@ -170,6 +179,28 @@ class Problem:
     @cached_property
     def member_ids(self) -> tuple[str, ...]:
         return tuple(m.member_id for m in self.members)
+
+    @cached_property
+    def join_order(self) -> tuple[str, ...]:
+        """The member ids in the order the group presents them: as the scenario listed them
+        (:attr:`member_order`), members it did not list (a problem derived from it) after them in id
+        order; id order when the scenario listed them so."""
+        if not self.member_order:
+            return self.member_ids
+        present = set(self.member_ids)
+        listed = [m for m in self.member_order if m in present]
+        seen = set(listed)
+        return tuple(listed + [m for m in self.member_ids if m not in seen])
+
+    @cached_property
+    def topic_listing(self) -> tuple[str, ...]:
+        """The topic names in the scenario's order (:attr:`topic_order`), the rest after them by name."""
+        if not self.topic_order:
+            return self.topic_names
+        present = set(self.topic_names)
+        listed = [t for t in self.topic_order if t in present]
+        seen = set(listed)
+        return tuple(listed + [t for t in self.topic_names if t not in seen])
 
     @cached_property
     def member_index(self) -> Mapping[str, int]:

@@ -617,12 +617,20 @@ def problem_from_mapping(
         objective = parse_objective(obj["objective"], source)
     join_groups = _join_groups(obj.get("join_groups"), {t.name for t in topics}, source)
     weights = _weights(obj.get("weights"), {t.name: t.partitions for t in topics}, source)
+    listed_members = tuple(m.member_id for m in members)
+    listed_topics = tuple(t.name for t in topics)
+    by_id = tuple(sorted(members, key=lambda m: m.member_id))
+    by_name = tuple(sorted(topics, key=lambda t: t.name))
     return Problem(
-        topics=tuple(sorted(topics, key=lambda t: t.name)),
-        members=tuple(sorted(members, key=lambda m: m.member_id)),
+        topics=by_name,
+        members=by_id,
         objective=objective,
         join_groups=join_groups,
         weights=weights,
+        # The scenario's own order (the group's join order, the metadata's topic order) when it is not the
+        # sorted one: some assignors' answers depend on it (Problem.join_order).
+        member_order=listed_members if listed_members != tuple(m.member_id for m in by_id) else (),
+        topic_order=listed_topics if listed_topics != tuple(t.name for t in by_name) else (),
     )
 
 
@@ -688,8 +696,11 @@ def _join_groups(value: Any, topics: set[str], source: str) -> tuple[tuple[str, 
 
 
 def problem_to_mapping(problem: Problem) -> dict:
+    """The scenario document of ``problem``: members and topics in the scenario's own order (its join order
+    and topic order; :func:`dumps` then writes keys sorted, the canonical form)."""
     members = {}
-    for m in problem.members:
+    by_id = {m.member_id: m for m in problem.members}
+    for m in (by_id[i] for i in problem.join_order):
         entry: dict[str, Any] = {"topics": sorted(m.topics)}
         if m.owned:
             entry["owned"] = {t: list(ps) for t, ps in m.owned}
@@ -700,6 +711,7 @@ def problem_to_mapping(problem: Problem) -> dict:
         if m.instance_id is not None:
             entry["instance_id"] = m.instance_id
         members[m.member_id] = entry
+    topics = {t.name: t for t in problem.topics}
     return {
         "topics": {
             t.name: t.partitions
@@ -709,7 +721,7 @@ def problem_to_mapping(problem: Problem) -> dict:
                 **({"racks": [list(r) for r in t.racks]} if t.racks is not None else {}),
                 **({"id": t.topic_id} if t.topic_id is not None else {}),
             }
-            for t in problem.topics
+            for t in (topics[name] for name in problem.topic_listing)
         },
         "members": members,
         "objective": list(problem.objective),

@@ -173,6 +173,9 @@ class StreamsProblem:
     members: tuple[StreamsMember, ...]
     standby_replicas: int = 0
     rack_aware_tags: tuple[str, ...] = ()
+    #: The member ids in the order the scenario lists them, when that is not id order (empty: id order):
+    #: the group's join order (:attr:`join_order`; ``assign --member-order listed`` hands it to the port).
+    member_order: tuple[str, ...] = ()
 
     @classmethod
     def from_mapping(
@@ -215,6 +218,17 @@ class StreamsProblem:
     @cached_property
     def member_ids(self) -> tuple[str, ...]:
         return tuple(m.member_id for m in self.members)
+
+    @cached_property
+    def join_order(self) -> tuple[str, ...]:
+        """The member ids in the group's join order: as the scenario listed them (:attr:`member_order`),
+        members it did not list after them in id order; id order when the scenario listed them so."""
+        if not self.member_order:
+            return self.member_ids
+        present = set(self.member_ids)
+        listed = [m for m in self.member_order if m in present]
+        seen = set(listed)
+        return tuple(listed + [m for m in self.member_ids if m not in seen])
 
     @cached_property
     def member_index(self) -> Mapping[str, int]:
@@ -619,11 +633,14 @@ def streams_problem_from_mapping(
                 )
             static[member.instance_id] = member_id
         members.append(member)
+    by_id = tuple(sorted(members, key=lambda m: m.member_id))
+    listed = tuple(m.member_id for m in members)
     return StreamsProblem(
         subtopologies=tuple(subtopologies),
-        members=tuple(sorted(members, key=lambda m: m.member_id)),
+        members=by_id,
         standby_replicas=replicas,
         rack_aware_tags=tuple(tags),
+        member_order=listed if listed != tuple(m.member_id for m in by_id) else (),
     )
 
 
@@ -642,9 +659,11 @@ def _offsets_to_mapping(offsets: Iterable[tuple[TaskId, int]]) -> dict[str, dict
 
 
 def streams_problem_to_mapping(problem: StreamsProblem) -> dict:
-    """The JSON scenario: subtopologies in order, members sorted, empty member fields left out."""
+    """The JSON scenario: subtopologies in order, members in the group's join order (the scenario's), empty member
+    fields left out."""
     members = {}
-    for m in problem.members:
+    by_id = {m.member_id: m for m in problem.members}
+    for m in (by_id[i] for i in problem.join_order):
         out: dict[str, Any] = {"process": m.process_id}
         if m.instance_id is not None:
             out["instance_id"] = m.instance_id

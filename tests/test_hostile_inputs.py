@@ -549,3 +549,60 @@ def test_a_sweep_on_a_full_disk_stops_in_one_line_and_resumes_exactly_once(tmp_p
     assert "write failed:" in stderr and "No space left on device" in stderr and "run the same command" in stderr
     assert result["second"][0] == 0, result["second"][1][-3000:]
     assert result["scenarios"] == 180 and result["rows"] == result["distinct"] == 180 * 4
+
+
+def test_the_groups_order_reaches_the_peers_and_the_streams_port_from_the_cli(tmp_path, capsys, node_libraries):
+    """Peers and ports whose answer depends on the group's order get the scenario's: kafka-node's own round robin
+    test (test.roundrobin.js, two consumers: topics dealt in the metadata's order, RebalanceTopic first) through
+    ``assign``; and a Streams group's members in the order ``--member-order`` names (two members both claim task
+    s_0 as active: the one Kafka iterates last keeps it), which the command line could not set before."""
+    rebalance = tmp_path / "rebalance.json"
+    topics = ["RebalanceTopic", "RebalanceTest"]
+    members = {m: {"topics": topics} for m in ("consumer1", "consumer2")}
+    rebalance.write_text(json.dumps({"topics": dict.fromkeys(topics, 3), "members": members}))
+    code, stdout, stderr = run(capsys, ["assign", str(rebalance), "--assignor", "kafka-node:roundrobin"])
+    assert code == 0, stderr
+    assert json.loads(stdout)["assignment"] == {
+        "consumer1": {"RebalanceTest": [1], "RebalanceTopic": [0, 2]},
+        "consumer2": {"RebalanceTest": [0, 2], "RebalanceTopic": [1]},
+    }
+    claims = tmp_path / "claims.json"
+    claims.write_text(
+        json.dumps(
+            {
+                "kind": "streams",
+                "subtopologies": {"s": {"tasks": 2, "stateful": False}},
+                "members": {"b": {"process": "p2", "active": {"s": [0]}}, "a": {"process": "p1", "active": {"s": [0]}}},
+            }
+        )
+    )
+    kept = {}
+    for order in ("listed", "id"):
+        argv = ["assign", str(claims), "--assignor", "streams-sticky", "--member-order", order]
+        code, stdout, stderr = run(capsys, argv)
+        assert code == 0, stderr
+        answer = json.loads(stdout)
+        kept[order] = next(m for m, tasks in answer["assignment"]["members"].items() if tasks["active"] == {"s": [0]})
+        assert answer["member_order"] == (["b", "a"] if order == "listed" else ["a", "b"])
+    assert kept == {"listed": "a", "id": "b"}
+
+
+def test_uniform_in_javas_order_iterates_the_members_as_kafkas_coordinator_does(tmp_path, capsys):
+    """The issue's smallest case through ``assign``: two member ids in one ``HashMap`` bucket, one partition.
+    Kafka's coordinator fills ``memberIds()`` from its ``TimelineHashMap`` of members, which iterates
+    J3C... first; Kafka 4.0.0's uniform assignor gives t27-0 to it (the port gave it to H..., filling the map in
+    id order).  ``tools/kafka_differential`` checks the order against Kafka's own classes."""
+    h, j = "HCCaphW2Sciy7OPoFqQtaQ", "J3CMRz-3SQqcaZY9Famafw"
+    scenario = tmp_path / "bucket.json"
+    scenario.write_text(
+        json.dumps(
+            {
+                "topics": {"t27": {"partitions": 1, "id": "zgUQMWUZQiWcFosANd_Szw"}},
+                "members": {h: {"topics": ["t27"]}, j: {"topics": ["t27"]}},
+            }
+        )
+    )
+    argv = ["assign", str(scenario), "--assignor", "uniform-4.0.0", "--iteration-order", "java"]
+    code, stdout, stderr = run(capsys, argv)
+    assert code == 0, stderr
+    assert json.loads(stdout)["assignment"] == {h: {}, j: {"t27": [0]}}

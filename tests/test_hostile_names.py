@@ -240,3 +240,24 @@ def test_markup_in_names_and_error_output_is_text_in_the_report_and_runs_nothing
         assert "<script" not in rendered and "<img" not in rendered and "&lt;script&gt;" in rendered
     finally:
         driver.quit()
+
+
+@pytest.mark.parametrize("peer", ["kafkajs:roundrobin", "kafka-node:range", "kafka-node:roundrobin"])
+def test_topics_named_like_javascript_builtins_reach_the_node_peers_as_names(tmp_path, capsys, node_libraries, peer):
+    """kafkajs's own test "assign topics with names taken from builtin functions", through ``assign``: the
+    adapter keyed topics in plain objects, so ``toString`` met ``Object.prototype.toString`` (``TypeError:
+    list.push is not a function``, exit 7); now kafkajs answers like any other (issue 43).  kafka-node keys
+    topics in plain objects itself (``lib/assignment/range.js:72``, ``lib/utils.js:66``): its own ``TypeError``
+    is a finding of the library's, reported as its failure, no longer the adapter's."""
+    topics = ["toString", "constructor", "valueOf", "hasOwnProperty"]
+    scenario = tmp_path / "builtins.json"
+    scenario.write_text(json.dumps({"topics": dict.fromkeys(topics, 2), "members": {"m": {"topics": topics}}}))
+    code = main(["assign", str(scenario), "--assignor", peer])  # the libraries where the peers look by default
+    captured = capsys.readouterr()
+    if peer.startswith("kafkajs"):
+        assert code == 0, captured.err
+        answer = json.loads(captured.out)
+        assert answer["valid"] is True and answer["assignment"] == {"m": {t: [0, 1] for t in sorted(topics)}}
+    else:
+        assert code == 7 and "is not a function" in captured.err and "node_modules/kafka-node/lib/" in captured.err
+        assert "adapter.js:" not in captured.err.split("stderr (whole in", 1)[1]

@@ -17,7 +17,8 @@
  *   and `topics` is the LEADER'S OWN subscription, not the group's.  The assigner reads partitions from
  *   cluster.findTopicPartitionMetadata(topic) ([] for a topic the cluster does not know).  The leader is the
  *   first member of the scenario (the broker makes the first member to join the leader).  RoundRobinAssigner
- *   reads neither member metadata nor claims nor generations: none are sent (it has none to send).
+ *   reads neither member metadata nor claims nor generations: none are sent (it has none to send).  The
+ *   leader is the first member in the group's join order.
  *
  * kafka-node (lib/consumerGroup.js, handleJoinGroup -> assignPartitions): the leader decodes the JoinGroup
  *   response with protocol.decodeJoinGroupResponse (members {id, subscription, version, userData}), loads
@@ -25,13 +26,15 @@
  *   protocol.assign(_.mapValues(metadata, Object.keys), groupMembers, cb): topic -> partition numbers as
  *   strings.  Here the JoinGroup response is encoded as the broker sends it (v0) and decoded by kafka-node's
  *   own decoder; topics the cluster does not have are absent from the metadata, as in kafka-node.  The
- *   metadata object is filled in the order kafka-node requests the topics (the union of the subscriptions,
- *   members in JoinGroup order): a broker answers in that order for up to four topics (Scala's small sets
- *   keep insertion order), in a hash order beyond, which is not emulated.  roundrobin deals topics in that
- *   order (Kafka sorts them), and a JavaScript object puts integer-like keys ("7") first whatever the order.
- *   Members arrive in the scenario's order (sorted by id; both assignors sort them again), each subscription
- *   sorted.  Neither range nor roundrobin reads user data: built-in protocols send none, so claims and
- *   generations are not passed.
+ *   metadata object is filled in the scenario's topic order, which stands for the order of the broker's
+ *   metadata response (kafka-node's own tests hand `assign` a topicPartition object in a given order);
+ *   roundrobin deals topics in that order (Kafka sorts them), and a JavaScript object puts integer-like
+ *   keys ("7") first whatever the order.  Members arrive in the group's join order (the scenario's; both
+ *   assignors sort them again), each subscription sorted.  Neither range nor roundrobin reads user data:
+ *   built-in protocols send none, so claims and generations are not passed.
+ *
+ * Both: the scenario's order arrives as `join_order` and `topic_order` lists (a JavaScript object would put
+ * integer-like keys first), and every map keyed by a name has no prototype.
  */
 
 const STRATEGIES = {
@@ -48,16 +51,27 @@ function topicCounts (scenario) {
   return counts;
 }
 
+/* The members in the group's join order: the scenario's `join_order` (sent by node_peers.py, as a JavaScript
+ * object would put integer-like member ids first), else the object's own order. */
 function members (scenario) {
-  return Object.entries(scenario.members || {}).map(([id, m]) => ({
+  const all = scenario.members || {};
+  const order = Array.isArray(scenario.join_order) ? scenario.join_order : Object.keys(all);
+  return order.map((id) => ({
     id,
-    topics: m.topics || [],
-    instanceId: m.instance_id == null ? null : m.instance_id,
+    topics: all[id].topics || [],
+    instanceId: all[id].instance_id == null ? null : all[id].instance_id,
   }));
 }
 
+/* The topics in the scenario's order (`topic_order`, else the object's own): the cluster metadata's order. */
+function topicOrder (scenario) {
+  return Array.isArray(scenario.topic_order) ? scenario.topic_order : Object.keys(scenario.topics || {});
+}
+
+/* Maps without a prototype: a topic or member named like a builtin ("constructor", "toString") is a key like
+ * any other (kafkajs's own test "assign topics with names taken from builtin functions"). */
 function addPartitions (result, member, topic, partitions) {
-  const topics = result[member] || (result[member] = {});
+  const topics = result[member] || (result[member] = Object.create(null));
   const list = topics[topic] || (topics[topic] = []);
   for (const p of partitions) list.push(Number(p));
 }
@@ -83,7 +97,7 @@ async function kafkajsRoundRobin (scenario) {
   // consumerGroup.js: assigner.assign({ members, topics: topicsSubscribed }) on the leader.
   const leader = group[0];
   const answer = await assigner.assign({ members: joinMembers, topics: leader.topics });
-  const result = {};
+  const result = Object.create(null);
   for (const { memberId, memberAssignment } of answer) {
     const decoded = MemberAssignment.decode(memberAssignment); // what each member receives in SyncGroup
     for (const [topic, partitions] of Object.entries(decoded.assignment)) {
@@ -138,11 +152,12 @@ function kafkaNode (name, scenario) {
   const decoded = protocol.decodeJoinGroupResponse(joinGroupResponse(name, group));
   if (decoded instanceof Error) throw decoded;
   const groupMembers = decoded.members;
-  // assignPartitions: metadata for the union of the subscriptions; mapTopicToPartitions = _.mapValues(.., Object.keys).
-  const topics = _(groupMembers).map('subscription').flatten().uniq().value();
+  // assignPartitions: metadata for the union of the subscriptions, in the metadata's order (the scenario's
+  // topic order); mapTopicToPartitions = _.mapValues(.., Object.keys).
+  const subscribed = new Set(_(groupMembers).map('subscription').flatten().value());
   const metadata = {};
-  for (const topic of topics) {
-    if (!counts.has(topic)) continue; // the broker has no such topic: absent from kafka-node's metadata
+  for (const topic of topicOrder(scenario)) {
+    if (!subscribed.has(topic) || !counts.has(topic)) continue; // absent from kafka-node's metadata
     const partitions = {};
     for (let p = 0; p < counts.get(topic); p++) partitions[p] = { topic, partition: p };
     metadata[topic] = partitions;
@@ -151,7 +166,7 @@ function kafkaNode (name, scenario) {
   return new Promise((resolve, reject) => {
     assignor.assign(topicPartition, groupMembers, (err, list) => {
       if (err) return reject(err);
-      const result = {};
+      const result = Object.create(null);
       for (const { memberId, topicPartitions } of list) {
         for (const [topic, partitions] of Object.entries(topicPartitions)) {
           addPartitions(result, memberId, topic, partitions);

@@ -101,6 +101,16 @@ def test_kafkajs_spec_assign_all_topic_partitions_evenly():
     }
 
 
+def test_kafkajs_spec_assign_topics_with_names_taken_from_builtin_functions():
+    """kafkajs index.spec.js, 'assign topics with names taken from builtin functions': topics ``shift`` and
+    ``toString`` (the adapter's maps have no prototype: ``{}['toString']`` is a function, and pushing to it was
+    ``TypeError: list.push is not a function`` before issue 43)."""
+    scenario = {"topics": {"shift": 1, "toString": 1}, "members": both(["shift", "toString"], "member-1")}
+    assert assign("kafkajs:roundrobin", scenario) == {"member-1": {"shift": [0], "toString": [0]}}
+    scenario = {"topics": {"constructor": 2}, "members": both(["constructor"], "a", "b")}
+    assert assign("kafkajs:roundrobin", scenario) == {"a": {"constructor": [0]}, "b": {"constructor": [1]}}
+
+
 KAFKA_NODE_TOPICS = ["RebalanceTopic", "RebalanceTest"]
 
 
@@ -123,25 +133,48 @@ def test_kafka_node_range_tests(consumers, expected):
 @pytest.mark.parametrize(
     ("consumers", "expected"),
     [
-        (2, {"consumer1": {"t0": [0, 2], "t1": [1]}, "consumer2": {"t0": [1], "t1": [0, 2]}}),
-        (3, {f"consumer{i}": {"t0": [i - 1], "t1": [i - 1]} for i in (1, 2, 3)}),
         (
-            4,
+            ["consumer1", "consumer2"],
             {
-                "consumer1": {"t0": [0], "t1": [1]},
-                "consumer2": {"t0": [1], "t1": [2]},
-                "consumer3": {"t0": [2]},
-                "consumer4": {"t1": [0]},
+                "consumer1": {"RebalanceTopic": [0, 2], "RebalanceTest": [1]},
+                "consumer2": {"RebalanceTopic": [1], "RebalanceTest": [0, 2]},
+            },
+        ),
+        (
+            ["consumer1", "consumer3", "consumer2"],
+            {f"consumer{i}": {"RebalanceTopic": [i - 1], "RebalanceTest": [i - 1]} for i in (1, 2, 3)},
+        ),
+        (
+            ["consumer1", "consumer3", "consumer2", "consumer4"],
+            {
+                "consumer1": {"RebalanceTopic": [0], "RebalanceTest": [1]},
+                "consumer2": {"RebalanceTopic": [1], "RebalanceTest": [2]},
+                "consumer3": {"RebalanceTopic": [2]},
+                "consumer4": {"RebalanceTest": [0]},
             },
         ),
     ],
 )
 def test_kafka_node_roundrobin_tests(consumers, expected):
-    """kafka-node test/assignment/test.roundrobin.js, 2, 3 and 4 consumers.  Its topicPartition lists
-    RebalanceTopic before RebalanceTest; a scenario's topics come in name order, so they are named t0 and t1 to
-    keep the test's order (kafka-node deals topics in the metadata's order)."""
-    members = both(["t0", "t1"], *(f"consumer{i}" for i in range(1, consumers + 1)))
-    assert assign("kafka-node:roundrobin", {"topics": {"t0": 3, "t1": 3}, "members": members}) == expected
+    """kafka-node test/assignment/test.roundrobin.js, 2, 3 and 4 consumers, literally: its topicPartition lists
+    RebalanceTopic before RebalanceTest and kafka-node deals topics in that (the metadata's) order, so the
+    scenario lists them so, and its members in the test's order.  Before issue 43 the peer dealt topics in
+    name order and the 2- and 4-consumer tests' answers differed."""
+    scenario = {"topics": {"RebalanceTopic": 3, "RebalanceTest": 3}, "members": both(KAFKA_NODE_TOPICS, *consumers)}
+    assert assign("kafka-node:roundrobin", scenario) == expected
+
+
+def test_the_node_peers_receive_the_groups_order_even_for_integer_like_names():
+    """Members in the group's join order and topics in the scenario's order reach the adapter as lists: a
+    JavaScript object would put integer-like keys ("10" before "9") first.  kafka-node deals topic ``9`` (listed
+    first) before ``10``; kafkajs's leader is the first member to join."""
+    scenario = {"topics": {"9": 1, "10": 1, "x": 1}, "members": both(["10", "9", "x"], "m")}
+    assert list(Problem.from_mapping(scenario).topic_listing) == ["9", "10", "x"]
+    scenario = {"topics": {"x": 1, "10": 1, "9": 1}, "members": both(["10", "9", "x"], "b", "a")}
+    answer = assign("kafka-node:roundrobin", scenario)
+    assert answer == {"a": {"x": [0], "9": [0]}, "b": {"10": [0]}}  # x, 10, 9 dealt to a, b, a
+    only_leader = {"topics": {"s": 2, "t": 1}, "members": {"b": {"topics": ["s"]}, "a": {"topics": ["t"]}}}
+    assert assign("kafkajs:roundrobin", only_leader) == {"a": {"s": [0]}, "b": {"s": [1]}}  # b leads: its topics
 
 
 # -- the known finding: kafkajs ignores subscriptions ---------------------------------------------------------
@@ -205,11 +238,11 @@ def test_kafka_node_roundrobin_puts_integer_like_topic_names_first():
 
 
 def test_kafka_node_roundrobin_deals_topics_in_metadata_order():
-    """kafka-node deals topics in the order it requested their metadata (first subscriber's first), Kafka in
-    name order: ``a`` (first by id) subscribes to ``t1``, so ``t1`` is dealt first."""
+    """kafka-node deals topics in the metadata's order (the scenario's topic order stands for it), Kafka in
+    name order: the scenario lists ``t1`` first, so kafka-node deals ``t1`` first."""
     problem = Problem.from_mapping(
         {
-            "topics": {"t0": 1, "t1": 1},
+            "topics": {"t1": 1, "t0": 1},
             "members": {"a": {"topics": ["t1"]}, "b": {"topics": ["t0"]}, "c": {"topics": ["t1"]}},
         }
     )

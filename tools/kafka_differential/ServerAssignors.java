@@ -11,8 +11,11 @@
 // either way), and GroupSpec gained isPartitionAssignable (share groups; true here, as GroupSpecImpl for a
 // consumer group):
 //
-// * GroupSpec.memberIds() is the key set of a HashMap<String, ...> filled in the scenario's member order
-//   (TargetAssignmentBuilder.build, line 329: memberSpecs = new HashMap<>(), wrapped unmodifiable at line 376);
+// * GroupSpec.memberIds() is the key set of a HashMap<String, ...> (TargetAssignmentBuilder.build, line 329:
+//   memberSpecs = new HashMap<>(), wrapped unmodifiable at line 376) filled in the order the group's members
+//   iterate: Kafka's own TimelineHashMap (ModernGroup.members) put in the scenario's member order (the join
+//   order), with a joining member after them (request "server_orders": {"joining": "last"}: the last member
+//   of the scenario when it claims nothing); coordinatorOrder below;
 // * GroupSpec.subscriptionType() as ModernGroup.subscriptionType (line 535) computes it from the subscribed
 //   topic NAMES, a topic that does not exist included: HOMOGENEOUS when every name has every member;
 // * MemberSubscription.subscribedTopicIds() iterates as Kafka's TopicIds does: the member's topic names in the
@@ -32,7 +35,7 @@
 //
 // For the diagnosis of differences, three switches (request field "server_orders") replace one of Kafka's
 // orders by the port's (sorted) one: "members": "sorted" (a LinkedHashMap in member id order instead of the
-// HashMap), "topic_ids": "names" (topic k in name order gets Uuid(0, k + 2), so every hash order and
+// HashMap) or "hash" (the HashMap filled straight in the scenario's order, as this tool did before issue 43), "topic_ids": "names" (topic k in name order gets Uuid(0, k + 2), so every hash order and
 // Uuid.compareTo follow the names) or "compare-names" (topic k in name order gets Uuid(k + 1, the given id's
 // low 64 bits): Uuid.compareTo follows the names, hash orders stay random), "assignment_maps": "names"
 // (previous assignments as LinkedHashMaps in topic name order).
@@ -50,6 +53,8 @@ import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 import org.apache.kafka.coordinator.group.assignor.RangeAssignor;
 import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
 import org.apache.kafka.coordinator.group.modern.MemberAssignmentImpl;
+import org.apache.kafka.timeline.SnapshotRegistry;
+import org.apache.kafka.timeline.TimelineHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -78,12 +83,18 @@ final class ServerAssignors {
     /** Which of Kafka's orders to replace by the port's (diagnosis only; all false is Kafka's behaviour). */
     static final class Orders {
         final boolean sortedMembers;
+        /** "hash": memberSpecs filled straight in the scenario's member order (the tool's order before issue 43). */
+        final boolean membersInScenarioOrder;
+        /** The last member of the scenario joins (the overlay's addition) when it claims nothing. */
+        final boolean lastJoins;
         final boolean idsByName;
         final boolean idsCompareByName;
         final boolean assignmentMapsByName;
 
         Orders(JsonNode node) {
-            sortedMembers = "sorted".equals(node.path("members").asText("hash"));
+            sortedMembers = "sorted".equals(node.path("members").asText("coordinator"));
+            membersInScenarioOrder = "hash".equals(node.path("members").asText("coordinator"));
+            lastJoins = "last".equals(node.path("joining").asText("none"));
             idsByName = "names".equals(node.path("topic_ids").asText("given"));
             idsCompareByName = "compare-names".equals(node.path("topic_ids").asText("given"));
             assignmentMapsByName = "names".equals(node.path("assignment_maps").asText("hash"));
@@ -298,7 +309,8 @@ final class ServerAssignors {
                     type = SubscriptionType.HETEROGENEOUS;
 
             Map<String, MemberSpec> memberSpecs = orders.sortedMembers ? new LinkedHashMap<>() : new HashMap<>();
-            for (Driver.Member m : members) {
+            for (Driver.Member m : orders.sortedMembers || orders.membersInScenarioOrder ? members
+                    : coordinatorOrder(members, orders.lastJoins)) {
                 // Iterates as TopicIds does over new HashSet<>(names), skipping names that do not resolve, and
                 // like TopicIds answers size() with the number of names (modern/TopicIds.java), which sizes
                 // the homogeneous builder's new HashSet<>(subscribedTopicIds()).
@@ -344,6 +356,43 @@ final class ServerAssignors {
                 throw new IllegalStateException("the assignor answered an unknown topic id " + id);
             return topic.name;
         }
+    }
+
+    /**
+     * The members in the order TargetAssignmentBuilder.build fills memberSpecs (d79bd50 lines 403-407): the
+     * group's members, ModernGroup.members, a TimelineHashMap (new TimelineHashMap<>(snapshotRegistry, 0)) put
+     * in join order (the scenario's), iterated; a joining member (the heartbeating one, an OverlayMap addition
+     * in UpdatedMembersAndTargetAssignmentView; at 1eb7644 updatedMembers put after members) after them.
+     * Kafka's own TimelineHashMap, compiled from the same commit.
+     */
+    static List<Driver.Member> coordinatorOrder(List<Driver.Member> members, boolean lastJoins) {
+        Driver.Member joining = lastJoins && !members.isEmpty() && members.get(members.size() - 1).owned.isEmpty()
+            ? members.get(members.size() - 1) : null;
+        TimelineHashMap<String, Driver.Member> group = new TimelineHashMap<>(snapshotRegistry(), 0);
+        for (Driver.Member m : members)
+            if (m != joining)
+                group.put(m.id, m);
+        List<Driver.Member> order = new ArrayList<>(group.values());
+        if (joining != null)
+            order.add(joining);
+        return order;
+    }
+
+    /** new SnapshotRegistry(new LogContext()), LogContext wherever this commit has it (it moved after 1eb7644). */
+    static SnapshotRegistry snapshotRegistry() {
+        for (String name : new String[] {
+            "org.apache.kafka.common.utils.internals.LogContext", "org.apache.kafka.common.utils.LogContext"}) {
+            try {
+                Class<?> logContext = Class.forName(name);
+                return SnapshotRegistry.class.getConstructor(logContext)
+                    .newInstance(logContext.getConstructor().newInstance());
+            } catch (ClassNotFoundException e) {
+                continue;
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new IllegalStateException("no LogContext in this Kafka");
     }
 
     static PartitionAssignor newAssignor(String name) {

@@ -53,6 +53,7 @@ from pathlib import Path
 
 from assignment_oracle.heuristics import cooperative_sticky, kafka4_sticky, roundrobin, server_range, uniform
 from assignment_oracle.heuristics import range as range_assignor
+from assignment_oracle.heuristics.timeline_order import joining_member
 from assignment_oracle.problem.errors import AssignorDidNotFinish
 from assignment_oracle.problem.model import Problem
 
@@ -134,6 +135,22 @@ KAFKA_FILES = [
     ),
     f"{SERVER_ROOT}/org/apache/kafka/coordinator/group/modern/MemberAssignmentImpl.java",
     f"{SERVER_COMMON_ROOT}/org/apache/kafka/server/common/TopicIdPartition.java",
+    # The group's members: Kafka's TimelineHashMap (ServerAssignors.coordinatorOrder), and the LogContext its
+    # SnapshotRegistry takes (moved under utils/internals after 1eb7644).
+    *(
+        f"{SERVER_COMMON_ROOT}/org/apache/kafka/timeline/{name}.java"
+        for name in (
+            "BaseHashTable",
+            "Delta",
+            "Revertable",
+            "Snapshot",
+            "SnapshotRegistry",
+            "SnapshottableHashTable",
+            "TimelineHashMap",
+        )
+    ),
+    f"{KAFKA_ROOT}/org/apache/kafka/common/utils/internals/LogContext.java|"
+    f"{KAFKA_ROOT}/org/apache/kafka/common/utils/LogContext.java",
 ]
 #: Whole folders taken as they are (paths from the source root).
 KAFKA_DIRS = [
@@ -563,6 +580,14 @@ def generate(seed: int, index: int, max_partitions: int = 8) -> dict:
     return {"topics": topics, "members": {m: members[m] for m in sorted(members)}}
 
 
+def shuffled_members(scenario: dict, seed: int, index: int) -> dict:
+    """``scenario`` with its members listed in a random order (the group's join order), from a stream of its own."""
+    rng = random.Random(f"kafka_differential/{seed}/{index}/join-order")
+    order = list(scenario["members"])
+    rng.shuffle(order)
+    return {**scenario, "members": {m: scenario["members"][m] for m in order}}
+
+
 def kafka_uuid(rng: random.Random, taken: Iterable[str] = ()) -> str:
     """A random Kafka topic id as ``Uuid.toString()`` prints it (URL-safe base64 of 16 bytes, no padding).
 
@@ -669,10 +694,17 @@ def cooperative_first(problem: Problem, order: str, literal: bool = False):
         ).assignment
 
 
-def uniform_keywords(order: str) -> dict:
+#: ``--joining``: ``"last"`` makes the last listed member, when it claims nothing, the one joining.
+JOINING = "none"
+
+
+def uniform_keywords(order: str, problem: Problem | None = None) -> dict:
     """``uniform.assign``'s keywords: the variant of :data:`UNIFORM_PORT` and the iteration order, each only if
-    the port takes it."""
+    the port takes it; in Java's order with ``--joining last``, the joining member."""
     keywords: dict = {"iteration_order": order} if UNIFORM_HAS_ORDER else {}
+    if JOINING == "last" and order == "java" and problem is not None:
+        owns = {m.member_id: bool(m.owned) for m in problem.members}
+        keywords["joining"] = joining_member(problem.join_order, owns.__getitem__)
     if UNIFORM_HAS_VARIANT:
         keywords["variant"] = UNIFORM_PORTS[UNIFORM_PORT]
     elif UNIFORM_PORT != "uniform":
@@ -694,7 +726,7 @@ def port_answers(
         "roundrobin": lambda order: roundrobin.assign(problem),
         "sticky": lambda order: kafka4_sticky.assign(problem, iteration_order=order, **_literal(literal)),
         "cooperative-sticky": lambda order: cooperative_first(problem, order, literal),
-        "uniform": lambda order: uniform.assign(problem, **uniform_keywords(order)),
+        "uniform": lambda order: uniform.assign(problem, **uniform_keywords(order, problem)),
         "server-range": lambda order: server_range.assign(problem),
     }
     answers = {}
@@ -1047,6 +1079,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--shrink", action="store_true", help="also shrink each smallest reproducer against the JVM")
     parser.add_argument(
+        "--join-order",
+        choices=("id", "shuffled"),
+        default="id",
+        help="the order each scenario lists its members, i.e. the group's join order: by id (default, the "
+        "scenarios of earlier runs) or shuffled (a stream of its own per scenario)",
+    )
+    parser.add_argument(
+        "--joining",
+        choices=("none", "last"),
+        default="none",
+        help="the server assignors' member order: every member in the group's TimelineHashMap (none, default), or "
+        "the last listed member, when it claims nothing, joining (the OverlayMap's addition, after the others)",
+    )
+    parser.add_argument(
         "--literal",
         action="store_true",
         help="run the sticky ports with literal=True (Kafka's NullPointerException and empty-first-subscription rule kept)",
@@ -1121,6 +1167,11 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     scenarios = [generate(args.seed, i, args.max_partitions) for i in range(args.scenarios)]
+    if args.join_order == "shuffled":  # the group's join order: the scenario's member order, drawn on its own
+        scenarios = [shuffled_members(s, args.seed, i) for i, s in enumerate(scenarios)]
+    global JOINING
+    JOINING = args.joining
+    joining = {"joining": "last"} if args.joining == "last" else None
     # The server assignors' view: every topic with its id (the client assignors get the scenario as it was).
     with_topic_ids = (
         [with_ids(s, topic_ids(args.seed, i, s["topics"])) for i, s in enumerate(scenarios)] if server else scenarios
@@ -1132,7 +1183,7 @@ def main(argv: list[str] | None = None) -> int:
     jvm = Jvm(args.java, classes, jars, classes.parent / f"jvm-stderr-{os.getpid()}.log")
     started = time.monotonic()
     try:
-        for i, answer in enumerate(jvm.stream(with_topic_ids, assignors)):
+        for i, answer in enumerate(jvm.stream(with_topic_ids, assignors, joining)):
             for names, scenario in ((client, scenarios[i]), (server, with_topic_ids[i])):
                 if not names:
                     continue
