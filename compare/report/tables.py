@@ -445,11 +445,12 @@ def family_in_words(family: str) -> str:
 
 
 def _cost(assignor: float, optimum: float | None = None) -> str:
-    """A percentage as the verdict prints it: ``12.5%``, or ``12.5% (optimum 10.0%)``; ``-`` when unknown."""
+    """A percentage as the verdict prints it: ``12.5%``, or ``12.5% (10.0%)`` with the optimum's (the column
+    says so); ``-`` when unknown."""
     if pd.isna(assignor):
         return "-"
     text = f"{assignor:.1f}%"
-    return text if optimum is None or pd.isna(optimum) else f"{text} (optimum {optimum:.1f}%)"
+    return text if optimum is None or pd.isna(optimum) else f"{text} ({optimum:.1f}%)"
 
 
 def _measured(line: pd.Series, joins: bool) -> Measured:
@@ -482,8 +483,9 @@ def verdict(rows: pd.DataFrame) -> pd.DataFrame:
 
     Columns: ``family`` (with what it stands for, :data:`FAMILY_IN_WORDS`), ``choose``, ``configure``
     (the setting and the protocol it runs, short), ``busiest_over_ideal`` (mean, and the worst),
-    ``moved_per_rebalance`` and ``cross_rack_reads`` (each with the optimum's on the same scenarios;
-    ``-`` where the family has no previous owners or no racks), ``why`` (in a few words); and the
+    ``moved_per_rebalance`` and ``cross_rack_reads`` (each with the optimum's on the same scenarios in
+    brackets, ``12.2% (14.7%)``; ``-`` where the family has no previous owners or no racks), ``why`` (in
+    a few words); and the
     details: ``how`` (the client, the full setting, the protocol), ``reasoning`` (why, whole), ``valid``
     (share of its results), ``co_partitioned`` (share of its valid results, on families where several
     assignors were judged on join groups; ``-`` elsewhere), ``runner_up`` (the next configurable one
