@@ -170,6 +170,7 @@ def test_the_kind_table_dispatches_on_the_problem_type_alone():
 def _consumer_rows(rows):
     return rows[
         rows["streams_verdict"].isna()
+        & rows["sharegroup_verdict"].isna()  # share groups: their own table (tests/compare/test_sweep_share.py)
         & rows["status"].isin(["ok", "invalid"])
         & ~rows["assignor"].str.startswith("optimum")
         & (rows["family"] != "churn")
