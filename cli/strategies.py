@@ -12,8 +12,11 @@ Consumer groups (:mod:`assignment_oracle.compare.scenarios.strategies`)
 Streams groups (:mod:`assignment_oracle.compare.scenarios.streams_strategies`)
     :func:`streams_scenarios` (dicts) and :func:`streams_problems`
     (:class:`~assignment_oracle.problem.streams.StreamsProblem`).
+Share groups (:mod:`assignment_oracle.compare.scenarios.share_strategies`)
+    :func:`share_scenarios` (dicts) and :func:`share_problems`
+    (:class:`~assignment_oracle.problem.share.ShareProblem`).
 Every kind, as JSON
-    :func:`json_scenarios` (``kind="consumer"`` or ``"streams"``): the scenario dict, what
+    :func:`json_scenarios` (``kind="consumer"``, ``"streams"`` or ``"share"``): the scenario dict, what
     ``assignment-oracle check`` reads; :data:`KINDS` names the kinds.
 
 Example::
@@ -36,6 +39,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from assignment_oracle.compare.scenarios.share_strategies import share_problems, share_scenarios
 from assignment_oracle.compare.scenarios.strategies import problems, rebalances, requests, scenarios
 from assignment_oracle.compare.scenarios.streams_strategies import streams_problems, streams_scenarios
 from assignment_oracle.problem.scenario_json import problem_to_mapping
@@ -47,15 +51,17 @@ __all__ = [
     "rebalances",
     "requests",
     "scenarios",
+    "share_problems",
+    "share_scenarios",
     "streams_problems",
     "streams_scenarios",
 ]
 
-#: The kinds of group the strategies draw, each with the JSON scenario strategy it is drawn from
-#: (share groups will be one more entry).
+#: The kinds of group the strategies draw, each with the JSON scenario strategy it is drawn from.
 KINDS: dict[str, Any] = {
     "consumer": lambda **options: scenarios(**options).map(problem_to_mapping),
     "streams": lambda **options: streams_scenarios(**{"process_tags": True, **options}),
+    "share": lambda **options: share_scenarios(**options),
 }
 
 
@@ -66,12 +72,13 @@ def json_scenarios(kind: str = "consumer", **options: Any) -> st.SearchStrategy[
     ----------
     kind:
         ``"consumer"`` (``{"topics": ..., "members": ..., "objective": [...]}``, drawn by :func:`scenarios`:
-        the bundled families, with owned partitions and generations) or ``"streams"``
+        the bundled families, with owned partitions and generations), ``"streams"``
         (``{"kind": "streams", "subtopologies": ..., "members": ...}``, drawn by :func:`streams_scenarios`
-        with ``process_tags=True``: the members of a process share its client tags, as in Kafka).
+        with ``process_tags=True``: the members of a process share its client tags, as in Kafka) or
+        ``"share"`` (``{"kind": "share", "topics": ..., "members": ...}``, drawn by :func:`share_scenarios`).
     options:
         The keyword options of that strategy (``max_members``, ``max_partitions``, ``family``, ...;
-        ``max_processes``, ``max_tasks``, ... for Streams).
+        ``max_processes``, ``max_tasks``, ... for Streams; ``max_topics``, ``assigned``, ... for share groups).
 
     A consumer topic's value is its partition count, or ``{"partitions": N, "racks": [...]}`` when its
     replicas have racks.  Examples shrink as the underlying strategy's do.

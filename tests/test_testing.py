@@ -379,7 +379,7 @@ def test_json_scenarios_are_what_load_scenario_reads(kind, data):
     json.dumps(scenario)  # plain JSON
     problem = load_scenario(scenario)
     assert load_scenario(problem.to_mapping()) == problem
-    assert ("kind" in scenario) == (kind == "streams")
+    assert ("kind" in scenario) == (kind != "consumer")
 
 
 # -- the pytest plugin ----------------------------------------------------------------------------------------
