@@ -1517,7 +1517,7 @@ def _kind_assign(kind, name: str, problem, iteration_order: str, source: str):
             raise InputError(
                 "--assignor",
                 "",
-                f"unknown {kind.name.capitalize()} group assignor {name!r} ({source} is {kind.described}; "
+                f"unknown {kind.described.removeprefix('a ').split(' (')[0]} assignor {name!r} ({source} is {kind.described}; "
                 f"known: {', '.join(kind.assignors())})",
             ) from None
         raise InputError(

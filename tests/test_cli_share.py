@@ -101,7 +101,7 @@ def one_line_error(code, out, err, *needles):
     [
         (("assign", SHARE, "--assignor", "range"), ("range is a consumer group assignor",)),
         (("compare", SHARE, "--assignors", "roundrobin"), ("--assignors", "consumer group assignor")),
-        (("assign", SHARE, "--assignor", "nope"), ("group assignor 'nope'", "share-simple")),
+        (("assign", SHARE, "--assignor", "nope"), ("unknown share group assignor 'nope'", "share-simple")),
         (("compare", CONSUMER, "--assignors", "share-simple"), ("share-simple is a share group assignor",)),
         (("solve", SHARE, "--balance", "sum-of-squares"), ("--balance", "share group (KIP-932)")),
         (("solve", SHARE, "--max-moves", "1"), ("--max-moves",)),
