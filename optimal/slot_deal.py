@@ -28,6 +28,7 @@ Only for groups where every member may take every part, each part from at most o
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -63,18 +64,23 @@ def water_filled(load: np.ndarray, n: int) -> tuple[list[int], int, int, int]:
     return heavy, r, q, extra
 
 
-def slot_deal(parts, n: int, *, max_moves: int | None, rack: bool) -> np.ndarray | None:
+def slot_deal(parts, n: int, *, max_moves: int | None, rack: bool, deadline: float | None = None) -> np.ndarray | None:
     """Owners per part (module docstring), or ``None``.  With ``rack``, first with every move priced
     by what it does for the rack tier (a move of a part on its rack is a wasted one: holders and kept
-    parts chosen to waste the fewest), then, when that breaks the budget, by moves alone."""
+    parts chosen to waste the fewest), then, when that breaks the budget, by moves alone.  Nothing
+    more is tried after ``deadline`` (``time.perf_counter()``), and the last exact deal stops at it."""
     for rack_first in (True, False) if rack else (False,):
-        found = _deal(parts, n, max_moves=max_moves, rack=rack, rack_first=rack_first)
+        if deadline is not None and time.perf_counter() >= deadline:
+            return None
+        found = _deal(parts, n, max_moves=max_moves, rack=rack, rack_first=rack_first, deadline=deadline)
         if found is not None:
             return found
     return None
 
 
-def _deal(parts, n: int, *, max_moves: int | None, rack: bool, rack_first: bool) -> np.ndarray | None:
+def _deal(
+    parts, n: int, *, max_moves: int | None, rack: bool, rack_first: bool, deadline: float | None
+) -> np.ndarray | None:
     """One deal (:func:`slot_deal`)."""
     count = len(parts.partitions)
     if n < 2 or count == 0:
@@ -149,6 +155,8 @@ def _deal(parts, n: int, *, max_moves: int | None, rack: bool, rack_first: bool)
     spare = None if max_moves is None else max_moves - forced
 
     def attempt(voluntary: int | None) -> np.ndarray | None:
+        if deadline is not None and time.perf_counter() >= deadline:
+            return None
         return _fill(
             {m: list(ks) for m, ks in kept_set.items()},
             voluntary,
@@ -163,6 +171,7 @@ def _deal(parts, n: int, *, max_moves: int | None, rack: bool, rack_first: bool)
             kept_of,
             cross,
             max_moves,
+            deadline,
         )
 
     if spare is None or not rack:
@@ -176,7 +185,9 @@ def _deal(parts, n: int, *, max_moves: int | None, rack: bool, rack_first: bool)
     return None
 
 
-def _fill(kept_set, voluntary, owner, holder, normal, heavy, q, extra, weight, owner_of, kept_of, cross, max_moves):
+def _fill(
+    kept_set, voluntary, owner, holder, normal, heavy, q, extra, weight, owner_of, kept_of, cross, max_moves, deadline
+):
     """Steps 2 (the voluntary sheds, at most ``voluntary`` moves) and 3 of :func:`slot_deal`."""
     import heapq
 
@@ -225,7 +236,7 @@ def _fill(kept_set, voluntary, owner, holder, normal, heavy, q, extra, weight, o
         room[m] -= weight[k]
     short = [m for m in normal if room[m] > 0]
     if left or short:
-        if not _settle(owner, left, short, normal, room, weight, owner_of, cross, kept_set):
+        if not _settle(owner, left, short, normal, room, weight, owner_of, cross, kept_set, deadline):
             return None
     members = len(normal) + len(heavy)
     loads = np.bincount(owner, weights=np.array(weight, dtype=np.float64), minlength=members)
@@ -310,7 +321,7 @@ def _knapsack(
     return sorted(chosen)
 
 
-def _settle(owner, left, short, normal, room, weight, owner_of, cross, kept_set) -> bool:
+def _settle(owner, left, short, normal, room, weight, owner_of, cross, kept_set, deadline) -> bool:
     """The parts left over and the members left short, with a few more members and the dealt (not
     kept) parts on all of them, dealt again exactly by CP-SAT (the fewest cross-rack, then the most
     dealt back to their previous owners); ``False`` when it finds no exact deal."""
@@ -340,11 +351,19 @@ def _settle(owner, left, short, normal, room, weight, owner_of, cross, kept_set)
     for m in members:
         model.add(sum(weight[k] * x[k, m] for k in items if (k, m) in x) == target[m])
     model.minimize(sum((2 * cross(k, m) - (1 if owner_of[k] == m else 0)) * var for (k, m), var in x.items()))
+    from assignment_oracle.optimal.staged import solve_interruptibly
+
     solver = cp_model.CpSolver()
+    left = None if deadline is None else (deadline - time.perf_counter()) / 4
+    if left is not None and left <= 0:
+        return False
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0
     solver.parameters.max_deterministic_time = EFFORT
-    code = solver.solve(model)
+    solver.parameters.catch_sigint_signal = False  # Ctrl-C is Python's (solve_interruptibly)
+    if left is not None:
+        solver.parameters.max_time_in_seconds = left
+    code = solve_interruptibly(solver, model)
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return False
     for (k, m), var in x.items():

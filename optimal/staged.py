@@ -137,7 +137,7 @@ from assignment_oracle.problem.errors import SolverError
 from assignment_oracle.problem.model import BALANCE, RACK, SPREAD, STICKINESS, Assignment, Problem
 from assignment_oracle.problem.ownership import owner_array, violations
 
-__all__ = ["FIRST_EFFORT", "Parts", "parts_of", "parameters", "solve"]
+__all__ = ["FIRST_EFFORT", "Parts", "parameters", "parts_of", "solve", "solve_interruptibly"]
 
 #: CP-SAT deterministic seconds for a stage before it is given the MIP's solution as its hint.
 FIRST_EFFORT = 2.0
@@ -179,7 +179,7 @@ def parameters(solver: cp_model.CpSolver, *, time_limit: float | None = None, ef
     solver.parameters.interleave_search = True
     solver.parameters.random_seed = 0
     solver.parameters.linearization_level = 2
-    solver.parameters.catch_sigint_signal = False  # Ctrl-C is Python's (_solve)
+    solver.parameters.catch_sigint_signal = False  # Ctrl-C is Python's (solve_interruptibly)
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.0, time_limit)
     if effort is not None:
@@ -766,7 +766,7 @@ class _Run:
                 and not self.expired()
             ):
                 rack_next = RACK in tiers and tiers.index(RACK) < tiers.index(STICKINESS)
-                dealt = slot_deal(parts, n, max_moves=request.max_moves, rack=rack_next)
+                dealt = slot_deal(parts, n, max_moves=request.max_moves, rack=rack_next, deadline=self.deadline)
                 if dealt is not None:
                     starts.append(dealt)
             candidates = [_measured(parts, n, o) for o in starts]
@@ -803,7 +803,7 @@ class _Run:
         bound (module docstring); else nothing (``UNKNOWN``)."""
         parts, request = self.parts, self.request
         self.incumbent = _measured(parts, self.n, self.best)
-        message = "the time limit passed while the model was built: no stage was searched"
+        message = "no stage was searched: the limit passed while the model was being built"
         if not self.meets_budget(parts.owned_by - self.incumbent.kept_of):
             return self.answer(UNKNOWN, message=message)
         loads = parts.load
@@ -1095,7 +1095,7 @@ class _Run:
             model.hint(hinted)
             solver = cp_model.CpSolver()
             parameters(solver, time_limit=remaining, effort=FIRST_EFFORT if attempt == 0 else None)
-            code = _solve(solver, model.model)
+            code = solve_interruptibly(solver, model.model)
             if code == cp_model.INFEASIBLE:
                 if self.found_any:
                     raise SolverError(
@@ -1450,7 +1450,7 @@ def _split_unit(problem: Problem, parts: Parts, assignment: Assignment) -> str:
     return f"{problem.topic_names[topic]}-{first - int(problem.partition_offsets[topic])}"
 
 
-def _solve(solver: cp_model.CpSolver, model: cp_model.CpModel) -> Any:
+def solve_interruptibly(solver: cp_model.CpSolver, model: cp_model.CpModel) -> Any:
     """``solver.solve(model)`` in a worker thread (CP-SAT releases the GIL), so that Ctrl-C reaches
     Python at once: the search is stopped and ``KeyboardInterrupt`` goes on to the caller, which
     writes nothing (CP-SAT's own SIGINT catching is off, :func:`parameters`, or it would swallow it

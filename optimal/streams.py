@@ -118,7 +118,7 @@ from ortools.linear_solver import pywraplp
 from ortools.sat.python import cp_model
 
 from assignment_oracle.optimal.solution import FEASIBLE, OPTIMAL, UNKNOWN, TierResult
-from assignment_oracle.optimal.staged import _solve, parameters
+from assignment_oracle.optimal.staged import parameters, solve_interruptibly
 from assignment_oracle.optimal.streams_request import (
     ACTIVE_BALANCE,
     STICKINESS,
@@ -501,7 +501,7 @@ def _search(run: _Run, model: Any, name: str, objective=None, maximize: bool = T
         # milliseconds; on the 300 medium groups of benchmarks/bench_streams.py 25 s became 16 s, the
         # slowest group 3.1 s became 1.8 s
         run.solver.parameters.num_workers = 1
-    code = _solve(run.solver, cp)
+    code = solve_interruptibly(run.solver, cp)
     seconds = round(time.perf_counter() - began, 3)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         solver = run.solver

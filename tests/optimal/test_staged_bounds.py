@@ -200,14 +200,14 @@ def test_a_stage_proven_by_its_linear_bound_is_the_brute_force_s(case):
     is the brute force's optimum, and the first unproven one is no better than it."""
     problem, request = case
     expected = request_optimum(problem, request, limit=100_000)
-    search = staged._solve
+    search = staged.solve_interruptibly
 
     def no_proof(solver, model):
         code = search(solver, model)
         return cp_model.FEASIBLE if code == cp_model.OPTIMAL else code
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(staged, "_solve", no_proof)
+        patch.setattr(staged, "solve_interruptibly", no_proof)
         solution = staged.solve(problem, request)
     if expected is None or solution.assignment is None:
         return
