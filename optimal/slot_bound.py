@@ -195,3 +195,84 @@ def slot_bound(
     if rack:
         return max(0, math.ceil(bound - 1e-6))
     return math.floor(-bound + 1e-6)
+
+
+def moves_bound(
+    parts,
+    n: int,
+    loads: Sequence[int],
+    *,
+    objective: str,
+    max_moves: int | None,
+    kept_floor: int | None = None,
+    cross_ceiling: int | None = None,
+) -> int | None:
+    """A counting bound for the rack or stickiness stage once the sorted loads are proven and are the
+    water-filled ones (:func:`optimal.slot_deal.water_filled`), for groups of single partitions
+    (no join groups); ``None`` otherwise.
+
+    With those loads every heavy part is alone on a member and every other member carries at most
+    ``q + 1`` (module docstring of :mod:`optimal.slot_deal`; by induction from the top: the heaviest
+    part fits only the largest load, which it fills, and so on).  So some partitions must move
+    whatever the assignment: a heavy part's holder sheds everything else it owned, and another
+    member sheds until what it keeps fits ``q + 1``.  ``W``, the fewest partitions *on their
+    owner's rack* that must move, is exact for that relaxation: each other member sheds all its
+    cross-rack partitions for free and then its heaviest on-rack ones; the heavy parts' holders
+    are chosen by one assignment problem (:func:`scipy.optimize.linear_sum_assignment`, integer
+    costs).  A partition kept is cross-rack exactly when it was with its owner, and a move takes at
+    most one cross-rack partition off its owner, so with ``C`` the cross-rack partitions as owned
+    and at most ``M`` moves (the budget, or what the kept floor leaves):
+
+    * rack: at least ``C - (M - W)`` cross-rack partitions;
+    * stickiness, with at most ``R`` cross-rack partitions: at least ``W + max(0, C - R)`` moves,
+      so at most ``owned - W - max(0, C - R)`` kept.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    from assignment_oracle.optimal.slot_deal import water_filled
+
+    heavy, r, q, extra = water_filled(parts.load, n)
+    expected = sorted([int(parts.load[k]) for k in heavy] + [q + 1] * extra + [q] * (r - extra))
+    if sorted(int(x) for x in loads) != expected or any(len(p) != 1 for p in parts.partitions):
+        return None
+    owned: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]  # (part, weight, cross at owner)
+    for cls in parts.classes:
+        position = {m: i for i, m in enumerate(cls.eligible)}
+        for signature, ks in cls.signatures:
+            for o, kept in signature:
+                if kept != 1:
+                    return None
+                x = int(cls.cross[position[o]]) if cls.cross else 0
+                owned[o].extend((k, int(cls.load), x) for k in ks)
+    total = sum(len(ps) for ps in owned)
+    crossed = sum(x for ps in owned for _, _, x in ps)
+    cap = q + (1 if extra else 0)
+
+    def normal(m: int) -> int:
+        """The fewest on-rack partitions m sheds to keep at most ``cap`` (all its cross-rack ones shed)."""
+        on = sorted((w for _, w, x in owned[m] if not x), reverse=True)
+        weight, shed = sum(on), 0
+        for w in on:
+            if weight <= cap:
+                break
+            weight -= w
+            shed += 1
+        return shed
+
+    base = [normal(m) for m in range(n)]
+    wasted = base_total = sum(base)
+    if heavy:
+        costs = np.zeros((len(heavy), n), dtype=np.int64)
+        for i, h in enumerate(heavy):
+            for m in range(n):
+                holder = sum(1 for k, _, x in owned[m] if not x and k != h)
+                costs[i, m] = holder - base[m]
+        rows, cols = linear_sum_assignment(costs)
+        wasted = base_total + int(costs[rows, cols].sum())
+    if objective == "rack":
+        moves = total if max_moves is None else min(total, max_moves)
+        if kept_floor is not None:
+            moves = min(moves, total - kept_floor)
+        return max(0, crossed - (moves - wasted))
+    least = wasted + (max(0, crossed - cross_ceiling) if cross_ceiling is not None else 0)
+    return total - least

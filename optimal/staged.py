@@ -129,7 +129,7 @@ from ortools.sat.python import cp_model
 from assignment_oracle.optimal import lp_bound, mip_hint
 from assignment_oracle.optimal.exchange import exchange, neighbourhoods, pairs, swaps
 from assignment_oracle.optimal.request import Measures, Request, measure, tier_key
-from assignment_oracle.optimal.slot_bound import slot_bound
+from assignment_oracle.optimal.slot_bound import moves_bound, slot_bound
 from assignment_oracle.optimal.slot_deal import slot_deal
 from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, TierResult
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
@@ -152,8 +152,10 @@ BOUND_BY = {
     "part on its least cross-rack member; every part with the previous owner keeping most of it",
     "lp": "the stage model's linear relaxation: HiGHS' dual multipliers, the weak-duality bound recomputed "
     "from them in exact integer arithmetic (optimal.lp_bound)",
-    "slots": "the load slots' relaxation once the sorted loads are proven: every member at one of the known "
-    "loads keeping whole parts that fit it, the rest dealt by rack (optimal.slot_bound; HiGHS' proven MIP bound)",
+    "slots": "once the sorted loads are proven, the better of two: the partitions any assignment with those loads "
+    "must move, each move taking at most one cross-rack partition off its owner (optimal.slot_bound.moves_bound: "
+    "an assignment problem and a count per member), and the load slots' relaxation (every member at one of the "
+    "known loads keeping whole parts that fit it, the rest dealt by rack; HiGHS' proven MIP bound)",
 }
 LP_PROOF = "meets the stage model's linear relaxation bound (HiGHS' duals, checked in exact arithmetic)"
 SLOTS_PROOF = "meets the load slots' relaxation bound (optimal.slot_bound: HiGHS' proven MIP bound)"
@@ -1161,7 +1163,16 @@ class _Run:
         per_member = None
         if request.max_moves_per_member is not None:
             per_member = np.maximum(0, parts.owned_by - request.max_moves_per_member)
-        return slot_bound(
+        counted = moves_bound(
+            parts,
+            self.n,
+            self.reached[BALANCE],
+            objective=tier,
+            max_moves=request.max_moves,
+            kept_floor=floor,
+            cross_ceiling=self.reached.get(RACK),
+        )
+        relaxed = slot_bound(
             parts,
             self.n,
             self.reached[BALANCE],
@@ -1171,6 +1182,10 @@ class _Run:
             per_member_floor=per_member,
             time_limit=None if seconds is None else seconds / 3,
         )
+        found = [b for b in (counted, relaxed) if b is not None]
+        if not found:
+            return None
+        return max(found) if tier == RACK else min(found)
 
     def redeal(self, tier: str, seconds: float | None, thorough: bool) -> None:
         """The incumbent's parts of equal balance weight dealt again among their holders

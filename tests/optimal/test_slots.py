@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from assignment_oracle.optimal import OPTIMAL, Request, staged
-from assignment_oracle.optimal.slot_bound import slot_bound
+from assignment_oracle.optimal.slot_bound import moves_bound, slot_bound
 from assignment_oracle.optimal.slot_deal import slot_deal, water_filled
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.model import Problem
@@ -122,4 +122,25 @@ def test_the_slots_bound_is_never_past_the_optimum(seed, heavy):
     fewest = slot_bound(parts, MEMBERS, loads, objective="rack", kept_floor=floor)
     assert fewest is not None and fewest <= rack
     most = slot_bound(parts, MEMBERS, loads, objective="stickiness", kept_floor=floor, cross_ceiling=rack)
+    assert most is not None and most >= kept
+
+
+@pytest.mark.parametrize("heavy", [False, True])
+@pytest.mark.parametrize("seed", range(16))
+def test_the_moves_bound_is_never_past_the_optimum(seed, heavy):
+    """Where the proven loads are the water-filled ones (else no bound, and the water-filled loads
+    must then be out of reach: the optimum's are not them)."""
+    problem, request = _group(seed, heavy=heavy)
+    exact = staged.solve(problem, request)
+    assert exact.status == OPTIMAL, exact.message
+    loads, rack, kept = (t.value for t in exact.tiers)
+    parts = _parts(problem, request)
+    fewest = moves_bound(parts, MEMBERS, loads, objective="rack", max_moves=request.max_moves)
+    most = moves_bound(parts, MEMBERS, loads, objective="stickiness", max_moves=request.max_moves, cross_ceiling=rack)
+    heaviest, r, q, extra = water_filled(parts.load, MEMBERS)
+    filled = sorted([int(parts.load[k]) for k in heaviest] + [q + 1] * extra + [q] * (r - extra), reverse=True)
+    if loads != filled:
+        assert fewest is None and most is None
+        return
+    assert fewest is not None and fewest <= rack
     assert most is not None and most >= kept
