@@ -1048,21 +1048,24 @@ def _bug_candidate(args, name: str) -> int:
     by the entry's finding; exit 0 when the defect is gone, 1 when it is still there (or not judged)."""
     from functools import partial
 
-    from assignment_oracle.compare.scenarios.bugs import TIME_LIMIT, StreamsVariant, replay_assignor
+    from assignment_oracle.compare.scenarios.bugs import TIME_LIMIT, ShareVariant, StreamsVariant, replay_assignor
+    from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS
 
     limit = _assignor_time_limit(args.time_limit)
     bug = BUGS[name]
+    label = args.assignor if args.iteration_order == "sorted" else f"{args.assignor} ({args.iteration_order} order)"
     if bug.streams:
         entry = _streams_assignor(args.assignor, f"corpus entry {name}")
-        label = args.assignor if args.iteration_order == "sorted" else f"{args.assignor} ({args.iteration_order} order)"
         candidate = StreamsVariant(label, partial(entry.assign, iteration_order=args.iteration_order))
+    elif bug.share:
+        share_entry = _share_assignor(args.assignor, f"corpus entry {name}")
+        candidate = ShareVariant(label, partial(share_entry.assign, iteration_order=args.iteration_order))
     else:
-        if args.assignor in STREAMS_ASSIGNORS:
-            raise InputError(
-                "--assignor",
-                "",
-                f"{args.assignor} is a Streams group assignor; corpus entry {name} is a consumer group",
-            )
+        for registry, kind in ((STREAMS_ASSIGNORS, "a Streams group"), (SHARE_ASSIGNORS, "a share group")):
+            if args.assignor in registry:
+                raise InputError(
+                    "--assignor", "", f"{args.assignor} is {kind} assignor; corpus entry {name} is a consumer group"
+                )
         try:
             candidate = in_iteration_order(_resolve(args.assignor), args.iteration_order)
         except ValueError as err:
@@ -1384,6 +1387,29 @@ def _streams_assignor(name: str, source: str, option: str = "--assignor"):
             option,
             "",
             f"{name} is a consumer group assignor; {source} is a Streams group scenario (its assignors: {known})",
+        ) from None
+
+
+def _share_assignor(name: str, source: str, option: str = "--assignor"):
+    """The share group assignor called ``name``; another kind's assignor is one line naming the mismatch."""
+    from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS, get_share_assignor
+
+    try:
+        return get_share_assignor(name)
+    except UnknownAssignor:
+        known = ", ".join(SHARE_ASSIGNORS)
+        if name in STREAMS_ASSIGNORS:
+            other = "a Streams group"
+        else:
+            try:
+                get_assignor(name)
+            except (ValueError, OracleError):
+                raise InputError(
+                    option, "", f"unknown share group assignor {name!r} ({source} is a share group; known: {known})"
+                ) from None
+            other = "a consumer group"
+        raise InputError(
+            option, "", f"{name} is {other} assignor; {source} is a share group scenario (its assignors: {known})"
         ) from None
 
 

@@ -230,9 +230,14 @@ class _Group:
     """What both builders read: ``memberIds()``, each member's subscribed topics and previous assignment, in
     the chosen order, and the hash functions of the keys Kafka's maps and sets use."""
 
-    def __init__(self, problem: ShareProblem, members: Sequence[str], java: bool) -> None:
+    def __init__(
+        self, problem: ShareProblem, members: Sequence[str], java: bool, record_assigned: bool = False
+    ) -> None:
         self.problem = problem
         self.java = java
+        #: ``assignRemainingPartitions`` adds the member it just assigned to the partition's member set (not
+        #: Kafka's code: the change issue 41 suspected was needed; the bug corpus's share-member-not-recorded).
+        self.record_assigned = record_assigned
         self.member_ids = list(members)
         self.specs = [problem.member[m] for m in self.member_ids]
         self.topic_ids: dict[str, tuple[int, int]] = {t: uuid_bits(i) for t, i in problem.topic_ids.items()}
@@ -453,6 +458,8 @@ class _HomogeneousBuilder:
                         held.add(j)
                         to_make -= 1
                         assigned_for_this_iterator = True
+                        if self.group.record_assigned:
+                            members_assigned.add(i)
                         if len(held) >= self.desired_assignment_count[i]:
                             member_iterator.remove()
             if not len(self.unfilled_members):
@@ -603,6 +610,8 @@ class _TopicAssignmentPartialBuilder:
                         held.add(p)
                         to_make -= 1
                         assigned_for_this_iterator = True
+                        if self.outer.group.record_assigned:
+                            members_assigned.add(i)
                         if len(held) >= self.desired_assignment_counts[i]:
                             member_iterator.remove()
             if not len(unfilled):
@@ -623,6 +632,7 @@ def assign(
     *,
     iteration_order: str = "sorted",
     member_order: Sequence[str] | None = None,
+    record_assigned: bool = False,
 ) -> ShareAssignment:
     """Kafka's ``SimpleAssignor.assign`` on ``problem``: every member listed with the partitions it gets.
 
@@ -640,6 +650,10 @@ def assign(
         "Departures").
     member_order
         The order of ``groupSpec.memberIds()`` when given (every member once), as a Kafka test fixes it.
+    record_assigned
+        Not Kafka's code: ``assignRemainingPartitions`` records the member it just assigned
+        (``membersAssigned.add(memberIndex)``), the change issue 41 suspected was needed (the bug corpus's
+        ``share-member-not-recorded`` replays both).
 
     Raises
     ------
@@ -668,7 +682,7 @@ def assign(
         if sorted(members) != sorted(problem.member_ids):
             raise ValueError("member_order must name every member of the group once")
     java = iteration_order == "java"
-    group = _Group(problem, members, java)
+    group = _Group(problem, members, java, record_assigned)
     builder: _HomogeneousBuilder | _HeterogeneousBuilder
     if problem.is_homogeneous:
         missing = _topics_without_id(problem) if java else []
