@@ -78,6 +78,7 @@ __all__ = [
     "assignment_from_mapping",
     "read_assignment",
     "dumps",
+    "Listed",
     "write_output",
     "check_output",
     "MAX_PARTITIONS",
@@ -899,9 +900,15 @@ def _umask() -> int:
     return current
 
 
+class Listed(dict):
+    """A mapping whose order is part of the data, which :func:`dumps` writes in that order rather than sorted:
+    a share group's members as the group presents them (Kafka's coordinator fills ``memberIds()`` in that
+    order, and Java's iteration order over them depends on it) and its topics as the scenario lists them."""
+
+
 def dumps(document: Mapping) -> str:
-    """Canonical JSON output: sorted keys, two-space indent, arrays of scalars on
-    one line, trailing newline.  The same document always gives the same bytes.
+    """Canonical JSON output: sorted keys (a :class:`Listed` mapping's in its own order), two-space indent,
+    arrays of scalars on one line, trailing newline.  The same document always gives the same bytes.
 
     A value may be an :class:`Assignment`: it is written as its
     ``to_mapping()`` would be, straight from its rows (what ``solve`` and
@@ -954,6 +961,12 @@ def _dump(value: Any, depth: int) -> str:
     kind = type(value)
     if kind is Assignment:
         return _dump_assignment(value, depth)
+    if kind is Listed:  # the order is the data's: kept
+        if not value:
+            return "{}"
+        pad = "  " * (depth + 1)
+        items = [f"{pad}{_encode_string(str(k))}: {_dump(v, depth + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
     if kind is dict or (kind is not list and kind is not tuple and isinstance(value, Mapping)):
         if not value:
             return "{}"

@@ -51,6 +51,7 @@ from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.scenario_json import (
     INT32_MAX,
     MAX_PARTITIONS,
+    Listed,
     expect_integer,
     expect_name,
     expect_object,
@@ -568,9 +569,11 @@ def _partitions_to_mapping(parts: Iterable[SharePartition]) -> dict[str, list[in
 
 
 def share_problem_to_mapping(problem: ShareProblem) -> dict:
-    """The JSON scenario: topics and members in order, ``assignable``, ``id``, ``rack`` and ``assigned``
-    only where given (a topic written as its bare count when it has neither ``assignable`` nor ``id``)."""
-    topics: dict[str, Any] = {}
+    """The JSON scenario: topics and members in order (:class:`~problem.scenario_json.Listed`, which
+    :func:`~problem.scenario_json.dumps` writes in that order: the group's order survives a round trip),
+    ``assignable``, ``id``, ``rack`` and ``assigned`` only where given (a topic written as its bare count
+    when it has neither ``assignable`` nor ``id``)."""
+    topics: dict[str, Any] = Listed()
     for name, count in problem.topics.items():
         if name not in problem.assignable and name not in problem.topic_ids:
             topics[name] = count
@@ -581,7 +584,7 @@ def share_problem_to_mapping(problem: ShareProblem) -> dict:
         if name in problem.topic_ids:
             spec["id"] = problem.topic_ids[name]
         topics[name] = spec
-    members: dict[str, Any] = {}
+    members: dict[str, Any] = Listed()
     for m in problem.members:
         out: dict[str, Any] = {"topics": list(m.topics)}
         if m.rack is not None:

@@ -233,9 +233,39 @@ def test_bugs_assignor_says_whether_the_defect_is_still_there(capsys):
     assert code == 1 and "task-balance [5, 4, 3]" in out
 
 
+def test_bugs_share_entry_written_keeps_the_groups_order_and_kafkas_answer(tmp_path, capsys):
+    # share-member-not-recorded's group as the differential drew it: memberIds() is filled in this order, and
+    # Kafka's answer in Java's order (recorded from Kafka's Java) depends on it
+    path = tmp_path / "s.json"
+    assert run(capsys, "bugs", "share-member-not-recorded", "--scenario", "-o", path)[0] == 0
+    assert list(json.loads(path.read_text())["members"]) == ["consumer-7-20d1", "consumer-9-77c1", "consumer-6-fa91"]
+    code, out, _ = run(capsys, "assign", path, "--assignor", "share-simple", "--iteration-order", "java")
+    assert code == 0
+    assert json.loads(out)["assignment"] == {
+        "consumer-6-fa91": {"DOj": [1]},
+        "consumer-7-20d1": {"DOj": [1]},
+        "consumer-9-77c1": {"DOj": [0]},
+    }
+
+
+def test_bugs_assignor_on_a_share_entry(capsys):
+    # Kafka's SimpleAssignor still gives 5 and 2 where 4 and 3 is valid, in both orders; still throws in Java's
+    code, out, _ = run(capsys, "bugs", "share-heterogeneous-skew", "--assignor", "share-simple")
+    assert code == 1 and "gap at balance (largest load 5, the optimum's 4)" in out and "still there" in out
+    code, out, _ = run(
+        capsys, "bugs", "share-held-unassignable-crash", "--assignor", "share-simple", "--iteration-order", "java"
+    )
+    assert code == 1 and "NoSuchElementException" in out and "share-simple (java order): the defect is still" in out
+    code, out, _ = run(capsys, "bugs", "share-held-unassignable-crash")
+    assert code == 0 and "as Kafka's Java answered: yes" in out
+
+
 @pytest.mark.parametrize(
     "argv, named",
     [
+        (("bugs", "share-heterogeneous-skew", "--assignor", "sticky"), "sticky is a consumer group assignor"),
+        (("bugs", "share-heterogeneous-skew", "--assignor", "streams-sticky"), "is a Streams group assignor"),
+        (("bugs", "KAFKA-7026", "--assignor", "share-simple"), "share-simple is a share group assignor"),
         (("bugs", "KAFKA-7026", "--assignor", "streams-sticky"), "is a Streams group assignor"),
         (("bugs", "streams-fresh-standbys-uneven", "--assignor", "sticky"), "consumer group assignor"),
         (("bugs", "KAFKA-12984", "--scenario"), "names 2 entries"),

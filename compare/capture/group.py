@@ -41,7 +41,7 @@ from typing import Any, Iterable, Mapping
 
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.load import load_scenario
-from assignment_oracle.problem.scenario_json import dumps, write_output
+from assignment_oracle.problem.scenario_json import Listed, dumps, write_output
 
 __all__ = [
     "Capture",
@@ -500,7 +500,8 @@ def _share(description: GroupDescription, topics, broker_racks):
         "share group: every partition taken as assignable (share state initialised; ShareGroupDescribe does not say)",
         "share group: the candidate is the current assignment (ShareGroupDescribe returns no target)",
     ]
-    members: dict[str, Any] = {}
+    # The members in the order the coordinator listed them, written so (Java's order of memberIds() depends on it).
+    members: dict[str, Any] = Listed()
     details: dict[str, Any] = {}
     for m in description.members:
         missing = sorted(t for t in m.topics if t not in topics)

@@ -391,6 +391,28 @@ def test_share_group_field_for_field(cluster):
     assert any("gone" in n and "left out" in n for n in c.notes)
 
 
+def test_a_share_groups_members_are_written_in_the_order_described(tmp_path):
+    """memberIds() is filled in the group's order and Java's iteration order depends on it: the scenario file keeps
+    the describe's order (h2 before h1), not the sorted one."""
+    from assignment_oracle.compare.capture.group import (
+        GroupDescription,
+        TopicMeta,
+        capture_from,
+    )
+    from assignment_oracle.compare.capture.group import ShareMember as Described
+    from assignment_oracle.problem.share import ShareProblem
+
+    members = tuple(
+        Described(m, "share-consumer", "/127.0.0.1", None, 1, ("orders",), {"orders": (p,)})
+        for m, p in (("h2", 0), ("h1", 1))
+    )
+    c = capture_from(GroupDescription("g", "share", "Stable", "simple", members), {"orders": TopicMeta(2)})
+    c.write(str(tmp_path / "g.json"))
+    written = json.loads((tmp_path / "g.json").read_text())
+    assert list(written["members"]) == ["h2", "h1"]
+    assert ShareProblem.from_mapping(written).member_ids == ("h2", "h1")
+
+
 def test_share_groups_are_not_judged_until_the_judge_has_the_kind(cluster, capsys):
     from assignment_oracle.compare.judge import KINDS
     from assignment_oracle.problem.share import ShareProblem

@@ -3,12 +3,15 @@ the field, and what makes an assignment valid; holders, loads and coverage measu
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.load import load_assignment, load_scenario
+from assignment_oracle.problem.scenario_json import dumps
 from assignment_oracle.problem.share import (
     ShareAssignment,
     ShareProblem,
@@ -100,6 +103,27 @@ def test_round_trip_of_any_scenario(scenario):
     assert len(p.partitions) == p.partition_count == len(p.partition_index)
     # the mask is the per-partition answer of is_assignable, in the dense order
     assert p.assignable_mask.tolist() == [p.is_assignable(t, i) for t, i in p.partitions]
+
+
+@settings(max_examples=200)
+@given(share_scenarios())
+def test_the_written_scenario_keeps_the_groups_order(scenario):
+    """Written as the tool writes files (canonical bytes), read back: the same group, members and topics in the
+    order given (Kafka fills memberIds() in the group's order; Java's iteration order depends on it)."""
+    p = ShareProblem.from_mapping(scenario)
+    text = dumps(p.to_mapping())
+    again = ShareProblem.from_mapping(json.loads(text))
+    assert again == p
+    assert again.member_ids == tuple(scenario["members"]) and tuple(again.topics) == tuple(scenario["topics"])
+    assert dumps(again.to_mapping()) == text  # byte for byte
+
+
+def test_the_written_scenario_lists_members_as_the_group_does():
+    written = json.loads(dumps(problem().to_mapping()))  # json keeps the file's order
+    assert list(written) == ["kind", "members", "topics"]  # the document's own keys sorted (canonical)
+    assert list(written["members"]) == ["m2", "m1"] and list(written["topics"]) == ["orders", "clicks"]
+    assert list(written["members"]["m1"]) == ["assigned", "rack", "topics"]  # a member's keys sorted
+    assert written["members"]["m2"]["topics"] == ["clicks", "orders"]  # its subscription as given
 
 
 @pytest.mark.parametrize(
