@@ -25,7 +25,9 @@ the assignor's previous answer comes back as the members' owned partitions)::
 
 Scenarios and assignments are the project's objects or plain JSON-shaped dicts (``{"topics": ...,
 "members": ...}`` and ``{member: {topic: [partitions]}}``; a Streams group's ``{"kind": "streams", ...}``
-and ``{"members": {m: {"active": ..., "standby": ...}}}``), a path, or JSON text.  The pytest plugin
+and ``{"members": {m: {"active": ..., "standby": ...}}}``; a share group's ``{"kind": "share", ...}`` and
+``{member: {topic: [partitions]}}``, several members on one partition allowed), a path, or JSON text.
+Every kind goes through the judge's own table of kinds (:data:`assignment_oracle.compare.judge.KINDS`).  The pytest plugin
 (:mod:`assignment_oracle.pytest_plugin`) adds ``--oracle-profile quick|thorough`` and the
 ``oracle_counterexamples`` fixture.  docs/testing.md has a worked example per ecosystem.
 """
@@ -49,6 +51,7 @@ from hypothesis import strategies as st
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.load import load_assignment, load_scenario, read_document
 from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.share import ShareAssignment, ShareProblem
 from assignment_oracle.problem.streams import StreamsAssignment, StreamsProblem
 from assignment_oracle.strategies import json_scenarios
 
@@ -100,32 +103,37 @@ class OracleAssertionError(AssertionError):
 class _Case:
     """One scenario and one answer, both as the project's objects and as JSON documents."""
 
-    problem: Problem | StreamsProblem
+    problem: Problem | StreamsProblem | ShareProblem
     scenario: dict  # the JSON scenario, as written to the replay file
     answer: Any  # the answer's JSON document (None: there is none)
-    assignment: Assignment | StreamsAssignment | None  # None: the answer cannot be read
+    assignment: Assignment | StreamsAssignment | ShareAssignment | None  # None: the answer cannot be read
     unreadable: str = ""  # why the answer cannot be read
 
     @property
     def kind(self) -> str:
-        return "streams" if isinstance(self.problem, StreamsProblem) else "consumer"
+        from assignment_oracle.compare.judge import kind_of
+
+        return kind_of(self.problem).name
 
 
-def _scenario(scenario: Any) -> tuple[Problem | StreamsProblem, dict]:
+def _scenario(scenario: Any) -> tuple[Problem | StreamsProblem | ShareProblem, dict]:
     """The problem and its JSON document; a scenario that cannot be read raises :class:`InputError`."""
-    if isinstance(scenario, (Problem, StreamsProblem)):
+    if isinstance(scenario, (Problem, StreamsProblem, ShareProblem)):
         return scenario, scenario.to_mapping()
     document, _ = read_document(scenario, name="scenario")
     return load_scenario(document), document
 
 
-def _answer_document(problem: Problem | StreamsProblem, answer: Any) -> Any:
+def _answer_document(problem: Problem | StreamsProblem | ShareProblem, answer: Any) -> Any:
     """The answer as JSON: the project's objects converted; a Streams ``{member: {"active": ...}}`` given
-    without its ``"members"`` key gets one (what ``check`` reads)."""
+    without its ``"members"`` key gets one, a consumer or share group's ``{member: ...}`` an
+    ``"assignment"`` key (what ``check`` reads)."""
     if isinstance(answer, Assignment):
         return {"assignment": answer.to_mapping(problem.member_ids if isinstance(problem, Problem) else ())}
     if isinstance(answer, StreamsAssignment):
         return answer.to_mapping()
+    if isinstance(answer, ShareAssignment):
+        return {"assignment": answer.to_mapping()}
     if isinstance(answer, (str, bytes, Path)):
         answer, _ = read_document(answer, name="assignment")
     if (
@@ -134,12 +142,12 @@ def _answer_document(problem: Problem | StreamsProblem, answer: Any) -> Any:
         and not {"members", "assignment"} & set(answer)
     ):
         return {"members": dict(answer)}
-    if isinstance(problem, Problem) and isinstance(answer, Mapping) and "assignment" not in answer:
+    if isinstance(problem, (Problem, ShareProblem)) and isinstance(answer, Mapping) and "assignment" not in answer:
         return {"assignment": dict(answer)}
     return answer
 
 
-def _case(problem: Problem | StreamsProblem, scenario: dict, answer: Any) -> _Case:
+def _case(problem: Problem | StreamsProblem | ShareProblem, scenario: dict, answer: Any) -> _Case:
     document = _answer_document(problem, answer)
     try:
         assignment = load_assignment(document, problem)
@@ -148,12 +156,21 @@ def _case(problem: Problem | StreamsProblem, scenario: dict, answer: Any) -> _Ca
     return _Case(problem, scenario, document, assignment)
 
 
-def _request(problem: Problem | StreamsProblem, objective: Iterable[str] | None):
-    """The judge's request for ``objective`` (None: the scenario's own, Kafka's order for Streams)."""
+def _request(problem: Problem | StreamsProblem | ShareProblem, objective: Iterable[str] | None):
+    """The judge's request for ``objective`` (None: the scenario's own, Kafka's order for Streams and share
+    groups; a share group's ``balance`` and ``sharing`` may name their definition, ``"balance:per-topic"``)."""
     if objective is None:
         return None
     if isinstance(objective, str):
         objective = [t.strip() for t in objective.split(",") if t.strip()]
+    if isinstance(problem, ShareProblem):
+        from assignment_oracle.optimal.share_request import parse_request
+        from assignment_oracle.problem.errors import UnsupportedRequest
+
+        try:
+            return parse_request(",".join(objective))
+        except UnsupportedRequest as err:
+            raise ValueError(f"objective: {str(err).removeprefix('objective: ')}") from None
     if isinstance(problem, StreamsProblem):
         from assignment_oracle.optimal.streams_request import StreamsRequest
 
@@ -227,6 +244,9 @@ def _replay(case: _Case, request, scenario_file: Path, answer_file: Path | None)
     flags = ""
     if request is not None:
         tiers = request.objective
+        if case.kind == "share":  # each tier with its definition, as --objective reads it
+            definition = {"balance": f":{request.balance}", "sharing": f":{request.sharing}"}
+            tiers = [t + definition.get(t, "") for t in tiers]
         flags = f" --objective {','.join(tiers)}"
     return f"{PROG} check {scenario_file} {answer_file}{flags}"
 
@@ -305,13 +325,13 @@ def _failure(
 
 def _guarantee_failure(case: _Case, verdict, guarantee: str) -> str | None:
     """Why ``guarantee`` is broken on the case (None: kept, or it does not apply)."""
-    if case.kind == "streams":
+    if case.kind in ("streams", "share"):  # Kafka's promises, each a finding of the judge's verdict
+        from assignment_oracle.compare.judge.share import GUARANTEES as SHARE_GUARANTEES
         from assignment_oracle.compare.judge.streams import GUARANTEES as STREAMS_GUARANTEES
 
-        if guarantee not in STREAMS_GUARANTEES:
-            raise ValueError(
-                f"guarantee: {guarantee!r} is not a Streams group guarantee (known: {', '.join(STREAMS_GUARANTEES)})"
-            )
+        known, kind = (STREAMS_GUARANTEES, "Streams") if case.kind == "streams" else (SHARE_GUARANTEES, "share")
+        if guarantee not in known:
+            raise ValueError(f"guarantee: {guarantee!r} is not a {kind} group guarantee (known: {', '.join(known)})")
         found = next((f for f in verdict.findings if f.name == guarantee), None)
         if found is None or found.holds is not False:
             return None
@@ -359,11 +379,14 @@ def _optimality_failure(verdict, tiers: Iterable[str] | None) -> str | None:
 
 def assert_valid(scenario: Any, assignment: Any, *, folder: str | Path | None = None) -> None:
     """Pass when ``assignment`` is valid for ``scenario``: every partition of a subscribed topic (every
-    task) assigned exactly once, to a member that subscribes to it, and nothing else; else raise
-    :class:`OracleAssertionError` listing the violations.
+    task) assigned exactly once, to a member that subscribes to it, and nothing else (a share group: each
+    member holds only assignable partitions of its topics, each at most once; a partition without a
+    holder is a gap at the coverage tier, not a violation); else raise :class:`OracleAssertionError`
+    listing the violations.
 
-    ``scenario``: a :class:`~assignment_oracle.problem.model.Problem` or
-    :class:`~assignment_oracle.problem.streams.StreamsProblem`, a JSON-shaped dict, a path or JSON
+    ``scenario``: a :class:`~assignment_oracle.problem.model.Problem`,
+    :class:`~assignment_oracle.problem.streams.StreamsProblem` or
+    :class:`~assignment_oracle.problem.share.ShareProblem`, a JSON-shaped dict, a path or JSON
     text; ``assignment``: the project's assignment or ``{member: {topic: [partitions]}}`` (Streams:
     ``{"members": {m: {"active": ..., "standby": ...}}}``).  ``folder``: where the counterexample files go
     (default: the ``oracle_counterexamples`` fixture's folder under pytest, else a temporary folder).
@@ -389,7 +412,10 @@ def assert_guarantee(scenario: Any, assignment: Any, guarantee: str, *, folder: 
     ``per-topic-balance``, ``identical-subscriptions-balance``, ``kafka-balance``,
     ``cooperative-kafka-balance``, ``exact-balance``, ``stream-join``).  Streams groups: one of Kafka's
     (``valid``, ``standby-not-on-same-process``, ``every-placeable-standby``, ``active-balance``,
-    ``sticky-at-equal-balance``).  Inputs as :func:`assert_valid`.
+    ``sticky-at-equal-balance``).  Share groups: one of Kafka's ``SimpleAssignor`` promises
+    (:data:`assignment_oracle.compare.judge.share.GUARANTEES`: ``valid``, ``coverage``,
+    ``balance-within-one``, ``sharing-at-desired``, ``sticky-at-equal-balance``; the last is not judged,
+    and so kept, where a tier before stickiness differs from the optimum's).  Inputs as :func:`assert_valid`.
 
     Raises
     ------
@@ -425,7 +451,8 @@ def assert_optimal(
     objective:
         The tiers in priority order (``["balance", "stickiness"]`` or ``"balance,stickiness"``); None: the
         scenario's own (consumer groups: ``balance, rack, stickiness`` unless it says otherwise; Streams
-        groups: Kafka's order).
+        and share groups: Kafka's order; a share group's four tiers each once, ``balance`` and ``sharing``
+        optionally with their definition, ``"balance:per-topic"``).
     tiers:
         The tiers that must equal the optimum's (a subset of the objective: ``["balance"]`` asks "as
         balanced as the optimum", whatever the stickiness); None: every tier, and the verdict must be
@@ -454,7 +481,7 @@ def optimal_assignment(scenario: Any, objective: Iterable[str] | str | None = No
 
     problem, _ = _scenario(scenario)
     solution = solve(problem, _request(problem, objective))
-    if isinstance(problem, StreamsProblem):
+    if isinstance(problem, (StreamsProblem, ShareProblem)):
         return solution.assignment.to_mapping()
     return solution.assignment.to_mapping(problem.member_ids)
 
@@ -536,6 +563,28 @@ def _streams_next_round(scenario: dict, answer: Any, event: tuple[str, int], rou
     return nxt
 
 
+def _share_next_round(scenario: dict, answer: Any, event: tuple[str, int], round_: int) -> dict:
+    """The answer as every member's current assignment (``assigned``); then one member leaves or one joins
+    (subscribed as an existing member is, last in the group's order: Kafka's coordinator adds a joining member
+    after the others)."""
+    given = answer.get("assignment", answer) if isinstance(answer, Mapping) else {}
+    nxt = copy.deepcopy(scenario)
+    members = nxt["members"]
+    for member_id, entry in members.items():
+        entry.pop("assigned", None)
+        held = {t: list(ps) for t, ps in (given.get(member_id) or {}).items() if ps}
+        if held:
+            entry["assigned"] = held
+    what, index = event
+    names = sorted(members)
+    if what == "leave" and len(names) > 1:
+        del members[names[index % len(names)]]
+    elif what == "join" and names:
+        like = members[names[index % len(names)]]
+        members[f"joined-{round_}"] = {"topics": list(like["topics"])}
+    return nxt
+
+
 def _registered_consumer(name: str) -> Callable:
     from assignment_oracle.heuristics import get_assignor
 
@@ -548,7 +597,13 @@ def _registered_streams(name: str) -> Callable:
     return get_streams_assignor(name).assign
 
 
-#: The kinds of group, by name (share groups will be one more entry).
+def _registered_share(name: str) -> Callable:
+    from assignment_oracle.heuristics.registry import get_share_assignor
+
+    return get_share_assignor(name).assign
+
+
+#: The kinds of group, by name.
 KINDS: dict[str, Kind] = {
     "consumer": Kind(
         "consumer",
@@ -564,6 +619,13 @@ KINDS: dict[str, Kind] = {
         _streams_next_round,
         _registered_streams,
     ),
+    "share": Kind(
+        "share",
+        lambda: json_scenarios("share", max_topics=2, max_partitions=4, max_members=4),
+        _EVENTS,
+        _share_next_round,
+        _registered_share,
+    ),
 }
 
 
@@ -575,7 +637,7 @@ class _Assignor:
     objects: bool
     label: str
 
-    def __call__(self, problem: Problem | StreamsProblem, scenario: dict) -> Any:
+    def __call__(self, problem: Problem | StreamsProblem | ShareProblem, scenario: dict) -> Any:
         return self.call(problem) if self.objects else self.call(copy.deepcopy(scenario))
 
 
@@ -588,9 +650,9 @@ def _speaks_objects(assign: Callable) -> bool:
         parameters = []
     if parameters:
         annotation = parameters[0].annotation
-        if isinstance(annotation, type) and issubclass(annotation, (Problem, StreamsProblem)):
+        if isinstance(annotation, type) and issubclass(annotation, (Problem, StreamsProblem, ShareProblem)):
             return True
-        if isinstance(annotation, str) and annotation.split(".")[-1] in ("Problem", "StreamsProblem"):
+        if isinstance(annotation, str) and annotation.split(".")[-1] in ("Problem", "StreamsProblem", "ShareProblem"):
             return True
     return getattr(assign, "__module__", "").startswith("assignment_oracle.")
 
@@ -680,7 +742,8 @@ def check_assignor(
     Each example draws a group of a kind in ``kinds`` (:func:`assignment_oracle.strategies.json_scenarios`)
     and plays ``rounds`` rebalances: the assignor answers, the judge judges, and the answer comes back
     as the members' previous assignment (consumer: ``owned`` at the next ``generation``; Streams:
-    previous active and standby tasks), with a member leaving or joining now and then.  An answer must be
+    previous active and standby tasks; share: each member's ``assigned``), with a member leaving or
+    joining now and then.  An answer must be
     valid; then it must keep ``guarantee`` when one is named, and be optimal on ``tiers`` of
     ``objective`` (as :func:`assert_optimal`) unless only a guarantee is named.  An exception the
     assignor raises fails the check the same way, with its traceback chained.
@@ -691,7 +754,7 @@ def check_assignor(
         ``assign(scenario_dict) -> assignment_dict`` (``{member: {topic: [partitions]}}``; Streams:
         ``{"members": {m: {"active": ..., "standby": ...}}}``), or the project's ``assign(problem) ->
         Assignment`` (told apart by its first parameter's annotation, or by ``speaks``), or a registered
-        assignor's name (``"sticky"``, ``"external:./my-assignor"``).
+        assignor's name (``"sticky"``, ``"external:./my-assignor"``; ``"share-simple"`` for share groups).
     guarantee:
         A guarantee the assignor promises (:func:`assert_guarantee`'s names); alone, it is all that is
         judged beyond validity.
@@ -699,7 +762,7 @@ def check_assignor(
         As :func:`assert_optimal`; naming either judges optimality too.  Neither, and no guarantee:
         optimal on every tier of the scenario's own objective.
     kinds:
-        The kinds of group to draw, keys of :data:`KINDS`: ``"consumer"``, ``"streams"``.
+        The kinds of group to draw, keys of :data:`KINDS`: ``"consumer"``, ``"streams"``, ``"share"``.
     max_examples:
         Groups to draw (None: the loaded Hypothesis profile's, which ``--oracle-profile`` sets).
     rounds:

@@ -249,8 +249,8 @@ def test_bad_input_is_one_line_naming_the_field():
         assert_guarantee(TWO, {"a": {"t": [0, 1, 2]}}, "fair")
     with pytest.raises(ValueError, match=r"^tiers: 'rack-ness' is not a tier of the objective"):
         assert_optimal(TWO, {"a": {"t": [0, 1]}, "b": {"t": [2]}}, tiers=["rack-ness"])
-    with pytest.raises(ValueError, match=r"^kinds: each must be one of consumer, streams, got share$"):
-        check_assignor(round_robin, kinds=("share",))
+    with pytest.raises(ValueError, match=r"^kinds: each must be one of consumer, streams, share, got queue$"):
+        check_assignor(round_robin, kinds=("queue",))
     with pytest.raises(ValueError, match=r"^rounds: must be a whole number, 1 or more, got 0$"):
         check_assignor(round_robin, rounds=0)
     with pytest.raises(ValueError, match=r"^speaks: must be 'json' or 'objects'"):
