@@ -47,8 +47,13 @@ Departures:
   (``new HashMap<>()``).  ``"sorted"`` (the default) iterates each in id
   order, the only order a reader can predict; ``"java"`` iterates them as
   Java 17 does (:mod:`heuristics.java_order`, exact for ``String`` keys),
-  the member map taken to be filled in member id order (which only matters
-  for ids sharing a bucket).  The member order decides which member's claim
+  the member map filled as the coordinator fills it: from the group's
+  members, ``StreamsGroup.members``, a ``TimelineHashMap`` put in join order
+  (the scenario's, :attr:`StreamsProblem.join_order`), iterated as Kafka's
+  ``timeline`` package does, a joining member after them (``joining``;
+  :mod:`heuristics.timeline_order`), which only matters for ids sharing a
+  bucket (before issue 43 the map was taken to be filled in member id order,
+  as Kafka's own tests fill theirs).  The member order decides which member's claim
   wins when two members both have a task as previous active (the last one
   iterated, Kafka's ``put``) and the order of equally ranked standby
   candidates (Java's stable sort keeps it); the other two decide the heap
@@ -71,6 +76,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from assignment_oracle.heuristics.java_order import ITERATION_ORDERS, JavaHashMap, java_order, string_hash
+from assignment_oracle.heuristics.timeline_order import coordinator_member_order
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.streams import MemberTasks, StreamsAssignment, StreamsProblem, TaskId
 
@@ -267,11 +273,19 @@ def _compute_tasks_per_member(number_of_tasks: int, number_of_members: int) -> i
     return _int32(per)
 
 
-def member_iteration_order(problem: StreamsProblem, iteration_order: str = "sorted") -> list[str]:
-    """The order in which Kafka iterates ``groupSpec.memberIds()``: member id order (``"sorted"``) or Java's
-    ``HashMap`` order of the ids (``"java"``)."""
-    ids = list(problem.member_ids)
-    return java_order(ids, string_hash) if iteration_order == "java" else ids  # type: ignore[return-value]
+def member_iteration_order(
+    problem: StreamsProblem, iteration_order: str = "sorted", joining: str | None = None
+) -> list[str]:
+    """The order in which Kafka iterates ``groupSpec.memberIds()``: member id order (``"sorted"``), or as the
+    coordinator fills it (``"java"``): ``streams/TargetAssignmentBuilder.build`` (d79bd50 ``:229-235``) puts
+    the group's members into a ``HashMap`` as ``StreamsGroup.members`` (a ``TimelineHashMap``, ``:168``,
+    ``:314``) iterates them, filled in the join order, ``joining`` (the heartbeating member, the overlay's
+    addition in ``GroupMetadataManager.maybeUpdateStreamsTargetAssignment``) after them."""
+    if iteration_order != "java":
+        return list(problem.member_ids)
+    if joining is not None and joining not in problem.member:
+        raise ValueError(f"streams-sticky: the joining member {joining!r} is not in the group")
+    return coordinator_member_order(problem.join_order, joining)
 
 
 def _initialize(problem: StreamsProblem, members: Sequence[str], java: bool) -> _LocalState:
@@ -495,12 +509,15 @@ def assign(
     *,
     iteration_order: str = "sorted",
     member_order: Sequence[str] | None = None,
+    joining: str | None = None,
 ) -> StreamsAssignment:
     """Kafka's ``StickyTaskAssignor.assign`` on ``problem``: every member listed, active and standby tasks.
 
     ``iteration_order``: how Kafka's hash maps are iterated (module docstring, "Departures");
     ``member_order``: the order of ``groupSpec.memberIds()`` when given (every member once), as Kafka's
-    tests fix it with a ``LinkedHashMap``.
+    tests fix it with a ``LinkedHashMap``; ``joining``: in Java's order, the member whose heartbeat
+    computes the assignment as it joins (after the group's members, :func:`member_iteration_order`);
+    ``None``: every member is in the group already.
 
     >>> p = StreamsProblem.from_mapping({"kind": "streams", "standby_replicas": 1,
     ...     "subtopologies": {"s": {"tasks": 2, "stateful": True}},
@@ -511,7 +528,7 @@ def assign(
     if iteration_order not in ITERATION_ORDERS:
         raise ValueError(f"iteration_order must be one of {', '.join(ITERATION_ORDERS)}, got {iteration_order!r}")
     if member_order is None:
-        members = member_iteration_order(problem, iteration_order)
+        members = member_iteration_order(problem, iteration_order, joining)
     else:
         members = list(member_order)
         if sorted(members) != list(problem.member_ids):

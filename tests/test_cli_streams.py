@@ -137,6 +137,24 @@ def test_assign_in_java_order(capsys):
     assert sorted(len(t.active) for t in assignment.members.values()) == [1, 1, 2, 2, 2]
 
 
+def test_java_order_iterates_the_members_as_the_coordinator_fills_them(tmp_path, capsys):
+    """``a0`` and ``d3`` share a bucket of Java's ``HashMap`` and a slot of Kafka's ``TimelineHashMap``, and
+    both claim ``s-0`` (the last member iterated wins it).  Put into the ``HashMap`` in member id order
+    (assumed before issue 43) ``d3`` always comes last; put from the group's ``TimelineHashMap`` (the
+    coordinator: ``streams/TargetAssignmentBuilder.build`` at d79bd50), which hands a slot out from its last
+    put, the member that joined first does.  Kafka's own Java, run by
+    ``tests/heuristics/java/streams_kafka/StreamsDriver.java`` (group kind ``coordinator``), gives ``s-0`` to
+    ``a0`` when the members joined as ``a0, d3`` (by ``hash``, member id order: to ``d3``), to ``d3`` when
+    they joined as ``d3, a0``."""
+    for joined in (["a0", "d3"], ["d3", "a0"]):
+        members = {m: {"process": f"p{m}", "active": {"s": [0]}} for m in joined}
+        group = {"kind": "streams", "subtopologies": {"s": {"tasks": 2, "stateful": False}}, "members": members}
+        scenario = write(tmp_path, "claims.json", group)
+        code, out, err = run(capsys, "assign", scenario, "--assignor", "streams-sticky", "--iteration-order", "java")
+        assert code == 0 and err == ""
+        assert json.loads(out)["assignment"]["members"][joined[0]]["active"] == {"s": [0]}, joined
+
+
 def test_compare_has_the_optimum_and_both_iteration_orders(capsys):
     code, out, _ = run(capsys, "compare", RESTART)
     assert code == 0

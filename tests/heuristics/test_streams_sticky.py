@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from strategies_streams import random_streams_scenario, streams_problems
 
 from assignment_oracle.heuristics import streams_sticky
+from assignment_oracle.heuristics.java_order import java_order, string_hash
 from assignment_oracle.heuristics.streams_sticky import TaskAssignorException, assign
 from assignment_oracle.problem.streams import (
     StreamsAssignment,
@@ -81,8 +82,8 @@ def run(
     problem = StreamsProblem.from_mapping(
         {"kind": "streams", "subtopologies": subtopologies, "standby_replicas": standby, "members": members}
     )
-    if hash_map:
-        result = assign(problem, iteration_order="java")
+    if hash_map:  # Kafka's test put the members into a HashMap in the order written
+        result = assign(problem, iteration_order="java", member_order=java_order(list(members), string_hash))
     else:
         result = assign(problem, iteration_order=iteration_order, member_order=list(members))
     assert set(result.members) == set(members)  # every member of the group gets an entry
@@ -909,14 +910,29 @@ def port_rows(result: StreamsAssignment) -> dict:
     return {m: (list(t.active), list(t.standby)) for m, t in result.members.items() if t.active or t.standby}
 
 
-def test_port_matches_kafkas_java_on_random_groups(kafka_driver):
-    """600 random groups (previous actives, standbys, reported offsets, stale tasks, two previous owners of
-    one task, 0-3 standby replicas, 1-3 members per process), each run by Kafka's Java twice -- members in
-    a ``LinkedHashMap`` in a shuffled order, and in a ``HashMap`` -- and by the port in Java's order
-    (``member_order`` for the first): the same assignment, member for member."""
-    rng = random.Random(20260823)
+def listed_in(scenario: dict, order: list[str]) -> dict:
+    """``scenario`` with its members listed (joined) in ``order``."""
+    return {**scenario, "members": {m: scenario["members"][m] for m in order}}
+
+
+def port_as_kafka_ran(kind: str, order: list[str], problem: StreamsProblem) -> StreamsAssignment:
+    """The port in Java's order with ``groupSpec.memberIds()`` as the driver's group ``kind`` fills it."""
+    if kind == "linked":
+        return assign(problem, iteration_order="java", member_order=order)
+    if kind == "hash":
+        return assign(problem, iteration_order="java", member_order=java_order(order, string_hash))
+    assert list(problem.join_order) == order  # coordinator: the scenario's own order, nothing given
+    return assign(problem, iteration_order="java", joining=order[-1] if kind == "coordinator-joining" else None)
+
+
+def random_groups(rng: random.Random, count: int) -> list[tuple[str, list[str], StreamsProblem]]:
+    """``count`` random groups (previous actives, standbys, reported offsets, stale tasks, two previous owners
+    of one task, 0-3 standby replicas, 1-3 members per process), each four ways: members in a
+    ``LinkedHashMap`` in a shuffled order; in a ``HashMap`` put in id order (how Kafka's own tests fill it);
+    joined in a shuffled order, as the coordinator fills ``memberIds()`` (Kafka's ``TimelineHashMap``);
+    the same with the last of them joining, its previous tasks dropped (a joining member has none)."""
     groups = []
-    for i in range(300):
+    for _ in range(count):
         scenario = random_streams_scenario(
             rng,
             subtopologies=rng.randint(1, 4),
@@ -927,27 +943,50 @@ def test_port_matches_kafkas_java_on_random_groups(kafka_driver):
         problem = StreamsProblem.from_mapping(scenario)
         shuffled = list(problem.member_ids)
         rng.shuffle(shuffled)
-        groups.append(("linked", shuffled, problem))
+        groups.append(("linked", list(shuffled), problem))
         groups.append(("hash", list(problem.member_ids), problem))
+        rng.shuffle(shuffled)
+        joined = listed_in(scenario, shuffled)
+        groups.append(("coordinator", list(shuffled), StreamsProblem.from_mapping(joined)))
+        rng.shuffle(shuffled)
+        joined = listed_in(scenario, shuffled)
+        last = joined["members"][shuffled[-1]]
+        joined["members"][shuffled[-1]] = {k: v for k, v in last.items() if k not in ("active", "standby")}
+        groups.append(("coordinator-joining", list(shuffled), StreamsProblem.from_mapping(joined)))
+    return groups
+
+
+def test_port_matches_kafkas_java_on_random_groups(kafka_driver):
+    """1,200 random groups (:func:`random_groups`: 300 four ways) and the findings' scenarios, each run by
+    Kafka's Java and by the port in Java's order (``member_order`` for the first two ways, the scenario's join
+    order for the coordinator's): the same assignment, member for member.  Where the coordinator's order
+    matters (ids sharing a bucket), the member-id fill assumed before issue 43 answers otherwise: this test
+    tells them apart."""
+    groups = random_groups(random.Random(20260823), 300)
     for finding in (UNEVEN_STANDBYS, STATEFUL_ON_THE_LIGHT_MEMBER):  # the findings' scenarios, as Kafka runs them
         problem = StreamsProblem.from_mapping(finding)
-        groups.append(("hash", list(problem.member_ids), problem))
+        groups.append(("coordinator", list(problem.join_order), problem))
         problem = StreamsProblem.from_mapping(fed_back(finding, assign(problem, iteration_order="java")))
-        groups.append(("hash", list(problem.member_ids), problem))
+        groups.append(("coordinator", list(problem.join_order), problem))
     expected = kafka_assign(kafka_driver, groups)
     assert len(expected) == len(groups)
+    id_fill_differs = 0
     for (kind, order, problem), kafka in zip(groups, expected):
-        if kind == "linked":
-            ported = assign(problem, iteration_order="java", member_order=order)
-        else:
-            ported = assign(problem, iteration_order="java")
-        assert port_rows(ported) == kafka, problem.to_mapping()
+        assert port_rows(port_as_kafka_ran(kind, order, problem)) == kafka, (kind, order, problem.to_mapping())
+        if kind.startswith("coordinator"):
+            by_id = java_order(list(problem.member_ids), string_hash)
+            id_fill_differs += port_rows(assign(problem, iteration_order="java", member_order=by_id)) != kafka
+    assert id_fill_differs > 0
 
 
 def test_port_matches_kafkas_java_at_the_target_scale(kafka_driver):
-    """100 processes x 2 members, 1,000 tasks (half stateful), 1 standby, half the tasks with a previous owner."""
-    problem = StreamsProblem.from_mapping(target_scale_scenario(random.Random(7)))
-    (kafka,) = kafka_assign(kafka_driver, [("hash", list(problem.member_ids), problem)])
+    """100 processes x 2 members, 1,000 tasks (half stateful), 1 standby, half the tasks with a previous owner,
+    members joined in a shuffled order."""
+    scenario = target_scale_scenario(random.Random(7))
+    order = list(scenario["members"])
+    random.Random(8).shuffle(order)
+    problem = StreamsProblem.from_mapping(listed_in(scenario, order))
+    (kafka,) = kafka_assign(kafka_driver, [("coordinator", order, problem)])
     assert port_rows(assign(problem, iteration_order="java")) == kafka
 
 

@@ -1,7 +1,15 @@
 // Runs Kafka's StickyTaskAssignor (sources vendored from apache/kafka d79bd502, under kafka/) on groups read
 // from stdin, for tests/heuristics/test_streams_sticky.py's differential test.  One group per block:
-//   G <linked|hash> <standbyReplicas>      start a group: members in a LinkedHashMap (the order given)
-//                                          or a HashMap (put in the order given)
+//   G <linked|hash|coordinator|coordinator-joining> <standbyReplicas>
+//                                          start a group: members in a LinkedHashMap (the order given),
+//                                          a HashMap (put in the order given), or as the group coordinator
+//                                          fills memberIds() (streams/TargetAssignmentBuilder.build): the
+//                                          group's members, Kafka's own TimelineHashMap (StreamsGroup.members,
+//                                          new TimelineHashMap<>(snapshotRegistry, 0)), put in the order given
+//                                          (the join order), iterated into a HashMap; "coordinator-joining":
+//                                          the last member given is the heartbeating one that joins (an
+//                                          addition of UpdatedMembersAndTargetAssignmentView's OverlayMap,
+//                                          iterated after the group's members)
 //   S <subtopology> <tasks> <0|1>          a subtopology (stateful: 1), in TopologyDescriber order
 //   M <member> <process>                   a member
 //   A|B <member> <subtopology> <partition> a previous active (A) or standby (B) task of the member
@@ -16,6 +24,9 @@ import org.apache.kafka.coordinator.group.api.streams.assignor.MemberAssignmentM
 import org.apache.kafka.coordinator.group.api.streams.assignor.MemberAssignmentState;
 import org.apache.kafka.coordinator.group.api.streams.assignor.TopologyDescriber;
 import org.apache.kafka.coordinator.group.streams.assignor.StickyTaskAssignor;
+import org.apache.kafka.common.utils.internals.LogContext;
+import org.apache.kafka.timeline.SnapshotRegistry;
+import org.apache.kafka.timeline.TimelineHashMap;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -57,6 +68,7 @@ public class StreamsDriver {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         StringBuilder out = new StringBuilder();
         Map<String, Member> members = null;
+        String kind = null;
         List<String> subtopologies = new ArrayList<>();
         Map<String, Integer> tasks = new HashMap<>();
         Set<String> stateful = new HashSet<>();
@@ -66,7 +78,8 @@ public class StreamsDriver {
             String[] f = line.split(" ");
             switch (f[0]) {
                 case "G":
-                    members = f[1].equals("linked") ? new LinkedHashMap<>() : new HashMap<>();
+                    kind = f[1];
+                    members = kind.equals("hash") ? new HashMap<>() : new LinkedHashMap<>();
                     replicas[0] = Integer.parseInt(f[2]);
                     subtopologies.clear();
                     tasks.clear();
@@ -91,13 +104,32 @@ public class StreamsDriver {
                         .put(Integer.parseInt(f[3]), Long.parseLong(f[4]));
                     break;
                 case "E":
-                    run(members, subtopologies, tasks, stateful, replicas[0], out);
+                    run(kind.startsWith("coordinator") ? coordinatorOrder(members, kind.equals("coordinator-joining")) : members,
+                        subtopologies, tasks, stateful, replicas[0], out);
                     break;
                 default:
                     throw new IllegalArgumentException("bad line: " + line);
             }
         }
         System.out.print(out);
+    }
+
+    /** memberIds() as streams/TargetAssignmentBuilder.build fills it at d79bd502 (lines 229-235): a HashMap put
+     * from the group's members (a TimelineHashMap filled in join order), a joining member after them. */
+    static Map<String, Member> coordinatorOrder(Map<String, Member> joined, boolean lastJoins) {
+        String joining = null;
+        if (lastJoins)
+            for (String id : joined.keySet())
+                joining = id;
+        TimelineHashMap<String, Member> group = new TimelineHashMap<>(new SnapshotRegistry(new LogContext()), 0);
+        for (Map.Entry<String, Member> e : joined.entrySet())
+            if (!e.getKey().equals(joining))
+                group.put(e.getKey(), e.getValue());
+        Map<String, Member> memberMetadataMap = new HashMap<>();
+        group.forEach(memberMetadataMap::put);
+        if (joining != null)
+            memberMetadataMap.put(joining, joined.get(joining));
+        return memberMetadataMap;
     }
 
     static void run(Map<String, Member> members, List<String> subtopologies, Map<String, Integer> tasks,
