@@ -719,7 +719,7 @@ def _run_named(name: str, problem, iteration_order: str = "sorted", source: str 
 
 
 def _assignors() -> int:
-    """Every assignor, one line each: name, kind of group (consumer, streams), protocol, what it is."""
+    """Every assignor, one line each: name, kind of group (consumer, streams, share), protocol, what it is."""
     everything = [*ASSIGNORS.values(), *PEERS.values(), *LIVE_PEERS.values(), *CLIENT_PEERS.values()]
     lines = [
         (a.name, "consumer", a.protocol, f"{a.summary}  [{a.origin}; guarantee: {a.guarantee}]") for a in everything
@@ -748,6 +748,19 @@ def _assignors() -> int:
             "standbys placed where possible, balanced)]",
         )
         for s in STREAMS_ASSIGNORS.values()
+    ]
+    from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS
+
+    lines += [
+        (
+            s.name,
+            "share",
+            "share",
+            f"{s.summary}"
+            + ("" if s.live else "; --iteration-order java as Kafka iterates")
+            + f"  [{s.origin}; judged on Kafka's SimpleAssignor promises]",
+        )
+        for s in SHARE_ASSIGNORS.values()
     ]
     width = max(len(name) for name, *_ in lines)
     print(f"{'name':{width}}  {'kind':8}  {'protocol':11}  what")

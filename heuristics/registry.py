@@ -27,6 +27,7 @@ from assignment_oracle.heuristics import (
     kafka4_sticky,
     kafka_python,
     librdkafka,
+    librdkafka_share,
     node_peers,
     range,
     roundrobin,
@@ -719,12 +720,19 @@ def get_streams_assignor(name: str) -> StreamsAssignor:
 
 @dataclass(frozen=True)
 class ShareAssignor:
-    """One registered share group assignor: ``assign(problem, *, iteration_order) -> ShareAssignment``."""
+    """One registered share group assignor: ``assign(problem, *, iteration_order) -> ShareAssignment``.
+    ``extra``: the optional install it needs (a live peer's), ``None`` for a port; a live peer runs in its
+    group's own order only and is left out of ``all``."""
 
     name: str
     summary: str
     origin: str
     assign: Callable
+    extra: str | None = None
+
+    @property
+    def live(self) -> bool:
+        return self.extra is not None
 
 
 SHARE_ASSIGNORS: Mapping[str, ShareAssignor] = MappingProxyType(
@@ -735,7 +743,15 @@ SHARE_ASSIGNORS: Mapping[str, ShareAssignor] = MappingProxyType(
             "Kafka d79bd502 group-coordinator assignor/SimpleAssignor.java, SimpleHomogeneousAssignmentBuilder.java, "
             "SimpleHeterogeneousAssignmentBuilder.java",
             share_simple.assign,
-        )
+        ),
+        "librdkafka:share-mock": ShareAssignor(
+            "librdkafka:share-mock",
+            "librdkafka's mock broker's own share assignment (a contiguous split per topic in join order, no "
+            "sharing), live: real share consumers (confluent-kafka) on its mock cluster (extra: librdkafka)",
+            "librdkafka 2.16 src/rdkafka_mock_sharegrp.c rd_kafka_mock_sharegroup_assign_topic_partitions, live",
+            librdkafka_share.assign,
+            extra="librdkafka",
+        ),
     }
 )
 

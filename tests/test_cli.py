@@ -174,16 +174,17 @@ def test_no_topics_at_all_with_a_claim(tmp_path, capsys):
 
 def test_assignors_lists_every_registered_name(capsys):
     from assignment_oracle.heuristics import ASSIGNORS, PEERS
-    from assignment_oracle.heuristics.registry import CLIENT_PEERS, LIVE_PEERS, STREAMS_ASSIGNORS
+    from assignment_oracle.heuristics.registry import CLIENT_PEERS, LIVE_PEERS, SHARE_ASSIGNORS, STREAMS_ASSIGNORS
 
     code, out, _ = run(capsys, "assignors")
     assert code == 0
     header, *lines = out.splitlines()
     assert header.split()[:2] == ["name", "kind"]
     consumer = [*ASSIGNORS, *PEERS, *LIVE_PEERS, *CLIENT_PEERS, "external:COMMAND", "java:CLASS"]
-    assert [line.split()[0] for line in lines] == [*consumer, *STREAMS_ASSIGNORS]
+    assert [line.split()[0] for line in lines] == [*consumer, *STREAMS_ASSIGNORS, *SHARE_ASSIGNORS]
     kinds = {line.split()[0]: line.split()[1] for line in lines}
     assert STREAMS_ASSIGNORS and all(kinds[name] == "streams" for name in STREAMS_ASSIGNORS)
+    assert SHARE_ASSIGNORS and all(kinds[name] == "share" for name in SHARE_ASSIGNORS)
     assert all(kinds[name] == "consumer" for name in consumer)
 
 

@@ -252,12 +252,23 @@ def _share_assign(name: str, problem: ShareProblem, iteration_order: str = "sort
         raise InputError(
             "--assignor", "", f"unknown share group assignor {name!r} (its assignors: {', '.join(_share_assignors())})"
         ) from None
+    _share_installed(name)
     try:
         return entry.assign(problem, iteration_order=iteration_order)
     except ValueError as err:  # Java's order without the topic ids it hashes
         raise InputError("--iteration-order", "", str(err)) from None
     except AssignorError as err:
         raise AssignorFailed(f"{name}: {err}") from None
+
+
+def _share_installed(name: str) -> None:
+    """A live share group peer whose extra is not installed is one line naming it (exit 2)."""
+    from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS
+    from assignment_oracle.problem.extras import require
+
+    entry = SHARE_ASSIGNORS.get(name)
+    if entry is not None and entry.extra is not None:
+        require(entry.extra, name)
 
 
 def _share_assignment_mapping(problem: ShareProblem, assignment, name: str, iteration_order: str) -> dict:
@@ -275,11 +286,12 @@ def _share_assignment_mapping(problem: ShareProblem, assignment, name: str, iter
 
 
 def _share_compare(problem: ShareProblem, names, *, progress=None, **_):
-    from assignment_oracle.heuristics.registry import ITERATION_ORDERS
+    from assignment_oracle.heuristics.registry import ITERATION_ORDERS, SHARE_ASSIGNORS
 
     runs: list[tuple[str, str]] = []
+    ports = [n for n, a in SHARE_ASSIGNORS.items() if not a.live]  # "all": the ports, each in both orders
     for name in names:
-        items = [(n, o) for n in _share_assignors() for o in ITERATION_ORDERS] if name == "all" else [(name, "sorted")]
+        items = [(n, o) for n in ports for o in ITERATION_ORDERS] if name == "all" else [(name, "sorted")]
         for item in items:
             if item in runs:
                 raise InputError("--assignors", "", f"assignor {item[0]!r} is named twice")
@@ -292,6 +304,7 @@ def _share_resolve(given, source: str):
 
     for name in given:
         if name == "all" or name in _share_assignors():
+            _share_installed(name)  # before any work: a peer that cannot run is one line, not a row of errors
             continue
         try:
             get_assignor(name)
