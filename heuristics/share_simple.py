@@ -57,7 +57,11 @@ Departures:
   (``TopicIds`` over ``new HashSet<>(names)``).  ``"sorted"`` (the default) iterates members by id and
   partitions in the scenario's dense order (topics as given, then partition number), the only order a
   reader can predict; ``"java"`` iterates every one of them as Java 17 does
-  (:mod:`heuristics.java_order`), members given to ``memberIds()`` in the group's order as presented.
+  (:mod:`heuristics.java_order`), ``memberIds()`` filled as the coordinator fills it: from the group's
+  members, ``ModernGroup.members`` (a ``TimelineHashMap``), put in the group's order as presented (its
+  join order) and iterated as Kafka's ``timeline`` package does, a joining member after them
+  (``joining``; :mod:`heuristics.timeline_order`; before issue 43 the ``HashMap`` was taken to be filled
+  straight in the group's order).
   In Java's order the homogeneous builder hashes topic ids, so every subscribed or held topic needs its
   ``"id"`` (a ``ValueError`` otherwise); the heterogeneous builder's answer does not depend on them.
   ``member_order`` (tests only) gives ``memberIds()`` explicitly;
@@ -87,6 +91,7 @@ from assignment_oracle.heuristics.java_order import (
     string_hash,
     uuid_hash,
 )
+from assignment_oracle.heuristics.timeline_order import coordinator_member_order
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.scenario_json import uuid_bits
 from assignment_oracle.problem.share import ShareAssignment, ShareProblem
@@ -218,11 +223,16 @@ class _Iterator:
 # -- the group as Kafka hands it over -------------------------------------------------------------------
 
 
-def member_iteration_order(problem: ShareProblem, iteration_order: str = "sorted") -> list[str]:
-    """``groupSpec.memberIds()``: the member ids sorted, or as Java iterates the coordinator's
-    ``HashMap`` filled in the group's order."""
+def member_iteration_order(
+    problem: ShareProblem, iteration_order: str = "sorted", joining: str | None = None
+) -> list[str]:
+    """``groupSpec.memberIds()``: the member ids sorted, or as Java iterates the coordinator's ``HashMap``
+    (``modern/TargetAssignmentBuilder.build``, d79bd50 ``:403-407``) filled from the group's
+    ``TimelineHashMap`` of members in the group's order, ``joining`` after them."""
     if iteration_order == "java":
-        return java_order(list(problem.member_ids), string_hash)  # type: ignore[return-value]
+        if joining is not None and joining not in problem.member_index:
+            raise ValueError(f"share-simple: the joining member {joining!r} is not in the group")
+        return coordinator_member_order(problem.member_ids, joining)
     return sorted(problem.member_ids)
 
 
@@ -633,6 +643,7 @@ def assign(
     iteration_order: str = "sorted",
     member_order: Sequence[str] | None = None,
     record_assigned: bool = False,
+    joining: str | None = None,
 ) -> ShareAssignment:
     """Kafka's ``SimpleAssignor.assign`` on ``problem``: every member listed with the partitions it gets.
 
@@ -654,13 +665,17 @@ def assign(
         Not Kafka's code: ``assignRemainingPartitions`` records the member it just assigned
         (``membersAssigned.add(memberIndex)``), the change issue 41 suspected was needed (the bug corpus's
         ``share-member-not-recorded`` replays both).
+    joining
+        In Java's order, the member whose heartbeat computes the assignment as it joins (after the group's
+        members, :func:`member_iteration_order`); ``None``: every member is in the group already.
 
     Raises
     ------
     SimpleAssignorException
         Where Kafka's Java throws (``NoSuchElementException`` when the unfilled members run out).
     ValueError
-        An unknown ``iteration_order``; a ``member_order`` that is not the group; Java's order on a
+        An unknown ``iteration_order``; a ``member_order`` that is not the group; a ``joining`` member
+        that is not in it; Java's order on a
         homogeneous group with a subscribed or held topic that has no ``"id"``.
 
     Examples
@@ -676,7 +691,7 @@ def assign(
     if not problem.members:
         return ShareAssignment({})
     if member_order is None:
-        members = member_iteration_order(problem, iteration_order)
+        members = member_iteration_order(problem, iteration_order, joining)
     else:
         members = list(member_order)
         if sorted(members) != sorted(problem.member_ids):

@@ -74,6 +74,26 @@ def test_assign_then_check_shows_the_balance_gap(tmp_path, capsys):
     assert code == 0 and "optimal on every tier" in out
 
 
+def test_java_order_iterates_the_members_as_the_coordinator_fills_them(tmp_path, capsys):
+    """``a0`` and ``d3`` share a bucket of Java's ``HashMap`` and a slot of Kafka's ``TimelineHashMap``; the
+    homogeneous builder deals ``t``'s two partitions in ``memberIds()`` order.  The coordinator
+    (``modern/TargetAssignmentBuilder.build`` at d79bd50) fills ``memberIds()`` from the share group's
+    ``TimelineHashMap`` of members, which hands a slot out from its last put: Kafka's own Java
+    (``tools/kafka_differential/share.py --scenario``) gives ``t-0`` to the member that joined first, where
+    the ``HashMap`` filled straight in the group's order (assumed before issue 43) gives it to the other."""
+    for joined in (["a0", "d3"], ["d3", "a0"]):
+        group = {
+            "kind": "share",
+            "topics": {"t": {"partitions": 2, "id": "V8WPCmE0Rv6ukyaMx_J-hg"}},
+            "members": {m: {"topics": ["t"]} for m in joined},
+        }
+        scenario = write(tmp_path, "share.json", group)
+        code, out, err = run(capsys, "assign", scenario, "--assignor", "share-simple", "--iteration-order", "java")
+        assert code == 0 and err == ""
+        assignment = json.loads(out)["assignment"]
+        assert assignment[joined[0]] == {"t": [0]} and assignment[joined[1]] == {"t": [1]}, joined
+
+
 def test_compare_explain_and_demo(capsys):
     code, out, _ = run(capsys, "compare", SHARE)
     assert code == 0

@@ -273,7 +273,7 @@ public final class Driver {
                 ServerAssignors.Orders orders = new ServerAssignors.Orders(request.path("server_orders"));
                 for (String name : names) {
                     if (List.of(ShareAssignors.NAMES).contains(name))
-                        answer.set(name, ShareAssignors.run(MAPPER, name, scenario));
+                        answer.set(name, ShareAssignors.run(MAPPER, name, scenario, orders));
                     else if (List.of(ServerAssignors.NAMES).contains(name))
                         answer.set(name, ServerAssignors.run(MAPPER, name, scenario.path("topics"), members, orders));
                     else if (List.of(ASSIGNORS).contains(name))

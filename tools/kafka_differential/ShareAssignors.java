@@ -4,9 +4,14 @@
 // (KIP-932)": topics with "partitions", optional "assignable" and "id"; members with "topics" and "assigned", in
 // the group's order).  The group reaches Kafka's assign(GroupSpec, SubscribedTopicDescriber) as the group
 // coordinator builds it at d79bd50 (files under group-coordinator/src/main/java/org/apache/kafka/coordinator/group/):
-//   * memberIds(): the key set of a HashMap<String, ...> filled in the scenario's member order, wrapped
-//     unmodifiable (modern/TargetAssignmentBuilder.java:403, :418; the group's own member map, assumed in the
-//     order given);
+//   * memberIds(): the key set of a HashMap<String, ...> wrapped unmodifiable (modern/TargetAssignmentBuilder.java
+//     :403, :418), filled as build() fills it (issue 43): from the group's members, ShareGroup's (ModernGroup's)
+//     TimelineHashMap (new TimelineHashMap<>(snapshotRegistry, 0), modern/ModernGroup.java:135), Kafka's own,
+//     put in the scenario's member order (the join order) and iterated; with "server_orders" {"joining": "last"}
+//     the last member, when it holds nothing, joins: the heartbeating member that
+//     GroupMetadataManager.maybeUpdateShareGroupTargetAssignment adds to UpdatedMembersAndTargetAssignmentView's
+//     OverlayMap, iterated after the group's members; {"members": "hash"}: the HashMap filled straight in the
+//     scenario's order (the tool's order before issue 43);
 //   * subscribedTopicIds(): as TopicIds iterates: the member's names in new HashSet<>(names) order
 //     (modern/share/ShareGroupMember.java:123), mapped to ids; size() counts the names;
 //   * subscriptionType(): from topic names, as ModernGroup.subscriptionType: HOMOGENEOUS when every subscribed
@@ -30,6 +35,7 @@ import org.apache.kafka.coordinator.group.api.assignor.PartitionAssignor;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 import org.apache.kafka.coordinator.group.modern.MemberAssignmentImpl;
+import org.apache.kafka.timeline.TimelineHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -165,7 +171,7 @@ final class ShareAssignors {
         final Spec spec;
         final Describer describer;
 
-        Group(JsonNode scenario) {
+        Group(JsonNode scenario, ServerAssignors.Orders orders) {
             JsonNode topics = scenario.path("topics");
             Map<Uuid, Integer> counts = new HashMap<>();
             Map<Uuid, Set<Integer>> allowed = new HashMap<>();
@@ -196,7 +202,7 @@ final class ShareAssignors {
             List<String> memberIds = new ArrayList<>();
             scenario.path("members").fieldNames().forEachRemaining(memberIds::add);
             Map<String, Integer> subscribedTopicNames = new HashMap<>();
-            Map<String, MemberSpec> memberSpecs = new HashMap<>();
+            Map<String, MemberSpec> joined = new LinkedHashMap<>();
             for (String memberId : memberIds) {
                 JsonNode member = scenario.path("members").get(memberId);
                 List<String> list = new ArrayList<>();
@@ -247,8 +253,23 @@ final class ShareAssignors {
                     }
                 }
                 JsonNode rack = member.get("rack");
-                memberSpecs.put(memberId, new MemberSpec(
+                joined.put(memberId, new MemberSpec(
                     rack == null || rack.isNull() ? Optional.empty() : Optional.of(rack.asText()), subscribed, partitions));
+            }
+            Map<String, MemberSpec> memberSpecs = new HashMap<>();
+            if (orders.membersInScenarioOrder) {
+                memberSpecs.putAll(joined);
+            } else {
+                String last = memberIds.isEmpty() ? null : memberIds.get(memberIds.size() - 1);
+                String joining = orders.lastJoins && last != null && joined.get(last).partitions.isEmpty() ? last : null;
+                TimelineHashMap<String, MemberSpec> group = new TimelineHashMap<>(ServerAssignors.snapshotRegistry(), 0);
+                joined.forEach((id, spec) -> {
+                    if (!id.equals(joining))
+                        group.put(id, spec);
+                });
+                group.forEach(memberSpecs::put);
+                if (joining != null)
+                    memberSpecs.put(joining, joined.get(joining));
             }
             SubscriptionType type = SubscriptionType.HOMOGENEOUS;
             for (int count : subscribedTopicNames.values())
@@ -259,10 +280,10 @@ final class ShareAssignors {
     }
 
     /** {"assignment": {member: {topic: [partitions]}}, "subscription_type": ...} or {"error": ..., "trace": ...}. */
-    static ObjectNode run(ObjectMapper mapper, String name, JsonNode scenario) {
+    static ObjectNode run(ObjectMapper mapper, String name, JsonNode scenario, ServerAssignors.Orders orders) {
         ObjectNode result = mapper.createObjectNode();
         try {
-            Group group = new Group(scenario);
+            Group group = new Group(scenario, orders);
             PartitionAssignor assignor = (PartitionAssignor) Class.forName(SIMPLE_ASSIGNOR).getDeclaredConstructor().newInstance();
             GroupAssignment answer = assignor.assign(group.spec, group.describer);
             ObjectNode assignment = result.putObject("assignment");

@@ -10,6 +10,13 @@ iteration orders) and reports where they agree::
         --commit d79bd502ec7fa49335afa422f442af80ed0ab8f6 --scenarios 20000 --shrink
 
 ``--scenario JSON`` (or ``@FILE``; repeatable) asks about given scenarios instead and prints both answers.
+
+Java's ``memberIds()`` is filled as the coordinator fills it (issue 43): the group's members put into Kafka's
+own ``TimelineHashMap`` in the scenario's member order (its join order; ``--join-order shuffled`` lists each
+scenario's members in a random order drawn on its own), then, with ``--joining last``, the last member when it
+holds nothing (the heartbeating member joining, the ``OverlayMap``'s addition).  The port takes the same
+(``share_simple.assign(..., joining=...)``); the line "HashMap filled straight" shows the port with ``memberIds()``
+filled straight in the group's order instead, as assumed before issue 43.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run  # noqa: E402  (this folder's run.py: build, JVM, names and topic ids)
 
 from assignment_oracle.heuristics import share_simple  # noqa: E402
+from assignment_oracle.heuristics.java_order import java_order, string_hash  # noqa: E402
+from assignment_oracle.heuristics.timeline_order import joining_member  # noqa: E402
 from assignment_oracle.problem.errors import AssignorError  # noqa: E402
 from assignment_oracle.problem.share import ShareProblem  # noqa: E402
 
@@ -148,18 +157,32 @@ def _feed_back(rng: random.Random, scenario: dict, subscribed: dict, used: set[s
 # -- answers --------------------------------------------------------------------------------------------------
 
 
-def port_answer(scenario: dict, order: str) -> dict:
-    """The port's answer as Kafka's is written: ``{"assignment": ...}`` (every member) or ``{"error": ...}``."""
+#: ``--joining``: ``"last"`` makes the last listed member, when it holds nothing, the one joining.
+JOINING = "none"
+
+
+def port_answer(scenario: dict, order: str, fill: str = "coordinator") -> dict:
+    """The port's answer as Kafka's is written: ``{"assignment": ...}`` (every member) or ``{"error": ...}``;
+    ``fill="hash"``: ``memberIds()`` filled straight in the group's order (before issue 43)."""
     problem = ShareProblem.from_mapping(scenario)
+    keywords: dict = {}
+    if fill == "hash":
+        keywords["member_order"] = java_order(list(problem.member_ids), string_hash)
+    elif JOINING == "last":
+        keywords["joining"] = joining_member(problem.member_ids, lambda m: bool(problem.member[m].assigned))
     try:
-        answer = share_simple.assign(problem, iteration_order=order)
+        answer = share_simple.assign(problem, iteration_order=order, **keywords)
     except share_simple.SimpleAssignorException as e:
         return {"error": f"{e.java_class}: {e}"}
     return {"assignment": answer.to_mapping()}
 
 
+def server_orders() -> dict | None:
+    return {"joining": "last"} if JOINING == "last" else None
+
+
 def kafka_answer(jvm: run.Jvm, scenario: dict) -> dict:
-    return jvm.ask(scenario, [ASSIGNOR])[ASSIGNOR]
+    return jvm.ask(scenario, [ASSIGNOR], server_orders())[ASSIGNOR]
 
 
 def _exception(error: str) -> str:
@@ -297,12 +320,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenario", action="append", default=[], help="a share scenario (JSON or @FILE)")
     parser.add_argument("--iteration-order", choices=[*ORDERS, "both"], default="both")
     parser.add_argument("--shrink", action="store_true")
+    parser.add_argument(
+        "--join-order",
+        choices=("generated", "shuffled"),
+        default="generated",
+        help="the order each scenario lists its members, the group's join order: as generated (default) or "
+        "shuffled (a stream of its own per scenario)",
+    )
+    parser.add_argument(
+        "--joining",
+        choices=("none", "last"),
+        default="none",
+        help="every member in the group's TimelineHashMap (none, default), or the last listed member, when it "
+        "holds nothing, joining (the OverlayMap's addition, after the others)",
+    )
     parser.add_argument("--out", type=Path, default=run.cache_root() / "reproducers")
     parser.add_argument("--m2", type=Path, default=Path.home() / ".m2" / "repository")
     parser.add_argument("--javac", default="javac")
     parser.add_argument("--java", default="java")
     parser.add_argument("--rebuild", action="store_true")
     args = parser.parse_args(argv)
+    global JOINING
+    JOINING = args.joining
     orders = ORDERS if args.iteration_order == "both" else (args.iteration_order,)
 
     source = run.kafka_source(args)
@@ -322,7 +361,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         started = time.monotonic()
         scenarios = [generate(args.seed, i, args.max_partitions, args.max_members) for i in range(args.scenarios)]
-        answers = jvm.stream(scenarios, [ASSIGNOR])
+        if args.join_order == "shuffled":
+            scenarios = [run.shuffled_members(s, f"share/{args.seed}", i) for i, s in enumerate(scenarios)]
+        answers = jvm.stream(scenarios, [ASSIGNOR], server_orders())
         tally = {o: Counter() for o in orders}
         errors: Counter = Counter()
         smallest: dict[str, dict] = {}
@@ -338,10 +379,13 @@ def main(argv: list[str] | None = None) -> int:
                 tally[o][f"{builder}/{'agree' if ok else 'differ'}"] += 1
                 if not ok and (o not in smallest or size(scenario) < size(smallest[o])):
                     smallest[o] = scenario
+                if o == "java":
+                    tally[o]["hash-fill/agree"] += agree(java, port_answer(scenario, o, fill="hash"))
         elapsed = time.monotonic() - started
         n = len(scenarios)
         print(
-            f"{n} share groups (seed {args.seed}, up to {args.max_partitions} partitions per topic) in {elapsed:.1f} s, one JVM"
+            f"{n} share groups (seed {args.seed}, up to {args.max_partitions} partitions per topic, join order "
+            f"{args.join_order}, joining {args.joining}) in {elapsed:.1f} s, one JVM"
         )
         for o in orders:
             line = f"share-simple  {o:6}  agree {_pct(tally[o]['agree'], n)}"
@@ -349,6 +393,10 @@ def main(argv: list[str] | None = None) -> int:
                 k, d = tally[o][f"{b}/agree"], tally[o][f"{b}/differ"]
                 line += f"  {b} {_pct(k, k + d)}"
             print(line)
+        if "java" in orders:
+            print(
+                f"share-simple  java    HashMap filled straight in the group's order (before issue 43): agree {_pct(tally['java']['hash-fill/agree'], n)}"
+            )
         if errors:
             print(
                 "Kafka threw: "
