@@ -698,8 +698,10 @@ def _join_groups(value: Any, topics: set[str], source: str) -> tuple[tuple[str, 
 
 def problem_to_mapping(problem: Problem) -> dict:
     """The scenario document of ``problem``: members and topics in the scenario's own order (its join order
-    and topic order; :func:`dumps` then writes keys sorted, the canonical form)."""
-    members = {}
+    and topic order), which :func:`dumps` keeps (:class:`Listed`): a scenario the tool writes (``generate``,
+    ``capture``, ``bugs --scenario``, a sweep's counterexamples) reads back in the same group order, on
+    which Java's iteration order depends."""
+    members = Listed()
     by_id = {m.member_id: m for m in problem.members}
     for m in (by_id[i] for i in problem.join_order):
         entry: dict[str, Any] = {"topics": sorted(m.topics)}
@@ -714,16 +716,19 @@ def problem_to_mapping(problem: Problem) -> dict:
         members[m.member_id] = entry
     topics = {t.name: t for t in problem.topics}
     return {
-        "topics": {
-            t.name: t.partitions
-            if t.racks is None and t.topic_id is None
-            else {
-                "partitions": t.partitions,
-                **({"racks": [list(r) for r in t.racks]} if t.racks is not None else {}),
-                **({"id": t.topic_id} if t.topic_id is not None else {}),
-            }
+        "topics": Listed(
+            (
+                t.name,
+                t.partitions
+                if t.racks is None and t.topic_id is None
+                else {
+                    "partitions": t.partitions,
+                    **({"racks": [list(r) for r in t.racks]} if t.racks is not None else {}),
+                    **({"id": t.topic_id} if t.topic_id is not None else {}),
+                },
+            )
             for t in (topics[name] for name in problem.topic_listing)
-        },
+        ),
         "members": members,
         "objective": list(problem.objective),
         **({"join_groups": [list(g) for g in problem.join_groups]} if problem.join_groups else {}),

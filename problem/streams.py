@@ -63,6 +63,7 @@ from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.scenario_json import (
     INT32_MAX,
     MAX_MEMBERS,
+    Listed,
     check_members,
     expect_integer,
     expect_name,
@@ -660,8 +661,8 @@ def _offsets_to_mapping(offsets: Iterable[tuple[TaskId, int]]) -> dict[str, dict
 
 def streams_problem_to_mapping(problem: StreamsProblem) -> dict:
     """The JSON scenario: subtopologies in order, members in the group's join order (the scenario's), empty member
-    fields left out."""
-    members = {}
+    fields left out; :func:`~problem.scenario_json.dumps` keeps the members' order (:class:`Listed`)."""
+    members = Listed()
     by_id = {m.member_id: m for m in problem.members}
     for m in (by_id[i] for i in problem.join_order):
         out: dict[str, Any] = {"process": m.process_id}
