@@ -328,3 +328,26 @@ def test_lone_surrogates_and_nuls_are_named_not_written(text, field, words):
         load_json(text, source="s.json")
     assert str(err.value).startswith(f"s.json: {field}: ") and words in str(err.value)
     assert "\n" not in str(err.value)
+
+
+def test_a_written_scenario_keeps_the_group_s_order_of_members_and_topics():
+    """The tool writes a consumer or Streams group with its members in join order and its topics in the
+    scenario's order (Java's iteration order depends on them), and reads it back in that order."""
+    from assignment_oracle.problem.load import load_scenario
+    from assignment_oracle.problem.scenario_json import dumps
+
+    consumer = load_scenario(
+        {"topics": {"z": 2, "a": 1}, "members": {"m2": {"topics": ["a", "z"]}, "m1": {"topics": ["z"]}}}
+    )
+    text = dumps(consumer.to_mapping())
+    assert text.index('"m2"') < text.index('"m1"') and text.index('"z"') < text.index('"a": 1')
+    again = load_scenario(text)
+    assert again.join_order == ("m2", "m1") and again.topic_listing == ("z", "a")
+    streams = load_scenario(
+        {
+            "kind": "streams",
+            "subtopologies": {"s": {"tasks": 2, "stateful": False}},
+            "members": {"c": {"process": "p1"}, "b": {"process": "p2"}, "a": {"process": "p1"}},
+        }
+    )
+    assert load_scenario(dumps(streams.to_mapping())).join_order == ("c", "b", "a")
