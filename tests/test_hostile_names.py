@@ -183,6 +183,7 @@ def _browser():
     return webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver")))
 
 
+@pytest.mark.slow  # a real sweep, report and headless Chromium: about 13 s
 def test_markup_in_names_and_error_output_is_text_in_the_report_and_runs_nothing(tmp_path, capsys):
     """A real sweep (the command line, its own Spark) with a spec name, an assignor name and an external
     command's stderr that are HTML, then ``report --html --notebook``: in headless Chromium nothing runs

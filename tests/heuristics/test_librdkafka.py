@@ -73,6 +73,7 @@ def test_compare_prints_the_port_and_the_live_peer(capsys, tmp_path):
     assert code == 0 and rows == {"optimum": "ok", "cooperative-sticky": "ok", "librdkafka:cooperative-sticky": "ok"}
 
 
+@pytest.mark.slow  # live groups: about 7 s (the README's fast suite stays within 4 minutes)
 def test_a_rebalance_with_claims_is_judged_on_the_live_groups_own_previous_generation():
     """A live group cannot be handed claims: the claimants form the previous generation live, and the
     row is judged against the optimum of that state."""
@@ -111,6 +112,7 @@ def test_a_rebalance_with_claims_is_judged_on_the_live_groups_own_previous_gener
     assert e.status == "ok" and tuple(e.verdict.measures["sorted_loads"]) == (2, 2, 2)
 
 
+@pytest.mark.slow  # a live churn history: about 9 s
 def test_a_churn_history_runs_through_simulate_on_one_live_group():
     history = history_from_mapping(
         {
@@ -189,6 +191,7 @@ def test_hundreds_of_small_groups_leak_no_ports_or_threads(monkeypatch):
     assert threading.active_count() == python_threads
 
 
+@pytest.mark.slow  # live groups: about 5 s
 def test_a_static_bounce_restarts_the_member_under_the_same_instance_id():
     peer = librdkafka.LivePeer("range")
     problem = Problem.from_mapping({"topics": {"t": 4}, "members": {"a": {"topics": ["t"]}, "b": {"topics": ["t"]}}})

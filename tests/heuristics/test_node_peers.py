@@ -212,6 +212,7 @@ def _plain_kafka_group(problem: Problem) -> bool:
     )
 
 
+@pytest.mark.slow  # one Node process per example: about 8 s
 @_PROPERTY
 @given(scenarios(_FAMILIES, max_members=5, max_topics=3, max_partitions=6))
 def test_kafka_node_range_is_kafkas_range(problem):
@@ -219,6 +220,7 @@ def test_kafka_node_range_is_kafkas_range(problem):
     assert node_peers.assign_kafka_node_range(problem) == kafka_range.assign(problem)
 
 
+@pytest.mark.slow  # one Node process per example: about 7 s
 @_PROPERTY
 @given(scenarios("uniform", max_members=5, max_topics=3, max_partitions=6))
 def test_kafka_node_roundrobin_is_kafkas_on_identical_subscriptions(problem):
