@@ -39,11 +39,18 @@ import dataclasses
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeAlias
 
 import numpy as np
 
-from assignment_oracle.compare.judge.verdict import Finding, TierLine, Verdict, balance_difference, fails, short_value
+from assignment_oracle.compare.judge.verdict import (
+    AssignorRow,
+    Finding,
+    TierLine,
+    Verdict,
+    balance_difference,
+    short_value,
+)
 from assignment_oracle.optimal.share_request import (
     BALANCE,
     COVERAGE,
@@ -466,50 +473,8 @@ def solution_to_mapping(solution: ShareSolution, *, timing: bool = False) -> dic
     return out
 
 
-@dataclass(frozen=True)
-class ShareRow:
-    """One assignor run on a share group: its verdict, or why there is none (``status`` ``error``)."""
-
-    assignor: str
-    iteration_order: str
-    status: str  # ok, error
-    verdict: Verdict | None
-    message: str = ""
-    wall_time: float | None = None
-
-    @property
-    def label(self) -> str:
-        return self.assignor if self.iteration_order == "sorted" else f"{self.assignor} ({self.iteration_order} order)"
-
-    def line(self) -> str:
-        """One line: how this assignor did (``demo``)."""
-        v = self.verdict
-        said = (
-            f"{self.status}: {self.message}"
-            if v is None
-            else v.status
-            + (f" at {v.gap_tier}" if v.gap_tier else "")
-            + (f"; broken: {', '.join(v.broken)}" if v.broken else "")
-        )
-        return f"{self.label}: {said}"
-
-    def meets(self, condition: str) -> bool:
-        """Whether this row meets a ``--fail-on`` condition; a row without an assignment is invalid."""
-        if self.verdict is None:
-            return fails(condition, valid=False, broken=True, gap=True)
-        return self.verdict.meets(condition)
-
-    def to_mapping(self, *, timing: bool = False) -> dict:
-        out: dict[str, Any] = {
-            "assignor": self.assignor,
-            "iteration_order": self.iteration_order,
-            "status": self.status,
-            "message": self.message,
-            "verdict": None if self.verdict is None else self.verdict.to_mapping(),
-        }
-        if timing:
-            out["wall_time"] = self.wall_time
-        return out
+#: One assignor run on a share group (the one row type of every kind, :class:`~compare.judge.verdict.AssignorRow`).
+ShareRow: TypeAlias = AssignorRow
 
 
 @dataclass(frozen=True)

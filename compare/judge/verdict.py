@@ -26,10 +26,12 @@ gap, short or unknown, 3 invalid, 4 optimal but the certificate given with it do
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from assignment_oracle.problem.text import lines_text
 
 __all__ = [
+    "AssignorRow",
     "FAIL_ON",
     "OPTIMAL",
     "GAP",
@@ -299,3 +301,51 @@ def tier_lines(records, values, key) -> tuple[list[TierLine], str | None, str | 
             comparison = "unknown"
         lines.append(TierLine(tier, value, best, proven, comparison))
     return lines, gap, better
+
+
+@dataclass(frozen=True)
+class AssignorRow:
+    """One assignor run on a group of any kind (a row of ``compare``): its verdict, or why there is none
+    (``status`` ``error``)."""
+
+    assignor: str
+    iteration_order: str
+    status: str  # ok, error
+    verdict: Verdict | None
+    message: str = ""
+    wall_time: float | None = None
+
+    @property
+    def label(self) -> str:
+        return self.assignor if self.iteration_order == "sorted" else f"{self.assignor} ({self.iteration_order} order)"
+
+    def line(self) -> str:
+        """One line: how this assignor did (``demo``)."""
+        v = self.verdict
+        said = (
+            f"{self.status}: {self.message}"
+            if v is None
+            else v.status
+            + (f" at {v.gap_tier}" if v.gap_tier else "")
+            + (f"; broken: {', '.join(v.broken)}" if v.broken else "")
+        )
+        return f"{self.label}: {said}"
+
+    def meets(self, condition: str) -> bool:
+        """Whether this row meets a ``--fail-on`` condition (:data:`compare.judge.verdict.FAIL_ON`); a row
+        without an assignment (the assignor raised) is invalid."""
+        if self.verdict is None:
+            return fails(condition, valid=False, broken=True, gap=True)
+        return self.verdict.meets(condition)
+
+    def to_mapping(self, *, timing: bool = False) -> dict:
+        out: dict[str, Any] = {
+            "assignor": self.assignor,
+            "iteration_order": self.iteration_order,
+            "status": self.status,
+            "message": self.message,
+            "verdict": None if self.verdict is None else self.verdict.to_mapping(),
+        }
+        if timing:
+            out["wall_time"] = self.wall_time
+        return out
