@@ -484,10 +484,24 @@ def test_clean_groups_get_a_valid_answer_covering_every_partition(p, iteration_o
     answer = assign(p, iteration_order=iteration_order)
     assert violations(p, answer) == ()
     held = holders(p, answer)
-    for t in p.topics:
-        for q in p.assignable_partitions(t):
-            if p.subscribers(t):
-                assert 1 <= held[p.index_of(t, q)] <= desired_sharing(p, t), (t, q)
+    checked = [(t, q) for t in p.topics if p.subscribers(t) for q in p.assignable_partitions(t)]
+    counts = [held[p.index_of(t, q)] for t, q in checked]
+    limits = [desired_sharing(p, t) for t, _ in checked]
+    assert all(1 <= c <= d for c, d in zip(counts, limits)), list(zip(checked, counts, limits))
+    # Every holding is of one of these partitions: no other partition is held.
+    assert sum(counts) == int(sum(held))
+
+
+def test_kafkas_member_targets_fill_every_partition_to_its_desired_sharing():
+    """Three members, one topic of two partitions: desiredSharing = ceil(3/2) = 2, x = 2*2/3, member
+    targets ceil(x(i+1)) - ceil(x*i) = 2, 1, 1 (4 in all, the formula by hand): each partition ends
+    with exactly 2 members."""
+    three = group(
+        {"t": {"partitions": 2, "id": "V8WPCmE0Rv6ukyaMx_J-hg"}}, {m: {"topics": ["t"]} for m in ("a", "b", "c")}
+    )
+    for order in ORDERS:
+        held = holders(three, assign(three, iteration_order=order))
+        assert [int(x) for x in held] == [2, 2], order
 
 
 @settings(max_examples=300)
