@@ -524,16 +524,14 @@ class ShareComparison:
             )
         for row in self.rows:
             v = row.verdict
+            first = row.cells(len(header))
             if v is None:
-                short = row.message if len(row.message) <= 60 else row.message[:57] + "..."
-                rows.append((row.label, row.status, short) + ("-",) * (len(header) - 3))
+                rows.append(first)
                 continue
             m = v.measures
             rows.append(
                 (
-                    row.label,
-                    row.status,
-                    v.status + (f" at {v.gap_tier}" if v.gap_tier else ""),
+                    *first,
                     str(m["uncovered"]),
                     f"{m['under_shared']}/{m['over_shared']}",
                     str(m["load_spread"]),

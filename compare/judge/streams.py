@@ -505,18 +505,16 @@ class StreamsComparison:
             rows.append(("optimum", self.optimum.status.lower(), "-", *(str(best.value(t)) for t in order), "0", "-"))
         for row in self.rows:
             v = row.verdict
+            first = row.cells(len(header))
             if v is None:
-                short = row.message if len(row.message) <= 60 else row.message[:57] + "..."
-                rows.append((row.label, row.status, short) + ("-",) * (len(header) - 3))
+                rows.append(first)
                 continue
             cells = [
                 str(t.value) + ("" if t.comparison in ("equal", "unknown") else f" ({t.comparison})") for t in v.tiers
             ]
             rows.append(
                 (
-                    row.label,
-                    row.status,
-                    v.status + (f" at {v.gap_tier}" if v.gap_tier else ""),
+                    *first,
                     *cells,
                     f"{avoidable_shortfall(v)} (+{unavoidable_shortfall(v)} unavoidable)",
                     ", ".join(v.broken) or "none",

@@ -331,6 +331,16 @@ class AssignorRow:
         )
         return f"{self.label}: {said}"
 
+    def cells(self, width: int) -> tuple[str, ...]:
+        """The first three cells of this row in ``compare``'s table (label, status, verdict), the kind's
+        own cells to follow; for a row without a verdict, all ``width`` of them (its message,
+        shortened, then dashes)."""
+        v = self.verdict
+        if v is None:
+            short = self.message if len(self.message) <= 60 else self.message[:57] + "..."
+            return (self.label, self.status, short) + ("-",) * (width - 3)
+        return (self.label, self.status, v.status + (f" at {v.gap_tier}" if v.gap_tier else ""))
+
     def meets(self, condition: str) -> bool:
         """Whether this row meets a ``--fail-on`` condition (:data:`compare.judge.verdict.FAIL_ON`); a row
         without an assignment (the assignor raised) is invalid."""
