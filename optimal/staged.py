@@ -131,6 +131,8 @@ from assignment_oracle.optimal.exchange import exchange, neighbourhoods, pairs, 
 from assignment_oracle.optimal.request import Measures, Request, measure, tier_key
 from assignment_oracle.optimal.slot_bound import moves_bound, slot_bound
 from assignment_oracle.optimal.slot_deal import slot_deal
+from assignment_oracle.optimal.slot_program import Group, slot_program
+from assignment_oracle.optimal.slot_replan import slot_replan
 from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, TierResult
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
 from assignment_oracle.problem.errors import SolverError
@@ -152,13 +154,20 @@ BOUND_BY = {
     "part on its least cross-rack member; every part with the previous owner keeping most of it",
     "lp": "the stage model's linear relaxation: HiGHS' dual multipliers, the weak-duality bound recomputed "
     "from them in exact integer arithmetic (optimal.lp_bound)",
-    "slots": "once the sorted loads are proven, the better of two: the partitions any assignment with those loads "
+    "slots": "once the sorted loads are proven, the best of: the partitions any assignment with those loads "
     "must move, each move taking at most one cross-rack partition off its owner (optimal.slot_bound.moves_bound: "
-    "an assignment problem and a count per member), and the load slots' relaxation (every member at one of the "
-    "known loads keeping whole parts that fit it, the rest dealt by rack; HiGHS' proven MIP bound)",
+    "an assignment problem and a count per member); the parts program (optimal.slot_program: every heavy part "
+    "alone, big parts placed member by member, light ones counted by class and rack; HiGHS' proven MIP bound); "
+    "where that program does not apply, the load slots' relaxation (every member at one of the known loads keeping "
+    "whole parts that fit it, the rest dealt by rack; HiGHS' proven MIP bound)",
 }
 LP_PROOF = "meets the stage model's linear relaxation bound (HiGHS' duals, checked in exact arithmetic)"
 SLOTS_PROOF = "meets the load slots' relaxation bound (optimal.slot_bound: HiGHS' proven MIP bound)"
+PROGRAM_PROOF = (
+    "meets the parts program's bound (optimal.slot_program: a relaxation of the stage once the water-filled loads "
+    "are proven, every heavy part alone, big parts placed member by member, light ones counted by class and rack; "
+    "HiGHS' proven MIP bound)"
+)
 
 #: Under a time limit, wall-clock seconds at most for the re-deals of a rack or stickiness stage
 #: (optimal.exchange: a third for the pairs, the rest for the neighbourhoods, which stop sooner when
@@ -697,6 +706,8 @@ class _Run:
         self.bound_by = "cpsat"  # how the last search's bound was computed (BOUND_BY's keys)
         self.linear_by = "lp"  # which relaxation gave the side stage's bound: "lp" or "slots"
         self.redeal_skipped = False  # the last re-deal did not run (spread is a tier, or no trusted incumbent)
+        self.group: Group | None = None  # the parts program's view of the group (slot_bound), built once
+        self.programmed: dict[tuple, int | None] = {}  # the parts program's bounds by stage and pins
         self.model: _Model  # the model, the incumbent and whether it meets every constraint: start()
         self.incumbent: _Incumbent
         self.trusted: bool
@@ -771,6 +782,13 @@ class _Run:
                 dealt = slot_deal(parts, n, max_moves=request.max_moves, rack=rack_next, deadline=self.deadline)
                 if dealt is not None:
                     starts.append(dealt)
+                if rack_next and parts.least_cross.size and not self.expired():
+                    # The parts program's plan, realised (optimal.slot_replan); the program's bound for
+                    # the rack stage is kept for it (slot_bound), under the same pins.
+                    replanned, bound = slot_replan(parts, n, max_moves=request.max_moves, deadline=self.deadline)
+                    self.programmed[RACK, self.kept_floor(), None, None] = bound
+                    if replanned is not None:
+                        starts.append(replanned)
             candidates = [_measured(parts, n, o) for o in starts]
             after = [t for t in tiers if t in (RACK, STICKINESS)] if len(starts) > 1 + (not request.limited) else []
             chosen = min(
@@ -788,6 +806,12 @@ class _Run:
         moves = parts.owned_by - self.incumbent.kept_of
         # Shortcuts read the incumbent, so it must meet every constraint: the greedy one may break a budget.
         self.trusted = self.meets_budget(moves)
+
+    def kept_floor(self) -> int | None:
+        """The least kept partitions the budget of moves allows, ``None`` without a budget."""
+        if self.request.max_moves is None:
+            return None
+        return int(self.parts.owned_by.sum()) - self.request.max_moves
 
     def meets_budget(self, moves: np.ndarray) -> bool:
         """Whether moves per member ``moves`` keep the budget, in all and per member."""
@@ -984,6 +1008,12 @@ class _Run:
                 lambda: self.incumbent.kept,
             ),
         }[tier]
+        if tier in (RACK, STICKINESS) and self.trusted and current() != bound:
+            # The parts program's bound first (optimal.slot_program): an incumbent at it needs no search.
+            seconds = self.remaining(last)
+            programmed = self.program_bound(tier, None if seconds is None else seconds / 2)
+            if programmed is not None and programmed == current():
+                bound, proof = programmed, PROGRAM_PROOF
         self.reached[tier] = self.one_stage(name, expression, sense, last, bound, proof, current)
 
     def one_stage(
@@ -1144,9 +1174,45 @@ class _Run:
         return status, value, bound
 
     def slot_bound(self, tier: str, seconds: float | None) -> int | None:
-        """The load slots' bound (:mod:`optimal.slot_bound`) for a rack or stickiness stage, when
-        ``balance`` came first, under ``dec-min``, proven (the sorted loads are then known exactly)
-        and no ``spread`` tier; ``None`` otherwise.  A third of ``seconds`` at most."""
+        """The load slots' bounds (:mod:`optimal.slot_bound`, :mod:`optimal.slot_program`) for a rack
+        or stickiness stage, when ``balance`` came first, under ``dec-min``, proven (the sorted loads
+        are then known exactly) and no ``spread`` tier; ``None`` otherwise.  The parts program's is
+        computed once per stage (half of ``seconds`` at most); the load slots' relaxation only when
+        the program gives none (a third of ``seconds``)."""
+        pins = self.slot_pins()
+        if pins is None:
+            return None
+        floor, ceiling, per_member = pins
+        counted = moves_bound(
+            self.parts,
+            self.n,
+            self.reached[BALANCE],
+            objective=tier,
+            max_moves=self.request.max_moves,
+            kept_floor=floor,
+            cross_ceiling=ceiling,
+        )
+        programmed = self.program_bound(tier, None if seconds is None else seconds / 2)
+        relaxed = None
+        if programmed is None:
+            relaxed = slot_bound(
+                self.parts,
+                self.n,
+                self.reached[BALANCE],
+                objective=tier,
+                kept_floor=floor,
+                cross_ceiling=ceiling,
+                per_member_floor=per_member,
+                time_limit=None if seconds is None else seconds / 3,
+            )
+        found = [b for b in (counted, programmed, relaxed) if b is not None]
+        if not found:
+            return None
+        return max(found) if tier == RACK else min(found)
+
+    def slot_pins(self) -> tuple[int | None, int | None, np.ndarray | None] | None:
+        """``(kept floor, cross-rack ceiling, per-member kept floor)`` of a rack or stickiness stage
+        when the load slots' bounds apply to it (:meth:`slot_bound`), else ``None``."""
         request, parts = self.request, self.parts
         balance = next((r for r in self.records if r.tier == BALANCE), None)
         if (
@@ -1157,35 +1223,40 @@ class _Run:
             or SPREAD in self.tiers
         ):
             return None
-        floor = None if request.max_moves is None else int(parts.owned_by.sum()) - request.max_moves
+        floor = self.kept_floor()
         if STICKINESS in self.reached:
             floor = max(floor or 0, int(self.reached[STICKINESS]))
         per_member = None
         if request.max_moves_per_member is not None:
             per_member = np.maximum(0, parts.owned_by - request.max_moves_per_member)
-        counted = moves_bound(
-            parts,
-            self.n,
-            self.reached[BALANCE],
-            objective=tier,
-            max_moves=request.max_moves,
-            kept_floor=floor,
-            cross_ceiling=self.reached.get(RACK),
-        )
-        relaxed = slot_bound(
-            parts,
-            self.n,
-            self.reached[BALANCE],
-            objective=tier,
-            kept_floor=floor,
-            cross_ceiling=self.reached.get(RACK),
-            per_member_floor=per_member,
-            time_limit=None if seconds is None else seconds / 3,
-        )
-        found = [b for b in (counted, relaxed) if b is not None]
-        if not found:
+        return floor, self.reached.get(RACK), per_member
+
+    def program_bound(self, tier: str, seconds: float | None) -> int | None:
+        """The parts program's proven bound (:mod:`optimal.slot_program`) for the stage under its pins
+        (:meth:`slot_pins`), computed once: ``None`` when it does not apply (the stage is not after a
+        proven ``dec-min`` balance, the proven loads are not the water-filled ones, a member may not
+        take a part, a part had several owners) or reported no bound in time."""
+        pins = self.slot_pins()
+        if pins is None:
             return None
-        return max(found) if tier == RACK else min(found)
+        if self.group is None:
+            self.group = Group(self.parts, self.n)
+        group = self.group
+        if not group.fits or sorted(int(v) for v in self.reached[BALANCE]) != group.loads_expected():
+            return None
+        floor, ceiling, per_member = pins
+        key = (tier, floor, ceiling, None if per_member is None else per_member.tobytes())
+        if key not in self.programmed:
+            plan = slot_program(
+                group,
+                objective=tier,
+                kept_floor=floor,
+                cross_ceiling=ceiling,
+                per_member_floor=per_member,
+                time_limit=seconds,
+            )
+            self.programmed[key] = None if plan is None else plan.bound
+        return self.programmed[key]
 
     def redeal(self, tier: str, seconds: float | None, thorough: bool) -> None:
         """The incumbent's parts of equal balance weight dealt again among their holders
