@@ -7,7 +7,8 @@ Cases (deterministic from a seed):
   previous generation of 64 members): target proven ``OPTIMAL`` in <= 10 s.
 * ``weights``: weights + racks + a budget of moves, 100 members x 2,000 partitions (lag weights
   from a heavy-tailed distribution), solved with ``--time-limit 30``: target (issue 40) every tier
-  proven or within 1% of its bound.  Printed per tier: value, bound, gap, and how each unproven
+  proven or within 1% of its bound (measured: every tier proven in about 13 s, rack 322 and
+  stickiness 1,533 by the parts program's bound, ``optimal/slot_program.py``).  Printed per tier: value, bound, gap, and how each unproven
   stage's bound was computed (``bound_by``: CP-SAT's, a counting argument, or the stage model's
   linear relaxation from HiGHS' duals checked exactly); every bound holds for the stage's model
   as solved, each earlier stage pinned (an unproven one at its incumbent's value, as a ceiling).

@@ -28,6 +28,7 @@ problem of that size costs more than it is worth as a hint).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -181,6 +182,7 @@ def swaps(
     kept_floor: int,
     cross_ceiling: int | None,
     rounds: int = 20,
+    deadline: float | None = None,
 ) -> tuple[np.ndarray, int, int]:
     """Owners after improving swaps that keep every balance pin: a part ``p`` from member ``a`` to
     ``b`` and a part ``q`` (or none) from ``b`` to ``a`` with ``w(p) - w(q)`` between 0 and
@@ -188,8 +190,9 @@ def swaps(
     each load, ``load(a) - load(b)`` trades them), so the new loads are majorised by the old, and
     every pin on the sorted loads (a ceiling on their prefix sums, Schur-convex) still holds.  A swap is taken when it improves the stage (``rack``: fewer cross-rack, then more
     kept; ``stickiness``: more kept, then fewer cross-rack) within ``kept_floor`` and
-    ``cross_ceiling``; best swap per part, parts in order, until a round finds none.  Returns the
-    owners and their kept and cross-rack counts.  A start for the exact model, no claim of optimality."""
+    ``cross_ceiling``; best swap per part, parts in order, until a round finds none or ``deadline``
+    (``time.perf_counter()``) passes.  Returns the owners and their kept and cross-rack counts.  A
+    start for the exact model, no claim of optimality."""
     owner = owner.copy()
     weight = [int(x) for x in load]
     loads = [0] * n
@@ -223,6 +226,8 @@ def swaps(
     for _ in range(rounds):
         improved = False
         for p in range(len(weight)):
+            if deadline is not None and p % 64 == 0 and time.perf_counter() >= deadline:
+                return owner, kept, cross
             a = int(owner[p])
             # Every improving swap moves a part to a member where it is less cross-rack or kept more
             # (the other part's own gain is found when that part is the first).

@@ -214,7 +214,7 @@ def moves_bound(
     With those loads every heavy part is alone on a member and every other member carries at most
     ``q + 1`` (module docstring of :mod:`optimal.slot_deal`; by induction from the top: the heaviest
     part fits only the largest load, which it fills, and so on).  So some partitions must move
-    whatever the assignment: a heavy part's holder sheds everything else it owned, and another
+    whatever the assignment: a heavy part's holder sheds everything else it owned that weighs anything, and another
     member sheds until what it keeps fits ``q + 1``.  ``W``, the fewest partitions *on their
     owner's rack* that must move, is exact for that relaxation: each other member sheds all its
     cross-rack partitions for free and then its heaviest on-rack ones; the heavy parts' holders
@@ -265,7 +265,7 @@ def moves_bound(
         costs = np.zeros((len(heavy), n), dtype=np.int64)
         for i, h in enumerate(heavy):
             for m in range(n):
-                holder = sum(1 for k, _, x in owned[m] if not x and k != h)
+                holder = sum(1 for k, w, x in owned[m] if not x and k != h and w > 0)  # weightless parts may stay
                 costs[i, m] = holder - base[m]
         rows, cols = linear_sum_assignment(costs)
         wasted = base_total + int(costs[rows, cols].sum())

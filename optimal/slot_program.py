@@ -16,7 +16,7 @@ With those loads every heavy part is alone on a member and every other member ca
 type (members alike in every class's cross-rack count: one rack):
 
 * ``h[k, m]``, binary: heavy part ``k`` alone on member ``m`` (each heavy part on one member, each
-  member at most one heavy part; a holder keeps nothing else, receives nothing else);
+  member at most one heavy part; a holder keeps and receives nothing else that weighs anything);
 * ``keep[k]``, binary: light part ``k`` stays with its previous owner;
 * ``x[k, m]``, binary: big part ``k`` on member ``m`` (kept when ``m`` owned it);
 * ``y[c, t]``, integer: light parts of class ``c`` dealt (not kept) to members of type ``t``;
@@ -217,8 +217,9 @@ def slot_program(
         constraint(carried[m] + [(s[m], 1), (e[m], -1)] + [(j, q) for j, _ in held[m]], q, q)
         if held[m]:
             constraint([(e[m], 1)] + held[m], 0, 1)
-            for j, _ in carried[m]:
-                constraint([(j, 1)] + held[m], 0, 1)
+            for j, w in carried[m]:
+                if w > 0:  # a part that weighs nothing may stay with a holder
+                    constraint([(j, 1)] + held[m], 0, 1)
             constraint([(s[m], 1)] + [(j, q + 1) for j, _ in held[m]], 0, q + 1)
         if room_floor > 0:
             z = variable(1)  # m receives light dealt parts: at least room_floor of them

@@ -41,6 +41,8 @@ __all__ = ["slot_replan"]
 ROOM_FLOORS = (50, 100)
 #: Tries of a type's packing.
 ATTEMPTS = 60
+#: The most units a subset-sum table covers (:func:`_subset`).
+TABLE_LIMIT = 1_000_000
 
 
 def slot_replan(
@@ -123,7 +125,7 @@ def realise(group: Group, plan: Plan, max_moves: int | None, deadline: float | N
     for t, ms in enumerate(group.types):
         if deadline is not None and time.perf_counter() >= deadline:
             return None
-        if not _pack(items[t], [m for m in ms if m in room], room, weight, owner_of, owner, seed=t):
+        if not _pack(items[t], [m for m in ms if m in room], room, weight, owner_of, owner, seed=t, deadline=deadline):
             return None
     if (owner < 0).any():
         return None
@@ -136,19 +138,21 @@ def realise(group: Group, plan: Plan, max_moves: int | None, deadline: float | N
     return owner
 
 
-def _pack(items, members, room, weight, owner_of, owner, seed: int = 0) -> bool:
+def _pack(items, members, room, weight, owner_of, owner, seed: int = 0, deadline: float | None = None) -> bool:
     """``items`` onto ``members`` filling each one's ``room`` exactly: the items heavier than a
     threshold one by one (back to their owner where they fit, else to the member with the most room
     left), then each member, least room left first, completed exactly from the lighter ones by a
     subset-sum table (its own parts first, another member's here last, the heaviest first within
     each, so the lightest stay for the rooms that need them).  Tried
     again with other thresholds and tie-breaks (seeded: the same input gives the same deal) up to
-    ``ATTEMPTS`` times; ``False`` when none fits."""
+    ``ATTEMPTS`` times or until ``deadline``; ``False`` when none fits."""
     if not members:
         return not items
     rng = random.Random(seed)
     weights = sorted(weight[k] for k in items)
     for attempt in range(ATTEMPTS):
+        if deadline is not None and time.perf_counter() >= deadline:
+            return False
         left = {m: room[m] for m in members}
         where: dict[int, int] = {}
         bar = weights[min(len(weights) - 1, len(weights) * (2 + attempt % 3) // 5)] if weights else 0
@@ -157,6 +161,9 @@ def _pack(items, members, room, weight, owner_of, owner, seed: int = 0) -> bool:
         placed_all = True
         for k in order:
             w = weight[k]
+            if w == 0:  # weighs nothing: back to its owner when it is here, else anywhere
+                where[k] = owner_of[k] if owner_of[k] in left else members[0]
+                continue
             if w <= bar:
                 light.append(k)
                 continue
@@ -199,9 +206,18 @@ def _pack(items, members, room, weight, owner_of, owner, seed: int = 0) -> bool:
 
 def _subset(items: list[int], weight, target: int) -> list[int] | None:
     """Indices into ``items`` whose weights sum to ``target`` exactly (each sum reached first by the
-    earliest items in their order), or ``None``."""
+    earliest items in their order), or ``None``.  The table has a cell per unit up to ``target``, so
+    past ``TABLE_LIMIT`` units (weights are up to 10^9) the items are only taken in order while they
+    fit, which may miss an exact subset."""
     if target == 0:
         return []
+    if target > TABLE_LIMIT:
+        taken, left = [], target
+        for i, k in enumerate(items):
+            if 0 < weight[k] <= left:
+                taken.append(i)
+                left -= weight[k]
+        return taken if left == 0 else None
     parent = np.full(target + 1, -1, dtype=np.int64)
     reach = np.zeros(target + 1, dtype=bool)
     reach[0] = True

@@ -1268,6 +1268,7 @@ class _Run:
         self.redeal_skipped = SPREAD in self.tiers or not self.trusted
         if self.redeal_skipped:
             return
+        started = time.perf_counter()
         owner = model.owners(self.incumbent.values)
         now = model.incumbent(model.values_of(owner))  # kept as measured on the owners (take onto an owner keeps)
         floor = 0 if request.max_moves is None else int(parts.owned_by.sum()) - request.max_moves
@@ -1293,9 +1294,11 @@ class _Run:
             cross=cross,
             kept_floor=floor,
             cross_ceiling=ceiling,
+            deadline=None if seconds is None else started + (seconds / 2 if thorough else seconds),
         )
         if thorough:
-            dealt, kept, cross = self.thorough(tier, dealt, kept, cross, floor, ceiling, seconds)
+            left = None if seconds is None else max(0.0, started + seconds - time.perf_counter())
+            dealt, kept, cross = self.thorough(tier, dealt, kept, cross, floor, ceiling, left)
         found = model.incumbent(model.values_of(dealt))
         moves = parts.owned_by - found.kept_of
         if (

@@ -18,6 +18,7 @@ import pytest
 
 from assignment_oracle.optimal import OPTIMAL, Request, staged
 from assignment_oracle.optimal import slot_replan as replan_module
+from assignment_oracle.optimal.slot_bound import moves_bound
 from assignment_oracle.optimal.slot_deal import water_filled
 from assignment_oracle.optimal.slot_program import Group, slot_program
 from assignment_oracle.optimal.slot_replan import slot_replan
@@ -27,9 +28,10 @@ from assignment_oracle.problem.model import Problem
 MEMBERS = 6
 
 
-def _group(seed: int, *, heavy: bool) -> tuple[Problem, Request]:
+def _group(seed: int, *, heavy: bool, zeros: bool = False) -> tuple[Problem, Request]:
     """Six members on three racks, three topics of eight partitions on two racks each, weights 1-9
-    (with ``heavy``, two partitions far heavier than a member's share, and ones near half of it),
+    (with ``heavy``, two partitions far heavier than a member's share, and ones near half of it; with
+    ``zeros``, a third of them weighing nothing, the heaviest one's owner owning some of those),
     random previous owners (some partitions owned by nobody), a budget of 3-8 moves."""
     rng = np.random.default_rng(1000 + seed)
     racks = ["r0", "r1", "r2"]
@@ -41,6 +43,11 @@ def _group(seed: int, *, heavy: bool) -> tuple[Problem, Request]:
     if heavy:
         weights["t0"][0], weights["t1"][3], weights["t2"][5], weights["t2"][6] = 60, 45, 12, 11
     owners = {t: rng.integers(0, MEMBERS + 1, 8) for t in topics}
+    if zeros:
+        for t in topics:
+            for p in range(0, 8, 3):
+                weights[t][p + 1] = 0
+                owners[t][p + 1] = owners["t0"][0]
     data = {
         "topics": topics,
         "weights": weights,
@@ -83,10 +90,10 @@ def _cross_and_kept(parts, owner: np.ndarray) -> tuple[int, int]:
     return cross, kept
 
 
-@pytest.mark.parametrize("heavy", [False, True])
+@pytest.mark.parametrize("heavy,zeros", [(False, False), (True, False), (True, True)])
 @pytest.mark.parametrize("seed", range(12))
-def test_the_program_s_bound_is_never_past_the_optimum(monkeypatch, seed, heavy):
-    problem, request = _group(seed, heavy=heavy)
+def test_the_program_s_bound_is_never_past_the_optimum(monkeypatch, seed, heavy, zeros):
+    problem, request = _group(seed, heavy=heavy, zeros=zeros)
     exact = _without_program(monkeypatch, problem, request)
     assert exact.status == OPTIMAL, exact.message
     loads, rack, kept = (t.value for t in exact.tiers)
@@ -130,12 +137,12 @@ def test_plans_are_realised_on_some_of_the_groups():
     assert realised >= 12
 
 
-@pytest.mark.parametrize("heavy", [False, True])
+@pytest.mark.parametrize("heavy,zeros", [(False, False), (True, False), (True, True)])
 @pytest.mark.parametrize("seed", range(12))
-def test_the_staged_model_with_the_program_reaches_the_same_optimum(monkeypatch, seed, heavy):
+def test_the_staged_model_with_the_program_reaches_the_same_optimum(monkeypatch, seed, heavy, zeros):
     """Every tier the same value with and without the program (bound and plan); a stage the program
     proved says so."""
-    problem, request = _group(seed, heavy=heavy)
+    problem, request = _group(seed, heavy=heavy, zeros=zeros)
     exact = _without_program(monkeypatch, problem, request)
     solved = staged.solve(problem, request)
     assert solved.status == OPTIMAL, solved.message
@@ -184,3 +191,30 @@ def test_the_packing_puts_a_part_back_on_its_owner_where_it_fits():
     room = {0: 5, 1: 5}
     assert replan_module._pack([0, 1], [0, 1], room, weight, [1, -1], owner)
     assert owner.tolist() == [1, 0]
+
+
+def test_the_packing_places_parts_that_weigh_nothing():
+    """Parts of weight 0 (owned by member 1, and by nobody) with one of 4 into rooms 4 and 0."""
+    weight = [0, 4, 0]
+    owner = np.full(3, -1, dtype=np.int64)
+    room = {0: 4, 1: 0}
+    assert replan_module._pack([0, 1, 2], [0, 1], room, weight, [1, -1, -1], owner)
+    assert owner.tolist() == [1, 0, 0]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_moves_bound_lets_a_holder_keep_what_weighs_nothing(monkeypatch, seed):
+    """:func:`optimal.slot_bound.moves_bound` on the groups with weightless partitions owned by the
+    heaviest one's owner: never past the optimum (it counted them as moves a holder must make)."""
+    problem, request = _group(seed, heavy=True, zeros=True)
+    exact = _without_program(monkeypatch, problem, request)
+    assert exact.status == OPTIMAL, exact.message
+    loads, rack, kept = (t.value for t in exact.tiers)
+    parts = _parts(problem, request)
+    fewest = moves_bound(parts, MEMBERS, loads, objective="rack", max_moves=request.max_moves)
+    most = moves_bound(parts, MEMBERS, loads, objective="stickiness", max_moves=request.max_moves, cross_ceiling=rack)
+    if loads != _filled(parts):
+        assert fewest is None and most is None
+        return
+    assert fewest is not None and fewest <= rack
+    assert most is not None and most >= kept
