@@ -56,8 +56,7 @@ def slot_bound(
     partitions) or ``"stickiness"`` (most partitions kept); ``loads`` the proven sorted loads (any
     order), ``kept_floor`` / ``cross_ceiling`` the stage's other pins, ``per_member_floor`` the least
     each member must keep (a per-member budget of moves)."""
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import coo_array
+    from assignment_oracle.optimal.slot_program import Rows
 
     if len(loads) != n or n == 0:
         return None
@@ -75,31 +74,12 @@ def slot_bound(
     types = len(type_of)
     type_members = [np.flatnonzero(member_type == t) for t in range(types)]
 
-    rows: list[int] = []
-    cols: list[int] = []
-    data: list[float] = []
-    lower: list[float] = []
-    upper: list[float] = []
-    cost: list[float] = []
-    integral: list[int] = []
-    var_low: list[float] = []
-    var_high: list[float] = []
+    program = Rows()
 
     def variable(c: float, high: float, integer: bool) -> int:
-        cost.append(c)
-        integral.append(1 if integer else 0)
-        var_low.append(0.0)
-        var_high.append(high)
-        return len(cost) - 1
+        return program.variable(high, integer=integer, cost=c)
 
-    def constraint(terms: list[tuple[int, float]], low: float, high: float) -> None:
-        r = len(lower)
-        for j, a in terms:
-            rows.append(r)
-            cols.append(j)
-            data.append(a)
-        lower.append(low)
-        upper.append(high)
+    constraint = program.constraint
 
     rack = objective == "rack"
     lightest = int(values[0])
@@ -178,17 +158,7 @@ def slot_bound(
         constraint(kept_terms, float(kept_floor), math.inf)
     if cross_ceiling is not None and not rack:
         constraint(cross_terms, -math.inf, float(cross_ceiling))
-    matrix = coo_array((data, (rows, cols)), shape=(len(lower), len(cost))).tocsr()
-    options: dict = {"disp": False, "mip_rel_gap": 0.0}
-    if time_limit is not None:
-        options["time_limit"] = max(0.05, time_limit)
-    result = milp(
-        np.array(cost),
-        constraints=LinearConstraint(matrix, np.array(lower), np.array(upper)),
-        integrality=np.array(integral),
-        bounds=Bounds(np.array(var_low), np.array(var_high)),
-        options=options,
-    )
+    result = program.solve(time_limit=time_limit, exact=True)
     bound = getattr(result, "mip_dual_bound", None)
     if bound is None or not np.isfinite(bound):
         return None

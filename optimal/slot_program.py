@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Plan", "slot_program"]
+__all__ = ["Group", "Plan", "Rows", "slot_program"]
 
 #: Parts heavier than the shared load ``q`` over this are placed member by member.
 BIG_SHARE = 2
@@ -117,6 +117,58 @@ class Group:
         )
 
 
+class Rows:
+    """A mixed-integer program built row by row for SciPy's ``milp`` (HiGHS): each variable's upper
+    bound (the lower is 0), integrality and cost, and the constraints as sparse rows."""
+
+    def __init__(self) -> None:
+        self.cost: list[float] = []
+        self.upper: list[float] = []
+        self.integral: list[int] = []
+        self.rows: list[int] = []
+        self.cols: list[int] = []
+        self.data: list[float] = []
+        self.low: list[float] = []
+        self.high: list[float] = []
+
+    def variable(self, upper: float, *, integer: bool = True, cost: float = 0.0) -> int:
+        """A new variable in ``[0, upper]``: its index."""
+        self.cost.append(cost)
+        self.upper.append(upper)
+        self.integral.append(1 if integer else 0)
+        return len(self.cost) - 1
+
+    def constraint(self, terms, low: float, high: float) -> None:
+        """``low <= sum(a * x[j] for j, a in terms) <= high``."""
+        row = len(self.low)
+        for j, a in terms:
+            self.rows.append(row)
+            self.cols.append(j)
+            self.data.append(a)
+        self.low.append(low)
+        self.high.append(high)
+
+    def solve(self, *, time_limit: float | None = None, exact: bool = False):
+        """HiGHS' result (SciPy's ``OptimizeResult``: ``x``, ``mip_dual_bound``) within ``time_limit``
+        seconds; with ``exact``, no relative gap is tolerated (the dual bound is then the optimum's)."""
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import coo_array
+
+        options: dict[str, Any] = {"disp": False}
+        if exact:
+            options["mip_rel_gap"] = 0.0
+        if time_limit is not None:
+            options["time_limit"] = max(0.05, time_limit)
+        matrix = coo_array((self.data, (self.rows, self.cols)), shape=(len(self.low), len(self.cost))).tocsr()
+        return milp(
+            np.array(self.cost, dtype=np.float64),
+            constraints=LinearConstraint(matrix, np.array(self.low), np.array(self.high)),
+            integrality=np.array(self.integral),
+            bounds=Bounds(np.zeros(len(self.cost)), np.array(self.upper, dtype=np.float64)),
+            options=options,
+        )
+
+
 def slot_program(
     group: Group,
     *,
@@ -131,9 +183,6 @@ def slot_program(
     """The program (module docstring) for ``objective`` ``"rack"`` (least cross-rack partitions; the
     most kept among those, when ``room_floor`` makes it a plan) or ``"stickiness"`` (most kept),
     solved by HiGHS within ``time_limit`` seconds; ``None`` when the program does not apply."""
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import coo_array
-
     if not group.fits:
         return None
     n, q, weight, owner_of = group.n, group.q, group.weight, group.owner_of
@@ -143,29 +192,8 @@ def slot_program(
     big = tuple(k for k in range(group.count) if k not in heavy_set and weight[k] > bar)
     light = tuple(k for k in range(group.count) if k not in heavy_set and weight[k] <= bar)
     relaxation = room_floor == 0 and holders is None
-    cost: list[float] = []
-    upper: list[float] = []
-    integral: list[int] = []
-    rows: list[int] = []
-    cols: list[int] = []
-    data: list[float] = []
-    low: list[float] = []
-    high: list[float] = []
-
-    def variable(u: float, whole: bool = True) -> int:
-        upper.append(u)
-        integral.append(1 if whole else 0)
-        return len(upper) - 1
-
-    def constraint(terms, lo: float, hi: float) -> None:
-        row = len(low)
-        for j, a in terms:
-            rows.append(row)
-            cols.append(j)
-            data.append(a)
-        low.append(lo)
-        high.append(hi)
-
+    program = Rows()
+    variable, constraint = program.variable, program.constraint
     cross_terms: list[tuple[int, float]] = []
     kept_terms: list[tuple[int, float]] = []
     h = {}
@@ -205,7 +233,7 @@ def slot_program(
             [(y[c, t], 1) for t in range(len(group.types))] + [(keep[k], 1) for k in ks if k in keep], len(ks), len(ks)
         )
     e = {m: variable(1) for m in range(n)}
-    s = {m: variable(q + 1, whole=False) for m in range(n)}
+    s = {m: variable(q + 1, integer=False) for m in range(n)}
     constraint([(e[m], 1) for m in range(n)], group.extra, group.extra)
     carried: dict[int, list[tuple[int, float]]] = {m: [] for m in range(n)}
     for k, j in keep.items():
@@ -244,7 +272,7 @@ def slot_program(
         for m in range(n):
             if int(per_member_floor[m]) > 0:
                 constraint(mine[m], int(per_member_floor[m]), np.inf)
-    cost = [0.0] * len(upper)
+    cost = program.cost
     scale = group.owned_total + 1
     if objective == "rack":
         for j, a in cross_terms:
@@ -255,19 +283,9 @@ def slot_program(
     else:
         for j, a in kept_terms:
             cost[j] -= a
-    options: dict[str, Any] = {"disp": False}
-    if time_limit is not None:
-        if time_limit <= 0:
-            return None
-        options["time_limit"] = time_limit
-    matrix = coo_array((data, (rows, cols)), shape=(len(low), len(upper))).tocsr()
-    result = milp(
-        np.array(cost, dtype=np.float64),
-        constraints=LinearConstraint(matrix, low, high),
-        integrality=np.array(integral),
-        bounds=Bounds(np.zeros(len(upper)), np.array(upper, dtype=np.float64)),
-        options=options,
-    )
+    if time_limit is not None and time_limit <= 0:
+        return None
+    result = program.solve(time_limit=time_limit, exact=relaxation)
     bound = None
     dual = getattr(result, "mip_dual_bound", None)
     if relaxation and dual is not None and math.isfinite(dual):

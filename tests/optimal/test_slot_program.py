@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from racked_groups import measured, racked_group
 
 from assignment_oracle.optimal import OPTIMAL, Request, staged
 from assignment_oracle.optimal import slot_replan as replan_module
@@ -29,38 +30,16 @@ MEMBERS = 6
 
 
 def _group(seed: int, *, heavy: bool, zeros: bool = False) -> tuple[Problem, Request]:
-    """Six members on three racks, three topics of eight partitions on two racks each, weights 1-9
-    (with ``heavy``, two partitions far heavier than a member's share, and ones near half of it; with
-    ``zeros``, a third of them weighing nothing, the heaviest one's owner owning some of those),
-    random previous owners (some partitions owned by nobody), a budget of 3-8 moves."""
-    rng = np.random.default_rng(1000 + seed)
-    racks = ["r0", "r1", "r2"]
-    topics = {
-        f"t{i}": {"partitions": 8, "racks": [sorted(rng.choice(racks, 2, replace=False).tolist()) for _ in range(8)]}
-        for i in range(3)
-    }
-    weights = {t: [int(w) for w in rng.integers(1, 10, 8)] for t in topics}
-    if heavy:
-        weights["t0"][0], weights["t1"][3], weights["t2"][5], weights["t2"][6] = 60, 45, 12, 11
-    owners = {t: rng.integers(0, MEMBERS + 1, 8) for t in topics}
-    if zeros:
-        for t in topics:
-            for p in range(0, 8, 3):
-                weights[t][p + 1] = 0
-                owners[t][p + 1] = owners["t0"][0]
-    data = {
-        "topics": topics,
-        "weights": weights,
-        "members": {
-            f"m{i}": {
-                "topics": sorted(topics),
-                "rack": racks[i % 3],
-                "owned": {t: [int(p) for p in np.flatnonzero(owners[t] == i)] for t in topics},
-            }
-            for i in range(MEMBERS)
-        },
-    }
-    return Problem.from_mapping(data), Request(max_moves=int(rng.integers(3, 9)))
+    """Weights 1-9 (with ``heavy``, two partitions far heavier than a member's share, and ones near
+    half of it; with ``zeros``, a third of them weighing nothing, the heaviest one's owner owning
+    those), some partitions owned by nobody, a budget of 3-8 moves."""
+    return racked_group(
+        np.random.default_rng(1000 + seed),
+        weights=(1, 10),
+        owners=(0, MEMBERS + 1),
+        heavy={("t0", 0): 60, ("t1", 3): 45, ("t2", 5): 12, ("t2", 6): 11} if heavy else None,
+        zeros=zeros,
+    )
 
 
 def _parts(problem: Problem, request: Request):
@@ -78,16 +57,6 @@ def _without_program(monkeypatch, problem: Problem, request: Request):
 def _filled(parts) -> list[int]:
     heaviest, r, q, extra = water_filled(parts.load, MEMBERS)
     return sorted([int(parts.load[k]) for k in heaviest] + [q + 1] * extra + [q] * (r - extra), reverse=True)
-
-
-def _cross_and_kept(parts, owner: np.ndarray) -> tuple[int, int]:
-    kept = cross = 0
-    for cls in parts.classes:
-        table = dict(zip(cls.eligible, cls.cross))
-        cross += sum(table.get(int(owner[k]), 0) for k in cls.parts)
-        for signature, ks in cls.signatures:
-            kept += sum(dict(signature).get(int(owner[k]), 0) for k in ks)
-    return cross, kept
 
 
 @pytest.mark.parametrize("heavy,zeros", [(False, False), (True, False), (True, True)])
@@ -121,7 +90,7 @@ def test_a_realised_plan_has_the_water_filled_loads_keeps_the_budget_and_meets_n
         return
     loads = np.bincount(owner, weights=parts.load, minlength=MEMBERS)
     assert sorted((int(x) for x in loads), reverse=True) == _filled(parts)
-    cross, kept = _cross_and_kept(parts, owner)
+    _, kept, cross = measured(parts, owner, MEMBERS)
     assert int(parts.owned_by.sum()) - kept <= request.max_moves
     assert bound is not None and cross >= bound
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from racked_groups import measured, racked_group
 
 from assignment_oracle.optimal import OPTIMAL, Request, staged
 from assignment_oracle.optimal.slot_bound import moves_bound, slot_bound
@@ -24,31 +25,9 @@ MEMBERS = 6
 
 
 def _group(seed: int, *, heavy: bool) -> tuple[Problem, Request]:
-    """Six members on three racks, three topics of eight partitions on two racks each, weights 1-5
-    (with ``heavy``, two partitions far heavier than a member's share), random previous owners."""
-    rng = np.random.default_rng(seed)
-    racks = ["r0", "r1", "r2"]
-    topics = {
-        f"t{i}": {"partitions": 8, "racks": [sorted(rng.choice(racks, 2, replace=False).tolist()) for _ in range(8)]}
-        for i in range(3)
-    }
-    weights = {t: [int(w) for w in rng.integers(1, 6, 8)] for t in topics}
-    if heavy:
-        weights["t0"][0], weights["t1"][3] = 40, 25
-    owners = {t: rng.integers(0, MEMBERS, 8) for t in topics}
-    data = {
-        "topics": topics,
-        "weights": weights,
-        "members": {
-            f"m{i}": {
-                "topics": sorted(topics),
-                "rack": racks[i % 3],
-                "owned": {t: [int(p) for p in np.flatnonzero(owners[t] == i)] for t in topics},
-            }
-            for i in range(MEMBERS)
-        },
-    }
-    return Problem.from_mapping(data), Request(max_moves=int(rng.integers(3, 9)))
+    """Weights 1-5 (with ``heavy``, two partitions far heavier than a member's share), random previous
+    owners, a budget of 3-8 moves."""
+    return racked_group(np.random.default_rng(seed), heavy={("t0", 0): 40, ("t1", 3): 25} if heavy else None)
 
 
 def _parts(problem: Problem, request: Request):
@@ -56,13 +35,7 @@ def _parts(problem: Problem, request: Request):
 
 
 def _measured(parts, owner: np.ndarray) -> tuple[list[int], int, int]:
-    loads = np.bincount(owner, weights=parts.load, minlength=MEMBERS).astype(np.int64)
-    kept = cross = 0
-    for cls in parts.classes:
-        table = dict(zip(cls.eligible, cls.cross))
-        cross += sum(table.get(int(owner[k]), 0) for k in cls.parts)
-        for signature, ks in cls.signatures:
-            kept += sum(dict(signature).get(int(owner[k]), 0) for k in ks)
+    loads, kept, cross = measured(parts, owner, MEMBERS)
     return sorted((int(x) for x in loads), reverse=True), kept, cross
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from ortools.sat.python import cp_model
+from racked_groups import measured, racked_group
 from strategies import requests
 
 from assignment_oracle.optimal import OPTIMAL, Request, lp_bound, staged
@@ -96,38 +97,12 @@ def test_linear_bounds_never_pass_the_brute_force_and_the_stages_still_prove_it(
 
 
 def _group(seed: int) -> tuple[Problem, Request]:
-    rng = np.random.default_rng(seed)
-    racks = ["r0", "r1", "r2"]
-    members = 6
-    topics = {
-        f"t{i}": {"partitions": 8, "racks": [sorted(rng.choice(racks, 2, replace=False).tolist()) for _ in range(8)]}
-        for i in range(3)
-    }
-    owners = {t: rng.integers(-1, members, 8) for t in topics}
-    data = {
-        "topics": topics,
-        "weights": {t: [int(w) for w in rng.integers(1, 6, 8)] for t in topics},
-        "members": {
-            f"m{i}": {
-                "topics": sorted(topics),
-                "rack": racks[i % 3],
-                "owned": {t: [int(p) for p in np.flatnonzero(owners[t] == i)] for t in topics},
-            }
-            for i in range(members)
-        },
-    }
-    return Problem.from_mapping(data), Request(max_moves=int(rng.integers(2, 8)))
+    """Weights 1-5, some partitions owned by nobody, a budget of 2-7 moves."""
+    return racked_group(np.random.default_rng(seed), owners=(-1, 6), budget=(2, 8))
 
 
 def _measured(parts, owner: np.ndarray) -> tuple[np.ndarray, int, int]:
-    loads = np.bincount(owner, weights=parts.load, minlength=6).astype(np.int64)
-    kept = cross = 0
-    for cls in parts.classes:
-        table = dict(zip(cls.eligible, cls.cross))
-        cross += sum(table.get(int(owner[k]), 0) for k in cls.parts)
-        for signature, ks in cls.signatures:
-            kept += sum(dict(signature).get(int(owner[k]), 0) for k in ks)
-    return loads, kept, cross
+    return measured(parts, owner, 6)
 
 
 @pytest.mark.parametrize("seed", range(12))
