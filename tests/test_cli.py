@@ -439,6 +439,7 @@ def test_the_collector_paused_for_a_one_shot_command_is_running_again_after_it(c
     assert gc.isenabled()
 
 
+@pytest.mark.slow  # signals, as the other signal tests: CI runs it with the slow ones
 @pytest.mark.parametrize(("signum", "status", "said"), [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
 def test_ctrl_c_or_sigterm_during_a_staged_solve_stops_it_and_writes_nothing(tmp_path, signum, status, said):
     """CP-SAT would catch SIGINT itself and the solve would go on and overwrite the output; Ctrl-C (or

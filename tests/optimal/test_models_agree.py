@@ -10,7 +10,7 @@ from assignment_oracle.optimal import OPTIMAL, solve, verify
 from assignment_oracle.problem import Assignment, Problem
 
 
-@settings(max_examples=1500)
+@settings(max_examples=900)
 @given(problems())
 def test_flow_equals_brute_force(problem):
     expected = brute_force.optimum(problem)
@@ -21,7 +21,7 @@ def test_flow_equals_brute_force(problem):
     assert solution.owned == expected.owned
 
 
-@settings(max_examples=1000)
+@settings(max_examples=600)
 @given(problems())
 def test_cpsat_and_networkx_equal_brute_force(problem):
     expected = brute_force.optimum(problem)
@@ -32,7 +32,7 @@ def test_cpsat_and_networkx_equal_brute_force(problem):
         assert not verify(problem, solution.assignment, solution.certificate)
 
 
-@settings(max_examples=600)
+@settings(max_examples=400)
 @given(problems(racks=True))
 def test_every_model_equals_brute_force_with_racks(problem):
     # Rack locality in every objective order (rack first, between, last, or left out): the flow,

@@ -105,7 +105,7 @@ def _measured(parts, owner: np.ndarray) -> tuple[np.ndarray, int, int]:
     return measured(parts, owner, 6)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", [*range(6), *(pytest.param(i, marks=pytest.mark.slow) for i in range(6, 12))])
 @pytest.mark.parametrize("objective", [RACK, STICKINESS])
 def test_every_re_deal_keeps_the_loads_majorised_and_reports_what_it_did(seed, objective):
     problem, request = _group(seed)

@@ -285,7 +285,9 @@ def _medium(seed: int, members: int = 12, partitions: int = 24, spread: bool = F
     )
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(
+    "seed", [0, 1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)]
+)
 @pytest.mark.parametrize(
     "order",
     [
