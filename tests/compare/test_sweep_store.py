@@ -84,6 +84,7 @@ staged_batches = st.lists(
 )
 
 
+@pytest.mark.slow  # a crash at every point of a publish: stress, with the slow ones
 @settings(max_examples=60, deadline=None)
 @given(first=staged_batches, second=staged_batches, crash_at=st.integers(0, 40))
 def test_a_publish_stopped_at_any_point_is_finished_by_the_next_start(tmp_path_factory, first, second, crash_at):

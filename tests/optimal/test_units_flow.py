@@ -285,9 +285,7 @@ def _medium(seed: int, members: int = 12, partitions: int = 24, spread: bool = F
     )
 
 
-@pytest.mark.parametrize(
-    "seed", [0, 1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)]
-)
+@pytest.mark.parametrize("seed", [0, *(pytest.param(i, marks=pytest.mark.slow) for i in (1, 2, 3))])
 @pytest.mark.parametrize(
     "order",
     [
