@@ -54,25 +54,19 @@ def _without_program(monkeypatch, problem: Problem, request: Request):
         return staged.solve(problem, request)
 
 
+def _seeds(fast: int, total: int) -> list:
+    """Seeds ``0 .. total - 1``, those from ``fast`` on with the slow mark (CI runs them, the README's
+    quick run does not)."""
+    return [*range(fast), *(pytest.param(i, marks=pytest.mark.slow) for i in range(fast, total))]
+
+
 def _filled(parts) -> list[int]:
     heaviest, r, q, extra = water_filled(parts.load, MEMBERS)
     return sorted([int(parts.load[k]) for k in heaviest] + [q + 1] * extra + [q] * (r - extra), reverse=True)
 
 
 @pytest.mark.parametrize("heavy,zeros", [(False, False), (True, False), (True, True)])
-@pytest.mark.parametrize(
-    "seed",
-    [
-        0,
-        1,
-        2,
-        3,
-        pytest.param(4, marks=pytest.mark.slow),
-        pytest.param(5, marks=pytest.mark.slow),
-        pytest.param(6, marks=pytest.mark.slow),
-        pytest.param(7, marks=pytest.mark.slow),
-    ],
-)
+@pytest.mark.parametrize("seed", _seeds(4, 8))
 def test_the_program_s_bound_is_never_past_the_optimum(monkeypatch, seed, heavy, zeros):
     problem, request = _group(seed, heavy=heavy, zeros=zeros)
     exact = _without_program(monkeypatch, problem, request)
@@ -119,17 +113,7 @@ def test_plans_are_realised_on_some_of_the_groups():
 
 
 @pytest.mark.parametrize("heavy,zeros", [(False, False), (True, False), (True, True)])
-@pytest.mark.parametrize(
-    "seed",
-    [
-        0,
-        1,
-        2,
-        pytest.param(3, marks=pytest.mark.slow),
-        pytest.param(4, marks=pytest.mark.slow),
-        pytest.param(5, marks=pytest.mark.slow),
-    ],
-)
+@pytest.mark.parametrize("seed", _seeds(3, 6))
 def test_the_staged_model_with_the_program_reaches_the_same_optimum(monkeypatch, seed, heavy, zeros):
     """Every tier the same value with and without the program (bound and plan); a stage the program
     proved says so."""
@@ -193,19 +177,7 @@ def test_the_packing_places_parts_that_weigh_nothing():
     assert owner.tolist() == [1, 0, 0]
 
 
-@pytest.mark.parametrize(
-    "seed",
-    [
-        0,
-        1,
-        2,
-        3,
-        pytest.param(4, marks=pytest.mark.slow),
-        pytest.param(5, marks=pytest.mark.slow),
-        pytest.param(6, marks=pytest.mark.slow),
-        pytest.param(7, marks=pytest.mark.slow),
-    ],
-)
+@pytest.mark.parametrize("seed", _seeds(4, 8))
 def test_the_moves_bound_lets_a_holder_keep_what_weighs_nothing(monkeypatch, seed):
     """:func:`optimal.slot_bound.moves_bound` on the groups with weightless partitions owned by the
     heaviest one's owner: never past the optimum (it counted them as moves a holder must make)."""
