@@ -509,6 +509,18 @@ class Kind:
 _EVENTS = st.tuples(st.sampled_from(["none", "leave", "join"]), st.integers(0, 7))
 
 
+def _leave_or_join(members: dict, event: tuple[str, int], round_: int, joined_like: Callable[[dict], dict]) -> None:
+    """One churn event on ``members`` (in place): ``leave`` drops the member at ``index`` (in id order, while
+    more than one is left), ``join`` adds ``joined-ROUND`` built by ``joined_like`` from the member at
+    ``index``; ``none`` does nothing."""
+    what, index = event
+    names = sorted(members)
+    if what == "leave" and len(names) > 1:
+        del members[names[index % len(names)]]
+    elif what == "join" and names:
+        members[f"joined-{round_}"] = joined_like(members[names[index % len(names)]])
+
+
 def _consumer_next_round(scenario: dict, answer: Any, event: tuple[str, int], round_: int) -> dict:
     """The answer as every member's ``owned`` at the next generation; then one member leaves or one joins
     (subscribed as an existing member is), as the group protocol delivers it to the leader."""
@@ -523,16 +535,12 @@ def _consumer_next_round(scenario: dict, answer: Any, event: tuple[str, int], ro
         if owned:
             entry["owned"] = {t: list(ps) for t, ps in owned.items() if ps}
             entry["generation"] = generation
-    what, index = event
-    names = sorted(members)
-    if what == "leave" and len(names) > 1:
-        del members[names[index % len(names)]]
-    elif what == "join" and names:
-        like = members[names[index % len(names)]]
-        members[f"joined-{round_}"] = {
-            "topics": list(like["topics"]),
-            **({"rack": like["rack"]} if "rack" in like else {}),
-        }
+    _leave_or_join(
+        members,
+        event,
+        round_,
+        lambda like: {"topics": list(like["topics"]), **({"rack": like["rack"]} if "rack" in like else {})},
+    )
     return nxt
 
 
@@ -550,16 +558,14 @@ def _streams_next_round(scenario: dict, answer: Any, event: tuple[str, int], rou
             held = {s: list(ps) for s, ps in (tasks.get(role) or {}).items() if ps}
             if held:
                 entry[role] = held
-    what, index = event
-    names = sorted(members)
-    if what == "leave" and len(names) > 1:
-        del members[names[index % len(names)]]
-    elif what == "join" and names:
-        like = members[names[index % len(names)]]
+
+    def joined_like(like: dict) -> dict:  # on the process of the member it is like
         joined: dict = {"process": like["process"]}
         if "client_tags" in like:  # a process's members share its tags (a Kafka Streams instance's config)
             joined["client_tags"] = dict(like["client_tags"])
-        members[f"joined-{round_}"] = joined
+        return joined
+
+    _leave_or_join(members, event, round_, joined_like)
     return nxt
 
 
@@ -575,13 +581,7 @@ def _share_next_round(scenario: dict, answer: Any, event: tuple[str, int], round
         held = {t: list(ps) for t, ps in (given.get(member_id) or {}).items() if ps}
         if held:
             entry["assigned"] = held
-    what, index = event
-    names = sorted(members)
-    if what == "leave" and len(names) > 1:
-        del members[names[index % len(names)]]
-    elif what == "join" and names:
-        like = members[names[index % len(names)]]
-        members[f"joined-{round_}"] = {"topics": list(like["topics"])}
+    _leave_or_join(members, event, round_, lambda like: {"topics": list(like["topics"])})
     return nxt
 
 

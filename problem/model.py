@@ -185,12 +185,9 @@ class Problem:
         """The member ids in the order the group presents them: as the scenario listed them
         (:attr:`member_order`), members it did not list (a problem derived from it) after them in id
         order; id order when the scenario listed them so."""
-        if not self.member_order:
-            return self.member_ids
-        present = set(self.member_ids)
-        listed = [m for m in self.member_order if m in present]
-        seen = set(listed)
-        return tuple(listed + [m for m in self.member_ids if m not in seen])
+        from assignment_oracle.problem.scenario_json import listed_first
+
+        return listed_first(self.member_order, self.member_ids)
 
     @cached_property
     def topic_listing(self) -> tuple[str, ...]:

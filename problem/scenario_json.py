@@ -52,6 +52,7 @@ from assignment_oracle.problem.model import (
 )
 
 __all__ = [
+    "listed_first",
     # Field readers every JSON format here shares (scenarios, assignments, churn
     # histories), so that their one-line errors read alike.
     "field_path",
@@ -89,6 +90,17 @@ _TOPIC_KEYS = {"partitions", "racks", "id"}
 _MEMBER_KEYS = {"topics", "owned", "generation", "rack", "instance_id"}
 INT32_MAX = 2**31 - 1
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
+
+
+def listed_first(order: tuple[str, ...], ids: tuple[str, ...]) -> tuple[str, ...]:
+    """``ids`` in the order the scenario listed them (``order``), those it did not list after them in
+    their own order; ``ids`` as they are when the scenario listed none (a group's join order)."""
+    if not order:
+        return ids
+    present = set(ids)
+    listed = [m for m in order if m in present]
+    seen = set(listed)
+    return tuple(listed + [m for m in ids if m not in seen])
 
 
 def field_path(path: str, name: str) -> str:

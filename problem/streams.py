@@ -70,6 +70,7 @@ from assignment_oracle.problem.scenario_json import (
     expect_object,
     field_path,
     json_kind,
+    listed_first,
     reject_unknown_keys,
 )
 
@@ -224,12 +225,7 @@ class StreamsProblem:
     def join_order(self) -> tuple[str, ...]:
         """The member ids in the group's join order: as the scenario listed them (:attr:`member_order`),
         members it did not list after them in id order; id order when the scenario listed them so."""
-        if not self.member_order:
-            return self.member_ids
-        present = set(self.member_ids)
-        listed = [m for m in self.member_order if m in present]
-        seen = set(listed)
-        return tuple(listed + [m for m in self.member_ids if m not in seen])
+        return listed_first(self.member_order, self.member_ids)
 
     @cached_property
     def member_index(self) -> Mapping[str, int]:

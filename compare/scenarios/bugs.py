@@ -220,12 +220,18 @@ STICKY_TASK_ASSIGNOR = (
 
 
 @dataclass(frozen=True)
-class StreamsVariant:
-    """A Streams group assignor as a corpus entry runs it: ``assign(problem) -> StreamsAssignment``."""
+class _GroupVariant:
+    """An assignor of a kind of group other than consumer groups, as a corpus entry runs it: ``assign(problem)``
+    gives that kind's assignment.  Each kind has its own subclass, so an entry takes only its kind's variants."""
 
     name: str
-    assign: Callable[[StreamsProblem], StreamsAssignment] = field(repr=False)
+    assign: Callable[[Any], Any] = field(repr=False)
     description: str = ""
+
+
+@dataclass(frozen=True)
+class StreamsVariant(_GroupVariant):
+    """A Streams group assignor as a corpus entry runs it: ``assign(problem) -> StreamsAssignment``."""
 
 
 #: Kafka's ``StickyTaskAssignor`` (apache/kafka d79bd502) as Java runs it: its hash maps in Java's order.
@@ -242,7 +248,7 @@ STREAMS_STICKY = StreamsVariant(
 )
 
 #: The Kafka commit the share group entries cite (``heuristics.share_simple``'s port).
-SHARE_KAFKA_COMMIT = "d79bd502ec7fa49335afa422f442af80ed0ab8f6"
+SHARE_KAFKA_COMMIT = STREAMS_KAFKA_COMMIT
 #: Where Kafka's share group assignor's builders live in that commit.
 _SHARE_ASSIGNOR_DIR = "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/"
 SHARE_HOMOGENEOUS_BUILDER = _SHARE_ASSIGNOR_DIR + "SimpleHomogeneousAssignmentBuilder.java"
@@ -250,12 +256,8 @@ SHARE_HETEROGENEOUS_BUILDER = _SHARE_ASSIGNOR_DIR + "SimpleHeterogeneousAssignme
 
 
 @dataclass(frozen=True)
-class ShareVariant:
+class ShareVariant(_GroupVariant):
     """A share group assignor as a corpus entry runs it: ``assign(problem) -> ShareAssignment``."""
-
-    name: str
-    assign: Callable[[ShareProblem], ShareAssignment] = field(repr=False)
-    description: str = ""
 
 
 #: Kafka's ``SimpleAssignor`` (apache/kafka d79bd502) as Java runs it: Kafka's own answer (equal to Kafka's Java on
