@@ -34,7 +34,7 @@ parts can fill exactly); no bound is reported from it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -47,24 +47,18 @@ BIG_SHARE = 2
 
 @dataclass(frozen=True)
 class Plan:
-    """The program's outcome: ``bound`` (proven, ``None`` when not a relaxation or none reported),
-    ``value`` of its solution, and the solution itself, or ``found`` false."""
+    """The program's outcome: ``bound`` (proven; ``None`` when not a relaxation or none reported) and
+    its solution, when ``found``: where the heavy and big parts go, the light parts kept, the members at
+    ``q + 1``, and how many light parts of each class each type of member receives."""
 
-    objective: str
     bound: int | None
-    value: int | None
     found: bool
-    holder: dict[int, int]  # heavy part -> member
-    kept: frozenset[int]  # light parts kept by their owners
-    placed: dict[int, int]  # big part -> member
-    extra_on: frozenset[int]  # members carrying q + 1
-    dealt: dict[tuple[int, int], int]  # (class, type) -> light parts dealt there
-    types: tuple[tuple[int, ...], ...]  # members of each type (holders included)
-    light: tuple[int, ...]
-    big: tuple[int, ...]
-    heavy: tuple[int, ...]
-    q: int
-    extra: int
+    light: tuple[int, ...]  # the parts only counted by class (neither heavy nor big)
+    holder: dict[int, int] = field(default_factory=dict)  # heavy part -> member
+    kept: frozenset[int] = frozenset()  # light parts kept by their owners
+    placed: dict[int, int] = field(default_factory=dict)  # big part -> member
+    extra_on: frozenset[int] = frozenset()  # members carrying q + 1
+    dealt: dict[tuple[int, int], int] = field(default_factory=dict)  # (class, type) -> light parts dealt there
 
 
 class Group:
@@ -291,40 +285,15 @@ def slot_program(
     if relaxation and dual is not None and math.isfinite(dual):
         bound = math.ceil(dual - 1e-6) if objective == "rack" else -math.ceil(dual - 1e-6)
     if result.x is None:
-        return Plan(
-            objective,
-            bound,
-            None,
-            False,
-            {},
-            frozenset(),
-            {},
-            frozenset(),
-            {},
-            group.types,
-            light,
-            big,
-            heavy,
-            q,
-            group.extra,
-        )
+        return Plan(bound, False, light)
     value = np.rint(result.x).astype(np.int64)
-    found_cross = sum(int(value[j]) * a for j, a in cross_terms)
-    found_kept = sum(int(value[j]) * a for j, a in kept_terms)
     return Plan(
-        objective,
         bound,
-        int(found_cross if objective == "rack" else found_kept),
         True,
-        {k: m for (k, m), j in h.items() if value[j] == 1},
-        frozenset(k for k, j in keep.items() if value[j] == 1),
-        {k: m for (k, m), j in x.items() if value[j] == 1},
-        frozenset(m for m, j in e.items() if value[j] == 1),
-        {key: int(value[j]) for key, j in y.items() if value[j] > 0},
-        group.types,
         light,
-        big,
-        heavy,
-        q,
-        group.extra,
+        holder={k: m for (k, m), j in h.items() if value[j] == 1},
+        kept=frozenset(k for k, j in keep.items() if value[j] == 1),
+        placed={k: m for (k, m), j in x.items() if value[j] == 1},
+        extra_on=frozenset(m for m, j in e.items() if value[j] == 1),
+        dealt={key: int(value[j]) for key, j in y.items() if value[j] > 0},
     )
