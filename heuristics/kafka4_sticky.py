@@ -99,6 +99,7 @@ from dataclasses import dataclass
 from sortedcontainers import SortedList
 
 from assignment_oracle.heuristics import cooperative_sticky
+from assignment_oracle.heuristics.abstract_sticky import DEFAULT_GENERATION
 from assignment_oracle.heuristics.java_order import ITERATION_ORDERS, JavaHashMap, java_order, topic_partition_hash
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.model import Assignment, Problem
@@ -119,8 +120,6 @@ __all__ = [
     "run_assignor",
 ]
 
-#: ``AbstractStickyAssignor.DEFAULT_GENERATION``: the generation of a claim sent without one.
-DEFAULT_GENERATION = -1
 #: ``None``: Kafka at 1eb7644; ``"pre-KAFKA-15170"``: the constrained builder before f0291ac.
 VARIANTS = (None, "pre-KAFKA-15170")
 #: The holder :func:`believed_holdings` names for partitions claimed by several members in one generation.

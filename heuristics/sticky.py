@@ -130,6 +130,8 @@ from typing import Iterable
 import numpy as np
 from sortedcontainers import SortedList
 
+from assignment_oracle.heuristics import sticky_kafka
+from assignment_oracle.heuristics.abstract_sticky import DEFAULT_MAX_PASSES, perform_reassignments
 from assignment_oracle.heuristics.java_order import (
     ITERATION_ORDERS,
 )
@@ -145,15 +147,8 @@ __all__ = [
     "DEFAULT_MAX_PASSES",
 ]
 
-#: Step 4 stops with :class:`AssignorDidNotFinish` after this many full passes.
-DEFAULT_MAX_PASSES = 10_000
-
-
 #: Tie rules at the top generation: today's (nobody owns it) or Kafka 2.3's.
 TIES = ("cancel", "first-claimant")
-
-#: ``DEFAULT_GENERATION``: the generation Kafka files a claim under when the member sent none.
-DEFAULT_GENERATION = -1
 
 
 def assign(
@@ -215,8 +210,6 @@ def assign(
                 "ties=\"cancel\" is not Kafka 2.3's rule: in Java's order the port follows Kafka's own, the first "
                 'claimant iterated keeps a partition tied at the top generation (ties="first-claimant" or None)'
             )
-        from assignment_oracle.heuristics import sticky_kafka  # its module imports this one's constants
-
         return sticky_kafka.assign(problem, "2.3.1", max_passes=max_passes, literal=literal)
     return _Rebalance(problem, generations=True, max_passes=max_passes, first_claimant=ties == "first-claimant").run()
 
@@ -259,8 +252,6 @@ def assign_kip54(
     """
     _check_order(iteration_order)
     if iteration_order == "java":
-        from assignment_oracle.heuristics import sticky_kafka
-
         return sticky_kafka.assign(problem, "2.0.1", max_passes=max_passes, literal=literal)
     return _Rebalance(problem, generations=False, max_passes=max_passes, first_claimant=False).run()
 
@@ -576,32 +567,29 @@ class _Rebalance:
         return self.by_load[-1][0] - self.by_load[0][0] <= 1 or not self.unbalanced
 
     def _perform_reassignments(self, partitions: list[int]) -> bool:
-        performed = False
-        passes = 0
-        while True:
-            modified = False
-            for p in partitions:
-                if self._is_balanced():
-                    break
-                holder = self.holder[p]
-                t = self.topic_of[p]
-                previous = self.previous.get(p)
-                if previous is not None and self.load[holder] > self.load[previous] + 1:
-                    self._reassign(p, previous)
-                    performed = modified = True
-                    continue
-                candidates = self.not_full[t]  # empty only if duplicates fill the topic (pre-KIP-341)
-                if candidates and candidates[0][0] < self.load[holder] - 1:
-                    self._reassign(p, candidates[0][1])
-                    performed = modified = True
-            if not modified:
-                return performed
-            passes += 1
-            if passes >= self.max_passes:
-                raise AssignorDidNotFinish(
-                    f"sticky: step 4 still moving partitions after {passes} passes over "
-                    f"{len(partitions)} reassignable partitions"
-                )
+        return perform_reassignments(
+            partitions,
+            self._is_balanced,
+            self._try_reassign,
+            max_passes=self.max_passes,
+            still_moving=lambda passes: (
+                f"sticky: step 4 still moving partitions after {passes} passes over "
+                f"{len(partitions)} reassignable partitions"
+            ),
+        )
+
+    def _try_reassign(self, p: int) -> bool:
+        """One partition of a ``performReassignments`` pass: to its previous owner, else to the lightest taker."""
+        holder = self.holder[p]
+        previous = self.previous.get(p)
+        if previous is not None and self.load[holder] > self.load[previous] + 1:
+            self._reassign(p, previous)
+            return True
+        candidates = self.not_full[self.topic_of[p]]  # empty only if duplicates fill the topic (pre-KIP-341)
+        if candidates and candidates[0][0] < self.load[holder] - 1:
+            self._reassign(p, candidates[0][1])
+            return True
+        return False
 
     def _reassign(self, p: int, new: int) -> None:
         actual = self.movements.actual_partition_to_move(p, self.holder[p], new)

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 from sortedcontainers import SortedList
 
+from assignment_oracle.heuristics.abstract_sticky import DEFAULT_GENERATION, DEFAULT_MAX_PASSES, perform_reassignments
 from assignment_oracle.heuristics.java_order import JavaHashMap, grouped_order, java_order, string_hash
-from assignment_oracle.heuristics.sticky import DEFAULT_GENERATION, DEFAULT_MAX_PASSES
-from assignment_oracle.problem.errors import AssignorDidNotFinish, AssignorError
+from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.metrics import kip54_balance_score
 from assignment_oracle.problem.model import Assignment, Problem
 
@@ -426,57 +426,54 @@ class _KafkaRun:
         return True
 
     def _perform_reassignments(self, partitions: list) -> bool:
-        current, p2c = self.current, self.p2c
-        performed = False
-        passes = 0
-        while True:
-            modified = False
-            for tp in partitions:
-                if self._is_balanced():
-                    break
-                c = self.cpc.get(tp)
-                held = current.get(c)
-                if held is None:  # 2.0.1: a stale claimant iterated after the holder, then set aside as fixed
-                    if self.literal:
-                        raise NullPointerException(
-                            f"performReassignments: currentAssignment.get({c!r}) is null (the consumer "
-                            f"{tp[0]}-{tp[1]} is filed under was set aside as fixed)"
-                        )
-                    # Departure: the move starts from the member that holds the partition (the last listed).
-                    c = next((m for m, tps in reversed(current.items()) if tp in tps), None)
-                    if c is None:
-                        continue
-                    self.cpc[tp] = c
-                    held = current[c]
-                previous = self.prev.get(tp)
-                if previous is not None and previous not in current:
-                    if self.literal:
-                        raise NullPointerException(
-                            f"performReassignments: currentAssignment.get({previous!r}) is null (the previous "
-                            f"owner of {tp[0]}-{tp[1]} was set aside as fixed)"
-                        )
-                    previous = None  # departure: as if the partition had no previous owner
-                if previous is not None and len(held) > len(current[previous]) + 1:
-                    self._reassign(tp, previous)
-                    performed = modified = True
-                    continue
-                for other in p2c[tp]:
-                    other_held = current.get(other)
-                    if other_held is None:
-                        raise NullPointerException(f"currentAssignment.get({other!r}) is null (set aside)")
-                    if len(held) > len(other_held) + 1:
-                        new = next(e[2] for e in self.sorted_subscriptions if tp in self.c2p_set[e[2]])
-                        self._reassign(tp, new)
-                        performed = modified = True
-                        break
-            if not modified:
-                return performed
-            passes += 1
-            if passes >= self.max_passes:
-                raise AssignorDidNotFinish(
-                    f"sticky (Kafka {self.release}): performReassignments still moving partitions after {passes} "
-                    f"passes over {len(partitions)} partitions"
+        return perform_reassignments(
+            partitions,
+            self._is_balanced,
+            self._try_reassign,
+            max_passes=self.max_passes,
+            still_moving=lambda passes: (
+                f"sticky (Kafka {self.release}): performReassignments still moving partitions after {passes} "
+                f"passes over {len(partitions)} partitions"
+            ),
+        )
+
+    def _try_reassign(self, tp) -> bool:
+        """One partition of ``performReassignments``' pass: to its previous owner, else to the first taker sorted."""
+        current = self.current
+        c = self.cpc.get(tp)
+        held = current.get(c)
+        if held is None:  # 2.0.1: a stale claimant iterated after the holder, then set aside as fixed
+            if self.literal:
+                raise NullPointerException(
+                    f"performReassignments: currentAssignment.get({c!r}) is null (the consumer "
+                    f"{tp[0]}-{tp[1]} is filed under was set aside as fixed)"
                 )
+            # Departure: the move starts from the member that holds the partition (the last listed).
+            c = next((m for m, tps in reversed(current.items()) if tp in tps), None)
+            if c is None:
+                return False
+            self.cpc[tp] = c
+            held = current[c]
+        previous = self.prev.get(tp)
+        if previous is not None and previous not in current:
+            if self.literal:
+                raise NullPointerException(
+                    f"performReassignments: currentAssignment.get({previous!r}) is null (the previous "
+                    f"owner of {tp[0]}-{tp[1]} was set aside as fixed)"
+                )
+            previous = None  # departure: as if the partition had no previous owner
+        if previous is not None and len(held) > len(current[previous]) + 1:
+            self._reassign(tp, previous)
+            return True
+        for other in self.p2c[tp]:
+            other_held = current.get(other)
+            if other_held is None:
+                raise NullPointerException(f"currentAssignment.get({other!r}) is null (set aside)")
+            if len(held) > len(other_held) + 1:
+                new = next(e[2] for e in self.sorted_subscriptions if tp in self.c2p_set[e[2]])
+                self._reassign(tp, new)
+                return True
+        return False
 
     def _reassign(self, tp, new: str) -> None:
         actual = self.movements.actual_partition_to_move(tp, self.cpc[tp], new)
