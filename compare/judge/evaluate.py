@@ -37,6 +37,7 @@ from assignment_oracle.compare.judge import consumer
 from assignment_oracle.compare.judge.co_partition import solve_co_partitioned
 from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
 from assignment_oracle.compare.judge.moves import unlimited, unlimited_of
+from assignment_oracle.compare.judge.text import comparison_text, evaluation_line
 from assignment_oracle.compare.judge.verdict import Verdict, fails
 from assignment_oracle.compare.judge.weighted import solve_weighted
 from assignment_oracle.heuristics import ASSIGNORS, Assignor, get_assignor, run
@@ -99,8 +100,6 @@ class Evaluation:
 
     def line(self) -> str:
         """One line: how this assignor did (``demo``; :func:`compare.judge.text.evaluation_line`)."""
-        from assignment_oracle.compare.judge.text import evaluation_line
-
         return evaluation_line(self)
 
     def _finding(self, name: str) -> dict | None:
@@ -206,8 +205,6 @@ class Comparison:
 
     def text(self) -> str:
         """The table ``compare`` prints (:func:`compare.judge.text.comparison_text`)."""
-        from assignment_oracle.compare.judge.text import comparison_text
-
         return comparison_text(self)
 
     def to_mapping(self, *, timing: bool = True) -> dict:

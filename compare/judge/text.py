@@ -4,14 +4,15 @@
 the higher layers uses it); :func:`comparison_text` and :func:`evaluation_line` render a
 :class:`~assignment_oracle.compare.judge.evaluate.Comparison` and one
 :class:`~assignment_oracle.compare.judge.evaluate.Evaluation` (a verdict renders itself:
-:meth:`~assignment_oracle.compare.judge.verdict.Verdict.text`).
+:meth:`~assignment_oracle.compare.judge.verdict.Verdict.text`).  It reads
+those two by their attributes and does not import them, so that
+:mod:`~assignment_oracle.compare.judge.evaluate` can render through it.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from assignment_oracle.compare.judge.evaluate import Comparison, Evaluation
 from assignment_oracle.compare.judge.weighted import largest_lower_bound
 from assignment_oracle.optimal import INFEASIBLE
 from assignment_oracle.problem.text import lines_text, printable
@@ -51,13 +52,13 @@ def short_list(values, limit: int = 8) -> str:
     return f"[{text}{',…' if len(values) > limit else ''}]"
 
 
-def _promise(evaluation: Evaluation) -> str:
+def _promise(evaluation) -> str:
     g = evaluation.guarantee
     return "-" if g is None else ("n/a" if not g.applies else ("kept" if g.kept else "BROKEN"))
 
 
-def comparison_text(result: Comparison) -> str:
-    """The table ``compare`` prints: the optimum's row first, then one row per assignor."""
+def comparison_text(result) -> str:
+    """The table ``compare`` prints for a :class:`~compare.judge.evaluate.Comparison`: the optimum's row first, then one row per assignor."""
     header = (
         "assignor",
         "status",
@@ -176,7 +177,7 @@ def _cell(value) -> str:
     return "-" if value is None else str(value)
 
 
-def _moves_text(rows: list[Evaluation]) -> str:
+def _moves_text(rows: list) -> str:
     """Cooperative assignors against the most balanced assignment within the moves they made."""
     header = (
         "assignor",
@@ -205,7 +206,7 @@ def _moves_text(rows: list[Evaluation]) -> str:
     return title + "\n" + "\n".join(table(header, table_rows)) + "\n"
 
 
-def _weighted_text(result: Comparison, rows: list[Evaluation]) -> str:
+def _weighted_text(result, rows: list) -> str:
     """The rows on weighted loads against the weighted optimum (what ignoring the weights costs)."""
     header = (
         "assignor",
@@ -242,7 +243,7 @@ def _weighted_text(result: Comparison, rows: list[Evaluation]) -> str:
     return title + "\n" + "\n".join(table(header, table_rows)) + "\n"
 
 
-def _co_partition_text(result: Comparison, joined: list[Evaluation]) -> str:
+def _co_partition_text(result, joined: list) -> str:
     """The rows against the co-partitioned optimum (join groups; stream-join-sticky's claim)."""
     header = (
         "assignor",
@@ -279,8 +280,8 @@ def _co_partition_text(result: Comparison, joined: list[Evaluation]) -> str:
     return title + "\n" + "\n".join(table(header, rows)) + "\n"
 
 
-def evaluation_line(e: Evaluation) -> str:
-    """One line: how one assignor did against the optimum (``demo`` prints one per assignor)."""
+def evaluation_line(e) -> str:
+    """One line: how one :class:`~compare.judge.evaluate.Evaluation` did against the optimum (``demo`` prints one per assignor)."""
     if e.verdict is None:
         return f"{e.assignor:25s} {'did not finish' if e.status == 'timeout' else 'failed'}: {e.message}"
     v = e.verdict
