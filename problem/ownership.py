@@ -36,6 +36,7 @@ from typing import Sequence
 
 import numpy as np
 
+from assignment_oracle.problem.invented import invented
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 
 __all__ = [
@@ -261,22 +262,19 @@ def owner_array(
 
 
 def _unknown_names(problem: Problem, assignment: Assignment) -> list[tuple[tuple, Violation]]:
-    """Names the group does not have, whatever they hold: a member listed with nothing (``{}``), a topic
-    listed with no partitions (``[]``).  An answer that invents a member or a topic is not a valid
-    assignment of this group, even when the invented name holds nothing (rows that name them are
-    reported by :func:`owner_array` itself)."""
-    index = problem.member_index
+    """Names the group does not have that hold nothing: a member listed with nothing (``{}``), a topic listed
+    with no partitions (``[]``), found by the one rule (:func:`problem.invented.invented`); rows that name
+    unknown members or topics are reported by :func:`owner_array` itself."""
     with_rows = set(np.unique(assignment.member).tolist())
-    found = [
-        ((name, "", 0), Violation("unknown", "", (), name, "not a member of the group"))
-        for k, name in enumerate(assignment.member_names)
-        if name not in index and k not in with_rows
-    ]
-    topics = problem.partition_counts
-    for member_id, topic in assignment.listed_empty:
-        if member_id in index and topic not in topics:
-            found.append(((member_id, topic, 0), Violation("unknown", topic, (), member_id, "no such topic")))
-    return found
+    found = invented(
+        ((name, k in with_rows) for k, name in enumerate(assignment.member_names)),
+        assignment.listed_empty,
+        problem.member_index,
+        problem.partition_counts,
+    )
+    out = [((name, "", 0), Violation("unknown", "", (), name, "not a member of the group")) for name in found.members]
+    out += [((m, t, 0), Violation("unknown", t, (), m, "no such topic")) for m, t in found.containers]
+    return out
 
 
 def split_by_topic(problem: Problem, owner: np.ndarray) -> dict[str, np.ndarray]:

@@ -48,6 +48,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.invented import invented
 from assignment_oracle.problem.scenario_json import (
     INT32_MAX,
     MAX_PARTITIONS,
@@ -274,10 +275,14 @@ class ShareAssignment:
     """
 
     members: Mapping[str, tuple[SharePartition, ...]] = field(default_factory=dict)
+    #: (member, topic) pairs listed with no partitions (``"nosuch": []``), sorted: they hold nothing, but a
+    #: topic the group does not have is a violation whatever it holds (:func:`violations`).
+    listed_empty: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         normal = {m: tuple(sorted(parts)) for m, parts in sorted(self.members.items())}
         object.__setattr__(self, "members", MappingProxyType(normal))
+        object.__setattr__(self, "listed_empty", tuple(sorted(set(self.listed_empty))))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ShareAssignment):
@@ -362,20 +367,29 @@ def violations(problem: ShareProblem, assignment: ShareAssignment) -> tuple[Shar
     nobody holds is not a violation (:func:`uncovered` counts them).
     """
     out: list[ShareViolation] = []
+    # names the answer invents that hold nothing (the one rule, problem.invented)
+    found = invented(
+        ((m, bool(parts)) for m, parts in assignment.members.items()),
+        assignment.listed_empty,
+        problem.member,
+        problem.topics,
+    )
+    empty_topics: dict[str, list[str]] = {}
+    for member_id, topic in found.containers:
+        empty_topics.setdefault(member_id, []).append(topic)
     for member_id, parts in assignment.members.items():
         member = problem.member.get(member_id)
-        if member is None:
-            if parts:
-                out.append(ShareViolation("unknown-member", member_id, parts, _DETAIL["unknown-member"]))
+        if member is None:  # a violation whatever it holds, nothing included
+            out.append(ShareViolation("unknown-member", member_id, parts, _DETAIL["unknown-member"]))
             continue
         subscribed = set(member.topics)
-        found: dict[str, list[SharePartition]] = {}
+        held: dict[str, list[SharePartition]] = {}
         previous = None
         for tp in parts:
             topic, p = tp
             if tp == previous:
-                if not found.get("held-twice") or found["held-twice"][-1] != tp:
-                    found.setdefault("held-twice", []).append(tp)
+                if not held.get("held-twice") or held["held-twice"][-1] != tp:
+                    held.setdefault("held-twice", []).append(tp)
                 continue
             previous = tp
             if topic not in problem.topics:
@@ -388,10 +402,13 @@ def violations(problem: ShareProblem, assignment: ShareAssignment) -> tuple[Shar
                 kind = "not-assignable"
             else:
                 continue
-            found.setdefault(kind, []).append(tp)
+            held.setdefault(kind, []).append(tp)
         for kind in SHARE_VIOLATION_KINDS:
-            if kind in found:
-                out.append(ShareViolation(kind, member_id, tuple(found[kind]), _DETAIL[kind]))
+            if kind in held:
+                out.append(ShareViolation(kind, member_id, tuple(held[kind]), _DETAIL[kind]))
+        if member_id in empty_topics:
+            names = ", ".join(empty_topics[member_id])
+            out.append(ShareViolation("unknown-topic", member_id, (), f"{_DETAIL['unknown-topic']}: {names}"))
     return tuple(out)
 
 
@@ -609,6 +626,7 @@ def share_assignment_from_mapping(data: Any, *, source: str = "assignment") -> S
         # the wrapped form (a bare member named "assignment" would map topics to arrays, not objects)
         obj, prefix = inner, "assignment"
     members: dict[str, tuple[SharePartition, ...]] = {}
+    listed: list[tuple[str, str]] = []
     for member_id, value in obj.items():
         path = field_path(prefix, member_id)
         expect_name(member_id, source, path)
@@ -619,13 +637,15 @@ def share_assignment_from_mapping(data: Any, *, source: str = "assignment") -> S
             expect_name(topic, source, where)
             if not isinstance(raw, list):
                 raise InputError(source, where, f"must be an array of partition numbers, got {json_kind(raw)}")
+            if not raw:
+                listed.append((member_id, topic))
             for i, p in enumerate(raw):
                 number = expect_integer(p, source, f"{where}[{i}]", minimum=0)
                 if number > INT32_MAX:
                     raise InputError(source, f"{where}[{i}]", f"must fit Kafka's int32, got {number}")
                 parts.append((topic, number))
         members[member_id] = tuple(parts)
-    return ShareAssignment(members)
+    return ShareAssignment(members, tuple(listed))
 
 
 def share_assignment_to_mapping(assignment: ShareAssignment) -> dict:

@@ -60,6 +60,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
 from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.invented import invented
 from assignment_oracle.problem.scenario_json import (
     INT32_MAX,
     MAX_MEMBERS,
@@ -382,11 +383,11 @@ def violations(problem: StreamsProblem, assignment: StreamsAssignment) -> tuple[
     active_holders: dict[TaskId, list[str]] = {}
     on_process: dict[TaskId, Counter] = {}
     standbys: Counter = Counter()
-    # member -> the subtopologies it lists with no tasks that the topology does not have
-    invented: dict[str, list[str]] = {}
-    for member_id, sub in assignment.listed_empty:
-        if sub not in problem.subtopology:
-            invented.setdefault(member_id, []).append(sub)
+    # member -> the subtopologies it lists with no tasks that the topology does not have (the one rule)
+    invented_subtopologies: dict[str, list[str]] = {}
+    listed = ((m, bool(tasks.active or tasks.standby)) for m, tasks in assignment.members.items())
+    for member_id, sub in invented(listed, assignment.listed_empty, problem.member, problem.subtopology).containers:
+        invented_subtopologies.setdefault(member_id, []).append(sub)
     for member_id, (active, standby) in assignment.members.items():
         if member_id not in problem.member:  # a violation whatever it holds, nothing included
             out.append(StreamsViolation("unknown", active + standby, member_id, "not a member of the group"))
@@ -395,8 +396,8 @@ def violations(problem: StreamsProblem, assignment: StreamsAssignment) -> tuple[
         unknown = tuple(t for t in active + standby if not problem.is_task(t))
         if unknown:
             out.append(StreamsViolation("unknown", unknown, member_id, "no such task in the topology"))
-        if member_id in invented:
-            names = ", ".join(invented[member_id])
+        if member_id in invented_subtopologies:
+            names = ", ".join(invented_subtopologies[member_id])
             out.append(StreamsViolation("unknown", (), member_id, f"no such subtopology: {names}"))
         stateless = tuple(t for t in standby if problem.is_task(t) and not problem.subtopology[t[0]].stateful)
         if stateless:

@@ -298,14 +298,15 @@ def test_each_violation_kind():
     found = violations(p, a)
     assert [(v.kind, v.member_id, v.partitions) for v in found] == [
         ("unknown-member", "ghost", (("orders", 0),)),
+        ("unknown-member", "idle", ()),  # invented, even holding nothing (problem.invented)
         ("unknown-topic", "m1", (("gone", 1),)),
         ("no-such-partition", "m1", (("orders", 9),)),
         ("not-subscribed", "m1", (("clicks", 0),)),
         ("not-assignable", "m1", (("orders", 4),)),
         ("held-twice", "m1", (("orders", 0),)),
     ]
-    assert str(found[3]) == "not-subscribed (member m1): clicks-0: the member does not subscribe to the topic"
-    assert found[5].to_mapping() == {
+    assert str(found[4]) == "not-subscribed (member m1): clicks-0: the member does not subscribe to the topic"
+    assert found[6].to_mapping() == {
         "kind": "held-twice",
         "member": "m1",
         "partitions": [["orders", 0]],
