@@ -38,6 +38,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from assignment_oracle.optimal.slot_deal import water_filled
+from assignment_oracle.optimal.slot_program import Rows
+
 __all__ = ["slot_bound"]
 
 
@@ -56,8 +59,6 @@ def slot_bound(
     partitions) or ``"stickiness"`` (most partitions kept); ``loads`` the proven sorted loads (any
     order), ``kept_floor`` / ``cross_ceiling`` the stage's other pins, ``per_member_floor`` the least
     each member must keep (a per-member budget of moves)."""
-    from assignment_oracle.optimal.slot_program import Rows
-
     if len(loads) != n or n == 0:
         return None
     values, counts = np.unique(np.asarray(loads, dtype=np.int64), return_counts=True)
@@ -198,8 +199,6 @@ def moves_bound(
       so at most ``owned - W - max(0, C - R)`` kept.
     """
     from scipy.optimize import linear_sum_assignment
-
-    from assignment_oracle.optimal.slot_deal import water_filled
 
     heavy, r, q, extra = water_filled(parts.load, n)
     expected = sorted([int(parts.load[k]) for k in heavy] + [q + 1] * extra + [q] * (r - extra))

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from assignment_oracle.optimal import cpsat_solver
+
 __all__ = ["slot_deal", "water_filled"]
 
 #: Moves of the budget left for the last exact deal (step 3), at least this share of it.
@@ -351,8 +353,6 @@ def _settle(owner, left, short, normal, room, weight, owner_of, cross, kept_set,
     for m in members:
         model.add(sum(weight[k] * x[k, m] for k in items if (k, m) in x) == target[m])
     model.minimize(sum((2 * cross(k, m) - (1 if owner_of[k] == m else 0)) * var for (k, m), var in x.items()))
-    from assignment_oracle.optimal.staged import solve_interruptibly
-
     solver = cp_model.CpSolver()
     left = None if deadline is None else (deadline - time.perf_counter()) / 4
     if left is not None and left <= 0:
@@ -363,7 +363,7 @@ def _settle(owner, left, short, normal, room, weight, owner_of, cross, kept_set,
     solver.parameters.catch_sigint_signal = False  # Ctrl-C is Python's (solve_interruptibly)
     if left is not None:
         solver.parameters.max_time_in_seconds = left
-    code = solve_interruptibly(solver, model)
+    code = cpsat_solver.solve_interruptibly(solver, model)
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return False
     for (k, m), var in x.items():

@@ -39,6 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from assignment_oracle.optimal.slot_deal import water_filled
+
 __all__ = ["Group", "Plan", "Rows", "slot_program"]
 
 #: Parts heavier than the shared load ``q`` over this are placed member by member.
@@ -68,8 +70,6 @@ class Group:
     kept in part)."""
 
     def __init__(self, parts, n: int) -> None:
-        from assignment_oracle.optimal.slot_deal import water_filled
-
         self.parts, self.n = parts, n
         count = len(parts.partitions)
         self.count = count

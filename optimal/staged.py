@@ -68,8 +68,8 @@ Every stage hints CP-SAT with the incumbent, complete (every auxiliary
 variable's value derived from it), so it is the first solution before presolve.
 A stage not settled after :data:`FIRST_EFFORT` deterministic seconds restarts
 from the same model solved as a MIP by HiGHS (:mod:`optimal.mip_hint`), which
-CP-SAT checks and proves.  The solver parameters are in :func:`parameters`,
-the one place.
+CP-SAT checks and proves.  The solver parameters are in
+:func:`optimal.cpsat_solver.parameters`, the one place.
 
 The first incumbent (:func:`_greedy`, then under a budget :func:`_descent`)
 meets every constraint whenever it can, and many stages need no search: a
@@ -116,7 +116,6 @@ for a proven one.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -126,7 +125,7 @@ from typing import Any
 import numpy as np
 from ortools.sat.python import cp_model
 
-from assignment_oracle.optimal import lp_bound, mip_hint
+from assignment_oracle.optimal import cpsat_solver, lp_bound, mip_hint
 from assignment_oracle.optimal.exchange import exchange, neighbourhoods, pairs, swaps
 from assignment_oracle.optimal.request import Measures, Request, measure, tier_key
 from assignment_oracle.optimal.slot_bound import moves_bound, slot_bound
@@ -139,7 +138,7 @@ from assignment_oracle.problem.errors import SolverError
 from assignment_oracle.problem.model import BALANCE, RACK, SPREAD, STICKINESS, Assignment, Problem
 from assignment_oracle.problem.ownership import owner_array, violations
 
-__all__ = ["FIRST_EFFORT", "Parts", "parameters", "parts_of", "solve", "solve_interruptibly"]
+__all__ = ["FIRST_EFFORT", "Parts", "parts_of", "solve"]
 
 #: CP-SAT deterministic seconds for a stage before it is given the MIP's solution as its hint.
 FIRST_EFFORT = 2.0
@@ -179,22 +178,6 @@ LEAST_FOR_BOUNDS = 0.5
 
 #: The stages searched with the load-preserving re-deal (optimal.exchange) and the linear bound.
 _SIDE_STAGES = {"cross-rack partitions": RACK, "kept partitions": STICKINESS}
-
-
-def parameters(solver: cp_model.CpSolver, *, time_limit: float | None = None, effort: float | None = None) -> None:
-    """The one place CP-SAT's parameters are set: an interleaved portfolio of two workers
-    (deterministic whatever the load: its strategies run in fixed batches), seed 0, cuts on the load
-    rows (``linearization_level`` 2: the relaxation meets the optimum where the plain LP does not),
-    and the limits."""
-    solver.parameters.num_workers = 2
-    solver.parameters.interleave_search = True
-    solver.parameters.random_seed = 0
-    solver.parameters.linearization_level = 2
-    solver.parameters.catch_sigint_signal = False  # Ctrl-C is Python's (solve_interruptibly)
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = max(0.0, time_limit)
-    if effort is not None:
-        solver.parameters.max_deterministic_time = effort
 
 
 @dataclass(frozen=True)
@@ -1126,8 +1109,8 @@ class _Run:
                 remaining /= 4  # the rest for the linear bound and the re-deals, if not settled
             model.hint(hinted)
             solver = cp_model.CpSolver()
-            parameters(solver, time_limit=remaining, effort=FIRST_EFFORT if attempt == 0 else None)
-            code = solve_interruptibly(solver, model.model)
+            cpsat_solver.parameters(solver, time_limit=remaining, effort=FIRST_EFFORT if attempt == 0 else None)
+            code = cpsat_solver.solve_interruptibly(solver, model.model)
             if code == cp_model.INFEASIBLE:
                 if self.found_any:
                     raise SolverError(
@@ -1537,31 +1520,6 @@ def _split_unit(problem: Problem, parts: Parts, assignment: Assignment) -> str:
     first = int(units[together.index(False)][0])
     topic = int(np.searchsorted(problem.partition_offsets, first, side="right")) - 1
     return f"{problem.topic_names[topic]}-{first - int(problem.partition_offsets[topic])}"
-
-
-def solve_interruptibly(solver: cp_model.CpSolver, model: cp_model.CpModel) -> Any:
-    """``solver.solve(model)`` in a worker thread (CP-SAT releases the GIL), so that Ctrl-C reaches
-    Python at once: the search is stopped and ``KeyboardInterrupt`` goes on to the caller, which
-    writes nothing (CP-SAT's own SIGINT catching is off, :func:`parameters`, or it would swallow it
-    and the solve would go on to later stages and write an answer)."""
-    outcome: dict[str, Any] = {}
-    done = threading.Event()
-
-    def search() -> None:
-        try:
-            outcome["code"] = solver.solve(model)
-        finally:
-            done.set()
-
-    threading.Thread(target=search, daemon=True).start()
-    try:
-        while not done.wait(0.05):  # an Event, not Thread.join: an interrupted join can lose track of the thread
-            pass
-    except KeyboardInterrupt:
-        solver.stop_search()
-        done.wait()
-        raise
-    return outcome["code"]
 
 
 def _failure(status: str, stage: str) -> str:

@@ -79,7 +79,7 @@ after the balance and tag tiers are pinned it was on every stage of the
 1,000-task group with tags of ``benchmarks/bench_streams.py``, where CP-SAT
 took 4-35 s a stage to find it; 83 s became 5 s).  A hint is never a proof:
 CP-SAT checks it and proves the stage.  CP-SAT runs with
-:func:`optimal.staged.parameters` (deterministic: same input, same answer),
+:func:`optimal.cpsat_solver.parameters` (deterministic: same input, same answer),
 with one worker on models of fewer than 5,000 variables (in the portfolio
 each worker runs its whole slice, up to a second, after another has proven
 the stage in milliseconds) and, on larger ones, the portfolio without its
@@ -118,7 +118,7 @@ from ortools.linear_solver import pywraplp
 from ortools.sat.python import cp_model
 
 from assignment_oracle.optimal.solution import FEASIBLE, OPTIMAL, UNKNOWN, TierResult
-from assignment_oracle.optimal.staged import parameters, solve_interruptibly
+from assignment_oracle.optimal.cpsat_solver import parameters, solve_interruptibly
 from assignment_oracle.optimal.streams_request import (
     ACTIVE_BALANCE,
     STICKINESS,

@@ -20,7 +20,7 @@ from ortools.sat.python import cp_model
 from racked_groups import measured, racked_group
 from strategies import requests
 
-from assignment_oracle.optimal import OPTIMAL, Request, lp_bound, staged
+from assignment_oracle.optimal import OPTIMAL, Request, cpsat_solver, lp_bound, staged
 from assignment_oracle.optimal.brute_force import request_optimum
 from assignment_oracle.optimal.exchange import exchange, neighbourhoods, pairs, swaps
 from assignment_oracle.optimal.request import tier_key
@@ -175,14 +175,14 @@ def test_a_stage_proven_by_its_linear_bound_is_the_brute_force_s(case):
     is the brute force's optimum, and the first unproven one is no better than it."""
     problem, request = case
     expected = request_optimum(problem, request, limit=100_000)
-    search = staged.solve_interruptibly
+    search = cpsat_solver.solve_interruptibly
 
     def no_proof(solver, model):
         code = search(solver, model)
         return cp_model.FEASIBLE if code == cp_model.OPTIMAL else code
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(staged, "solve_interruptibly", no_proof)
+        patch.setattr(cpsat_solver, "solve_interruptibly", no_proof)
         solution = staged.solve(problem, request)
     if expected is None or solution.assignment is None:
         return

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from ortools.sat.python import cp_model
 
-from assignment_oracle.optimal import FEASIBLE, OPTIMAL, Request, lp_bound, solve, staged
+from assignment_oracle.optimal import FEASIBLE, OPTIMAL, Request, cpsat_solver, lp_bound, solve, staged
 from assignment_oracle.optimal import solution as solution_module
 from assignment_oracle.optimal.brute_force import request_optimum
 from assignment_oracle.optimal.request import Measures, measure
@@ -165,13 +165,13 @@ def test_an_unproven_tier_measuring_other_than_its_counts_raises(monkeypatch, ti
     """CP-SAT forced to report no proof (``FEASIBLE`` for its optimum): the answer is ``FEASIBLE``, and an
     unproven tier is checked against the model's counts and the ceiling its stage pinned; a measure
     forced off them is a SolverError too."""
-    search = staged.solve_interruptibly
+    search = cpsat_solver.solve_interruptibly
 
     def no_proof(solver, model):
         code = search(solver, model)
         return cp_model.FEASIBLE if code == cp_model.OPTIMAL else code
 
-    monkeypatch.setattr(staged, "solve_interruptibly", no_proof)
+    monkeypatch.setattr(cpsat_solver, "solve_interruptibly", no_proof)
     monkeypatch.setattr(lp_bound, "lp_bound", lambda *args, **kwargs: None)  # nor a linear bound that meets it
     unproven = solve(GROUP, REQUEST, method="cpsat-staged")
     assert unproven.status == FEASIBLE and not unproven.tier(tier).proven
