@@ -117,8 +117,8 @@ from ortools.graph.python import max_flow
 from ortools.linear_solver import pywraplp
 from ortools.sat.python import cp_model
 
-from assignment_oracle.optimal.solution import FEASIBLE, OPTIMAL, UNKNOWN, TierResult
 from assignment_oracle.optimal.cpsat_solver import parameters, solve_interruptibly
+from assignment_oracle.optimal.solution import FEASIBLE, OPTIMAL, UNKNOWN, TierResult
 from assignment_oracle.optimal.streams_request import (
     ACTIVE_BALANCE,
     STICKINESS,
