@@ -9,11 +9,10 @@ this project's types::
     problem = load_scenario({"topics": {"t": 3}, "members": {"a": {"topics": ["t"]}}})
     assignment = load_assignment({"a": {"t": [0, 1, 2]}}, problem)
 
-A document with ``"kind": "share"`` is a share group (KIP-932,
-:class:`~assignment_oracle.problem.share.ShareProblem`), one with any other
-``"kind"`` a Streams group (KIP-1071,
-:class:`~assignment_oracle.problem.streams.StreamsProblem`); any other is a
-consumer group (:class:`~assignment_oracle.problem.model.Problem`).  A
+Which kind of group a document is, and how it is read, is the kinds table's
+(:mod:`~assignment_oracle.problem.kinds`): ``"kind": "share"`` is a share
+group (KIP-932), any other ``"kind"`` a Streams group (KIP-1071), none a
+consumer group.  A
 sweep's counterexample file (``{"assignor", "finding", "scenario"}``) is read
 as the scenario it holds.  Validation is the formats' own
 (:mod:`~assignment_oracle.problem.scenario_json`,
@@ -29,25 +28,14 @@ import sys
 from typing import Any, Mapping
 
 from assignment_oracle.problem.errors import InputError
-from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.kinds import GroupAssignment, GroupProblem, kind_of, kind_of_answer, kind_of_scenario
 from assignment_oracle.problem.scenario_json import (
     COUNTEREXAMPLE_KEYS,
     MAX_MEMBERS,
     MAX_PARTITIONS,
-    assignment_from_mapping,
-    check_members,
     load_json,
-    problem_from_mapping,
     read_input,
     read_json_file,
-)
-from assignment_oracle.problem.share import KIND as SHARE_KIND
-from assignment_oracle.problem.share import ShareAssignment, ShareProblem
-from assignment_oracle.problem.streams import (
-    _ASSIGNED_KEYS,
-    MAX_TASKS,
-    StreamsAssignment,
-    StreamsProblem,
 )
 
 __all__ = [
@@ -55,8 +43,6 @@ __all__ = [
     "STDIN_NAME",
     "Source",
     "read_document",
-    "is_streams_scenario",
-    "is_share_scenario",
     "scenario_from_document",
     "assignment_from_document",
     "load_scenario",
@@ -114,48 +100,21 @@ def _scenario_part(document: Any, name: str) -> tuple[Any, str]:
     return document, name
 
 
-def is_streams_scenario(document: Any) -> bool:
-    """Whether a decoded scenario is a Streams group's: any ``"kind"`` key but ``"share"`` (a consumer
-    scenario has none; the Streams reader then says what is wrong with it).  A counterexample file is
-    looked into."""
-    document, _ = _scenario_part(document, "")
-    return isinstance(document, dict) and "kind" in document and document["kind"] != SHARE_KIND
-
-
-def is_share_scenario(document: Any) -> bool:
-    """Whether a decoded scenario is a share group's (``"kind": "share"``).  A counterexample file is looked
-    into."""
-    document, _ = _scenario_part(document, "")
-    return isinstance(document, dict) and document.get("kind") == SHARE_KIND
-
-
 def scenario_from_document(
     document: Any,
     name: str = "scenario",
     *,
     max_partitions: int | None = MAX_PARTITIONS,
     max_members: int | None = MAX_MEMBERS,
-) -> Problem | StreamsProblem | ShareProblem:
+) -> GroupProblem:
     """The scenario a decoded document describes (see :func:`load_scenario`); ``name`` is its errors' source."""
     document, name = _scenario_part(document, name)
-    if not (isinstance(document, dict) and "kind" in document):
-        return problem_from_mapping(document, source=name, max_partitions=max_partitions, max_members=max_members)
-    if document["kind"] == SHARE_KIND:
-        if isinstance(document.get("members"), dict):
-            check_members(len(document["members"]), max_members, name)
-        return ShareProblem.from_mapping(document, source=name, max_partitions=max_partitions)
-    # a Streams group's own default (problem.streams.MAX_TASKS) unless another limit was asked for
-    return StreamsProblem.from_mapping(
-        document,
-        source=name,
-        max_tasks=MAX_TASKS if max_partitions == MAX_PARTITIONS else max_partitions,
-        max_members=max_members,
-    )
+    return kind_of_scenario(document).read_scenario(document, name, max_partitions, max_members)
 
 
 def load_scenario(
     source: Source, *, max_partitions: int | None = MAX_PARTITIONS, max_members: int | None = MAX_MEMBERS
-) -> Problem | StreamsProblem | ShareProblem:
+) -> GroupProblem:
     """The validated scenario of ``source``: a consumer group, a share group when it says ``"kind": "share"``,
     or a Streams group when it says another ``"kind"``.
 
@@ -179,7 +138,7 @@ def load_scenario(
 
     Returns
     -------
-    Problem, StreamsProblem or ShareProblem
+    The problem of the scenario's kind (:data:`~assignment_oracle.problem.kinds.KINDS`)
 
     Raises
     ------
@@ -202,48 +161,16 @@ def load_scenario(
     return scenario_from_document(document, name, max_partitions=max_partitions, max_members=max_members)
 
 
-def _looks_like_streams_assignment(document: Any) -> bool:
-    """``{"kind": "streams", ...}`` (what ``assign`` writes for a Streams group), or an object whose only key is
-    ``"members"`` mapping each member to ``{"active": ..., "standby": ...}`` (either may be left out)."""
-    if not isinstance(document, dict):
-        return False
-    if document.get("kind") is not None:
-        return document["kind"] != SHARE_KIND
-    inner = document.get("assignment", document)
-    if not isinstance(inner, dict) or set(inner) != {"members"} or not isinstance(inner["members"], dict):
-        return False
-    values = list(inner["members"].values())
-    return bool(values) and all(isinstance(v, dict) and set(v) <= _ASSIGNED_KEYS for v in values)
-
-
 def assignment_from_document(
-    document: Any, name: str = "assignment", problem: Problem | StreamsProblem | ShareProblem | None = None
-) -> Assignment | StreamsAssignment | ShareAssignment:
+    document: Any, name: str = "assignment", problem: GroupProblem | None = None
+) -> GroupAssignment:
     """The assignment a decoded document describes (see :func:`load_assignment`); ``name`` is its errors'
     source."""
-    if isinstance(problem, ShareProblem) or (
-        problem is None and isinstance(document, dict) and document.get("kind") == SHARE_KIND
-    ):
-        return ShareAssignment.from_mapping(document, source=name)
-    streams = isinstance(problem, StreamsProblem) or (problem is None and _looks_like_streams_assignment(document))
-    if streams:
-        if isinstance(document, dict) and "assignment" in document:
-            return StreamsAssignment.from_mapping(document["assignment"], source=f"{name}: assignment")
-        return StreamsAssignment.from_mapping(document, source=name)
-    if isinstance(document, dict) and "assignment" in document:
-        return assignment_from_mapping(document, source=name)
-    # The bare form {member: {topic: [partitions]}}: read as the value of an "assignment" key, its errors
-    # naming the fields as they are in this document.
-    try:
-        return assignment_from_mapping({"assignment": document}, source=name)
-    except InputError as err:
-        field = err.field.removeprefix("assignment").removeprefix(".")
-        raise InputError(err.source, field, err.problem) from None
+    kind = kind_of_answer(document) if problem is None else kind_of(problem)
+    return kind.read_assignment(document, name)
 
 
-def load_assignment(
-    source: Source, problem: Problem | StreamsProblem | ShareProblem | None = None
-) -> Assignment | StreamsAssignment | ShareAssignment:
+def load_assignment(source: Source, problem: GroupProblem | None = None) -> GroupAssignment:
     """The assignment in ``source``, for a consumer group, a Streams group or a share group.
 
     Parameters
@@ -258,17 +185,15 @@ def load_assignment(
         share group's has the consumer group's shape, bare or under
         ``"assignment"``.
     problem
-        The scenario it answers, when known: a
-        :class:`~assignment_oracle.problem.streams.StreamsProblem` means a
-        Streams assignment, a :class:`~assignment_oracle.problem.share.ShareProblem`
-        a share one, a :class:`~assignment_oracle.problem.model.Problem`
-        a consumer one.  Without it the document decides: ``"kind": "share"``
+        The scenario it answers, when known: its kind
+        (:func:`~assignment_oracle.problem.kinds.kind_of`) reads the
+        assignment.  Without it the document decides: ``"kind": "share"``
         is a share assignment; another ``"kind"``, or only ``"members"``
         holding ``active``/``standby`` maps, is a Streams assignment.
 
     Returns
     -------
-    Assignment, StreamsAssignment or ShareAssignment
+    The assignment of that kind
         Shape only: whether it is valid for the scenario (unknown members,
         a partition twice) is for the judge to say.
 
