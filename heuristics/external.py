@@ -334,6 +334,54 @@ def joined_versions(libraries, version) -> str | None:
     return ", ".join(f"{name} {v}" for name, v in found) if all(v for _, v in found) else None
 
 
+def peer_install_folder(runtime: str, shipped, cache: Path | None = None) -> Path:
+    """Where ``runtime``'s peer libraries built from the ``shipped`` files live: ``<cache>/<key>``.
+
+    ``cache`` defaults to :func:`peer_cache_root`; the key is the first 16 hex digits of the SHA-256 of
+    each shipped file's bytes followed by a NUL, so the same files as shipped always name the same
+    folder and any change to one names a new one.
+    """
+    digest = hashlib.sha256()
+    for path in shipped:
+        digest.update(path.read_bytes() + b"\0")
+    return (cache if cache is not None else peer_cache_root(runtime)) / digest.hexdigest()[:16]
+
+
+def installed_library_version(library: str, libraries, runtime: str, record: Path | None, key: str) -> str | None:
+    """The installed version of one of a runtime's peer ``libraries``: ``key`` of the JSON object in ``record``.
+
+    Raises ``ValueError`` naming the known libraries when ``library`` is not one of them (before reading
+    anything); ``None`` when nothing is installed (``record`` is ``None``) or the record cannot be read.
+    """
+    if library not in libraries:
+        raise ValueError(f"unknown {runtime} library {library!r} (known: {', '.join(libraries)})")
+    if record is None:
+        return None
+    try:
+        return json.loads(record.read_text("utf-8")).get(key)
+    except (OSError, ValueError):
+        return None
+
+
+def install_peers_main(step) -> int:
+    """Run one ``install-peers`` step for the command line; its exit status.
+
+    ``step()`` does the work and returns the line to print on success (exit 0).  A missing runtime
+    prints ``error: ...`` on stderr and exits with its own code (2); a failed download, build or
+    install (``RuntimeError``, ``CalledProcessError``) prints the same way and exits 1.
+    """
+    try:
+        line = step()
+    except MissingRuntime as err:
+        print(f"error: {err}", file=sys.stderr)
+        return err.exit_code
+    except (RuntimeError, subprocess.CalledProcessError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(line)
+    return 0
+
+
 #: The scope an external assignor runs in (Linux): a small Python process between the caller and the
 #: command.  It is a *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``): whatever the command starts
 #: stays below it, a daemon that double-forks and calls ``setsid`` included (an orphan is re-parented to

@@ -179,9 +179,12 @@ from assignment_oracle.heuristics.external import (
     DEFAULT_TIMEOUT,
     ExternalCommand,
     PeerLibrariesNotInstalled,
+    install_peers_main,
+    installed_library_version,
     joined_versions,
     on_path,
     peer_cache_root,
+    peer_install_folder,
 )
 from assignment_oracle.problem.errors import MissingRuntime
 from assignment_oracle.problem.model import Assignment, Problem
@@ -249,16 +252,9 @@ def cache_root() -> Path:
     return peer_cache_root("go")
 
 
-def _key() -> str:
-    """The hash naming an install: of the manifest, the driver's source and the runtime overlay as shipped."""
-    digest = hashlib.sha256()
-    for path in (MANIFEST, DRIVER_SOURCE, RUNTIME_OVERLAY):
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
 def _install_dir(cache: Path | None = None) -> Path:
-    return (cache if cache is not None else cache_root()) / _key()
+    """The install's folder, named by the manifest, the driver's source and the runtime overlay as shipped."""
+    return peer_install_folder("go", (MANIFEST, DRIVER_SOURCE, RUNTIME_OVERLAY), cache)
 
 
 def _complete(folder: Path) -> bool:
@@ -278,15 +274,8 @@ def version(library: str | None = None) -> str | None:
     """
     if library is None:
         return joined_versions(LIBRARY, version)
-    if library not in LIBRARY:
-        raise ValueError(f"unknown Go library {library!r} (known: {', '.join(LIBRARY)})")
     driver = installed_driver()
-    if driver is None:
-        return None
-    try:
-        return json.loads((driver.parent / "versions.json").read_text("utf-8")).get(library)
-    except (OSError, ValueError):
-        return None
+    return installed_library_version(library, LIBRARY, "Go", driver and driver.parent / "versions.json", library)
 
 
 def _manifest() -> dict:
@@ -701,20 +690,15 @@ def _main(argv: list[str]) -> int:
     if argv not in (["install"], ["pin"]):
         print(f"usage: {INSTALL_COMMAND}  (or: {PIN_COMMAND})", file=sys.stderr)
         return 2
-    try:
+
+    def step() -> str:
         if argv == ["pin"]:
             manifest = pin()
-            print(f"pinned {len(manifest['packages'])} packages of Debian {manifest['suite']} in {MANIFEST}")
-            return 0
+            return f"pinned {len(manifest['packages'])} packages of Debian {manifest['suite']} in {MANIFEST}"
         folder = install()
-    except MissingRuntime as err:
-        print(f"error: {err}", file=sys.stderr)
-        return err.exit_code
-    except (RuntimeError, subprocess.CalledProcessError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    print(f"sarama {version('sarama')} and kafka-go {version('kafka-go')} installed in {folder}")
-    return 0
+        return f"sarama {version('sarama')} and kafka-go {version('kafka-go')} installed in {folder}"
+
+    return install_peers_main(step)
 
 
 if __name__ == "__main__":

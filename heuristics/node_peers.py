@@ -86,8 +86,6 @@ turns them into numbers, as kafka-node's SyncGroup encoder does.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import shutil
 import subprocess
 import sys
@@ -99,11 +97,13 @@ from assignment_oracle.heuristics.external import (
     DEFAULT_TIMEOUT,
     ExternalCommand,
     PeerLibrariesNotInstalled,
+    install_peers_main,
+    installed_library_version,
     joined_versions,
     on_path,
     peer_cache_root,
+    peer_install_folder,
 )
-from assignment_oracle.problem.errors import MissingRuntime
 from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = [
@@ -150,16 +150,9 @@ def cache_root() -> Path:
     return peer_cache_root("node")
 
 
-def _lock_key() -> str:
-    """The hash naming an install: of ``package.json`` and ``package-lock.json`` as shipped."""
-    digest = hashlib.sha256()
-    for name in ("package.json", "package-lock.json"):
-        digest.update((NODE_DIR / name).read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
 def _install_dir(cache: Path | None = None) -> Path:
-    return (cache if cache is not None else cache_root()) / _lock_key()
+    """The install's folder, named by ``package.json`` and ``package-lock.json`` as shipped."""
+    return peer_install_folder("node", (NODE_DIR / "package.json", NODE_DIR / "package-lock.json"), cache)
 
 
 def _complete(folder: Path) -> bool:
@@ -179,15 +172,10 @@ def version(library: str | None = None) -> str | None:
     """
     if library is None:
         return joined_versions(LIBRARY, version)
-    if library not in LIBRARY:
-        raise ValueError(f"unknown Node library {library!r} (known: {', '.join(LIBRARY)})")
     modules = installed_modules()
-    if modules is None:
-        return None
-    try:
-        return json.loads((modules / library / "package.json").read_text("utf-8")).get("version")
-    except (OSError, ValueError):
-        return None
+    return installed_library_version(
+        library, LIBRARY, "Node", modules and modules / library / "package.json", "version"
+    )
 
 
 def _program(name: str, needed_by: str) -> str:
@@ -303,16 +291,12 @@ def _main(argv: list[str]) -> int:
     if argv != ["install"]:
         print(f"usage: {INSTALL_COMMAND}", file=sys.stderr)
         return 2
-    try:
+
+    def step() -> str:
         folder = install()
-    except MissingRuntime as err:
-        print(f"error: {err}", file=sys.stderr)
-        return err.exit_code
-    except RuntimeError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    print(f"kafkajs {version('kafkajs')} and kafka-node {version('kafka-node')} installed in {folder}")
-    return 0
+        return f"kafkajs {version('kafkajs')} and kafka-node {version('kafka-node')} installed in {folder}"
+
+    return install_peers_main(step)
 
 
 if __name__ == "__main__":
