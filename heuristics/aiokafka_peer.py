@@ -197,19 +197,11 @@ def aiokafka_assign(name: str, problem: Problem) -> Assignment:
     return to_assignment(to_mapping(run(name, cluster, members)), problem)
 
 
-def assign_range(problem: Problem) -> Assignment:
-    """aiokafka's ``RangePartitionAssignor`` (registry: ``aiokafka:range``)."""
-    return aiokafka_assign("range", problem)
-
-
-def assign_roundrobin(problem: Problem) -> Assignment:
-    """aiokafka's ``RoundRobinPartitionAssignor`` (registry: ``aiokafka:roundrobin``)."""
-    return aiokafka_assign("roundrobin", problem)
-
-
-def assign_sticky(problem: Problem) -> Assignment:
-    """aiokafka's ``StickyPartitionAssignor`` (registry: ``aiokafka:sticky``)."""
-    return aiokafka_assign("sticky", problem)
+#: aiokafka's ``RangePartitionAssignor``, ``RoundRobinPartitionAssignor`` and ``StickyPartitionAssignor``
+#: (registry: ``aiokafka:range``, ``aiokafka:roundrobin``, ``aiokafka:sticky``): :func:`aiokafka_assign` of each.
+assign_range, assign_roundrobin, assign_sticky = (
+    functools.partial(aiokafka_assign, strategy) for strategy in ("range", "roundrobin", "sticky")
+)
 
 
 #: strategy -> (assign function, this project's port of the Kafka class it claims to implement, summary).

@@ -189,16 +189,9 @@ def kafka_python_assign(name: str, problem: Problem) -> Assignment:
     return to_assignment(to_mapping(run(name, cluster, members)), problem)
 
 
-def assign_range(problem: Problem) -> Assignment:
-    """kafka-python's ``RangePartitionAssignor`` (registry: ``kafka-python:range``)."""
-    return kafka_python_assign("range", problem)
-
-
-def assign_roundrobin(problem: Problem) -> Assignment:
-    """kafka-python's ``RoundRobinPartitionAssignor`` (registry: ``kafka-python:roundrobin``)."""
-    return kafka_python_assign("roundrobin", problem)
-
-
-def assign_sticky(problem: Problem) -> Assignment:
-    """kafka-python's ``StickyPartitionAssignor`` (registry: ``kafka-python:sticky``)."""
-    return kafka_python_assign("sticky", problem)
+#: kafka-python's ``RangePartitionAssignor``, ``RoundRobinPartitionAssignor`` and ``StickyPartitionAssignor``
+#: (registry: ``kafka-python:range``, ``kafka-python:roundrobin``, ``kafka-python:sticky``):
+#: :func:`kafka_python_assign` of each.
+assign_range, assign_roundrobin, assign_sticky = (
+    functools.partial(kafka_python_assign, strategy) for strategy in ("range", "roundrobin", "sticky")
+)
