@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,6 +32,8 @@ from assignment_oracle.optimal.streams_request import StreamsRequest, better, me
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.share import ShareAssignment, ShareProblem
 from assignment_oracle.problem.streams import MemberTasks, StreamsAssignment, StreamsProblem, TaskId
+from assignment_oracle.problem.tiers import BALANCE, CONSUMER, RACK, SPREAD, STICKINESS
+from assignment_oracle.problem.tiers import pick as for_tier
 
 
 def previous_owners(problem: Problem) -> dict[tuple[str, int], str]:
@@ -117,17 +120,23 @@ def optimum(problem: Problem) -> BruteOptimum:
     e = enumerate_assignments(problem)
     alive = np.ones(e.retained.size, dtype=bool)
     for tier in problem.objective:
-        if tier == "balance":
-            best = lexicographic_min(e.sorted_loads[alive])
-            alive &= (e.sorted_loads == best).all(axis=1)
-        elif tier == "rack":
-            alive &= e.cross_rack == e.cross_rack[alive].min()
-        else:
-            alive &= e.retained == e.retained[alive].max()
+        alive &= for_tier(CONSUMER.kind, tier, _BEST_OF, "the brute force's optimum")(e, alive)
     first = int(np.flatnonzero(alive)[0])
     return BruteOptimum(
         tuple(int(x) for x in e.sorted_loads[first]), int(e.retained[first]), e.owned, int(e.cross_rack[first])
     )
+
+
+def _least_sorted_loads(e: Enumeration, alive: np.ndarray) -> np.ndarray:
+    return (e.sorted_loads == lexicographic_min(e.sorted_loads[alive])).all(axis=1)
+
+
+#: Per tier, the enumerated assignments best on it among those still alive (:func:`optimum`).
+_BEST_OF = {
+    BALANCE: _least_sorted_loads,
+    RACK: lambda e, alive: e.cross_rack == e.cross_rack[alive].min(),
+    STICKINESS: lambda e, alive: e.retained == e.retained[alive].max(),
+}
 
 
 def lexicographic_min(rows: np.ndarray) -> np.ndarray:
@@ -223,6 +232,22 @@ def join_group_optimum(
     return (best_loads if best_key is not None else ()), max(best_kept, 0)
 
 
+def _partition_choices(problem: Problem, limit: int) -> list[tuple[tuple[str, int], list[int]]]:
+    """Each partition of a topic some member subscribes to, with the members (indices) subscribing to it, in
+    topic then partition order; ``ValueError`` above ``limit`` assignments."""
+    choices: list[tuple[tuple[str, int], list[int]]] = []
+    for topic in problem.topics:
+        eligible = [i for i, m in enumerate(problem.members) if topic.name in m.topics]
+        if eligible:
+            choices.extend(((topic.name, p), eligible) for p in range(topic.partitions))
+    size = 1
+    for _, eligible in choices:
+        size *= len(eligible)
+    if size > limit:
+        raise ValueError(f"{size} assignments is too many to enumerate")
+    return choices
+
+
 def weighted_optimum(problem: Problem, limit: int = 200_000) -> tuple[tuple[int, ...], int] | None:
     """The weighted optimum by enumeration, read off the scenario directly: ``(sorted weighted loads,
     kept)``, the loads dec-min (sorted largest first, lexicographically smallest), then the most kept.
@@ -236,19 +261,10 @@ def weighted_optimum(problem: Problem, limit: int = 200_000) -> tuple[tuple[int,
     ids = [m.member_id for m in problem.members]
     listed = dict(problem.weights)
     owners = previous_owners(problem)
-    choices = []
-    for topic in problem.topics:
-        eligible = [i for i, m in enumerate(problem.members) if topic.name in m.topics]
-        if not eligible:
-            continue
-        for p in range(topic.partitions):
-            weight = listed[topic.name][p] if topic.name in listed else 1
-            choices.append(((topic.name, p), weight, eligible))
-    size = 1
-    for *_, eligible in choices:
-        size *= len(eligible)
-    if size > limit:
-        raise ValueError(f"{size} assignments is too many to enumerate")
+    choices = [
+        ((t, p), listed[t][p] if t in listed else 1, eligible)
+        for (t, p), eligible in _partition_choices(problem, limit)
+    ]
     best: tuple[tuple[int, ...], int] | None = None
     for pick in itertools.product(*[e for *_, e in choices]):
         loads = [0] * len(ids)
@@ -271,16 +287,7 @@ def move_limited_optimum(
     elsewhere), the counts dec-min first; ``None`` if no assignment is within the limits."""
     ids = [m.member_id for m in problem.members]
     owners = previous_owners(problem)
-    choices: list[tuple[tuple[str, int], list[int]]] = []
-    for topic in problem.topics:
-        eligible = [i for i, m in enumerate(problem.members) if topic.name in m.topics]
-        if eligible:
-            choices.extend(((topic.name, p), eligible) for p in range(topic.partitions))
-    size = 1
-    for _, eligible in choices:
-        size *= len(eligible)
-    if size > limit:
-        raise ValueError(f"{size} assignments is too many to enumerate")
+    choices = _partition_choices(problem, limit)
     best: tuple[tuple[int, ...], int] | None = None
     for pick in itertools.product(*[e for _, e in choices]):
         loads = [0] * len(ids)
@@ -306,16 +313,7 @@ def topic_spread_optimum(problem: Problem, limit: int = 200_000) -> tuple[tuple[
     squares, then the most kept (claims by :func:`previous_owners`)."""
     ids = [m.member_id for m in problem.members]
     owners = previous_owners(problem)
-    choices: list[tuple[tuple[str, int], list[int]]] = []
-    for topic in problem.topics:
-        eligible = [i for i, m in enumerate(problem.members) if topic.name in m.topics]
-        if eligible:
-            choices.extend(((topic.name, p), eligible) for p in range(topic.partitions))
-    size = 1
-    for _, eligible in choices:
-        size *= len(eligible)
-    if size > limit:
-        raise ValueError(f"{size} assignments is too many to enumerate")
+    choices = _partition_choices(problem, limit)
     best = None
     for pick in itertools.product(*[e for _, e in choices]):
         loads = [0] * len(ids)
@@ -379,13 +377,15 @@ def request_optimum(problem: Problem, request, limit: int = 200_000) -> list | N
     local = {
         (tp, i): is_local(problem, tp[0], tp[1], ids[i]) for unit, eligible in units for tp in unit for i in eligible
     }
+    readers = [for_tier(CONSUMER.kind, t, _SCORED, "the brute force's request optimum") for t in tiers]
+    keys = [CONSUMER.tier(t).key for t in tiers]
     best_key, best_values = None, None
-    for pick in itertools.product(*[e for _, e in units]):
+    for choice in itertools.product(*[e for _, e in units]):
         loads = [0] * len(ids)
         kept_by = [0] * len(ids)
         held: dict[tuple[str, int], int] = {}
         cross = 0
-        for (unit, _), m in zip(units, pick):
+        for (unit, _), m in zip(units, choice):
             for tp in unit:
                 loads[m] += weight.get(tp, 1)
                 held[(tp[0], m)] = held.get((tp[0], m), 0) + 1
@@ -401,34 +401,41 @@ def request_optimum(problem: Problem, request, limit: int = 200_000) -> list | N
             and max(moved_from.values(), default=0) > request.max_moves_per_member
         ):
             continue
-        squares = sum(x * x for x in loads)
-        values: list = []
-        key: list = []
-        for tier in tiers:
-            if tier == "balance":
-                if request.balance == "dec-min":
-                    ordered = sorted(loads, reverse=True)
-                    values.append(ordered)
-                    key.append(tuple(ordered))
-                elif request.balance == "sum-of-squares":
-                    values.append(squares)
-                    key.append(squares)
-                else:
-                    values.append([max(loads, default=0), squares])
-                    key.append((max(loads, default=0), squares))
-            elif tier == "rack":
-                values.append(cross)
-                key.append(cross)
-            elif tier == "spread":
-                spread = sum(x * x for x in held.values())
-                values.append(spread)
-                key.append(spread)
-            else:
-                values.append(kept)
-                key.append(-kept)
+        scored = _Scored(loads, held, cross, kept, request.balance)
+        values = [read(scored) for read in readers]
+        key = [k(v) for k, v in zip(keys, values)]
         if best_key is None or key < best_key:
             best_key, best_values = key, values
     return best_values
+
+
+class _Scored(NamedTuple):
+    """One enumerated assignment's numbers, counted from the scenario (:func:`request_optimum`)."""
+
+    loads: list[int]
+    held: dict[tuple[str, int], int]  # (topic, member) -> partitions of the topic it holds
+    cross: int
+    kept: int
+    balance: str  # the request's balance definition
+
+
+def _squares(loads: list[int]) -> int:
+    return sum(x * x for x in loads)
+
+
+#: The balance tier's value per definition, from the loads.
+_BALANCES = {
+    "dec-min": lambda loads: sorted(loads, reverse=True),
+    "sum-of-squares": _squares,
+    "max-then-squares": lambda loads: [max(loads, default=0), _squares(loads)],
+}
+#: Per tier, its value on one enumerated assignment (:func:`request_optimum`), as the request reports it.
+_SCORED = {
+    BALANCE: lambda s: _BALANCES[s.balance](s.loads),
+    RACK: lambda s: s.cross,
+    SPREAD: lambda s: sum(x * x for x in s.held.values()),
+    STICKINESS: lambda s: s.kept,
+}
 
 
 # -- Streams groups (KIP-1071) ------------------------------------------------------------

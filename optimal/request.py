@@ -42,8 +42,9 @@ import numpy as np
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
 from assignment_oracle.problem.errors import UnsupportedRequest
 from assignment_oracle.problem.metrics import cross_rack, retained
-from assignment_oracle.problem.model import BALANCE, RACK, SPREAD, STICKINESS, TIERS, Assignment, Problem
+from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import place
+from assignment_oracle.problem.tiers import CONSUMER
 
 __all__ = ["BALANCE_DEFINITIONS", "DEFAULT_BALANCE", "Request", "Measures", "measure", "tier_key", "better"]
 
@@ -62,14 +63,7 @@ class Request:
 
     def __post_init__(self) -> None:
         if self.objective is not None:
-            tiers = tuple(self.objective)
-            object.__setattr__(self, "objective", tiers)
-            unknown = [t for t in tiers if t not in TIERS]
-            if unknown or len(set(tiers)) != len(tiers) or BALANCE not in tiers or STICKINESS not in tiers:
-                raise UnsupportedRequest(
-                    f"objective: must name balance and stickiness once each and rack and "
-                    f"spread at most once each, got {','.join(tiers)}"
-                )
+            object.__setattr__(self, "objective", CONSUMER.check(self.objective))
         if self.balance not in BALANCE_DEFINITIONS:
             raise UnsupportedRequest(
                 f"balance: unknown definition {self.balance!r} (known: {', '.join(BALANCE_DEFINITIONS)})"
@@ -127,14 +121,11 @@ class Measures:
         return [int(self.loads.max()) if self.loads.size else 0, squares]
 
     def value(self, tier: str, definition: str = DEFAULT_BALANCE):
-        """A tier's value as reported (``stickiness``: partitions kept)."""
-        if tier == BALANCE:
-            return self.balance_value(definition)
-        if tier == RACK:
-            return self.cross_rack
-        if tier == SPREAD:
-            return self.topic_squares
-        return self.kept
+        """A tier's value as reported, read as its record in :data:`problem.tiers.CONSUMER` says (``balance``:
+        :meth:`balance_value` of ``definition``; ``rack``: cross-rack partitions; ``spread``: the per-topic
+        squares; ``stickiness``: partitions kept); :class:`~assignment_oracle.problem.tiers.UnknownTier` on a
+        tier the table or these measures do not know."""
+        return CONSUMER.tier(tier).read(self, definition)
 
 
 def measure(problem: Problem, assignment: Assignment, claims: ResolvedClaims | None = None) -> Measures:
@@ -172,12 +163,10 @@ def measure(problem: Problem, assignment: Assignment, claims: ResolvedClaims | N
 
 
 def tier_key(tier: str, value: Any) -> Any:
-    """A tier's value as something smaller-is-better and comparable."""
-    if tier == STICKINESS:
-        return -value
-    if isinstance(value, list):
-        return tuple(value)
-    return value
+    """A tier's value as something smaller-is-better and comparable (its record's
+    :meth:`~assignment_oracle.problem.tiers.Tier.key`: ``stickiness`` negated, lists as tuples);
+    :class:`~assignment_oracle.problem.tiers.UnknownTier` on a tier a consumer group does not have."""
+    return CONSUMER.key(tier, value)
 
 
 def better(tiers: tuple[str, ...], a: list, b: list, key=None) -> int:

@@ -69,9 +69,9 @@ from typing import Any
 
 import numpy as np
 
-from assignment_oracle.optimal import request
 from assignment_oracle.problem.errors import UnsupportedRequest
 from assignment_oracle.problem.share import ShareAssignment, ShareProblem
+from assignment_oracle.problem.tiers import BALANCE, COVERAGE, SHARE, SHARING, STICKINESS, pick
 
 __all__ = [
     "COVERAGE",
@@ -92,11 +92,8 @@ __all__ = [
     "better",
 ]
 
-COVERAGE = "coverage"
-SHARING = "sharing"
-BALANCE = "balance"
-STICKINESS = "stickiness"
-SHARE_TIERS = (COVERAGE, SHARING, BALANCE, STICKINESS)
+#: The tiers (their records: :data:`problem.tiers.SHARE`).
+SHARE_TIERS = SHARE.names
 #: Kafka's order (module docstring).
 DEFAULT_ORDER = SHARE_TIERS
 #: ``member``: the members' loads; ``per-topic``: each (member, subscribed topic)'s load.
@@ -116,13 +113,7 @@ class ShareRequest:
 
     def __post_init__(self) -> None:
         if self.objective is not None:
-            tiers = tuple(self.objective)
-            object.__setattr__(self, "objective", tiers)
-            if sorted(tiers) != sorted(SHARE_TIERS):
-                raise UnsupportedRequest(
-                    f"objective: a share group's tiers are {', '.join(SHARE_TIERS)}, each once, "
-                    f"got {','.join(tiers) or 'none'}"
-                )
+            object.__setattr__(self, "objective", SHARE.check(self.objective))
         if self.balance not in BALANCE_KINDS:
             raise UnsupportedRequest(
                 f"balance: a share group balances {' or '.join(BALANCE_KINDS)} loads, got {self.balance!r}"
@@ -237,20 +228,26 @@ class ShareMeasures:
     def pairs(self) -> int:
         return int(self.loads.sum())
 
+    @property
+    def sharing(self) -> list[int]:
+        """The non-zero deviations from the sharing targets, largest first."""
+        d = self.deviations
+        return sorted((int(x) for x in d[d > 0]), reverse=True)
+
+    def balanced(self, balance: str = "member") -> np.ndarray:
+        """The loads the balance tier balances: the members' (``member``), or each (member, topic)'s."""
+        return _BALANCED[balance](self)
+
+    def balance_loads(self, balance: str = "member") -> list[int]:
+        """The balance tier's value: :meth:`balanced`'s loads, largest first."""
+        return sorted((int(x) for x in self.balanced(balance)), reverse=True)
+
     def value(self, tier: str, balance: str = "member") -> Any:
-        """A tier's value as reported: ``coverage`` the partitions without a holder, ``sharing`` the non-zero
-        deviations largest first, ``balance`` the sorted loads (largest first), ``stickiness`` pairs kept."""
-        if tier == COVERAGE:
-            return self.uncovered
-        if tier == SHARING:
-            d = self.deviations
-            return sorted((int(x) for x in d[d > 0]), reverse=True)
-        if tier == BALANCE:
-            chosen = self.loads if balance == "member" else self.topic_loads
-            return sorted((int(x) for x in chosen), reverse=True)
-        if tier == STICKINESS:
-            return self.kept
-        raise ValueError(f"unknown tier {tier!r}")
+        """A tier's value as reported, read as its record in :data:`problem.tiers.SHARE` says: ``coverage`` the
+        partitions without a holder, ``sharing`` the non-zero deviations largest first, ``balance`` the sorted
+        loads (largest first), ``stickiness`` pairs kept; :class:`~assignment_oracle.problem.tiers.UnknownTier`
+        on a tier the table or these measures do not know."""
+        return SHARE.tier(tier).read(self, balance)
 
     def values(self, tiers: tuple[str, ...], balance: str = "member") -> list:
         return [self.value(t, balance) for t in tiers]
@@ -259,16 +256,18 @@ class ShareMeasures:
         """The number the exact model minimises for a tier (:mod:`optimal.share`): uncovered partitions, the
         sum of squared deviations (its minimum is the decreasingly minimal deviations), the sum of squared
         loads (likewise), minus the pairs kept."""
-        if tier == COVERAGE:
-            return self.uncovered
-        if tier == SHARING:
-            return int((self.deviations**2).sum())
-        if tier == BALANCE:
-            chosen = self.loads if balance == "member" else self.topic_loads
-            return int((chosen**2).sum())
-        if tier == STICKINESS:
-            return -self.kept
-        raise ValueError(f"unknown tier {tier!r}")
+        return pick(SHARE.kind, tier, _SCALARS, "ShareMeasures.scalar")(self, balance)
+
+
+#: What :meth:`ShareMeasures.balanced` reads, per balance definition (:data:`BALANCE_KINDS`).
+_BALANCED = {"member": lambda m: m.loads, "per-topic": lambda m: m.topic_loads}
+#: What the exact model minimises per tier (:meth:`ShareMeasures.scalar`).
+_SCALARS = {
+    COVERAGE: lambda m, balance: m.uncovered,
+    SHARING: lambda m, balance: int((m.deviations**2).sum()),
+    BALANCE: lambda m, balance: int((m.balanced(balance) ** 2).sum()),
+    STICKINESS: lambda m, balance: -m.kept,
+}
 
 
 def measure(problem: ShareProblem, assignment: ShareAssignment, request: ShareRequest | None = None) -> ShareMeasures:
@@ -317,16 +316,8 @@ def _has_targets(problem: ShareProblem, topic: str) -> bool:
     return bool(problem.target_mask[start : start + problem.topics[topic]].any())
 
 
-def tier_key(tier: str, value: Any) -> Any:
-    """A tier's value as something smaller-is-better and comparable (``sharing`` and ``balance`` as tuples:
-    a shorter list of deviations, equal where both have one, is the better)."""
-    if tier == STICKINESS:
-        return -value
-    if isinstance(value, list):
-        return tuple(value)
-    return value
-
-
-def better(tiers: tuple[str, ...], a: list, b: list) -> int:
-    """Compare two lists of tier values lexicographically: -1 when ``a`` is better, 1 when ``b`` is, 0."""
-    return request.better(tiers, a, b, key=tier_key)
+#: A tier's value as something smaller-is-better and comparable (its record's key; ``sharing`` and ``balance``
+#: as tuples: a shorter list of deviations, equal where both have one, is the better).
+tier_key = SHARE.key
+#: Compare two lists of tier values lexicographically: -1 when ``a`` is better, 1 when ``b`` is, 0.
+better = SHARE.better

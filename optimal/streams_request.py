@@ -58,9 +58,8 @@ from typing import Any
 
 import numpy as np
 
-from assignment_oracle.optimal import request
-from assignment_oracle.problem.errors import UnsupportedRequest
 from assignment_oracle.problem.streams import StreamsAssignment, StreamsProblem, TaskId
+from assignment_oracle.problem.tiers import ACTIVE_BALANCE, STICKINESS, STREAMS, TAG_DIVERSITY, TASK_BALANCE
 
 __all__ = [
     "ACTIVE_BALANCE",
@@ -78,11 +77,8 @@ __all__ = [
     "better",
 ]
 
-ACTIVE_BALANCE = "active-balance"
-TASK_BALANCE = "task-balance"
-TAG_DIVERSITY = "tag-diversity"
-STICKINESS = "stickiness"
-STREAMS_TIERS = (ACTIVE_BALANCE, TASK_BALANCE, TAG_DIVERSITY, STICKINESS)
+#: The tiers (their records: :data:`problem.tiers.STREAMS`).
+STREAMS_TIERS = STREAMS.names
 #: Kafka's order (module docstring).
 DEFAULT_ORDER = STREAMS_TIERS
 
@@ -96,17 +92,12 @@ class StreamsRequest:
 
     def __post_init__(self) -> None:
         if self.objective is not None:
-            tiers = tuple(self.objective)
-            object.__setattr__(self, "objective", tiers)
-            if sorted(tiers) != sorted(STREAMS_TIERS):
-                raise UnsupportedRequest(
-                    f"objective: a Streams group's tiers are {', '.join(STREAMS_TIERS)}, each once, "
-                    f"got {','.join(tiers) or 'none'}"
-                )
+            object.__setattr__(self, "objective", STREAMS.check(self.objective))
 
     def tiers(self, problem: StreamsProblem) -> tuple[str, ...]:
+        """The tiers solved, in order: those that play a part on ``problem`` (:meth:`problem.tiers.Tier.plays`)."""
         order = self.objective if self.objective is not None else DEFAULT_ORDER
-        return tuple(t for t in order if t != TAG_DIVERSITY or problem.rack_aware_tags)
+        return tuple(t for t in order if STREAMS.tier(t).plays(problem))
 
     def to_mapping(self, problem: StreamsProblem) -> dict:
         return {"objective": list(self.tiers(problem))}
@@ -155,19 +146,22 @@ class StreamsMeasures:
     def stickiness(self) -> list[int]:
         return [self.actives_kept, self.actives_on_state, self.standbys_kept, self.standbys_on_state]
 
+    @property
+    def active_balance(self) -> list[int]:
+        """The active task counts, largest first."""
+        return sorted((int(x) for x in self.active_counts), reverse=True)
+
+    @property
+    def task_balance(self) -> list[int]:
+        """The task counts (actives and standbys), largest first."""
+        return sorted((int(x) for x in self.task_counts), reverse=True)
+
     def value(self, tier: str) -> Any:
-        """A tier's value as reported: sorted counts (largest first) for the balances, a number for
-        ``tag-diversity``, ``[actives kept, actives on state, standbys kept, standbys on state]`` for
-        ``stickiness``."""
-        if tier == ACTIVE_BALANCE:
-            return sorted((int(x) for x in self.active_counts), reverse=True)
-        if tier == TASK_BALANCE:
-            return sorted((int(x) for x in self.task_counts), reverse=True)
-        if tier == TAG_DIVERSITY:
-            return self.tag_diversity
-        if tier == STICKINESS:
-            return self.stickiness
-        raise ValueError(f"unknown tier {tier!r}")
+        """A tier's value as reported, read as its record in :data:`problem.tiers.STREAMS` says: sorted counts
+        (largest first) for the balances, a number for ``tag-diversity``, ``[actives kept, actives on state,
+        standbys kept, standbys on state]`` for ``stickiness``; :class:`~assignment_oracle.problem.tiers.UnknownTier`
+        on a tier the table or these measures do not know."""
+        return STREAMS.tier(tier).read(self)
 
     def values(self, tiers: tuple[str, ...]) -> list:
         return [self.value(t) for t in tiers]
@@ -227,15 +221,7 @@ def measure(problem: StreamsProblem, assignment: StreamsAssignment) -> StreamsMe
     )
 
 
-def tier_key(tier: str, value: Any) -> Any:
-    """A tier's value as something smaller-is-better and comparable."""
-    if tier in (ACTIVE_BALANCE, TASK_BALANCE):
-        return tuple(value)
-    if tier == TAG_DIVERSITY:
-        return -value
-    return tuple(-x for x in value)
-
-
-def better(tiers: tuple[str, ...], a: list, b: list) -> int:
-    """Compare two lists of tier values lexicographically: -1 when ``a`` is better, 1 when ``b`` is, 0."""
-    return request.better(tiers, a, b, key=tier_key)
+#: A tier's value as something smaller-is-better and comparable (its record's key).
+tier_key = STREAMS.key
+#: Compare two lists of tier values lexicographically: -1 when ``a`` is better, 1 when ``b`` is, 0.
+better = STREAMS.better

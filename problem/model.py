@@ -30,6 +30,8 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 import numpy as np
 
+from assignment_oracle.problem.tiers import BALANCE, CONSUMER, RACK, SPREAD, STICKINESS
+
 __all__ = [
     "BALANCE",
     "RACK",
@@ -46,14 +48,10 @@ __all__ = [
     "Assignment",
 ]
 
-BALANCE = "balance"
-RACK = "rack"
-SPREAD = "spread"
-STICKINESS = "stickiness"
-#: The objective's tiers.  An objective names ``balance`` and ``stickiness`` once each, ``rack`` and
-#: ``spread`` (per-topic spread, KAFKA-16277) at most once each (left out: they play no part), in
-#: priority order (docs/formats.md, "Objective").
-TIERS: tuple[str, ...] = (BALANCE, RACK, SPREAD, STICKINESS)
+#: The objective's tiers, named once in :data:`problem.tiers.CONSUMER` (their records).  An objective names
+#: ``balance`` and ``stickiness`` once each, ``rack`` and ``spread`` (per-topic spread, KAFKA-16277) at most
+#: once each (left out: they play no part), in priority order (docs/formats.md, "Objective").
+TIERS: tuple[str, ...] = CONSUMER.names
 #: The default order: most balanced, then fewest cross-rack partitions (KIP-881), then stickiest.
 #: KIP-54's "fair yet sticky" with rack locality between the two, as Kafka's rack-aware sticky
 #: assignors rank them (see docs/formats.md, "Objective").  Without rack information every
