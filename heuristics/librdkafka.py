@@ -94,9 +94,11 @@ __all__ = [
     "STILL",
     "LiveGroup",
     "LivePeer",
+    "LoadedOnce",
     "MockCluster",
     "PeerNotInstalled",
     "Settled",
+    "bind_signatures",
     "close_all",
     "version",
 ]
@@ -145,11 +147,41 @@ class PeerNotInstalled(MissingExtra):
 # -- the library and its mock cluster ------------------------------------------------
 
 
-class _Library:
-    """confluent-kafka and, through ``ctypes``, the librdkafka it bundles (loaded once)."""
+class LoadedOnce:
+    """A binding loaded once per process: :meth:`get` builds it on first use and returns that one ever after.
 
-    _instance: _Library | None = None
-    _lock = threading.Lock()
+    Each subclass has its own instance and lock, so threads that ask at once load it once; a load that
+    raises leaves nothing behind, and the next :meth:`get` tries again.
+    """
+
+    _instance: LoadedOnce | None = None
+    _lock: threading.Lock
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._instance, cls._lock = None, threading.Lock()
+
+    @classmethod
+    def get(cls):
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = cls()
+            return cls._instance
+
+
+def bind_signatures(lib: ctypes.CDLL, signatures) -> None:
+    """Declare the C types of ``lib``'s functions: each ``(name, restype, argtypes)`` is set on ``lib.name``.
+
+    Afterwards ``ctypes`` converts every call's arguments and result as the C declaration says (a pointer is
+    not cut to an ``int``); a name the library lacks raises ``AttributeError`` before any call is made.
+    """
+    for name, restype, argtypes in signatures:
+        function = getattr(lib, name)
+        function.restype, function.argtypes = restype, argtypes
+
+
+class _Library(LoadedOnce):
+    """confluent-kafka and, through ``ctypes``, the librdkafka it bundles (loaded once)."""
 
     def __init__(self) -> None:
         try:
@@ -169,7 +201,7 @@ class _Library:
             )
         lib = ctypes.CDLL(candidates[0])
         p, i, s = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
-        for name, restype, argtypes in (
+        signatures = (
             ("rd_kafka_conf_new", p, []),
             ("rd_kafka_conf_set", i, [p, s, s, s, ctypes.c_size_t]),
             ("rd_kafka_new", p, [i, p, s, ctypes.c_size_t]),
@@ -182,18 +214,10 @@ class _Library:
             ("rd_kafka_mock_group_initial_rebalance_delay_ms", None, [p, ctypes.c_int32]),
             ("rd_kafka_mock_set_group_consumer_session_timeout_ms", None, [p, i]),
             ("rd_kafka_mock_set_group_consumer_heartbeat_interval_ms", None, [p, i]),
-        ):
-            function = getattr(lib, name)
-            function.restype, function.argtypes = restype, argtypes
+        )
+        bind_signatures(lib, signatures)
         self.lib = lib
         self.version = confluent_kafka.libversion()[0]
-
-    @classmethod
-    def get(cls) -> _Library:
-        with cls._lock:
-            if cls._instance is None:
-                cls._instance = cls()
-            return cls._instance
 
 
 def version() -> str:

@@ -52,7 +52,6 @@ import ctypes
 import logging
 import os
 import re
-import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -84,16 +83,13 @@ _ITEM = re.compile(r"^\s+(?P<topic>\S+) \[(?P<partition>\d+)\]")
 _TARGET_SIZE = re.compile(r"^ShareGroupHeartbeat response received assigned_topic_partitions size (\d+)$")
 
 
-class _Bindings:
+class _Bindings(librdkafka.LoadedOnce):
     """The mock's share group functions, bound once on the library confluent-kafka loaded."""
-
-    _instance: _Bindings | None = None
-    _lock = threading.Lock()
 
     def __init__(self) -> None:
         lib = librdkafka._Library.get().lib
         p, i, s = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
-        for name, restype, argtypes in (
+        signatures = (
             ("rd_kafka_mock_set_apiversion", i, [p, ctypes.c_int16, ctypes.c_int16, ctypes.c_int16]),
             ("rd_kafka_mock_sharegroup_set_heartbeat_interval", None, [p, i]),
             ("rd_kafka_mock_sharegroup_set_session_timeout", None, [p, i]),
@@ -103,17 +99,9 @@ class _Bindings:
                 [p, s, ctypes.POINTER(ctypes.POINTER(ctypes.c_void_p)), ctypes.POINTER(ctypes.c_size_t)],
             ),
             ("rd_kafka_mem_free", None, [p, p]),
-        ):
-            function = getattr(lib, name)
-            function.restype, function.argtypes = restype, argtypes
+        )
+        librdkafka.bind_signatures(lib, signatures)
         self.lib = lib
-
-    @classmethod
-    def get(cls) -> _Bindings:
-        with cls._lock:
-            if cls._instance is None:
-                cls._instance = cls()
-            return cls._instance
 
 
 def describe() -> str:
