@@ -40,7 +40,8 @@ from assignment_oracle.heuristics import (
     uniform,
 )
 from assignment_oracle.problem.claims import resolve_claims
-from assignment_oracle.problem.errors import UnknownAssignor
+from assignment_oracle.problem.errors import AssignorOfAnotherKind, UnknownAssignor
+from assignment_oracle.problem.kinds import KINDS, GroupKind, kind_named
 from assignment_oracle.problem.metrics import load_vector, retained, sorted_loads, sum_of_squares
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import violations
@@ -74,6 +75,10 @@ __all__ = [
     "ShareAssignor",
     "SHARE_ASSIGNORS",
     "get_share_assignor",
+    "REGISTRIES",
+    "KindRegistry",
+    "assignors_of",
+    "registered_kind",
 ]
 
 
@@ -442,9 +447,14 @@ def is_live(assignor: Assignor) -> bool:
     return isinstance(assignor.assign, librdkafka.LivePeer)
 
 
-def get_assignor(name: str, *, classpath: str | None = None) -> Assignor:
-    """The assignor called ``name``: a port (:data:`ASSIGNORS`), a peer (:data:`PEERS`), an external command,
-    or a Java class.
+def get_assignor(name: str, *, kind: str = "consumer", classpath: str | None = None, source: str = "the scenario"):
+    """The assignor called ``name`` for groups of ``kind`` (a name in :data:`problem.kinds.KINDS`), from the
+    one registry keyed by kind and name (:data:`REGISTRIES`).
+
+    A name registered for another kind raises :class:`~problem.errors.AssignorOfAnotherKind`, one line naming
+    both kinds (``source``: what the scenario is called there) and this kind's assignors; a name nobody registered, :class:`UnknownAssignor` listing them.
+    For consumer groups: a port (:data:`ASSIGNORS`), a peer (:data:`PEERS`), an external command, or a Java
+    class (below).
 
     ``external:CMD ARGS`` runs ``CMD`` without a shell, ``external-shell:CMD``
     through ``/bin/sh -c`` (:mod:`heuristics.external`); judged on the
@@ -458,19 +468,30 @@ def get_assignor(name: str, *, classpath: str | None = None) -> Assignor:
     from the classpath; :class:`~problem.errors.MissingRuntime` without
     ``java`` or ``javac``.
     """
+    registry = REGISTRIES[kind_named(kind).name]
+    found = registry.by_command(name, classpath) if registry.by_command is not None else None
+    if found is not None:
+        return found
+    try:
+        if name in registry.entries:
+            return registry.entries[name]
+    except TypeError:  # not a name at all
+        raise UnknownAssignor(name, registry.entries, message=registry.unknown(name)) from None
+    other = registered_kind(name)
+    if other is not None:
+        raise AssignorOfAnotherKind(name, registry.entries, message=registry.other_kind(name, other, source))
+    raise UnknownAssignor(name, registry.entries, message=registry.unknown(name))
+
+
+def _consumer_command(name: str, classpath: str | None) -> Assignor | None:
+    """``external:CMD`` / ``external-shell:CMD`` (a program speaking the JSON protocol) or ``java:CLASS``."""
     if isinstance(name, str) and name.startswith(external.PREFIXES):
         return external_assignor(name, name=name)
     if isinstance(name, str) and name.startswith("java:"):
         from assignment_oracle.heuristics import java_class  # it builds this module's Assignor
 
         return java_class.java_assignor(name, classpath=classpath)
-    for registry in (ASSIGNORS, PEERS, LIVE_PEERS, CLIENT_PEERS):
-        try:
-            if name in registry:
-                return registry[name]
-        except TypeError:
-            break
-    raise UnknownAssignor(name, [*ASSIGNORS, *PEERS, *LIVE_PEERS, *CLIENT_PEERS])
+    return None
 
 
 #: How a Kafka port iterates Kafka's hash maps: ``sorted`` (by member id, the documented default) or
@@ -761,3 +782,65 @@ def get_share_assignor(name: str) -> ShareAssignor:
     if name in SHARE_ASSIGNORS:
         return SHARE_ASSIGNORS[name]
     raise UnknownAssignor(name, list(SHARE_ASSIGNORS))
+
+
+# -- every kind's assignors: the one registry, keyed by kind and name ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class KindRegistry:
+    """One kind of group's assignors (:data:`REGISTRIES`), and the one way a name is refused for it."""
+
+    kind: GroupKind
+    entries: Mapping[str, object]
+    #: (name, classpath) -> an assignor named by a command rather than registered (None: not such a name).
+    by_command: Callable[[str, str | None], object | None] | None = None
+    #: The names a refusal lists as this kind's assignors (None: every entry).
+    listed: tuple[str, ...] | None = None
+
+    def unknown(self, name: object) -> str:
+        """A name nobody registered: listed with this kind's assignors."""
+        hint = ", or external:COMMAND" if self.by_command is not None else ""
+        label = "" if self.by_command is not None else f"{self.kind.label} "
+        return f"unknown {label}assignor {name!r} (known: {', '.join(self.entries)}{hint})"
+
+    def other_kind(self, name: str, other: GroupKind, source: str = "the scenario") -> str:
+        """A name registered for ``other``: both kinds named, with this kind's assignors."""
+        listed = self.entries if self.listed is None else self.listed
+        return (
+            f"{name} is a {other.label} assignor{f' ({other.kip})' if other.kip else ''}; {source} is "
+            f"{self.kind.described} scenario (its assignors: {', '.join(listed)})"
+        )
+
+
+#: Every kind's assignors, by the kind's name (problem.kinds.KINDS): what get_assignor reads.
+REGISTRIES: Mapping[str, KindRegistry] = MappingProxyType(
+    {
+        "consumer": KindRegistry(
+            KINDS["consumer"],
+            MappingProxyType({**ASSIGNORS, **PEERS, **LIVE_PEERS, **CLIENT_PEERS}),
+            _consumer_command,
+            listed=(*ASSIGNORS, "peers", "external:COMMAND", "java:CLASS"),
+        ),
+        "streams": KindRegistry(KINDS["streams"], STREAMS_ASSIGNORS),
+        "share": KindRegistry(KINDS["share"], SHARE_ASSIGNORS),
+    }
+)
+
+
+def assignors_of(kind: str) -> tuple[str, ...]:
+    """The names registered for groups of ``kind``."""
+    return tuple(REGISTRIES[kind_named(kind).name].entries)
+
+
+def registered_kind(name: object) -> GroupKind | None:
+    """The kind of group ``name`` is registered for (a command, ``external:``/``java:``, is a consumer group's),
+    or None."""
+    if not isinstance(name, str):
+        return None
+    for registry in REGISTRIES.values():
+        if name in registry.entries or (
+            registry.by_command is not None and name.startswith((*external.PREFIXES, "java:"))
+        ):
+            return registry.kind
+    return None

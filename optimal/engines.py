@@ -35,11 +35,16 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
 
 from assignment_oracle.optimal.request import Request
+from assignment_oracle.optimal.share_request import ShareRequest
 from assignment_oracle.optimal.solution import OPTIMAL, Solution, TierResult
+from assignment_oracle.optimal.streams_request import StreamsRequest
 from assignment_oracle.problem.claims import ResolvedClaims
 from assignment_oracle.problem.errors import UnsupportedRequest
+from assignment_oracle.problem.kinds import kind_named, kind_of
 from assignment_oracle.problem.model import BALANCE, RACK, SPREAD, STICKINESS, Problem
 
 __all__ = [
@@ -187,61 +192,43 @@ def choose(problem: Problem, request: Request, method: str = DEFAULT_METHOD) -> 
 
 @dataclass(frozen=True)
 class GroupModel:
-    """A kind of group with its own tiers and its own exact model (not a consumer group's network): where its
-    problem, request and model live (imported when a problem of the kind is solved), the engine's name."""
+    """A kind of group with its own tiers and its own exact model (not a consumer group's network), keyed by
+    the kind's name (:data:`problem.kinds.KINDS`): its request type and the module whose
+    ``solve(problem, request, time_limit=)`` answers it (imported when a group of the kind is solved)."""
 
-    described: str  # "a Streams group"
-    problem: tuple[str, str]  # (module, class)
-    request: tuple[str, str]
+    kind: str  # a name in problem.kinds.KINDS
+    request_type: type
     model: str  # the module whose solve(problem, request, time_limit=) answers it
-
-    def _load(self, where: tuple[str, str]) -> type:
-        import importlib
-
-        return getattr(importlib.import_module(where[0]), where[1])
-
-    def handles(self, problem) -> bool:
-        return isinstance(problem, self._load(self.problem))
 
     def solve(self, problem, request, *, method: str, time_limit: float | None):
         import importlib
 
         model = importlib.import_module(self.model)
-        request_type = self._load(self.request)
-        if request is not None and not isinstance(request, request_type):
+        described = kind_named(self.kind).described.split(" (")[0]
+        if request is not None and not isinstance(request, self.request_type):
             raise UnsupportedRequest(
-                f"{self.described} is solved with a {request_type.__name__} (its tiers are not a consumer group's)"
+                f"{described} is solved with a {self.request_type.__name__} (its tiers are not a consumer group's)"
             )
         if method not in (DEFAULT_METHOD, model.METHOD):
-            raise UnsupportedRequest(
-                f"method {method} cannot solve {self.described} (method auto chooses {model.METHOD})"
-            )
+            raise UnsupportedRequest(f"method {method} cannot solve {described} (method auto chooses {model.METHOD})")
         return model.solve(problem, request, time_limit=time_limit)
 
 
-#: The kinds of group :func:`solve` hands to their own model: Streams groups (KIP-1071, CP-SAT stage by stage)
-#: and share groups (KIP-932, a min-cost flow per tier).
-GROUP_MODELS: tuple[GroupModel, ...] = (
-    GroupModel(
-        "a Streams group",
-        ("assignment_oracle.problem.streams", "StreamsProblem"),
-        ("assignment_oracle.optimal.streams_request", "StreamsRequest"),
-        "assignment_oracle.optimal.streams",
-    ),
-    GroupModel(
-        "a share group",
-        ("assignment_oracle.problem.share", "ShareProblem"),
-        ("assignment_oracle.optimal.share_request", "ShareRequest"),
-        "assignment_oracle.optimal.share",
-    ),
+#: The kinds of group :func:`solve` hands to their own model, by kind: Streams groups (KIP-1071, CP-SAT stage
+#: by stage) and share groups (KIP-932, a min-cost flow per tier).  A consumer group is this module's own
+#: (:data:`ENGINES`).
+GROUP_MODELS: Mapping[str, GroupModel] = MappingProxyType(
+    {
+        "streams": GroupModel("streams", StreamsRequest, "assignment_oracle.optimal.streams"),
+        "share": GroupModel("share", ShareRequest, "assignment_oracle.optimal.share"),
+    }
 )
 
 
 def group_model(problem) -> GroupModel | None:
-    """The entry of :data:`GROUP_MODELS` that solves ``problem`` (``None``: a consumer group)."""
-    if isinstance(problem, Problem):
-        return None
-    return next((g for g in GROUP_MODELS if g.handles(problem)), None)
+    """The entry of :data:`GROUP_MODELS` that solves ``problem``, by its kind (``None``: a consumer group, solved
+    by :data:`ENGINES`)."""
+    return GROUP_MODELS.get(kind_of(problem).name)
 
 
 def solve(

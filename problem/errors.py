@@ -124,10 +124,19 @@ class UnknownAssignor(AssignorError, LookupError):
 
     exit_code = 2
 
-    def __init__(self, name: object, known: Iterable[str] = ()) -> None:
+    def __init__(self, name: object, known: Iterable[str] = (), *, message: str | None = None) -> None:
         self.name = name
         known = ", ".join(known)
-        super().__init__(f"unknown assignor {name!r}" + (f" (known: {known}, or external:COMMAND)" if known else ""))
+        if message is None:
+            message = f"unknown assignor {name!r}" + (f" (known: {known}, or external:COMMAND)" if known else "")
+        super().__init__(message)
+
+
+class AssignorOfAnotherKind(UnknownAssignor):
+    """The assignor is registered, but for another kind of group than the scenario's
+    (``heuristics.registry.get_assignor(name, kind=...)``)."""
+
+    exit_code = 2
 
 
 class AssignorDidNotFinish(AssignorError):
