@@ -95,10 +95,14 @@ class GroupKind:
         return {self.answer_key: dict(members)}
 
     def answer_members(self, document: Any) -> Mapping:
-        """The members' part of an answer document (a consumer or share group's may be bare)."""
+        """The members' part of an answer document: under ``assignment`` (what ``solve``, ``assign`` and
+        ``capture`` write), then under the kind's own key; a consumer or share group's may be bare."""
         if not isinstance(document, Mapping):
             return {}
-        return document.get(self.answer_key, document if self.answer_key == "assignment" else {})
+        inner = document.get("assignment", document)
+        if self.answer_key == "assignment":
+            return inner if isinstance(inner, Mapping) else {}
+        return inner.get(self.answer_key, {}) if isinstance(inner, Mapping) else {}
 
 
 # -- consumer groups (the classic protocol and KIP-848) --------------------------------------------------------

@@ -17,13 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from assignment_oracle.compare.capture.group import Capture
-from assignment_oracle.compare.judge import KINDS, judge, kind_of
+from assignment_oracle.compare.judge import judge, kind_of
 from assignment_oracle.compare.judge.configuration import Choice, Measured, choose, configuration
 from assignment_oracle.compare.judge.verdict import Verdict
 from assignment_oracle.optimal import OPTIMAL, solve
-from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.kinds import kind_of_scenario
 from assignment_oracle.problem.load import load_assignment, load_scenario
-from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.text import printable
 
 __all__ = ["CapturedVerdict", "Moves", "Recommendation", "judge_capture", "from_here"]
@@ -182,20 +181,13 @@ def judge_capture(capture: Capture, *, time_limit: float | None = None) -> Captu
     """``check``'s verdict on ``capture`` (its scenario's own objective, the kind's default time limit) and
     the optimum's moves from the current assignment."""
     problem = capture.problem()
-    if type(problem) not in KINDS:
-        raise InputError(
-            capture.group,
-            "",
-            f"is a {capture.kind} group: the judge has no such kind yet (compare.judge.KINDS); -o writes its "
-            "scenario and assignment",
-        )
     assignment = load_assignment(dict(capture.assignment), problem)
     kind = kind_of(problem)
     request = kind.request(problem, {"objective_text": None})
     limit = time_limit if time_limit is not None else kind.default_time_limit(problem, request, "auto")
     verdict = judge(problem, assignment, request, time_limit=limit)
     moves = _moves(capture, problem, assignment, limit)
-    advice = _recommend(capture, problem, assignment, moves) if isinstance(problem, Problem) else None
+    advice = _ADVICE[kind.name](capture, problem, assignment, moves) if kind.name in _ADVICE else None
     return CapturedVerdict(capture, verdict, moves, advice)
 
 
@@ -251,29 +243,11 @@ def _recommend(capture: Capture, problem, assignment, moves: Moves) -> Recommend
 
 
 def from_here(capture: Capture) -> dict[str, Any]:
-    """The captured scenario with every member owning what the candidate gives it now (one generation)."""
+    """The captured scenario with every member holding what the candidate gives it now as its previous
+    assignment (a consumer group's ``owned`` at generation 0): the kind's own feed-back (problem.kinds)."""
+    group = kind_of_scenario(capture.scenario)
     scenario = {k: v for k, v in capture.scenario.items()}
-    members = {}
-    if scenario.get("kind") == "share":  # a share group's scenario holds what members have now already
-        return scenario
-    if scenario.get("kind") == "streams":
-        held = capture.assignment["members"]
-        for member_id, entry in scenario["members"].items():
-            entry = {k: v for k, v in entry.items() if k not in ("active", "standby", "warmup")}
-            for role in ("active", "standby"):
-                if held.get(member_id, {}).get(role):
-                    entry[role] = held[member_id][role]
-            members[member_id] = entry
-    else:
-        for member_id, entry in scenario["members"].items():
-            entry = {k: v for k, v in entry.items() if k not in ("owned", "generation")}
-            held = capture.assignment.get(member_id) or {}
-            if held:
-                entry["owned"] = held
-                entry["generation"] = 0
-            members[member_id] = entry
-    scenario["members"] = members
-    return scenario
+    return group.fed_back(scenario, group.answer_members({"assignment": dict(capture.assignment)}), 0)
 
 
 def _moves(capture: Capture, problem, assignment, limit: float | None) -> Moves:
@@ -283,43 +257,53 @@ def _moves(capture: Capture, problem, assignment, limit: float | None) -> Moves:
     solution = solve(
         here, request, time_limit=limit if limit is not None else kind.default_time_limit(here, request, "auto")
     )
+    return _MOVES[kind.name](capture, problem, assignment, here, solution)
+
+
+def _share_moves(capture: Capture, problem, assignment, here, solution) -> Moves:
+    """Holdings: (member, partition); several members may share one."""
     best = solution.assignment
-    proven = solution.status == OPTIMAL
-    if capture.scenario.get("kind") == "share":  # holdings: (member, partition); several members may share one
-        now = {(m, t, p) for m, topics in capture.assignment.items() for t, ps in topics.items() for p in ps}
-        then = (
-            {(m, t, p) for m, topics in best.to_mapping().items() for t, ps in topics.items() for p in ps}
-            if best is not None
-            else now
-        )
-        per = {m: 0 for m in capture.assignment}
-        for m, _, _ in then:
-            per[m] = per.get(m, 0) + 1
-        held = {m: sum(len(ps) for ps in topics.values()) for m, topics in capture.assignment.items()}
-        return Moves(
-            moved=len(now - then),
-            total=len(then),
-            busiest_now=max(held.values(), default=0),
-            busiest_optimum=max(per.values(), default=0),
-            proven=proven,
-            unit="partition holdings",
-        )
-    if capture.scenario.get("kind") == "streams":
-        members = here.member_ids
-        now = {m: set(assignment.active_of(m)) for m in members}
-        then = {m: set(best.active_of(m)) if best is not None else now[m] for m in members}
-        moved = sum(len(then[m] - now[m]) for m in members)
-        total = len(here.tasks)
-        return Moves(
-            moved=moved,
-            total=total,
-            busiest_now=max((len(v) for v in now.values()), default=0),
-            busiest_optimum=max((len(v) for v in then.values()), default=0),
-            proven=proven,
-            unit="active tasks",
-        )
+    now = {(m, t, p) for m, topics in capture.assignment.items() for t, ps in topics.items() for p in ps}
+    then = (
+        {(m, t, p) for m, topics in best.to_mapping().items() for t, ps in topics.items() for p in ps}
+        if best is not None
+        else now
+    )
+    per = {m: 0 for m in capture.assignment}
+    for m, _, _ in then:
+        per[m] = per.get(m, 0) + 1
+    held = {m: sum(len(ps) for ps in topics.values()) for m, topics in capture.assignment.items()}
+    return Moves(
+        moved=len(now - then),
+        total=len(then),
+        busiest_now=max(held.values(), default=0),
+        busiest_optimum=max(per.values(), default=0),
+        proven=solution.status == OPTIMAL,
+        unit="partition holdings",
+    )
+
+
+def _streams_moves(capture: Capture, problem, assignment, here, solution) -> Moves:
+    """Active tasks: the ones the optimum gives a member it does not run now."""
+    best = solution.assignment
+    members = here.member_ids
+    now = {m: set(assignment.active_of(m)) for m in members}
+    then = {m: set(best.active_of(m)) if best is not None else now[m] for m in members}
+    return Moves(
+        moved=sum(len(then[m] - now[m]) for m in members),
+        total=len(here.tasks),
+        busiest_now=max((len(v) for v in now.values()), default=0),
+        busiest_optimum=max((len(v) for v in then.values()), default=0),
+        proven=solution.status == OPTIMAL,
+        unit="active tasks",
+    )
+
+
+def _consumer_moves(capture: Capture, problem, assignment, here, solution) -> Moves:
+    """Partitions: the optimum's moves from the owned ones."""
     from assignment_oracle.problem.metrics import load_vector
 
+    best = solution.assignment
     now_loads = load_vector(problem, assignment)
     best_loads = load_vector(here, best) if best is not None else now_loads
     return Moves(
@@ -327,5 +311,11 @@ def _moves(capture: Capture, problem, assignment, limit: float | None) -> Moves:
         total=int(sum(best_loads)),
         busiest_now=max(now_loads, default=0),
         busiest_optimum=max(best_loads, default=0),
-        proven=proven,
+        proven=solution.status == OPTIMAL,
     )
+
+
+#: The optimum's moves from here, by kind (problem.kinds).
+_MOVES = {"consumer": _consumer_moves, "streams": _streams_moves, "share": _share_moves}
+#: The report's advice on the group's configuration, by kind (a consumer group's configurable assignors).
+_ADVICE = {"consumer": _recommend}

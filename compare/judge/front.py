@@ -22,10 +22,10 @@ from typing import Any, Callable
 from assignment_oracle.compare.judge import consumer, share, streams
 from assignment_oracle.compare.judge.verdict import Verdict
 from assignment_oracle.problem.errors import UnknownAssignor
+from assignment_oracle.problem.kinds import kind_named
+from assignment_oracle.problem.kinds import kind_of as group_kind_of
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import InputError
-from assignment_oracle.problem.share import ShareProblem
-from assignment_oracle.problem.streams import StreamsProblem
 
 __all__ = ["Kind", "KINDS", "judge", "kind_of"]
 
@@ -34,8 +34,7 @@ __all__ = ["Kind", "KINDS", "judge", "kind_of"]
 class Kind:
     """One kind of group and everything the judge and the command line do with it."""
 
-    name: str
-    problem_type: type
+    name: str  # a name in problem.kinds.KINDS
     #: (problem, assignment, request, **context) -> Verdict
     judge: Callable[..., Verdict]
     #: The request from the command line's options (``objective`` as text or None, the consumer-only flags).
@@ -54,8 +53,6 @@ class Kind:
     #: (names given, the scenario's source) -> what ``compare`` runs: the names resolved, refused in one line
     #: when unknown, of another kind, or not installed.
     resolve: Callable[..., Any]
-    #: How the command line says what the scenario is (``a Streams group (KIP-1071)``).
-    described: str = "a consumer group"
     #: Options of the command line this kind has no use for (refused when given, never ignored).
     refuses: tuple[str, ...] = ()
     #: The same, for ``compare`` (which judges in the kind's own order).
@@ -66,6 +63,11 @@ class Kind:
     demo_names: Callable[[], tuple[str, ...]] = lambda: ("all",)
     #: The explanation ``explain`` prints for a verdict of this kind (None: the consumer's explain).
     explanation: Callable[[Verdict], str] | None = None
+
+    @property
+    def described(self) -> str:
+        """How the command line says what the scenario is (``a Streams group (KIP-1071)``): the kind's own."""
+        return kind_named(self.name).described
 
 
 def _consumer_request(problem: Problem, options: dict):
@@ -87,7 +89,7 @@ def _consumer_request(problem: Problem, options: dict):
     )
 
 
-def _streams_request(problem: StreamsProblem, options: dict):
+def _streams_request(problem, options: dict):
     from assignment_oracle.optimal.streams_request import StreamsRequest
     from assignment_oracle.problem.errors import UnsupportedRequest
 
@@ -100,11 +102,15 @@ def _streams_request(problem: StreamsProblem, options: dict):
         raise InputError("--objective", "", str(err).removeprefix("objective: ")) from None
 
 
-def _consumer_assignors() -> tuple[str, ...]:
-    from assignment_oracle.heuristics import ASSIGNORS
-    from assignment_oracle.heuristics.registry import CLIENT_PEERS, LIVE_PEERS, PEERS
+def _assignors(kind: str) -> Callable[[], tuple[str, ...]]:
+    """() -> the names registered for ``kind`` (heuristics.registry, imported when asked)."""
 
-    return (*ASSIGNORS, *PEERS, *LIVE_PEERS, *CLIENT_PEERS)
+    def names() -> tuple[str, ...]:
+        from assignment_oracle.heuristics.registry import assignors_of
+
+        return assignors_of(kind)
+
+    return names
 
 
 def _consumer_default_names() -> tuple[str, ...]:
@@ -113,87 +119,111 @@ def _consumer_default_names() -> tuple[str, ...]:
     return tuple(ASSIGNORS)
 
 
-def _streams_assignors() -> tuple[str, ...]:
-    from assignment_oracle.heuristics.registry import STREAMS_ASSIGNORS
-
-    return tuple(STREAMS_ASSIGNORS)
-
-
-def _streams_assign(name: str, problem: StreamsProblem, iteration_order: str = "sorted"):
-    from assignment_oracle.heuristics.registry import get_streams_assignor
-    from assignment_oracle.problem.errors import AssignorError, AssignorFailed
+def _registered(kind: str, name: str, option: str, source: str = "the scenario"):
+    """The assignor ``name`` registered for ``kind`` (heuristics.registry.get_assignor); another kind's, or
+    nobody's, is one line for ``option`` (the registry's one refusal); a live peer whose extra is missing too."""
+    from assignment_oracle.heuristics.registry import get_assignor
+    from assignment_oracle.problem.extras import require
 
     try:
-        entry = get_streams_assignor(name)
-    except UnknownAssignor:
-        raise InputError(
-            "--assignor",
-            "",
-            f"unknown Streams group assignor {name!r} (its assignors: {', '.join(_streams_assignors())})",
-        ) from None
-    try:
-        return entry.assign(problem, iteration_order=iteration_order)
-    except AssignorError as err:
-        raise AssignorFailed(f"{name}: {err}") from None
+        entry = get_assignor(name, kind=kind, source=source)
+    except UnknownAssignor as err:
+        raise InputError(option, "", str(err)) from None
+    if getattr(entry, "extra", None) is not None:
+        require(entry.extra, name)
+    return entry
+
+
+def _registered_assign(kind: str):
+    """(name, problem, iteration order) -> the assignment of one assignor of ``kind``'s own registry."""
+
+    def assign(name: str, problem, iteration_order: str = "sorted"):
+        from assignment_oracle.problem.errors import AssignorError, AssignorFailed
+
+        entry = _registered(kind, name, "--assignor")
+        try:
+            return entry.assign(problem, iteration_order=iteration_order)
+        except ValueError as err:  # Java's order without the topic ids it hashes
+            raise InputError("--iteration-order", "", str(err)) from None
+        except AssignorError as err:
+            raise AssignorFailed(f"{name}: {err}") from None
+
+    return assign
+
+
+def _registered_resolve(kind: str):
+    """(names given, the scenario's source) -> the names, each one of ``kind``'s own or ``all``; refused in one
+    line otherwise, before any work."""
+
+    def resolve(given, source: str):
+        for name in given:
+            if name != "all":
+                _registered(kind, name, "--assignors", source)
+        return list(given)
+
+    return resolve
+
+
+def _registered_runs(kind: str, names) -> list[tuple[str, str]]:
+    """What ``compare`` runs on a group of ``kind``: (name, iteration order); ``all``: every port (not a live
+    peer) in both orders."""
+    from assignment_oracle.heuristics.registry import ITERATION_ORDERS, REGISTRIES
+
+    ports = [n for n, a in REGISTRIES[kind].entries.items() if not getattr(a, "live", False)]
+    runs: list[tuple[str, str]] = []
+    for name in names:
+        items = [(n, o) for n in ports for o in ITERATION_ORDERS] if name == "all" else [(name, "sorted")]
+        for item in items:
+            if item in runs:
+                raise InputError("--assignors", "", f"assignor {item[0]!r} is named twice")
+            runs.append(item)
+    return runs
 
 
 def _consumer_solution(solution, *, timing: bool = False) -> dict:
     return solution.to_mapping(timing=timing, plain=False)
 
 
-def _streams_assignment_mapping(problem: StreamsProblem, assignment, name: str, iteration_order: str) -> dict:
-    from assignment_oracle.problem.streams import standby_shortfall, violations
-
-    found = violations(problem, assignment)
-    return {
-        "kind": "streams",
+def _assignment_mapping(problem, assignment, name: str, iteration_order: str) -> dict:
+    """The JSON ``assign`` writes for a group with its own assignors: the kind, the assignor, validity (by the
+    kind's one rule, problem.kinds) and the assignment; a Streams group adds its standby shortfall."""
+    group = group_kind_of(problem)
+    found = group.violations(problem, assignment)
+    out = {
+        "kind": group.name,
         "assignor": name,
         "iteration_order": iteration_order,
         "valid": not found,
         "violations": [v.to_mapping() for v in found],
-        "standby_shortfall": standby_shortfall(problem, assignment),
-        "assignment": assignment.to_mapping(),
     }
+    return (
+        out
+        | _assignment_extras.get(group.name, lambda p, a: {})(problem, assignment)
+        | {"assignment": assignment.to_mapping()}
+    )
 
 
-def _streams_compare(problem: StreamsProblem, names, *, progress=None, **_):
-    from assignment_oracle.heuristics.registry import ITERATION_ORDERS
+def _streams_extras(problem, assignment) -> dict:
+    from assignment_oracle.problem.streams import standby_shortfall
 
-    runs: list[tuple[str, str]] = []
-    for name in names:
-        items = [(n, o) for n in _streams_assignors() for o in ITERATION_ORDERS] if name == "all" else None
-        if items is None:
-            if name not in _streams_assignors():
-                raise InputError(
-                    "--assignors",
-                    "",
-                    f"unknown Streams group assignor {name!r} (its assignors: {', '.join(_streams_assignors())})",
-                )
-            items = [(name, "sorted")]
-        for item in items:
-            if item in runs:
-                raise InputError("--assignors", "", f"assignor {item[0]!r} is named twice")
-            runs.append(item)
-    return streams.compare(problem, runs, progress=progress)
+    return {"standby_shortfall": standby_shortfall(problem, assignment)}
+
+
+#: What ``assign`` writes beyond the common fields, by kind.
+_assignment_extras = {"streams": _streams_extras}
+
+
+def _streams_compare(problem, names, *, progress=None, **_):
+    return streams.compare(problem, _registered_runs("streams", names), progress=progress)
 
 
 def _consumer_resolve(given, source: str):
-    from assignment_oracle.heuristics.registry import STREAMS_ASSIGNORS, require_installed, resolve_names
+    from assignment_oracle.heuristics.registry import registered_kind, require_installed, resolve_names
 
-    streams_named = [n for n in given if n in STREAMS_ASSIGNORS]
-    if streams_named:
-        raise InputError(
-            "--assignors",
-            "",
-            f"{streams_named[0]} is a Streams group assignor (KIP-1071); {source} is a consumer group scenario",
-        )
-    share_named = [n for n in given if n in _share_assignors()]
-    if share_named:
-        raise InputError(
-            "--assignors",
-            "",
-            f"{share_named[0]} is a share group assignor (KIP-932); {source} is a consumer group scenario",
-        )
+    for name in given:
+        other = registered_kind(name)
+        if other is not None and other.name != "consumer":
+            _registered("consumer", name, "--assignors", source)  # refused: another kind's assignor
     try:
         names = list(resolve_names(given))
     except ValueError as err:
@@ -203,30 +233,7 @@ def _consumer_resolve(given, source: str):
     return names
 
 
-def _streams_resolve(given, source: str):
-    from assignment_oracle.heuristics.registry import get_assignor
-
-    for name in given:
-        if name == "all" or name in _streams_assignors():
-            continue
-        try:
-            get_assignor(name)
-        except Exception:
-            raise InputError(
-                "--assignors",
-                "",
-                f"unknown Streams group assignor {name!r} ({source} is a Streams group; known: {', '.join(_streams_assignors())})",
-            ) from None
-        raise InputError(
-            "--assignors",
-            "",
-            f"{name} is a consumer group assignor; {source} is a Streams group scenario (its assignors: "
-            f"{', '.join(_streams_assignors())})",
-        )
-    return list(given)
-
-
-def _share_request(problem: ShareProblem, options: dict):
+def _share_request(problem, options: dict):
     from assignment_oracle.optimal.share_request import parse_request
     from assignment_oracle.problem.errors import UnsupportedRequest
 
@@ -236,91 +243,8 @@ def _share_request(problem: ShareProblem, options: dict):
         raise InputError("--objective", "", str(err).removeprefix("objective: ")) from None
 
 
-def _share_assignors() -> tuple[str, ...]:
-    from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS
-
-    return tuple(SHARE_ASSIGNORS)
-
-
-def _share_assign(name: str, problem: ShareProblem, iteration_order: str = "sorted"):
-    from assignment_oracle.heuristics.registry import get_share_assignor
-    from assignment_oracle.problem.errors import AssignorError, AssignorFailed
-
-    try:
-        entry = get_share_assignor(name)
-    except UnknownAssignor:
-        raise InputError(
-            "--assignor", "", f"unknown share group assignor {name!r} (its assignors: {', '.join(_share_assignors())})"
-        ) from None
-    _share_installed(name)
-    try:
-        return entry.assign(problem, iteration_order=iteration_order)
-    except ValueError as err:  # Java's order without the topic ids it hashes
-        raise InputError("--iteration-order", "", str(err)) from None
-    except AssignorError as err:
-        raise AssignorFailed(f"{name}: {err}") from None
-
-
-def _share_installed(name: str) -> None:
-    """A live share group peer whose extra is not installed is one line naming it (exit 2)."""
-    from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS
-    from assignment_oracle.problem.extras import require
-
-    entry = SHARE_ASSIGNORS.get(name)
-    if entry is not None and entry.extra is not None:
-        require(entry.extra, name)
-
-
-def _share_assignment_mapping(problem: ShareProblem, assignment, name: str, iteration_order: str) -> dict:
-    from assignment_oracle.problem.share import violations
-
-    found = violations(problem, assignment)
-    return {
-        "kind": "share",
-        "assignor": name,
-        "iteration_order": iteration_order,
-        "valid": not found,
-        "violations": [v.to_mapping() for v in found],
-        "assignment": assignment.to_mapping(),
-    }
-
-
-def _share_compare(problem: ShareProblem, names, *, progress=None, **_):
-    from assignment_oracle.heuristics.registry import ITERATION_ORDERS, SHARE_ASSIGNORS
-
-    runs: list[tuple[str, str]] = []
-    ports = [n for n, a in SHARE_ASSIGNORS.items() if not a.live]  # "all": the ports, each in both orders
-    for name in names:
-        items = [(n, o) for n in ports for o in ITERATION_ORDERS] if name == "all" else [(name, "sorted")]
-        for item in items:
-            if item in runs:
-                raise InputError("--assignors", "", f"assignor {item[0]!r} is named twice")
-            runs.append(item)
-    return share.compare(problem, runs, progress=progress)
-
-
-def _share_resolve(given, source: str):
-    from assignment_oracle.heuristics.registry import get_assignor
-
-    for name in given:
-        if name == "all" or name in _share_assignors():
-            _share_installed(name)  # before any work: a peer that cannot run is one line, not a row of errors
-            continue
-        try:
-            get_assignor(name)
-        except Exception:
-            raise InputError(
-                "--assignors",
-                "",
-                f"unknown share group assignor {name!r} ({source} is a share group; known: {', '.join(_share_assignors())})",
-            ) from None
-        raise InputError(
-            "--assignors",
-            "",
-            f"{name} is a consumer group assignor; {source} is a share group scenario (its assignors: "
-            f"{', '.join(_share_assignors())})",
-        )
-    return list(given)
+def _share_compare(problem, names, *, progress=None, **_):
+    return share.compare(problem, _registered_runs("share", names), progress=progress)
 
 
 def _consumer_time_limit(problem, request, method: str) -> float | None:
@@ -335,15 +259,14 @@ def _consumer_compare(problem: Problem, names, **options):
     return compare(problem, names, **options)
 
 
-#: The kinds of group the judge knows, by problem type (module docstring).
-KINDS: dict[type, Kind] = {
-    Problem: Kind(
+#: The kinds of group the judge knows, by the kind's name (problem.kinds.KINDS; module docstring).
+KINDS: dict[str, Kind] = {
+    "consumer": Kind(
         name="consumer",
-        problem_type=Problem,
         judge=consumer.judge,
         request=_consumer_request,
         solution_mapping=_consumer_solution,
-        assignors=_consumer_assignors,
+        assignors=_assignors("consumer"),
         assign=None,
         assignment_mapping=None,
         compare=_consumer_compare,
@@ -351,35 +274,31 @@ KINDS: dict[type, Kind] = {
         default_time_limit=_consumer_time_limit,
         demo_names=lambda: tuple(_consumer_default_names()),
     ),
-    StreamsProblem: Kind(
+    "streams": Kind(
         name="streams",
-        problem_type=StreamsProblem,
         judge=streams.judge,
         request=_streams_request,
         solution_mapping=streams.solution_to_mapping,
-        assignors=_streams_assignors,
-        assign=_streams_assign,
-        assignment_mapping=_streams_assignment_mapping,
+        assignors=_assignors("streams"),
+        assign=_registered_assign("streams"),
+        assignment_mapping=_assignment_mapping,
         compare=_streams_compare,
-        resolve=_streams_resolve,
-        described="a Streams group (KIP-1071)",
+        resolve=_registered_resolve("streams"),
         refuses=("--method", "--balance", "--topic-spread", "--max-moves", "--max-moves-per-member"),
         refuses_in_compare=("--time-limit", "--objective"),
         default_time_limit=lambda problem, request, method: streams.STREAMS_TIME_LIMIT,
         explanation=lambda verdict: streams.explanation_text(verdict),
     ),
-    ShareProblem: Kind(
+    "share": Kind(
         name="share",
-        problem_type=ShareProblem,
         judge=share.judge,
         request=_share_request,
         solution_mapping=share.solution_to_mapping,
-        assignors=_share_assignors,
-        assign=_share_assign,
-        assignment_mapping=_share_assignment_mapping,
+        assignors=_assignors("share"),
+        assign=_registered_assign("share"),
+        assignment_mapping=_assignment_mapping,
         compare=_share_compare,
-        resolve=_share_resolve,
-        described="a share group (KIP-932)",
+        resolve=_registered_resolve("share"),
         refuses=("--method", "--balance", "--topic-spread", "--max-moves", "--max-moves-per-member"),
         refuses_in_compare=("--time-limit", "--objective"),
         explanation=lambda verdict: share.explanation_text(verdict),
@@ -388,14 +307,9 @@ KINDS: dict[type, Kind] = {
 
 
 def kind_of(problem) -> Kind:
-    """The kind of ``problem`` (a consumer group's :class:`Problem`, a Streams group's :class:`StreamsProblem`, a
-    share group's :class:`ShareProblem`)."""
-    kind = KINDS.get(type(problem))
-    if kind is None:
-        raise TypeError(
-            f"no kind of group judges a {type(problem).__name__} (known: {', '.join(k.name for k in KINDS.values())})"
-        )
-    return kind
+    """The judge's row for the kind of ``problem`` (:func:`problem.kinds.kind_of`); a problem of no kind raises
+    ``TypeError`` naming the known ones."""
+    return KINDS[group_kind_of(problem).name]
 
 
 def judge(problem, assignment, request=None, *, optimum=None, **context) -> Verdict:
