@@ -36,20 +36,18 @@ from assignment_oracle.compare.judge import co_partition, moves, weighted
 from assignment_oracle.compare.judge.balance import improving_chain, kafka_balance_violations
 from assignment_oracle.compare.judge.guarantees import GuaranteeCheck, check_guarantee
 from assignment_oracle.compare.judge.verdict import (
-    GAP,
     INVALID,
-    OPTIMAL,
-    UNKNOWN,
     Finding,
     TierLine,
+    TierWords,
     Verdict,
     balance_difference,
-    tier_lines,
+    judge_tiers,
+    status_of,
+    words_for,
 )
 from assignment_oracle.optimal import INFEASIBLE, Request, Solution, choose, measure, solve, verify
-from assignment_oracle.optimal.request import tier_key
 from assignment_oracle.problem.claims import resolve_claims
-from assignment_oracle.problem.errors import SolverError
 from assignment_oracle.problem.metrics import (
     kip54_balance_score,
     per_topic_spread,
@@ -57,7 +55,7 @@ from assignment_oracle.problem.metrics import (
     spread,
     sum_of_squares,
 )
-from assignment_oracle.problem.model import BALANCE, RACK, STICKINESS, Assignment, Problem
+from assignment_oracle.problem.model import BALANCE, RACK, SPREAD, STICKINESS, Assignment, Problem
 from assignment_oracle.problem.ownership import owner_array, violations
 
 __all__ = ["KIND", "ROWS", "FINDINGS", "JUDGE_TIME_LIMIT", "Family", "judge", "row_problem", "family_optimum"]
@@ -213,51 +211,83 @@ def _partition_name(problem: Problem, index: int) -> str:
     return f"{problem.topic_names[topic]}-{index - int(offsets[topic])}"
 
 
-def _explained(problem: Problem, line: TierLine, assignment: Assignment, optimum: Solution, mine, claims) -> TierLine:
-    """A tier line with its difference in numbers, the members and partitions involved, and a note."""
-    if line.comparison not in ("worse", "better") or optimum.assignment is None:
+@dataclass(frozen=True)
+class _Judged:
+    """What a tier's difference is read from: the tiers' problem, the assignment, its measures, the optimum."""
+
+    problem: Problem
+    assignment: Assignment
+    optimum: Solution
+    mine: object
+    claims: object
+
+
+def _balance_difference(j: _Judged, line: TierLine) -> tuple[dict, dict]:
+    best = [int(x) for x in j.optimum.measures.loads]
+    return balance_difference(dict(zip(j.problem.member_ids, (int(x) for x in j.mine.loads))), best)
+
+
+def _balance_note(line: TierLine) -> str:
+    d = line.difference
+    if d["largest_over_optimum"]:
+        return f"largest load {d['largest']}, the optimum's {d['optimum_largest']}"
+    return f"{d['members_at_level']} member(s) at {d['level']} or more, the optimum {d['optimum_members_at_level']}"
+
+
+def _stickiness_difference(j: _Judged, line: TierLine) -> tuple[dict, dict]:
+    problem = j.problem
+    previous = j.claims.previous_owner_array
+    now, _ = owner_array(problem, j.assignment)
+    best, _ = owner_array(problem, j.optimum.assignment)
+    lost = np.flatnonzero((previous >= 0) & (best == previous) & (now != previous))
+    ids = problem.member_ids
+    involved = {
+        "partitions": [
+            {
+                "partition": _partition_name(problem, int(i)),
+                "owner": ids[previous[i]],
+                "now": ids[now[i]] if now[i] >= 0 else None,
+            }
+            for i in lost[:50]
+        ],
+        "count": int(lost.size),
+    }
+    return {"kept_fewer_by": int(line.optimum) - int(line.value)}, involved
+
+
+def _stickiness_note(line: TierLine) -> str:
+    partitions = line.involved["partitions"]
+    return (
+        f"{line.difference['kept_fewer_by']} fewer partitions kept; the optimum keeps "
+        + ", ".join(f"{p['partition']} on {p['owner']}" for p in partitions[:3])
+        + (" …" if line.involved["count"] > 3 else "")
+    )
+
+
+#: How each tier's difference is said (its record in :data:`problem.tiers.CONSUMER`, ``difference``).
+WORDS: dict[str, TierWords] = {
+    BALANCE: TierWords(_balance_difference, _balance_note),
+    RACK: TierWords(
+        lambda j, line: ({"cross_rack_over_by": int(line.value) - int(line.optimum)}, {}),
+        lambda line: f"{line.difference['cross_rack_over_by']} more partitions read across racks",
+    ),
+    SPREAD: TierWords(
+        lambda j, line: ({"over_by": int(line.value) - int(line.optimum)}, {}),
+        lambda line: f"per-topic sum of squares {line.value}, the optimum's {line.optimum}",
+    ),
+    STICKINESS: TierWords(_stickiness_difference, _stickiness_note),
+}
+
+
+def _explained(judged: _Judged, line: TierLine) -> TierLine:
+    """A tier line with its difference in numbers, the members and partitions involved, and a note (where the
+    assignment differs from an optimum that has an answer)."""
+    if line.comparison not in ("worse", "better") or judged.optimum.assignment is None:
         return line
-    if line.tier == BALANCE:
-        best = [int(x) for x in optimum.measures.loads]
-        difference, involved = balance_difference(dict(zip(problem.member_ids, (int(x) for x in mine.loads))), best)
-        note = (
-            f"largest load {difference['largest']}, the optimum's {difference['optimum_largest']}"
-            if difference["largest_over_optimum"]
-            else f"{difference['members_at_level']} member(s) at {difference['level']} or more, the optimum "
-            f"{difference['optimum_members_at_level']}"
-        )
-    elif line.tier == STICKINESS:
-        previous = claims.previous_owner_array
-        now, _ = owner_array(problem, assignment)
-        best, _ = owner_array(problem, optimum.assignment)
-        lost = np.flatnonzero((previous >= 0) & (best == previous) & (now != previous))
-        ids = problem.member_ids
-        difference = {"kept_fewer_by": int(line.optimum) - int(line.value)}
-        involved = {
-            "partitions": [
-                {
-                    "partition": _partition_name(problem, int(i)),
-                    "owner": ids[previous[i]],
-                    "now": ids[now[i]] if now[i] >= 0 else None,
-                }
-                for i in lost[:50]
-            ],
-            "count": int(lost.size),
-        }
-        note = (
-            f"{difference['kept_fewer_by']} fewer partitions kept; the optimum keeps "
-            + ", ".join(f"{p['partition']} on {p['owner']}" for p in involved["partitions"][:3])
-            + (" …" if lost.size > 3 else "")
-        )
-    elif line.tier == RACK:
-        difference = {"cross_rack_over_by": int(line.value) - int(line.optimum)}
-        involved = {}
-        note = f"{difference['cross_rack_over_by']} more partitions read across racks"
-    else:  # spread
-        difference = {"over_by": int(line.value) - int(line.optimum)}
-        involved = {}
-        note = f"per-topic sum of squares {line.value}, the optimum's {line.optimum}"
-    return dataclasses.replace(line, difference=difference, involved=involved, note=note)
+    words = words_for("consumer", line.tier, WORDS)
+    difference, involved = words.difference(judged, line)
+    line = dataclasses.replace(line, difference=difference, involved=involved)
+    return dataclasses.replace(line, note=words.note(line))
 
 
 # -- the judge -----------------------------------------------------------------------------------------------
@@ -325,20 +355,17 @@ def judge(
 
     records = [(t.tier, t.value, t.proven) for t in optimum.tiers]
     values = {t: mine.value(t, request.balance) for t, _, _ in records}
-    lines, gap, better = tier_lines(records, values, tier_key)
-    if better is not None:
-        record = optimum.tier(better)
-        if record is not None and record.proven and valid:
-            raise SolverError(f"a valid assignment beats the proven optimum on the {better} tier (a bug)")
-    lines = [_explained(problem, line, assignment, optimum, mine, claims) for line in lines]
-    if not valid:
-        status, gap = INVALID, None
-    elif gap is not None:
-        status = GAP
-    elif better is None and optimum.tiers and all(t.proven for t in optimum.tiers):
-        status = OPTIMAL
-    else:
-        status = UNKNOWN
+    judged = _Judged(problem, assignment, optimum, mine, claims)
+    lines, gap, optimal = judge_tiers(
+        KIND,
+        records,
+        values,
+        valid=valid,
+        trusted=valid,
+        describe=lambda line: _explained(judged, line),
+        mark_unproven=True,
+    )
+    status = status_of(valid=valid, gap=gap, optimal=optimal)
 
     findings: list[Finding] = []
     balance_optimum = _balance_optimum(problem, request, optimum, method)

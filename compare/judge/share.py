@@ -36,7 +36,6 @@ given does not verify.  A valid assignment better than the proven optimum is a b
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeAlias
@@ -45,27 +44,25 @@ import numpy as np
 
 from assignment_oracle.compare.judge.verdict import (
     AssignorRow,
+    Comparison,
     Finding,
     TierLine,
+    TierWords,
     Verdict,
     balance_difference,
+    judge_tiers,
+    judged_rows,
     short_value,
+    status_of,
+    verdict_of,
+    words_for,
 )
-from assignment_oracle.optimal.share_request import (
-    BALANCE,
-    COVERAGE,
-    SHARING,
-    STICKINESS,
-    ShareMeasures,
-    ShareRequest,
-    measure,
-    sharing_targets,
-    tier_key,
-)
+from assignment_oracle.optimal.share_request import ShareMeasures, ShareRequest, measure, sharing_targets
 from assignment_oracle.optimal.solution import OPTIMAL
-from assignment_oracle.problem.errors import AssignorError, SolverError
+from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.share import ShareAssignment, ShareProblem, violations
 from assignment_oracle.problem.text import lines_text
+from assignment_oracle.problem.tiers import BALANCE, COVERAGE, SHARING, STICKINESS
 
 if TYPE_CHECKING:
     from assignment_oracle.optimal.share import ShareSolution
@@ -91,6 +88,7 @@ GUARANTEES: dict[str, str] = {
     "sticky-at-equal-balance": "as few partitions moved as the optimum, given every tier before stickiness equal",
 }
 
+KIND = "share"
 KEPT, BROKEN, NOT_JUDGED = "kept", "broken", "not judged"
 _LIMIT = 50  # partitions or pairs listed in a tier line's ``involved``
 
@@ -144,41 +142,59 @@ def _holders_of(assignment: ShareAssignment) -> dict[tuple[str, int], list[str]]
     return out
 
 
-def _difference(problem: ShareProblem, tier: str, mine: ShareMeasures, best: ShareMeasures, balance: str):
-    """A tier's difference in numbers (positive where the assignment is worse) and what is involved."""
-    if tier == COVERAGE:
-        missing = np.flatnonzero(mine.target_mask & (mine.holders == 0))
-        return (
-            {
-                "uncovered": mine.uncovered,
-                "optimum_uncovered": best.uncovered,
-                "more_by": mine.uncovered - best.uncovered,
-            },
-            {"partitions": [_name(problem, j) for j in missing[:_LIMIT].tolist()], "count": int(missing.size)},
-        )
-    if tier == SHARING:
-        off = np.flatnonzero(mine.target_mask & (mine.holders != mine.targets))
-        d = mine.deviations
-        return (
-            {
-                "under_shared": mine.under_shared,
-                "over_shared": mine.over_shared,
-                "optimum_under_shared": best.under_shared,
-                "optimum_over_shared": best.over_shared,
-                "largest_deviation": int(d.max()) if d.size else 0,
-                "optimum_largest_deviation": int(best.deviations.max()) if best.deviations.size else 0,
-            },
-            {
-                "partitions": [
-                    {"partition": _name(problem, j), "holders": int(mine.holders[j]), "target": int(mine.targets[j])}
-                    for j in off[:_LIMIT].tolist()
-                ],
-                "count": int(off.size),
-            },
-        )
-    if tier == BALANCE:
-        return balance_difference(_loads(problem, mine, balance), list(_loads(problem, best, balance).values()))
-    return {"kept_fewer_by": best.kept - mine.kept, "kept": mine.kept, "optimum_kept": best.kept}, {}
+@dataclass(frozen=True)
+class _Judged:
+    """What a tier's difference is read from: the group, the assignment and the optimum's, their measures, and
+    what the balance tier balances."""
+
+    problem: ShareProblem
+    assignment: ShareAssignment
+    mine: ShareMeasures
+    optimum: ShareAssignment
+    best: ShareMeasures
+    balance: str
+
+
+def _coverage_difference(j: _Judged, line: TierLine) -> tuple[dict, dict]:
+    mine, best = j.mine, j.best
+    missing = np.flatnonzero(mine.target_mask & (mine.holders == 0))
+    return (
+        {"uncovered": mine.uncovered, "optimum_uncovered": best.uncovered, "more_by": mine.uncovered - best.uncovered},
+        {"partitions": [_name(j.problem, p) for p in missing[:_LIMIT].tolist()], "count": int(missing.size)},
+    )
+
+
+def _sharing_difference(j: _Judged, line: TierLine) -> tuple[dict, dict]:
+    mine, best = j.mine, j.best
+    off = np.flatnonzero(mine.target_mask & (mine.holders != mine.targets))
+    d = mine.deviations
+    return (
+        {
+            "under_shared": mine.under_shared,
+            "over_shared": mine.over_shared,
+            "optimum_under_shared": best.under_shared,
+            "optimum_over_shared": best.over_shared,
+            "largest_deviation": int(d.max()) if d.size else 0,
+            "optimum_largest_deviation": int(best.deviations.max()) if best.deviations.size else 0,
+        },
+        {
+            "partitions": [
+                {"partition": _name(j.problem, p), "holders": int(mine.holders[p]), "target": int(mine.targets[p])}
+                for p in off[:_LIMIT].tolist()
+            ],
+            "count": int(off.size),
+        },
+    )
+
+
+def _balance_difference(j: _Judged, line: TierLine) -> tuple[dict, dict]:
+    mine, best = _loads(j.problem, j.mine, j.balance), _loads(j.problem, j.best, j.balance)
+    return balance_difference(mine, list(best.values()))
+
+
+def _stickiness_difference(j: _Judged, line: TierLine) -> tuple[dict, dict]:
+    difference = {"kept_fewer_by": j.best.kept - j.mine.kept, "kept": j.mine.kept, "optimum_kept": j.best.kept}
+    return difference, _stickiness_involved(j.problem, j.assignment, j.optimum)
 
 
 def _stickiness_involved(problem: ShareProblem, assignment: ShareAssignment, optimum: ShareAssignment) -> dict:
@@ -192,34 +208,77 @@ def _stickiness_involved(problem: ShareProblem, assignment: ShareAssignment, opt
     return {"moved": moved[:_LIMIT], "count": len(moved)}
 
 
-def _difference_text(line: TierLine) -> str:
+def _balance_note(line: TierLine) -> str:
     d = line.difference
-    if line.tier == COVERAGE:
-        return f"{d['uncovered']} partition(s) without a holder, the optimum {d['optimum_uncovered']}"
-    if line.tier == SHARING:
-        return (
-            f"{d['under_shared']} partition(s) under-shared and {d['over_shared']} over-shared, the optimum "
-            f"{d['optimum_under_shared']} and {d['optimum_over_shared']}"
-        )
-    if line.tier == BALANCE:
-        if d["largest_over_optimum"]:
-            return f"largest load {d['largest']}, the optimum's {d['optimum_largest']}"
-        return f"{d['members_at_level']} with {d['level']} or more, the optimum {d['optimum_members_at_level']}"
-    return f"{d['kept_fewer_by']} fewer pair(s) kept"
+    if d["largest_over_optimum"]:
+        return f"largest load {d['largest']}, the optimum's {d['optimum_largest']}"
+    return f"{d['members_at_level']} with {d['level']} or more, the optimum {d['optimum_members_at_level']}"
 
 
-def _line(problem, tier, proven, assignment, mine, optimum, best, balance) -> TierLine:
-    value = mine.value(tier, balance)
-    if optimum is None or best is None:
-        return TierLine(tier, value, None, False, "unknown")
-    target = best.value(tier, balance)
-    kx, ky = tier_key(tier, value), tier_key(tier, target)
-    comparison = "equal" if kx == ky else ("worse" if kx > ky else "better")
-    difference, involved = _difference(problem, tier, mine, best, balance)
-    if tier == STICKINESS:
-        involved = _stickiness_involved(problem, assignment, optimum)
-    line = TierLine(tier, value, target, proven, comparison, difference, involved)
-    return dataclasses.replace(line, note=_difference_text(line))
+def _sharing_note(line: TierLine) -> str:
+    d = line.difference
+    return (
+        f"{d['under_shared']} partition(s) under-shared and {d['over_shared']} over-shared, the optimum "
+        f"{d['optimum_under_shared']} and {d['optimum_over_shared']}"
+    )
+
+
+def _listed(title: str, said: Callable[[Any], str], key: str = "partitions") -> Callable[[TierLine, int], list[str]]:
+    """An explanation's lines for a tier: ``title``, then each item of ``involved[key]`` as ``said`` says it."""
+
+    def involved(line: TierLine, limit: int) -> list[str]:
+        return [title, *(f"  {said(item)}" for item in line.involved[key][:limit])]
+
+    return involved
+
+
+def _balance_involved(line: TierLine, limit: int) -> list[str]:
+    inv = line.involved
+    members = list(inv["members"].items())
+    out = [f"members with {inv['level']} or more (the optimum has {inv['optimum_members']} such):"]
+    return out + [f"  {m}: {n}" for m, n in members[:limit]]
+
+
+#: How each tier's difference is said (its record in :data:`problem.tiers.SHARE`, ``difference``).
+WORDS: dict[str, TierWords] = {
+    COVERAGE: TierWords(
+        _coverage_difference,
+        lambda line: (
+            f"{line.difference['uncovered']} partition(s) without a holder, the optimum "
+            f"{line.difference['optimum_uncovered']}"
+        ),
+        _listed("partitions without a holder:", str),
+    ),
+    SHARING: TierWords(
+        _sharing_difference,
+        _sharing_note,
+        _listed(
+            "partitions off their target (holders, target):",
+            lambda p: f"{p['partition']}: {p['holders']} (target {p['target']})",
+        ),
+    ),
+    BALANCE: TierWords(_balance_difference, _balance_note, _balance_involved),
+    STICKINESS: TierWords(
+        _stickiness_difference,
+        lambda line: f"{line.difference['kept_fewer_by']} fewer pair(s) kept",
+        _listed(
+            "pairs the optimum keeps and the assignment moved:",
+            lambda i: f"{i['partition']} on {i['member']} (now on {', '.join(i['now']) or 'nobody'})",
+            "moved",
+        ),
+    ),
+}
+
+
+def _described(judged: _Judged | None, line: TierLine) -> TierLine:
+    """A tier line with its difference in numbers, what is involved and a note (where the optimum has an
+    answer)."""
+    if judged is None:
+        return line
+    words = words_for(KIND, line.tier, WORDS)
+    difference, involved = words.difference(judged, line)
+    line = dataclasses.replace(line, difference=difference, involved=involved)
+    return dataclasses.replace(line, note=words.note(line))
 
 
 # -- the entry point -----------------------------------------------------------------------------------------
@@ -251,47 +310,38 @@ def judge(
     valid = not found
     mine = measure(problem, assignment, request)
     order = tuple(optimum.objective_order)
-    best_assignment = optimum.assignment
-    best = optimum.measures if best_assignment is not None else None
+    best = optimum.measures if optimum.assignment is not None else None
     proven = {t.tier: bool(t.proven) for t in optimum.tiers}
-    lines = tuple(
-        _line(problem, tier, proven.get(tier, False), assignment, mine, best_assignment, best, balance)
-        for tier in order
+    records = [
+        (t, None if best is None else best.value(t, balance), best is not None and proven.get(t, False)) for t in order
+    ]
+    judged = None if best is None else _Judged(problem, assignment, mine, optimum.assignment, best, balance)
+    lines, gap, optimal = judge_tiers(
+        KIND,
+        records,
+        {t: mine.value(t, balance) for t in order},
+        valid=valid,
+        trusted=valid and optimum.status == OPTIMAL,
+        who="a valid share assignment",
+        describe=lambda line: _described(judged, line),
     )
-    gap = None
-    first = next((t for t in lines if t.comparison != "equal"), None)
-    if first is not None and first.comparison == "worse" and valid:
-        gap = first.tier
-    if first is not None and first.comparison == "better" and first.proven and valid and optimum.status == OPTIMAL:
-        raise SolverError(f"a valid share assignment beats the proven optimum on the {first.tier} tier (a bug)")
-    if not valid:
-        status = "invalid"
-    elif gap is not None:
-        status = "gap"
-    elif first is None and lines and all(t.proven for t in lines) and optimum.status == OPTIMAL:
-        status = "optimal"
-    else:
-        status = "unknown"
+    status = status_of(valid=valid, gap=gap, optimal=optimal and optimum.status == OPTIMAL)
     role = "guarantee" if assignor is not None else "finding"
     findings = [
         *_certificates(problem, assignment, request, optimum, certificate),
         *_guarantees(problem, found, mine, lines, order, role),
     ]
     spread, where = kafka_balance(problem, mine)
-    return Verdict(
-        kind="share",
-        status=status,
-        valid=valid,
-        violations=tuple(str(v) for v in found),
-        violation_details=tuple(v.to_mapping() for v in found),
-        objective_order=order,
-        optimum_status=optimum.status,
-        optimum_message=optimum.message,
-        tiers=lines,
-        gap_tier=gap,
+    return verdict_of(
+        KIND,
+        optimum,
+        found,
+        lines,
+        gap,
+        status,
+        assignor=assignor,
         findings=tuple(findings),
         owned=mine.owned,
-        assignor=getattr(assignor, "name", assignor),
         request=request.to_mapping(problem),
         measures={
             "loads": {m: int(n) for m, n in zip(problem.member_ids, mine.loads)},
@@ -306,8 +356,7 @@ def judge(
             "kafka_balance_where": where,
             "kept": mine.kept,
             "owned": mine.owned,
-            "optimum_kept": None if best is None else best.kept,
-            "optimum_pairs": None if best is None else best.pairs,
+            **{f"optimum_{name}": None if best is None else getattr(best, name) for name in ("kept", "pairs")},
         },
     )
 
@@ -380,7 +429,7 @@ def _guarantees(problem, found, mine: ShareMeasures, lines, order, role: str) ->
             )
         )
     elif sticky.comparison == "worse":
-        out.append(_guarantee("sticky-at-equal-balance", BROKEN, _difference_text(sticky)))
+        out.append(_guarantee("sticky-at-equal-balance", BROKEN, sticky.note))
     else:
         out.append(_guarantee("sticky-at-equal-balance", KEPT))
     return out
@@ -412,25 +461,9 @@ def explanation_text(verdict: Verdict, *, limit: int = 20) -> str:
 
 
 def _involved_lines(line: TierLine, limit: int) -> list[str]:
-    inv = line.involved
-    out: list[str] = []
-    if line.tier == COVERAGE:
-        out.append("partitions without a holder:")
-        out += [f"  {p}" for p in inv["partitions"][:limit]]
-    elif line.tier == SHARING:
-        out.append("partitions off their target (holders, target):")
-        out += [f"  {p['partition']}: {p['holders']} (target {p['target']})" for p in inv["partitions"][:limit]]
-    elif line.tier == BALANCE:
-        members = list(inv["members"].items())
-        out.append(f"members with {inv['level']} or more (the optimum has {inv['optimum_members']} such):")
-        out += [f"  {m}: {n}" for m, n in members[:limit]]
-    else:
-        out.append("pairs the optimum keeps and the assignment moved:")
-        out += [
-            f"  {i['partition']} on {i['member']} (now on {', '.join(i['now']) or 'nobody'})"
-            for i in inv["moved"][:limit]
-        ]
-    count = inv.get("count", len(inv.get("members", {})))
+    """What is involved in a gap, at most ``limit`` items, then how many in all when there are more."""
+    out = words_for(KIND, line.tier, WORDS).involved(line, limit)
+    count = line.involved.get("count", len(line.involved.get("members", {})))
     if count > limit:
         out.append(f"  … {count} in all")
     return out
@@ -478,19 +511,14 @@ ShareRow: TypeAlias = AssignorRow
 
 
 @dataclass(frozen=True)
-class ShareComparison:
+class ShareComparison(Comparison):
     """Assignors on one share group, each judged against the same optimum."""
 
+    kind = KIND
     problem: ShareProblem
     optimum: ShareSolution
     rows: tuple[ShareRow, ...]
-
-    def to_mapping(self, *, timing: bool = False) -> dict:
-        return {
-            "kind": "share",
-            "optimum": solution_to_mapping(self.optimum, timing=timing),
-            "rows": [r.to_mapping(timing=timing) for r in self.rows],
-        }
+    solution_mapping = staticmethod(solution_to_mapping)
 
     def text(self) -> str:
         """The table ``compare`` prints: the optimum's row, then one row per assignor."""
@@ -560,23 +588,13 @@ def compare(
     ``error`` and its message (Kafka's ``NoSuchElementException``; Java's order without topic ids)."""
     from assignment_oracle.heuristics.registry import get_share_assignor
 
-    if progress is not None:
-        progress("optimum")
-    if optimum is None:
-        from assignment_oracle.optimal import solve
-
-        optimum = solve(problem)
-    rows = []
-    for name, order in assignors:
-        entry = get_share_assignor(name)
-        if progress is not None:
-            progress(name if order == "sorted" else f"{name} ({order} order)")
-        started = time.perf_counter()
-        try:
-            result = entry.assign(problem, iteration_order=order)
-        except (AssignorError, ValueError) as err:
-            rows.append(ShareRow(name, order, "error", None, f"{type(err).__name__}: {err}"))
-            continue
-        seconds = time.perf_counter() - started
-        rows.append(ShareRow(name, order, "ok", judge(problem, result, optimum=optimum, assignor=name), "", seconds))
-    return ShareComparison(problem, optimum, tuple(rows))
+    optimum, rows = judged_rows(
+        problem,
+        assignors,
+        optimum=optimum,
+        entry=get_share_assignor,
+        judge=judge,
+        errors=(AssignorError, ValueError),
+        progress=progress,
+    )
+    return ShareComparison(problem, optimum, rows)

@@ -38,19 +38,23 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeAlias
 
-from assignment_oracle.compare.judge.verdict import AssignorRow, Finding, TierLine, Verdict, balance_difference
-from assignment_oracle.optimal.solution import OPTIMAL
-from assignment_oracle.optimal.streams_request import (
-    ACTIVE_BALANCE,
-    STICKINESS,
-    TAG_DIVERSITY,
-    TASK_BALANCE,
-    StreamsMeasures,
-    measure,
-    state_of,
-    tier_key,
+from assignment_oracle.compare.judge.verdict import (
+    AssignorRow,
+    Comparison,
+    Finding,
+    TierLine,
+    TierWords,
+    Verdict,
+    balance_difference,
+    judge_tiers,
+    judged_rows,
+    short_value,
+    status_of,
+    verdict_of,
+    words_for,
 )
-from assignment_oracle.problem.errors import SolverError
+from assignment_oracle.optimal.solution import OPTIMAL
+from assignment_oracle.optimal.streams_request import StreamsMeasures, measure, state_of
 from assignment_oracle.problem.streams import (
     StreamsAssignment,
     StreamsProblem,
@@ -60,6 +64,7 @@ from assignment_oracle.problem.streams import (
     violations,
 )
 from assignment_oracle.problem.text import lines_text
+from assignment_oracle.problem.tiers import ACTIVE_BALANCE, STICKINESS, TAG_DIVERSITY, TASK_BALANCE
 
 if TYPE_CHECKING:
     from assignment_oracle.optimal.streams import StreamsSolution
@@ -87,6 +92,7 @@ GUARANTEES: dict[str, str] = {
     "sticky-at-equal-balance": "as sticky as the optimum given equal balance (previous actives, then standbys, then state)",
 }
 
+KIND = "streams"
 KEPT, BROKEN, NOT_JUDGED = "kept", "broken", "not judged"
 #: Seconds the Streams optimum may take when judging without a limit given.
 STREAMS_TIME_LIMIT = 60.0
@@ -117,10 +123,10 @@ def explanation_text(verdict: Verdict, *, limit: int = 20) -> str:
             lines.append(f"{who}: no gap found (verdict {verdict.status})")
         return lines_text(lines)
     lines.append(
-        f"{who} is worse than the optimum first at the {gap.tier} tier: {_short(gap.value)} against "
-        f"{_short(gap.optimum)} ({gap.note})"
+        f"{who} is worse than the optimum first at the {gap.tier} tier: {short_value(gap.value)} against "
+        f"{short_value(gap.optimum)} ({gap.note})"
     )
-    lines += _involved_lines(gap, limit)
+    lines += words_for(KIND, gap.tier, WORDS).involved(gap, limit)
     return lines_text(lines)
 
 
@@ -135,24 +141,21 @@ def unavoidable_shortfall(verdict: Verdict) -> int:
     return 0 if found is None else int(found.data["unavoidable"])
 
 
-def _short(value) -> str:
-    if isinstance(value, list) and len(value) > 12:
-        return f"[{', '.join(str(x) for x in value[:6])}, … {len(value)} values, … {value[-1]}]"
-    return str(value)
-
-
-def _difference_text(line: TierLine) -> str:
-    d = line.difference
-    if line.tier in (ACTIVE_BALANCE, TASK_BALANCE):
-        what = "active" if line.tier == ACTIVE_BALANCE else "task"
+def _balance_note(what: str) -> Callable[[TierLine], str]:
+    def note(line: TierLine) -> str:
+        d = line.difference
         if d["largest_over_optimum"]:
             return f"largest {what} count {d['largest']}, the optimum's {d['optimum_largest']}"
         return (
             f"{d['members_at_level']} member(s) with {d['level']} or more {what}s, "
             f"the optimum {d['optimum_members_at_level']}"
         )
-    if line.tier == TAG_DIVERSITY:
-        return f"{d['fewer_by']} fewer distinct tag values"
+
+    return note
+
+
+def _stickiness_note(line: TierLine) -> str:
+    d = line.difference
     parts = [
         f"{label} fewer by {d[key]}"
         for key, label in (
@@ -166,49 +169,72 @@ def _difference_text(line: TierLine) -> str:
     return ", ".join(parts) or "equal"
 
 
-def _involved_lines(line: TierLine, limit: int) -> list[str]:
-    inv = line.involved
-    out: list[str] = []
-    if line.tier in (ACTIVE_BALANCE, TASK_BALANCE):
-        what = "active tasks" if line.tier == ACTIVE_BALANCE else "tasks (active and standby)"
+def _balance_involved(what: str) -> Callable[[TierLine, int], list[str]]:
+    def involved(line: TierLine, limit: int) -> list[str]:
+        inv = line.involved
         members = list(inv["members"].items())
-        out.append(f"members with {inv['level']} or more {what} (the optimum has {inv['optimum_members']} such):")
+        out = [f"members with {inv['level']} or more {what} (the optimum has {inv['optimum_members']} such):"]
         out += [f"  {m}: {n}" for m, n in members[:limit]]
         if len(members) > limit:
             out.append(f"  … {len(members)} in all")
-    elif line.tier == TAG_DIVERSITY:
-        tasks = inv["tasks"]
-        out.append("tasks with fewer distinct tag values than in the optimum:")
-        out += [f"  {t['task']}: {t['values']} (optimum {t['optimum']})" for t in tasks[:limit]]
-        if len(tasks) > limit:
-            out.append(f"  … {len(tasks)} in all")
-    else:
-        for key, said in (
-            ("actives_moved", "previous actives moved that the optimum kept on their member"),
-            ("standbys_moved", "previous standbys moved that the optimum kept on their member"),
-            ("state_left", "copies the optimum put on a member with state for the task, the assignment did not"),
-        ):
-            items = inv[key]
-            if not items:
-                continue
-            out.append(f"{said}:")
-            for item in items[:limit]:
-                now = f" (now on {', '.join(item['now']) or 'nobody'})" if "now" in item else ""
-                out.append(f"  {item['task']} on {item['member']}{now}")
-            if len(items) > limit:
-                out.append(f"  … {len(items)} in all")
+        return out
+
+    return involved
+
+
+def _tag_involved(line: TierLine, limit: int) -> list[str]:
+    tasks = line.involved["tasks"]
+    out = ["tasks with fewer distinct tag values than in the optimum:"]
+    out += [f"  {t['task']}: {t['values']} (optimum {t['optimum']})" for t in tasks[:limit]]
+    if len(tasks) > limit:
+        out.append(f"  … {len(tasks)} in all")
+    return out
+
+
+def _stickiness_involved_lines(line: TierLine, limit: int) -> list[str]:
+    inv = line.involved
+    out: list[str] = []
+    for key, said in (
+        ("actives_moved", "previous actives moved that the optimum kept on their member"),
+        ("standbys_moved", "previous standbys moved that the optimum kept on their member"),
+        ("state_left", "copies the optimum put on a member with state for the task, the assignment did not"),
+    ):
+        items = inv[key]
+        if not items:
+            continue
+        out.append(f"{said}:")
+        for item in items[:limit]:
+            now = f" (now on {', '.join(item['now']) or 'nobody'})" if "now" in item else ""
+            out.append(f"  {item['task']} on {item['member']}{now}")
+        if len(items) > limit:
+            out.append(f"  … {len(items)} in all")
     return out
 
 
 # -- the tiers' differences and the members and tasks involved ----------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Judged:
+    """What a tier's difference is read from: the group, the assignment and the optimum's, their measures."""
+
+    problem: StreamsProblem
+    assignment: StreamsAssignment
+    mine: StreamsMeasures
+    optimum: StreamsAssignment
+    best: StreamsMeasures
+
+
 def _counts(problem: StreamsProblem, counts) -> dict[str, int]:
     return {m: int(n) for m, n in zip(problem.member_ids, counts)}
 
 
-def _balance_line(tier, problem, mine: dict[str, int], best: dict[str, int]) -> tuple[dict, dict]:
-    return balance_difference(mine, list(best.values()))
+def _balance_difference(counts: str) -> Callable[[_Judged, TierLine], tuple[dict, dict]]:
+    def difference(j: _Judged, line: TierLine) -> tuple[dict, dict]:
+        mine, best = getattr(j.mine, counts), getattr(j.best, counts)
+        return balance_difference(_counts(j.problem, mine), list(_counts(j.problem, best).values()))
+
+    return difference
 
 
 def _tag_values(problem: StreamsProblem, assignment: StreamsAssignment) -> dict[TaskId, int]:
@@ -254,47 +280,47 @@ def _stickiness_involved(problem: StreamsProblem, assignment: StreamsAssignment,
     return {"actives_moved": moved_active, "standbys_moved": moved_standby, "state_left": state_left}
 
 
-def _line(
-    problem: StreamsProblem,
-    tier: str,
-    proven: bool,
-    assignment: StreamsAssignment,
-    mine: StreamsMeasures,
-    optimum: StreamsAssignment | None,
-    best: StreamsMeasures | None,
-) -> TierLine:
-    value = mine.value(tier)
-    if optimum is None or best is None:
-        return TierLine(tier, value, None, False, "unknown")
-    target = best.value(tier)
-    kx, ky = tier_key(tier, value), tier_key(tier, target)
-    comparison = "equal" if kx == ky else ("worse" if kx > ky else "better")
-    if tier == ACTIVE_BALANCE:
-        difference, involved = _balance_line(
-            tier, problem, _counts(problem, mine.active_counts), _counts(problem, best.active_counts)
-        )
-    elif tier == TASK_BALANCE:
-        difference, involved = _balance_line(
-            tier, problem, _counts(problem, mine.task_counts), _counts(problem, best.task_counts)
-        )
-    elif tier == TAG_DIVERSITY:
-        difference = {"fewer_by": target - value}
-        a, o = _tag_values(problem, assignment), _tag_values(problem, optimum)
-        involved = {
-            "tasks": [
-                {"task": task_name(t), "values": a[t], "optimum": o[t]} for t in problem.stateful_tasks if a[t] < o[t]
-            ]
-        }
-    else:
-        difference = {
-            "actives_kept_fewer_by": best.actives_kept - mine.actives_kept,
-            "actives_on_state_fewer_by": best.actives_on_state - mine.actives_on_state,
-            "standbys_kept_fewer_by": best.standbys_kept - mine.standbys_kept,
-            "standbys_on_state_fewer_by": best.standbys_on_state - mine.standbys_on_state,
-        }
-        involved = _stickiness_involved(problem, assignment, optimum)
-    line = TierLine(tier, value, target, proven, comparison, difference, involved)
-    return dataclasses.replace(line, note=_difference_text(line))
+def _tag_difference(j: _Judged, line: TierLine) -> tuple[dict, dict]:
+    a, o = _tag_values(j.problem, j.assignment), _tag_values(j.problem, j.optimum)
+    tasks = [{"task": task_name(t), "values": a[t], "optimum": o[t]} for t in j.problem.stateful_tasks if a[t] < o[t]]
+    return {"fewer_by": line.optimum - line.value}, {"tasks": tasks}
+
+
+def _stickiness_difference(j: _Judged, line: TierLine) -> tuple[dict, dict]:
+    mine, best = j.mine, j.best
+    difference = {
+        "actives_kept_fewer_by": best.actives_kept - mine.actives_kept,
+        "actives_on_state_fewer_by": best.actives_on_state - mine.actives_on_state,
+        "standbys_kept_fewer_by": best.standbys_kept - mine.standbys_kept,
+        "standbys_on_state_fewer_by": best.standbys_on_state - mine.standbys_on_state,
+    }
+    return difference, _stickiness_involved(j.problem, j.assignment, j.optimum)
+
+
+#: How each tier's difference is said (its record in :data:`problem.tiers.STREAMS`, ``difference``).
+WORDS: dict[str, TierWords] = {
+    ACTIVE_BALANCE: TierWords(
+        _balance_difference("active_counts"), _balance_note("active"), _balance_involved("active tasks")
+    ),
+    TASK_BALANCE: TierWords(
+        _balance_difference("task_counts"), _balance_note("task"), _balance_involved("tasks (active and standby)")
+    ),
+    TAG_DIVERSITY: TierWords(
+        _tag_difference, lambda line: f"{line.difference['fewer_by']} fewer distinct tag values", _tag_involved
+    ),
+    STICKINESS: TierWords(_stickiness_difference, _stickiness_note, _stickiness_involved_lines),
+}
+
+
+def _described(judged: _Judged | None, line: TierLine) -> TierLine:
+    """A tier line with its difference in numbers, what is involved and a note (where the optimum has an
+    answer)."""
+    if judged is None:
+        return line
+    words = words_for(KIND, line.tier, WORDS)
+    difference, involved = words.difference(judged, line)
+    line = dataclasses.replace(line, difference=difference, involved=involved)
+    return dataclasses.replace(line, note=words.note(line))
 
 
 # -- the entry point -----------------------------------------------------------------------------------------
@@ -326,37 +352,21 @@ def judge(
     unavoidable = unavoidable_standby_shortfall(problem)
     avoidable = mine.shortfall
     order = tuple(optimum.objective_order)
-    best_assignment = optimum.assignment
-    best = optimum.measures if best_assignment is not None else None
+    best = optimum.measures if optimum.assignment is not None else None
     proven = {t.tier: bool(t.proven) for t in optimum.tiers}
-    lines = tuple(
-        _line(problem, tier, proven.get(tier, False), assignment, mine, best_assignment, best) for tier in order
+    records = [(t, None if best is None else best.value(t), best is not None and proven.get(t, False)) for t in order]
+    judged = None if best is None else _Judged(problem, assignment, mine, optimum.assignment, best)
+    trusted = valid and not avoidable and optimum.status == OPTIMAL
+    lines, gap, optimal = judge_tiers(
+        KIND,
+        records,
+        {t: mine.value(t) for t in order},
+        valid=valid,
+        trusted=trusted,
+        who="a valid Streams assignment",
+        describe=lambda line: _described(judged, line),
     )
-
-    # the gap: the first tier not equal, if worse; a better one first means no gap can be named
-    gap = None
-    first = next((t for t in lines if t.comparison != "equal"), None)
-    if first is not None and first.comparison == "worse" and valid:
-        gap = first.tier
-    if (
-        first is not None
-        and first.comparison == "better"
-        and first.proven
-        and valid
-        and not avoidable
-        and optimum.status == OPTIMAL
-    ):
-        raise SolverError(f"a valid Streams assignment beats the proven optimum on the {first.tier} tier (a bug)")
-    if not valid:
-        status = "invalid"
-    elif gap is not None:
-        status = "gap"
-    elif avoidable:
-        status = "short"
-    elif first is None and lines and all(t.proven for t in lines) and optimum.status == OPTIMAL:
-        status = "optimal"
-    else:
-        status = "unknown"
+    status = status_of(valid=valid, gap=gap, optimal=optimal and optimum.status == OPTIMAL, short=bool(avoidable))
 
     shortfall = Finding(
         "standby-shortfall",
@@ -371,20 +381,16 @@ def judge(
         },
     )
     previous = sum(len(m.active) + len(m.standby) for m in problem.members)
-    return Verdict(
-        kind="streams",
-        status=status,
-        valid=valid,
-        violations=tuple(str(v) for v in found),
-        violation_details=tuple(v.to_mapping() for v in found),
-        objective_order=order,
-        optimum_status=optimum.status,
-        optimum_message=optimum.message,
-        tiers=lines,
-        gap_tier=gap,
+    return verdict_of(
+        KIND,
+        optimum,
+        found,
+        lines,
+        gap,
+        status,
+        assignor=assignor,
         findings=(shortfall, *_guarantees(problem, found, avoidable, lines)),
         owned=previous,
-        assignor=getattr(assignor, "name", assignor),
         request={"objective": list(order)},
     )
 
@@ -422,7 +428,7 @@ def _guarantees(problem, found, avoidable: int, lines: tuple[TierLine, ...]) -> 
     if active is None or active.comparison == "unknown":
         out.append(_guarantee("active-balance", NOT_JUDGED, "no optimum to compare with"))
     elif active.comparison == "worse":
-        out.append(_guarantee("active-balance", BROKEN, _difference_text(active)))
+        out.append(_guarantee("active-balance", BROKEN, active.note))
     elif not active.proven and active.comparison == "equal":
         out.append(_guarantee("active-balance", KEPT, "as the optimum's (not proven)"))
     else:
@@ -436,7 +442,7 @@ def _guarantees(problem, found, avoidable: int, lines: tuple[TierLine, ...]) -> 
             _guarantee("sticky-at-equal-balance", NOT_JUDGED, "the balance differs from the optimum's: not comparable")
         )
     elif sticky.comparison == "worse":
-        out.append(_guarantee("sticky-at-equal-balance", BROKEN, _difference_text(sticky)))
+        out.append(_guarantee("sticky-at-equal-balance", BROKEN, sticky.note))
     else:
         out.append(_guarantee("sticky-at-equal-balance", KEPT))
     return tuple(out)
@@ -479,19 +485,14 @@ StreamsRow: TypeAlias = AssignorRow
 
 
 @dataclass(frozen=True)
-class StreamsComparison:
+class StreamsComparison(Comparison):
     """Assignors on one Streams group, each judged against the same optimum."""
 
+    kind = KIND
     problem: StreamsProblem
     optimum: StreamsSolution
     rows: tuple[StreamsRow, ...]
-
-    def to_mapping(self, *, timing: bool = False) -> dict:
-        return {
-            "kind": "streams",
-            "optimum": solution_to_mapping(self.optimum, timing=timing),
-            "rows": [r.to_mapping(timing=timing) for r in self.rows],
-        }
+    solution_mapping = staticmethod(solution_to_mapping)
 
     def text(self) -> str:
         """The table ``compare`` prints: the optimum's row, then one row per assignor."""
@@ -538,28 +539,9 @@ def compare(
     """Run each ``(name, iteration order)`` of :data:`heuristics.registry.STREAMS_ASSIGNORS` on ``problem``
     and judge it against one optimum (solved if not given).  An assignor that raises is a row with status
     ``error`` and its message (Kafka's ``TaskAssignorException`` on a group without members)."""
-    import time
-
     from assignment_oracle.heuristics.registry import get_streams_assignor
-    from assignment_oracle.problem.errors import AssignorError
 
-    if progress is not None:
-        progress("optimum")
-    if optimum is None:
-        from assignment_oracle.optimal import solve
-
-        optimum = solve(problem)
-    rows = []
-    for name, order in assignors:
-        entry = get_streams_assignor(name)
-        if progress is not None:
-            progress(name if order == "sorted" else f"{name} ({order} order)")
-        started = time.perf_counter()
-        try:
-            result = entry.assign(problem, iteration_order=order)
-        except AssignorError as err:
-            rows.append(StreamsRow(name, order, "error", None, f"{type(err).__name__}: {err}"))
-            continue
-        seconds = time.perf_counter() - started
-        rows.append(StreamsRow(name, order, "ok", judge(problem, result, optimum=optimum, assignor=name), "", seconds))
-    return StreamsComparison(problem, optimum, tuple(rows))
+    optimum, rows = judged_rows(
+        problem, assignors, optimum=optimum, entry=get_streams_assignor, judge=judge, progress=progress
+    )
+    return StreamsComparison(problem, optimum, rows)

@@ -25,10 +25,13 @@ gap, short or unknown, 3 invalid, 4 optimal but the certificate given with it do
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
+from assignment_oracle.problem.errors import AssignorError, SolverError
 from assignment_oracle.problem.text import lines_text
+from assignment_oracle.problem.tiers import pick, table
 
 __all__ = [
     "AssignorRow",
@@ -41,7 +44,14 @@ __all__ = [
     "TierLine",
     "Finding",
     "Verdict",
+    "TierWords",
     "tier_lines",
+    "judge_tiers",
+    "status_of",
+    "verdict_of",
+    "words_for",
+    "Comparison",
+    "judged_rows",
     "balance_difference",
     "short_value",
     "fails",
@@ -274,14 +284,15 @@ def short_value(value) -> str:
     return str(value)
 
 
-def tier_lines(records, values, key) -> tuple[list[TierLine], str | None, str | None]:
+def tier_lines(records, values, key, *, mark_unproven: bool = True) -> tuple[list[TierLine], str | None, str | None]:
     """Each tier of an optimum (``records``: ``(tier, optimum value or None, proven)``, in order) beside the
     assignment's value (``values[tier]``), compared by ``key(tier, value)`` (smaller is better).
 
     Returns the lines, the gap tier (the first tier that is not equal, if it is worse: nothing before it
     differs, so the optimum's answer is better there) and the first tier where the assignment is
     *better* than the optimum (possible only where the optimum is not proven, or the assignment is
-    invalid: the caller decides which)."""
+    invalid: the caller decides which).  ``mark_unproven``: an equal tier before the first difference whose
+    optimum is not proven is compared ``unknown`` (consumer groups), else ``equal``."""
     lines: list[TierLine] = []
     gap = better = None
     decided = False
@@ -297,10 +308,87 @@ def tier_lines(records, values, key) -> tuple[list[TierLine], str | None, str | 
             gap, decided = tier, True
         elif not decided and comparison == "better":
             better, decided = tier, True
-        elif comparison == "equal" and not proven and not decided:
+        elif comparison == "equal" and not proven and not decided and mark_unproven:
             comparison = "unknown"
         lines.append(TierLine(tier, value, best, proven, comparison))
     return lines, gap, better
+
+
+@dataclass(frozen=True)
+class TierWords:
+    """How a kind's judge describes a difference on one of its tiers (the tier record's ``difference``,
+    :mod:`problem.tiers`): ``difference(judged, line)`` gives the difference in numbers (positive where the
+    assignment is worse) and what is involved (members, partitions, tasks), ``judged`` being whatever the
+    kind's judge passes (its problem, assignment, measures, the optimum's); ``note(line)`` says it in words;
+    ``involved(line, limit)`` lists what is involved, one line each, for an explanation."""
+
+    difference: Callable[[Any, TierLine], tuple[dict, dict]]
+    note: Callable[[TierLine], str]
+    involved: Callable[[TierLine, int], list[str]] = lambda line, limit: []
+
+
+def words_for(kind: str, tier: str, words: Mapping[str, TierWords]) -> TierWords:
+    """The :class:`TierWords` of ``tier`` in a kind's judge; :class:`~assignment_oracle.problem.tiers.UnknownTier`
+    naming it when the kind has no such tier or its judge was not taught to describe it."""
+    return pick(kind, tier, words, f"the {kind} judge")
+
+
+def judge_tiers(
+    kind: str,
+    records: Sequence[tuple[str, Any, bool]],
+    values: Mapping[str, Any],
+    *,
+    valid: bool,
+    trusted: bool,
+    who: str = "a valid assignment",
+    describe: Callable[[TierLine], TierLine] = lambda line: line,
+    mark_unproven: bool = False,
+) -> tuple[tuple[TierLine, ...], str | None, bool]:
+    """The tier-by-tier judgement every kind of group shares: each tier of the optimum (``records``:
+    ``(tier, optimum value or None, proven)``, in order) beside the assignment's value (``values[tier]``),
+    compared by the tier's key in the kind's table (:mod:`problem.tiers`; a tier the kind has not is refused
+    by name), and described by ``describe`` (the kind's :class:`TierWords`).
+
+    Returns the lines; the gap tier (the first tier that differs, when the assignment is worse there and
+    ``valid``); and whether every tier is equal to a proven optimum.  :class:`SolverError` when ``trusted``
+    (a valid answer the optimum must not be beaten by) and the first tier that differs is better than a
+    proven optimum: a bug in the oracle, never a verdict."""
+    lines, gap, better = tier_lines(records, values, table(kind).key, mark_unproven=mark_unproven)
+    if better is not None and trusted and next(line for line in lines if line.tier == better).proven:
+        raise SolverError(f"{who} beats the proven optimum on the {better} tier (a bug)")
+    optimal = bool(lines) and all(line.proven and line.comparison == "equal" for line in lines)
+    return tuple(describe(line) for line in lines), (gap if valid else None), optimal
+
+
+def status_of(*, valid: bool, gap: str | None, optimal: bool, short: bool = False) -> str:
+    """A verdict's status (module docstring): ``invalid``, else ``gap``, else ``short`` (a placeable standby
+    left out), else ``optimal`` when every tier equals a proven optimum, else ``unknown``."""
+    if not valid:
+        return INVALID
+    if gap is not None:
+        return GAP
+    if short:
+        return SHORT
+    return OPTIMAL if optimal else UNKNOWN
+
+
+def verdict_of(kind: str, optimum, found, lines, gap: str | None, status: str, *, assignor=None, **fields) -> Verdict:
+    """The :class:`Verdict` of a kind whose ``optimum`` has ``objective_order``, ``status`` and ``message`` and
+    whose violations (``found``) say themselves (``str``) and have ``to_mapping``; ``fields`` the rest."""
+    return Verdict(
+        kind=kind,
+        status=status,
+        valid=not found,
+        violations=tuple(str(v) for v in found),
+        violation_details=tuple(v.to_mapping() for v in found),
+        objective_order=tuple(optimum.objective_order),
+        optimum_status=optimum.status,
+        optimum_message=optimum.message,
+        tiers=tuple(lines),
+        gap_tier=gap,
+        assignor=getattr(assignor, "name", assignor),
+        **fields,
+    )
 
 
 @dataclass(frozen=True)
@@ -359,3 +447,61 @@ class AssignorRow:
         if timing:
             out["wall_time"] = self.wall_time
         return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Assignors on one group, each judged against the same optimum (``compare``'s answer for a kind with its
+    own model): the kind's name and how its solution is written are all a kind adds."""
+
+    kind: ClassVar[str]
+    problem: Any
+    optimum: Any
+    rows: tuple[AssignorRow, ...]
+
+    @staticmethod
+    def solution_mapping(solution, *, timing: bool = False) -> dict:
+        raise NotImplementedError
+
+    def to_mapping(self, *, timing: bool = False) -> dict:
+        return {
+            "kind": self.kind,
+            "optimum": self.solution_mapping(self.optimum, timing=timing),
+            "rows": [r.to_mapping(timing=timing) for r in self.rows],
+        }
+
+
+def judged_rows(
+    problem,
+    assignors: Sequence[tuple[str, str]],
+    *,
+    optimum=None,
+    entry: Callable[[str], Any],
+    judge: Callable[..., Verdict],
+    errors: tuple[type[BaseException], ...] = (AssignorError,),
+    progress: Callable[[str], None] | None = None,
+) -> tuple[Any, tuple[AssignorRow, ...]]:
+    """The optimum (``optimum``, or solved through :func:`assignment_oracle.optimal.solve`) and each
+    ``(name, iteration order)`` of ``assignors`` run on ``problem`` (``entry(name)``'s ``assign``) and judged
+    against it (``judge(problem, result, optimum=, assignor=name)``), one :class:`AssignorRow` each with its wall
+    time; an assignor raising one of ``errors`` is a row with status ``error`` and its message."""
+    if progress is not None:
+        progress("optimum")
+    if optimum is None:
+        from assignment_oracle.optimal import solve
+
+        optimum = solve(problem)
+    rows = []
+    for name, order in assignors:
+        assignor = entry(name)
+        if progress is not None:
+            progress(name if order == "sorted" else f"{name} ({order} order)")
+        started = time.perf_counter()
+        try:
+            result = assignor.assign(problem, iteration_order=order)
+        except errors as err:
+            rows.append(AssignorRow(name, order, "error", None, f"{type(err).__name__}: {err}"))
+            continue
+        seconds = time.perf_counter() - started
+        rows.append(AssignorRow(name, order, "ok", judge(problem, result, optimum=optimum, assignor=name), "", seconds))
+    return optimum, tuple(rows)
