@@ -154,7 +154,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from assignment_oracle.heuristics import kafka4_sticky, sticky
-from assignment_oracle.heuristics.java_order import ITERATION_ORDERS, grouped_order, java_order
+from assignment_oracle.heuristics.java_order import ITERATION_ORDERS, check_iteration_order, grouped_order, java_order
 from assignment_oracle.heuristics.kafka4_sticky import IllegalStateException, NullPointerException
 from assignment_oracle.problem.model import Assignment, Problem
 
@@ -205,8 +205,7 @@ def assign(problem: Problem, *, iteration_order: str = "sorted", literal: bool =
     >>> assign(p).to_mapping(), assign(p, iteration_order="java").to_mapping()
     ({'a': {'t': [0, 1]}, 'b': {'t': [2, 3]}}, {'a': {'t': [0, 2]}, 'b': {'t': [1, 3]}})
     """
-    if iteration_order not in ITERATION_ORDERS:
-        raise ValueError(f"iteration_order must be one of {', '.join(ITERATION_ORDERS)}, got {iteration_order!r}")
+    check_iteration_order(iteration_order)
     if iteration_order == "java":
         return _assign_kafka_3_4_0(problem, literal)
     if literal:

@@ -71,7 +71,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from assignment_oracle.heuristics import sticky, sticky_kafka
-from assignment_oracle.heuristics.java_order import ITERATION_ORDERS
+from assignment_oracle.heuristics.java_order import check_iteration_order
 from assignment_oracle.problem.errors import AssignorDidNotFinish
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions
@@ -160,8 +160,7 @@ def rebalance(
     >>> r.final.to_mapping()
     {'a': {'t': [1]}, 'b': {'t': [2]}, 'c': {'t': [0]}}
     """
-    if iteration_order not in ITERATION_ORDERS:
-        raise ValueError(f"iteration_order must be one of {', '.join(ITERATION_ORDERS)}, got {iteration_order!r}")
+    check_iteration_order(iteration_order)
     if target is None:
         target = sticky.assign if iteration_order == "sorted" else partial(_kafka_2_4_target, literal=literal)
     phases: list[Phase] = []

@@ -46,6 +46,7 @@ from typing import Callable, Hashable, Iterable, Iterator
 __all__ = [
     "DEFAULT_CAPACITY",
     "ITERATION_ORDERS",
+    "check_iteration_order",
     "JavaHashMap",
     "TreeBinNotEmulated",
     "hash_set_copy",
@@ -60,6 +61,13 @@ __all__ = [
 #: How a Kafka port iterates what Kafka keeps in hash maps and sets: ``"sorted"`` (member ids and topic
 #: names in sorted order, the documented default) or ``"java"`` (as Java 17 iterates them, this module).
 ITERATION_ORDERS = ("sorted", "java")
+
+
+def check_iteration_order(iteration_order: str) -> None:
+    """Raise ``ValueError`` naming :data:`ITERATION_ORDERS` unless ``iteration_order`` is one of them."""
+    if iteration_order not in ITERATION_ORDERS:
+        raise ValueError(f"iteration_order must be one of {', '.join(ITERATION_ORDERS)}, got {iteration_order!r}")
+
 
 DEFAULT_CAPACITY = 16
 MAXIMUM_CAPACITY = 1 << 30

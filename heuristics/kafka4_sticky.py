@@ -100,7 +100,13 @@ from sortedcontainers import SortedList
 
 from assignment_oracle.heuristics import cooperative_sticky
 from assignment_oracle.heuristics.abstract_sticky import DEFAULT_GENERATION
-from assignment_oracle.heuristics.java_order import ITERATION_ORDERS, JavaHashMap, java_order, topic_partition_hash
+from assignment_oracle.heuristics.java_order import (
+    ITERATION_ORDERS,
+    JavaHashMap,
+    check_iteration_order,
+    java_order,
+    topic_partition_hash,
+)
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions
@@ -929,8 +935,7 @@ def run_assignor(
     """
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r} (known: {', '.join(map(str, VARIANTS[1:]))})")
-    if iteration_order not in ITERATION_ORDERS:
-        raise ValueError(f"iteration_order must be one of {', '.join(ITERATION_ORDERS)}, got {iteration_order!r}")
+    check_iteration_order(iteration_order)
     subscriptions = _subscriptions(problem, iteration_order)
     if not subscriptions:
         return StickyRun({}, "constrained", False, {}, True)

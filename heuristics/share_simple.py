@@ -87,11 +87,12 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from assignment_oracle.heuristics.java_order import (
     ITERATION_ORDERS,
     JavaHashMap,
+    check_iteration_order,
     java_order,
     string_hash,
     uuid_hash,
 )
-from assignment_oracle.heuristics.timeline_order import coordinator_member_order
+from assignment_oracle.heuristics.timeline_order import coordinator_member_order, listed_member_order
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.scenario_json import uuid_bits
 from assignment_oracle.problem.share import ShareAssignment, ShareProblem
@@ -686,16 +687,13 @@ def assign(
     >>> assign(p).to_mapping()
     {'a': {'t': [0, 1]}, 'b': {'t': [0]}, 'c': {'t': [1]}}
     """
-    if iteration_order not in ITERATION_ORDERS:
-        raise ValueError(f"iteration_order must be one of {', '.join(ITERATION_ORDERS)}, got {iteration_order!r}")
+    check_iteration_order(iteration_order)
     if not problem.members:
         return ShareAssignment({})
     if member_order is None:
         members = member_iteration_order(problem, iteration_order, joining)
     else:
-        members = list(member_order)
-        if sorted(members) != sorted(problem.member_ids):
-            raise ValueError("member_order must name every member of the group once")
+        members = listed_member_order(member_order, problem.member_ids)
     java = iteration_order == "java"
     group = _Group(problem, members, java, record_assigned)
     builder: _HomogeneousBuilder | _HeterogeneousBuilder

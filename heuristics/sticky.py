@@ -132,9 +132,7 @@ from sortedcontainers import SortedList
 
 from assignment_oracle.heuristics import sticky_kafka
 from assignment_oracle.heuristics.abstract_sticky import DEFAULT_MAX_PASSES, perform_reassignments
-from assignment_oracle.heuristics.java_order import (
-    ITERATION_ORDERS,
-)
+from assignment_oracle.heuristics.java_order import check_iteration_order
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.errors import AssignorDidNotFinish
 from assignment_oracle.problem.metrics import kip54_balance_score
@@ -201,7 +199,7 @@ def assign(
     >>> assign(p).to_mapping()
     {'C1': {'t0': [0], 't1': [0, 1]}, 'C2': {'t2': [0, 1, 2]}}
     """
-    _check_order(iteration_order)
+    check_iteration_order(iteration_order)
     if ties is not None and ties not in TIES:
         raise ValueError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
     if iteration_order == "java":
@@ -250,15 +248,10 @@ def assign_kip54(
     >>> assign_kip54(p).to_mapping()
     {'a': {'t': [1]}, 'b': {'t': [0]}, 'c': {'t': [0]}}
     """
-    _check_order(iteration_order)
+    check_iteration_order(iteration_order)
     if iteration_order == "java":
         return sticky_kafka.assign(problem, "2.0.1", max_passes=max_passes, literal=literal)
     return _Rebalance(problem, generations=False, max_passes=max_passes, first_claimant=False).run()
-
-
-def _check_order(iteration_order: str) -> None:
-    if iteration_order not in ITERATION_ORDERS:
-        raise ValueError(f"iteration_order must be one of {', '.join(ITERATION_ORDERS)}, got {iteration_order!r}")
 
 
 @dataclass

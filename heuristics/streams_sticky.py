@@ -75,8 +75,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from assignment_oracle.heuristics.java_order import ITERATION_ORDERS, JavaHashMap, java_order, string_hash
-from assignment_oracle.heuristics.timeline_order import coordinator_member_order
+from assignment_oracle.heuristics.java_order import (
+    ITERATION_ORDERS,
+    JavaHashMap,
+    check_iteration_order,
+    java_order,
+    string_hash,
+)
+from assignment_oracle.heuristics.timeline_order import coordinator_member_order, listed_member_order
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.streams import MemberTasks, StreamsAssignment, StreamsProblem, TaskId
 
@@ -525,14 +531,11 @@ def assign(
     >>> assign(p).to_mapping()
     {'members': {'a': {'active': {'s': [1]}, 'standby': {'s': [0]}}, 'b': {'active': {'s': [0]}, 'standby': {'s': [1]}}}}
     """
-    if iteration_order not in ITERATION_ORDERS:
-        raise ValueError(f"iteration_order must be one of {', '.join(ITERATION_ORDERS)}, got {iteration_order!r}")
+    check_iteration_order(iteration_order)
     if member_order is None:
         members = member_iteration_order(problem, iteration_order, joining)
     else:
-        members = list(member_order)
-        if sorted(members) != list(problem.member_ids):
-            raise ValueError("member_order must name every member of the group once")
+        members = listed_member_order(member_order, problem.member_ids)
     subkey = {s.id: _java_string_key(s.id) for s in problem.subtopologies}
     state = _initialize(problem, members, iteration_order == "java")
     _assign_active(state, list(problem.tasks), subkey)

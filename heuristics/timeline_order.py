@@ -42,7 +42,7 @@ from typing import Callable, Hashable, Iterable, Sequence, TypeVar
 
 from assignment_oracle.heuristics.java_order import java_order, string_hash
 
-__all__ = ["coordinator_member_order", "find_slot", "joining_member", "timeline_order"]
+__all__ = ["coordinator_member_order", "find_slot", "joining_member", "listed_member_order", "timeline_order"]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -106,3 +106,15 @@ def coordinator_member_order(join_order: Sequence[str], joining: str | None = No
     base = [m for m in join_order if m != joining]
     filled = timeline_order(base) + ([joining] if joining is not None else [])
     return java_order(filled, string_hash)  # type: ignore[return-value]
+
+
+def listed_member_order(member_order: Iterable[str], member_ids: Iterable[str]) -> list[str]:
+    """``groupSpec.memberIds()`` in an order a caller fixed (as Kafka's tests do with a ``LinkedHashMap``).
+
+    Returns ``member_order`` as a list; raises ``ValueError`` unless it names every one of ``member_ids``
+    exactly once.
+    """
+    members = list(member_order)
+    if sorted(members) != sorted(member_ids):
+        raise ValueError("member_order must name every member of the group once")
+    return members

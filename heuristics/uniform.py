@@ -89,6 +89,7 @@ import numpy as np
 
 from assignment_oracle.heuristics.java_order import (
     ITERATION_ORDERS,
+    check_iteration_order,
     hash_set_copy,
     java_order,
     string_hash,
@@ -168,8 +169,7 @@ def assign(
         raise ValueError(
             f"uniform: unknown variant {variant!r}, expected one of {', '.join(repr(v) for v in _VARIANTS[1:])}"
         )
-    if iteration_order not in ITERATION_ORDERS:
-        raise ValueError(f"iteration_order must be one of {', '.join(ITERATION_ORDERS)}, got {iteration_order!r}")
+    check_iteration_order(iteration_order)
     owner = np.full(int(problem.partition_offsets[-1]), -1, dtype=np.int32)
     members = problem.members
     if not members:
