@@ -66,18 +66,14 @@ from assignment_oracle.problem.metrics import cross_rack, load_vector, retained,
 from assignment_oracle.problem.model import Assignment, Problem, TopicPartition
 from assignment_oracle.problem.ownership import Violation, owner_arrays
 from assignment_oracle.problem.text import lines_text
+from assignment_oracle.problem.tiers import BALANCE, CONSUMER, RACK, STICKINESS, pick
 
 __all__ = ["CrossRack", "Explanation", "StayedAway", "apply_moves", "explain"]
 
-INVALID, BALANCE, RACK, SPREAD, STICKINESS, OPTIMAL, UNKNOWN = (
-    "invalid",
-    "balance",
-    "rack",
-    "spread",
-    "stickiness",
-    "optimal",
-    "unknown",
-)
+INVALID, OPTIMAL, UNKNOWN = "invalid", "optimal", "unknown"
+#: The tiers the balance-first explanation (chain, rack shortfall, stickiness shortfall) knows; any other
+#: request, or any other tier, goes through the one judge (module docstring).
+FIRST_SHORTFALL_TIERS = frozenset({BALANCE, RACK, STICKINESS})
 
 
 @dataclass(frozen=True)
@@ -148,43 +144,46 @@ class Explanation:
 
     def text(self, *, limit: int = 20) -> str:
         """Human-readable lines (at most ``limit`` items per list)."""
-        lines: list[str] = []
         if self.verdict is not None:
             return self._request_text(limit)
-        if self.kind == INVALID:
-            lines.append(f"not valid: {len(self.violations)} violation(s)")
-            lines += [f"  {v}" for v in self.violations[:limit]]
-        elif self.kind == BALANCE:
-            lines.append(
-                f"not most balanced: sorted loads {list(self.sorted_loads)}, "
-                f"most balanced {list(self.optimal_sorted_loads)}"
-            )
-            lines.append("improving chain: " + ", then ".join(str(m) for m in self.chain))
-        elif self.kind == RACK:
-            lines.append(
-                f"most balanced, but {self.cross_rack} partition(s) outside their replicas' racks; "
-                f"the oracle has {self.optimal_cross_rack} at equal balance"
-            )
-            lines += _listed("could be local", self.could_be_local, limit)
-            lines += self._walks(
+        said = _SAID[self.kind] if self.kind in _SAID else pick(CONSUMER.kind, self.kind, _SAID, "explain")
+        return lines_text(said(self, limit))
+
+    def _invalid_lines(self, limit: int) -> list[str]:
+        return [f"not valid: {len(self.violations)} violation(s)", *(f"  {v}" for v in self.violations[:limit])]
+
+    def _balance_lines(self, limit: int) -> list[str]:
+        return [
+            f"not most balanced: sorted loads {list(self.sorted_loads)}, most balanced {list(self.optimal_sorted_loads)}",
+            "improving chain: " + ", then ".join(str(m) for m in self.chain),
+        ]
+
+    def _rack_lines(self, limit: int) -> list[str]:
+        return [
+            f"most balanced, but {self.cross_rack} partition(s) outside their replicas' racks; "
+            f"the oracle has {self.optimal_cross_rack} at equal balance",
+            *_listed("could be local", self.could_be_local, limit),
+            *self._walks(
                 f"moves to a most-balanced, most rack-local assignment: {len(self.paths)} path(s) (loads permuted), "
                 f"{len(self.cycles)} cycle(s) (loads unchanged)",
                 limit,
-            )
-        elif self.kind == STICKINESS:
-            lines.append(
-                f"most balanced, but keeps {self.retained} partitions with their previous owner; "
-                f"the oracle keeps {self.optimal_retained} at equal balance"
-            )
-            lines += _listed("could have stayed", self.could_have_stayed, limit)
-            lines += self._walks(
+            ),
+        ]
+
+    def _stickiness_lines(self, limit: int) -> list[str]:
+        return [
+            f"most balanced, but keeps {self.retained} partitions with their previous owner; "
+            f"the oracle keeps {self.optimal_retained} at equal balance",
+            *_listed("could have stayed", self.could_have_stayed, limit),
+            *self._walks(
                 f"moves to a stickiest most-balanced assignment: {len(self.paths)} path(s) (loads permuted), "
                 f"{len(self.cycles)} cycle(s) (loads unchanged)",
                 limit,
-            )
-        else:
-            lines.append("optimal: most balanced, and as sticky as the oracle")
-        return lines_text(lines)
+            ),
+        ]
+
+    def _optimal_lines(self, limit: int) -> list[str]:
+        return ["optimal: most balanced, and as sticky as the oracle"]
 
     def _request_text(self, limit: int) -> str:
         verdict = self.verdict
@@ -238,6 +237,16 @@ class Explanation:
         }
 
 
+#: The balance-first explanation's text, per kind of shortfall (:meth:`Explanation.text`).
+_SAID = {
+    INVALID: Explanation._invalid_lines,
+    BALANCE: Explanation._balance_lines,
+    RACK: Explanation._rack_lines,
+    STICKINESS: Explanation._stickiness_lines,
+    OPTIMAL: Explanation._optimal_lines,
+}
+
+
 def _listed(title: str, items, limit: int) -> list[str]:
     return [f"{title} ({len(items)}):"] + [f"  {item}" for item in items[:limit]]
 
@@ -268,7 +277,7 @@ def explain(
         problem.join_groups
         or problem.weights
         or request.limited
-        or SPREAD in order
+        or not FIRST_SHORTFALL_TIERS.issuperset(order)
         or order[0] != BALANCE
         or request.balance != Request().balance
     ):
