@@ -446,35 +446,23 @@ class _HomogeneousBuilder:
                         break
 
     def assign_remaining_partitions(self) -> None:
-        if not len(self.unfilled_members):
-            return
         problem = self.group.problem
-        member_iterator = _Iterator(self.unfilled_members)
-        assigned_for_this_iterator = False
-        for j in self.final_assignment_by_partition.order():
-            members_assigned: _Set = self.final_assignment_by_partition.get(j)
-            if len(members_assigned) < self.desired_sharing:
-                to_make = self.desired_sharing - len(members_assigned)
-                while to_make > 0:
-                    if not member_iterator.has_next():
-                        if not assigned_for_this_iterator:
-                            break
-                        member_iterator = _Iterator(self.unfilled_members)
-                        assigned_for_this_iterator = False
-                    i = member_iterator.next()
-                    if i not in members_assigned:  # Kafka does not add i to members_assigned
-                        topic, p = problem.partitions[j]
-                        self._new_assignment_of(i).setdefault(topic, set()).add(p)
-                        held = self.final_assignment_by_member.compute_if_absent(i, self._set_of_partitions)
-                        held.add(j)
-                        to_make -= 1
-                        assigned_for_this_iterator = True
-                        if self.group.record_assigned:
-                            members_assigned.add(i)
-                        if len(held) >= self.desired_assignment_count[i]:
-                            member_iterator.remove()
-            if not len(self.unfilled_members):
-                break
+
+        def assign(i: int, j: int) -> _Set:
+            topic, p = problem.partitions[j]
+            self._new_assignment_of(i).setdefault(topic, set()).add(p)
+            held = self.final_assignment_by_member.compute_if_absent(i, self._set_of_partitions)
+            held.add(j)
+            return held
+
+        _assign_remaining_partitions(
+            self.final_assignment_by_partition,
+            self.unfilled_members,
+            self.desired_sharing,
+            self.desired_assignment_count,
+            self.group.record_assigned,
+            assign,
+        )
 
 
 # -- SimpleHeterogeneousAssignmentBuilder -----------------------------------------------------------------
@@ -602,31 +590,64 @@ class _TopicAssignmentPartialBuilder:
             held = self.final_assignment_by_member.get(i)
             if (0 if held is None else len(held)) < self.desired_assignment_counts[i]:
                 unfilled.add(i)
-        member_iterator = _Iterator(unfilled)
-        assigned_for_this_iterator = False
-        for p in self.final_assignment_by_partition.order():
-            members_assigned: _Set = self.final_assignment_by_partition.get(p)
-            if len(members_assigned) < self.desired_sharing:
-                to_make = self.desired_sharing - len(members_assigned)
-                while to_make > 0:
-                    if not member_iterator.has_next():
-                        if not assigned_for_this_iterator:
-                            break
-                        member_iterator = _Iterator(unfilled)
-                        assigned_for_this_iterator = False
-                    i = member_iterator.next()
-                    if i not in members_assigned:  # Kafka does not add i to members_assigned
-                        self.outer.new_assignment_of(i).setdefault(self.topic_id, set()).add(p)
-                        held = self.final_assignment_by_member.compute_if_absent(i, self._set)
-                        held.add(p)
-                        to_make -= 1
-                        assigned_for_this_iterator = True
-                        if self.outer.group.record_assigned:
-                            members_assigned.add(i)
-                        if len(held) >= self.desired_assignment_counts[i]:
-                            member_iterator.remove()
-            if not len(unfilled):
-                break
+
+        def assign(i: int, p: int) -> _Set:
+            self.outer.new_assignment_of(i).setdefault(self.topic_id, set()).add(p)
+            held = self.final_assignment_by_member.compute_if_absent(i, self._set)
+            held.add(p)
+            return held
+
+        _assign_remaining_partitions(
+            self.final_assignment_by_partition,
+            unfilled,
+            self.desired_sharing,
+            self.desired_assignment_counts,
+            self.outer.group.record_assigned,
+            assign,
+        )
+
+
+def _assign_remaining_partitions(
+    by_partition: _Map,
+    unfilled: _Set,
+    desired_sharing: int,
+    desired_count,
+    record_assigned: bool,
+    assign: Callable[[int, int], _Set],
+) -> None:
+    """``assignRemainingPartitions``, as both of Kafka's builders write it.
+
+    Visits the partitions in ``by_partition``'s order; one held by fewer than ``desired_sharing`` members
+    gets members dealt from ``unfilled`` in its order, skipping those already on it (whom Kafka does not
+    record, unless ``record_assigned``), the deal starting over while a pass gave somebody a partition.
+    ``assign(member, partition)`` records one assignment and returns the member's partitions; a member
+    leaves ``unfilled`` once it holds ``desired_count[member]``.  Stops when ``unfilled`` is empty.
+    """
+    if not len(unfilled):
+        return
+    member_iterator = _Iterator(unfilled)
+    assigned_for_this_iterator = False
+    for partition in by_partition.order():
+        members_assigned: _Set = by_partition.get(partition)
+        if len(members_assigned) < desired_sharing:
+            to_make = desired_sharing - len(members_assigned)
+            while to_make > 0:
+                if not member_iterator.has_next():
+                    if not assigned_for_this_iterator:
+                        break
+                    member_iterator = _Iterator(unfilled)
+                    assigned_for_this_iterator = False
+                i = member_iterator.next()
+                if i not in members_assigned:  # Kafka does not add i to members_assigned
+                    held = assign(i, partition)
+                    to_make -= 1
+                    assigned_for_this_iterator = True
+                    if record_assigned:
+                        members_assigned.add(i)
+                    if len(held) >= desired_count[i]:
+                        member_iterator.remove()
+        if not len(unfilled):
+            break
 
 
 # -- SimpleAssignor.assign ----------------------------------------------------------------------------------
