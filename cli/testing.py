@@ -49,10 +49,16 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.kinds import (
+    PROBLEM_TYPES,
+    GroupAssignment,
+    GroupKind,
+    GroupProblem,
+    is_problem,
+    kind_named,
+    kind_of,
+)
 from assignment_oracle.problem.load import load_assignment, load_scenario, read_document
-from assignment_oracle.problem.model import Assignment, Problem
-from assignment_oracle.problem.share import ShareAssignment, ShareProblem
-from assignment_oracle.problem.streams import StreamsAssignment, StreamsProblem
 from assignment_oracle.strategies import json_scenarios
 
 __all__ = [
@@ -103,51 +109,40 @@ class OracleAssertionError(AssertionError):
 class _Case:
     """One scenario and one answer, both as the project's objects and as JSON documents."""
 
-    problem: Problem | StreamsProblem | ShareProblem
+    problem: GroupProblem
     scenario: dict  # the JSON scenario, as written to the replay file
     answer: Any  # the answer's JSON document (None: there is none)
-    assignment: Assignment | StreamsAssignment | ShareAssignment | None  # None: the answer cannot be read
+    assignment: GroupAssignment | None  # None: the answer cannot be read
     unreadable: str = ""  # why the answer cannot be read
 
     @property
     def kind(self) -> str:
-        from assignment_oracle.compare.judge import kind_of
-
         return kind_of(self.problem).name
 
 
-def _scenario(scenario: Any) -> tuple[Problem | StreamsProblem | ShareProblem, dict]:
+def _scenario(scenario: Any) -> tuple[GroupProblem, dict]:
     """The problem and its JSON document; a scenario that cannot be read raises :class:`InputError`."""
-    if isinstance(scenario, (Problem, StreamsProblem, ShareProblem)):
+    if is_problem(scenario):
         return scenario, scenario.to_mapping()
     document, _ = read_document(scenario, name="scenario")
     return load_scenario(document), document
 
 
-def _answer_document(problem: Problem | StreamsProblem | ShareProblem, answer: Any) -> Any:
-    """The answer as JSON: the project's objects converted; a Streams ``{member: {"active": ...}}`` given
-    without its ``"members"`` key gets one, a consumer or share group's ``{member: ...}`` an
-    ``"assignment"`` key (what ``check`` reads)."""
-    if isinstance(answer, Assignment):
-        return {"assignment": answer.to_mapping(problem.member_ids if isinstance(problem, Problem) else ())}
-    if isinstance(answer, StreamsAssignment):
-        return answer.to_mapping()
-    if isinstance(answer, ShareAssignment):
-        return {"assignment": answer.to_mapping()}
+def _answer_document(problem: GroupProblem, answer: Any) -> Any:
+    """The answer as JSON: the project's objects converted (the kind's own document, problem.kinds); a bare
+    ``{member: ...}`` given without its kind's key (``assignment``; Streams: ``members``) gets one (what
+    ``check`` reads)."""
+    kind = kind_of(problem)
+    if isinstance(answer, kind.assignment_type):
+        return kind.answer_document(problem, answer)
     if isinstance(answer, (str, bytes, Path)):
         answer, _ = read_document(answer, name="assignment")
-    if (
-        isinstance(problem, StreamsProblem)
-        and isinstance(answer, Mapping)
-        and not {"members", "assignment"} & set(answer)
-    ):
-        return {"members": dict(answer)}
-    if isinstance(problem, (Problem, ShareProblem)) and isinstance(answer, Mapping) and "assignment" not in answer:
-        return {"assignment": dict(answer)}
+    if isinstance(answer, Mapping) and not {"members", "assignment"} & set(answer):
+        return kind.wrap_answer(answer)
     return answer
 
 
-def _case(problem: Problem | StreamsProblem | ShareProblem, scenario: dict, answer: Any) -> _Case:
+def _case(problem: GroupProblem, scenario: dict, answer: Any) -> _Case:
     document = _answer_document(problem, answer)
     try:
         assignment = load_assignment(document, problem)
@@ -156,28 +151,44 @@ def _case(problem: Problem | StreamsProblem | ShareProblem, scenario: dict, answ
     return _Case(problem, scenario, document, assignment)
 
 
-def _request(problem: Problem | StreamsProblem | ShareProblem, objective: Iterable[str] | None):
+def _consumer_request(objective: tuple[str, ...]):
+    from assignment_oracle.optimal import Request
+
+    return Request(objective=objective)
+
+
+def _streams_request(objective: tuple[str, ...]):
+    from assignment_oracle.optimal.streams_request import StreamsRequest
+
+    return StreamsRequest(objective=objective)
+
+
+def _share_request(objective: tuple[str, ...]):
+    from assignment_oracle.optimal.share_request import parse_request
+    from assignment_oracle.problem.errors import UnsupportedRequest
+
+    try:
+        return parse_request(",".join(objective))
+    except UnsupportedRequest as err:
+        raise ValueError(f"objective: {str(err).removeprefix('objective: ')}") from None
+
+
+#: A kind's request for a list of tiers, by kind (problem.kinds).
+_REQUESTS: dict[str, Callable[[tuple[str, ...]], Any]] = {
+    "consumer": _consumer_request,
+    "streams": _streams_request,
+    "share": _share_request,
+}
+
+
+def _request(problem: GroupProblem, objective: Iterable[str] | None):
     """The judge's request for ``objective`` (None: the scenario's own, Kafka's order for Streams and share
     groups; a share group's ``balance`` and ``sharing`` may name their definition, ``"balance:per-topic"``)."""
     if objective is None:
         return None
     if isinstance(objective, str):
         objective = [t.strip() for t in objective.split(",") if t.strip()]
-    if isinstance(problem, ShareProblem):
-        from assignment_oracle.optimal.share_request import parse_request
-        from assignment_oracle.problem.errors import UnsupportedRequest
-
-        try:
-            return parse_request(",".join(objective))
-        except UnsupportedRequest as err:
-            raise ValueError(f"objective: {str(err).removeprefix('objective: ')}") from None
-    if isinstance(problem, StreamsProblem):
-        from assignment_oracle.optimal.streams_request import StreamsRequest
-
-        return StreamsRequest(objective=tuple(objective))
-    from assignment_oracle.optimal import Request
-
-    return Request(objective=tuple(objective))
+    return _REQUESTS[kind_of(problem).name](tuple(objective))
 
 
 def _judge(case: _Case, request):
@@ -384,10 +395,8 @@ def assert_valid(scenario: Any, assignment: Any, *, folder: str | Path | None = 
     holder is a gap at the coverage tier, not a violation); else raise :class:`OracleAssertionError`
     listing the violations.
 
-    ``scenario``: a :class:`~assignment_oracle.problem.model.Problem`,
-    :class:`~assignment_oracle.problem.streams.StreamsProblem` or
-    :class:`~assignment_oracle.problem.share.ShareProblem`, a JSON-shaped dict, a path or JSON
-    text; ``assignment``: the project's assignment or ``{member: {topic: [partitions]}}`` (Streams:
+    ``scenario``: the project's problem of any kind (:data:`assignment_oracle.problem.kinds.KINDS`),
+    a JSON-shaped dict, a path or JSON text; ``assignment``: the project's assignment or ``{member: {topic: [partitions]}}`` (Streams:
     ``{"members": {m: {"active": ..., "standby": ...}}}``).  ``folder``: where the counterexample files go
     (default: the ``oracle_counterexamples`` fixture's folder under pytest, else a temporary folder).
 
@@ -481,9 +490,8 @@ def optimal_assignment(scenario: Any, objective: Iterable[str] | str | None = No
 
     problem, _ = _scenario(scenario)
     solution = solve(problem, _request(problem, objective))
-    if isinstance(problem, (StreamsProblem, ShareProblem)):
-        return solution.assignment.to_mapping()
-    return solution.assignment.to_mapping(problem.member_ids)
+    document = kind_of(problem).answer_document(problem, solution.assignment)
+    return document.get("assignment", document)
 
 
 # -- kinds of group, for check_assignor ----------------------------------------------------------------------
@@ -521,86 +529,29 @@ def _leave_or_join(members: dict, event: tuple[str, int], round_: int, joined_li
         members[f"joined-{round_}"] = joined_like(members[names[index % len(names)]])
 
 
-def _consumer_next_round(scenario: dict, answer: Any, event: tuple[str, int], round_: int) -> dict:
-    """The answer as every member's ``owned`` at the next generation; then one member leaves or one joins
-    (subscribed as an existing member is), as the group protocol delivers it to the leader."""
-    given = answer.get("assignment", answer) if isinstance(answer, Mapping) else {}
-    nxt = copy.deepcopy(scenario)
-    members = nxt["members"]
-    generation = 1 + max((m.get("generation") or 0 for m in members.values()), default=0)
-    for member_id, entry in members.items():
-        owned = given.get(member_id) or {}
-        entry.pop("owned", None)
-        entry.pop("generation", None)
-        if owned:
-            entry["owned"] = {t: list(ps) for t, ps in owned.items() if ps}
-            entry["generation"] = generation
-    _leave_or_join(
-        members,
-        event,
-        round_,
-        lambda like: {"topics": list(like["topics"]), **({"rack": like["rack"]} if "rack" in like else {})},
-    )
-    return nxt
+def _next_round(kind: GroupKind) -> Callable[[dict, Any, tuple[str, int], int], dict]:
+    """The answer fed back as every member's previous assignment (the kind's own, problem.kinds: a consumer
+    group's ``owned`` at the next generation, a Streams group's previous active and standby tasks, a share
+    group's ``assigned``); then one member leaves or one joins, like an existing member (last in the group's
+    order: Kafka's coordinator adds a joining member after the others)."""
+
+    def next_round(scenario: dict, answer: Any, event: tuple[str, int], round_: int) -> dict:
+        nxt = kind.fed_back(scenario, kind.answer_members(answer), None)
+        _leave_or_join(nxt["members"], event, round_, kind.joining_like)
+        return nxt
+
+    return next_round
 
 
-def _streams_next_round(scenario: dict, answer: Any, event: tuple[str, int], round_: int) -> dict:
-    """The answer as every member's previous active and standby tasks (warm-ups dropped); then one member
-    leaves or one joins (on an existing member's process)."""
-    given = answer.get("members", {}) if isinstance(answer, Mapping) else {}
-    nxt = copy.deepcopy(scenario)
-    members = nxt["members"]
-    for member_id, entry in members.items():
-        tasks = given.get(member_id) or {}
-        for role in ("active", "standby", "warmup"):
-            entry.pop(role, None)
-        for role in ("active", "standby"):
-            held = {s: list(ps) for s, ps in (tasks.get(role) or {}).items() if ps}
-            if held:
-                entry[role] = held
+def _registered(kind: str) -> Callable[[str], Callable]:
+    """A registered assignor of ``kind`` (heuristics.registry's one registry) -> its ``assign(problem)``."""
 
-    def joined_like(like: dict) -> dict:  # on the process of the member it is like
-        joined: dict = {"process": like["process"]}
-        if "client_tags" in like:  # a process's members share its tags (a Kafka Streams instance's config)
-            joined["client_tags"] = dict(like["client_tags"])
-        return joined
+    def assign(name: str) -> Callable:
+        from assignment_oracle.heuristics.registry import get_assignor
 
-    _leave_or_join(members, event, round_, joined_like)
-    return nxt
+        return get_assignor(name, kind=kind).assign
 
-
-def _share_next_round(scenario: dict, answer: Any, event: tuple[str, int], round_: int) -> dict:
-    """The answer as every member's current assignment (``assigned``); then one member leaves or one joins
-    (subscribed as an existing member is, last in the group's order: Kafka's coordinator adds a joining member
-    after the others)."""
-    given = answer.get("assignment", answer) if isinstance(answer, Mapping) else {}
-    nxt = copy.deepcopy(scenario)
-    members = nxt["members"]
-    for member_id, entry in members.items():
-        entry.pop("assigned", None)
-        held = {t: list(ps) for t, ps in (given.get(member_id) or {}).items() if ps}
-        if held:
-            entry["assigned"] = held
-    _leave_or_join(members, event, round_, lambda like: {"topics": list(like["topics"])})
-    return nxt
-
-
-def _registered_consumer(name: str) -> Callable:
-    from assignment_oracle.heuristics import get_assignor
-
-    return get_assignor(name).assign
-
-
-def _registered_streams(name: str) -> Callable:
-    from assignment_oracle.heuristics.registry import get_streams_assignor
-
-    return get_streams_assignor(name).assign
-
-
-def _registered_share(name: str) -> Callable:
-    from assignment_oracle.heuristics.registry import get_share_assignor
-
-    return get_share_assignor(name).assign
+    return assign
 
 
 #: The kinds of group, by name.
@@ -609,22 +560,22 @@ KINDS: dict[str, Kind] = {
         "consumer",
         lambda: json_scenarios("consumer", max_members=5, max_topics=3, max_partitions=6),
         _EVENTS,
-        _consumer_next_round,
-        _registered_consumer,
+        _next_round(kind_named("consumer")),
+        _registered("consumer"),
     ),
     "streams": Kind(
         "streams",
         lambda: json_scenarios("streams", max_subtopologies=2, max_tasks=4, max_processes=3, max_members_per_process=2),
         _EVENTS,
-        _streams_next_round,
-        _registered_streams,
+        _next_round(kind_named("streams")),
+        _registered("streams"),
     ),
     "share": Kind(
         "share",
         lambda: json_scenarios("share", max_topics=2, max_partitions=4, max_members=4),
         _EVENTS,
-        _share_next_round,
-        _registered_share,
+        _next_round(kind_named("share")),
+        _registered("share"),
     ),
 }
 
@@ -637,7 +588,7 @@ class _Assignor:
     objects: bool
     label: str
 
-    def __call__(self, problem: Problem | StreamsProblem | ShareProblem, scenario: dict) -> Any:
+    def __call__(self, problem: GroupProblem, scenario: dict) -> Any:
         return self.call(problem) if self.objects else self.call(copy.deepcopy(scenario))
 
 
@@ -650,9 +601,9 @@ def _speaks_objects(assign: Callable) -> bool:
         parameters = []
     if parameters:
         annotation = parameters[0].annotation
-        if isinstance(annotation, type) and issubclass(annotation, (Problem, StreamsProblem, ShareProblem)):
+        if isinstance(annotation, type) and issubclass(annotation, PROBLEM_TYPES):
             return True
-        if isinstance(annotation, str) and annotation.split(".")[-1] in ("Problem", "StreamsProblem", "ShareProblem"):
+        if isinstance(annotation, str) and annotation.split(".")[-1] in {t.__name__ for t in PROBLEM_TYPES}:
             return True
     return getattr(assign, "__module__", "").startswith("assignment_oracle.")
 

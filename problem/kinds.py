@@ -41,6 +41,8 @@ __all__ = [
     "CONSUMER",
     "STREAMS",
     "SHARE",
+    "PROBLEM_TYPES",
+    "is_problem",
     "kind_of",
     "kind_named",
     "kind_of_scenario",
@@ -285,6 +287,15 @@ def kind_of(problem: Any) -> GroupKind:
     if kind is None:
         raise TypeError(f"no kind of group is a {type(problem).__name__} (known: {', '.join(KINDS)})")
     return kind
+
+
+#: Every kind's problem type (what ``assign(problem)`` of any kind takes).
+PROBLEM_TYPES: tuple[type, ...] = tuple(_BY_TYPE)
+
+
+def is_problem(value: Any) -> bool:
+    """Whether ``value`` is a problem of some kind (its exact type is a kind's)."""
+    return type(value) in _BY_TYPE
 
 
 def kind_named(name: str) -> GroupKind:
