@@ -3,7 +3,7 @@
 Kafka keeps these in ``AbstractStickyAssignor`` (``StickyAssignor`` before
 2.4): the generation a claim sent without one is filed under
 (:data:`DEFAULT_GENERATION`) and the loop of ``performReassignments``
-(:func:`perform_reassignments`), which this project bounds by
+(:class:`PerformReassignments`), which this project bounds by
 :data:`DEFAULT_MAX_PASSES` passes.  Both :mod:`heuristics.sticky` (the fast
 port) and :mod:`heuristics.sticky_kafka` (the transliteration) read them from
 here, so neither module imports the other's constants.
@@ -11,11 +11,11 @@ here, so neither module imports the other's constants.
 
 from __future__ import annotations
 
-from typing import Callable, Hashable, Sequence
+from typing import Hashable, Sequence
 
 from assignment_oracle.problem.errors import AssignorDidNotFinish
 
-__all__ = ["DEFAULT_GENERATION", "DEFAULT_MAX_PASSES", "perform_reassignments"]
+__all__ = ["DEFAULT_GENERATION", "DEFAULT_MAX_PASSES", "PerformReassignments"]
 
 #: ``AbstractStickyAssignor.DEFAULT_GENERATION``: the generation of a claim sent without one.
 DEFAULT_GENERATION = -1
@@ -24,33 +24,43 @@ DEFAULT_GENERATION = -1
 DEFAULT_MAX_PASSES = 10_000
 
 
-def perform_reassignments(
-    partitions: Sequence[Hashable],
-    is_balanced: Callable[[], bool],
-    reassign: Callable[[Hashable], bool],
-    *,
-    max_passes: int,
-    still_moving: Callable[[int], str],
-) -> bool:
-    """Kafka's ``performReassignments`` loop: pass over ``partitions`` until a pass moves none.
+class PerformReassignments:
+    """Kafka's ``performReassignments`` loop, for a sticky run that supplies one partition's step.
 
-    Each pass visits ``partitions`` in order and stops early once ``is_balanced()``
-    holds; ``reassign(partition)`` tries to move one partition and says whether
-    it did.  Returns whether any pass moved a partition.  After ``max_passes``
-    passes that each moved one, raises :class:`AssignorDidNotFinish` with the
-    message ``still_moving(passes)`` (Kafka's loop has no bound).
+    A subclass has ``max_passes`` and defines ``_is_balanced()``, ``_try_reassign(partition)`` (tries to
+    move one partition and says whether it did) and ``_still_moving(passes, partitions)`` (the message of a
+    run that hit the bound).
     """
-    performed = False
-    passes = 0
-    while True:
-        modified = False
-        for partition in partitions:
-            if is_balanced():
-                break
-            if reassign(partition):
-                performed = modified = True
-        if not modified:
-            return performed
-        passes += 1
-        if passes >= max_passes:
-            raise AssignorDidNotFinish(still_moving(passes))
+
+    max_passes: int
+
+    def _perform_reassignments(self, partitions: Sequence[Hashable]) -> bool:
+        """Pass over ``partitions`` until a pass moves none; whether any pass moved a partition.
+
+        Each pass visits ``partitions`` in order and stops early once ``_is_balanced()`` holds.  After
+        ``max_passes`` passes that each moved a partition, raises :class:`AssignorDidNotFinish` with
+        ``_still_moving(passes, partitions)`` (Kafka's loop has no bound).
+        """
+        performed = False
+        passes = 0
+        while True:
+            modified = False
+            for partition in partitions:
+                if self._is_balanced():
+                    break
+                if self._try_reassign(partition):
+                    performed = modified = True
+            if not modified:
+                return performed
+            passes += 1
+            if passes >= self.max_passes:
+                raise AssignorDidNotFinish(self._still_moving(passes, partitions))
+
+    def _is_balanced(self) -> bool:
+        raise NotImplementedError
+
+    def _try_reassign(self, partition: Hashable) -> bool:
+        raise NotImplementedError
+
+    def _still_moving(self, passes: int, partitions: Sequence[Hashable]) -> str:
+        raise NotImplementedError

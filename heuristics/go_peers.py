@@ -175,17 +175,8 @@ import urllib.request
 from pathlib import Path
 from typing import IO, Callable
 
-from assignment_oracle.heuristics.external import (
-    DEFAULT_TIMEOUT,
-    ExternalCommand,
-    PeerLibrariesNotInstalled,
-    install_peers_main,
-    installed_library_version,
-    joined_versions,
-    on_path,
-    peer_cache_root,
-    peer_install_folder,
-)
+from assignment_oracle.heuristics import external
+from assignment_oracle.heuristics.external import DEFAULT_TIMEOUT, ExternalCommand, PeerLibrariesNotInstalled, on_path
 from assignment_oracle.problem.errors import MissingRuntime
 from assignment_oracle.problem.model import Assignment, Problem
 
@@ -249,12 +240,12 @@ class GoLibrariesNotInstalled(PeerLibrariesNotInstalled):
 
 def cache_root() -> Path:
     """``$XDG_CACHE_HOME/assignment-oracle/go`` (else ``~/.cache/assignment-oracle/go``)."""
-    return peer_cache_root("go")
+    return external.peer_cache_root("go")
 
 
 def _install_dir(cache: Path | None = None) -> Path:
     """The install's folder, named by the manifest, the driver's source and the runtime overlay as shipped."""
-    return peer_install_folder("go", (MANIFEST, DRIVER_SOURCE, RUNTIME_OVERLAY), cache)
+    return external.peer_install_folder("go", (MANIFEST, DRIVER_SOURCE, RUNTIME_OVERLAY), cache)
 
 
 def _complete(folder: Path) -> bool:
@@ -273,9 +264,11 @@ def version(library: str | None = None) -> str | None:
     Without ``library``: both, ``"sarama 1.50.1, kafka-go 0.4.51"``, or ``None`` when not installed.
     """
     if library is None:
-        return joined_versions(LIBRARY, version)
+        return external.joined_versions(LIBRARY, version)
     driver = installed_driver()
-    return installed_library_version(library, LIBRARY, "Go", driver and driver.parent / "versions.json", library)
+    return external.installed_library_version(
+        library, LIBRARY, "Go", driver and driver.parent / "versions.json", library
+    )
 
 
 def _manifest() -> dict:
@@ -698,7 +691,7 @@ def _main(argv: list[str]) -> int:
         folder = install()
         return f"sarama {version('sarama')} and kafka-go {version('kafka-go')} installed in {folder}"
 
-    return install_peers_main(step)
+    return external.install_peers_main(step)
 
 
 if __name__ == "__main__":

@@ -93,17 +93,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from assignment_oracle.heuristics.external import (
-    DEFAULT_TIMEOUT,
-    ExternalCommand,
-    PeerLibrariesNotInstalled,
-    install_peers_main,
-    installed_library_version,
-    joined_versions,
-    on_path,
-    peer_cache_root,
-    peer_install_folder,
-)
+from assignment_oracle.heuristics import external
+from assignment_oracle.heuristics.external import DEFAULT_TIMEOUT, ExternalCommand, PeerLibrariesNotInstalled, on_path
 from assignment_oracle.problem.model import Assignment, Problem
 
 __all__ = [
@@ -147,12 +138,12 @@ class NodeLibrariesNotInstalled(PeerLibrariesNotInstalled):
 
 def cache_root() -> Path:
     """``$XDG_CACHE_HOME/assignment-oracle/node`` (else ``~/.cache/assignment-oracle/node``)."""
-    return peer_cache_root("node")
+    return external.peer_cache_root("node")
 
 
 def _install_dir(cache: Path | None = None) -> Path:
     """The install's folder, named by ``package.json`` and ``package-lock.json`` as shipped."""
-    return peer_install_folder("node", (NODE_DIR / "package.json", NODE_DIR / "package-lock.json"), cache)
+    return external.peer_install_folder("node", (NODE_DIR / "package.json", NODE_DIR / "package-lock.json"), cache)
 
 
 def _complete(folder: Path) -> bool:
@@ -171,9 +162,9 @@ def version(library: str | None = None) -> str | None:
     Without ``library``: both, ``"kafkajs 2.2.4, kafka-node 5.0.0"``, or ``None`` when not installed.
     """
     if library is None:
-        return joined_versions(LIBRARY, version)
+        return external.joined_versions(LIBRARY, version)
     modules = installed_modules()
-    return installed_library_version(
+    return external.installed_library_version(
         library, LIBRARY, "Node", modules and modules / library / "package.json", "version"
     )
 
@@ -296,7 +287,7 @@ def _main(argv: list[str]) -> int:
         folder = install()
         return f"kafkajs {version('kafkajs')} and kafka-node {version('kafka-node')} installed in {folder}"
 
-    return install_peers_main(step)
+    return external.install_peers_main(step)
 
 
 if __name__ == "__main__":

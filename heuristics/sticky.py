@@ -131,7 +131,7 @@ import numpy as np
 from sortedcontainers import SortedList
 
 from assignment_oracle.heuristics import sticky_kafka
-from assignment_oracle.heuristics.abstract_sticky import DEFAULT_MAX_PASSES, perform_reassignments
+from assignment_oracle.heuristics.abstract_sticky import DEFAULT_MAX_PASSES, PerformReassignments
 from assignment_oracle.heuristics.java_order import check_iteration_order
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.errors import AssignorDidNotFinish
@@ -295,7 +295,7 @@ class _Movements:
         self.by_topic.setdefault(topic, {}).setdefault((old, new), set()).add(partition)
 
 
-class _Rebalance:
+class _Rebalance(PerformReassignments):
     """One run of the algorithm; partitions are dense ints ordered by (topic, number)."""
 
     def __init__(self, problem: Problem, *, generations: bool, max_passes: int, first_claimant: bool) -> None:
@@ -559,16 +559,10 @@ class _Rebalance:
         """Kafka's ``isBalanced``: loads within one, or no member could take a heavier member's partition."""
         return self.by_load[-1][0] - self.by_load[0][0] <= 1 or not self.unbalanced
 
-    def _perform_reassignments(self, partitions: list[int]) -> bool:
-        return perform_reassignments(
-            partitions,
-            self._is_balanced,
-            self._try_reassign,
-            max_passes=self.max_passes,
-            still_moving=lambda passes: (
-                f"sticky: step 4 still moving partitions after {passes} passes over "
-                f"{len(partitions)} reassignable partitions"
-            ),
+    def _still_moving(self, passes: int, partitions: list[int]) -> str:
+        reassignable = len(partitions)
+        return (
+            f"sticky: step 4 still moving partitions after {passes} passes over {reassignable} reassignable partitions"
         )
 
     def _try_reassign(self, p: int) -> bool:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from sortedcontainers import SortedList
 
-from assignment_oracle.heuristics.abstract_sticky import DEFAULT_GENERATION, DEFAULT_MAX_PASSES, perform_reassignments
+from assignment_oracle.heuristics.abstract_sticky import DEFAULT_GENERATION, DEFAULT_MAX_PASSES, PerformReassignments
 from assignment_oracle.heuristics.java_order import JavaHashMap, grouped_order, java_order, string_hash
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.metrics import kip54_balance_score
@@ -160,7 +160,7 @@ class _JavaMovements:
         return next(iter(reverse))
 
 
-class _KafkaRun:
+class _KafkaRun(PerformReassignments):
     """One ``assign`` of Kafka's sticky code at ``release``; names as in Kafka, partitions ``(topic, number)``.
 
     The group's ``subscriptions`` map is filled in join order, taken to be the problem's member order
@@ -425,16 +425,10 @@ class _KafkaRun:
                         return False
         return True
 
-    def _perform_reassignments(self, partitions: list) -> bool:
-        return perform_reassignments(
-            partitions,
-            self._is_balanced,
-            self._try_reassign,
-            max_passes=self.max_passes,
-            still_moving=lambda passes: (
-                f"sticky (Kafka {self.release}): performReassignments still moving partitions after {passes} "
-                f"passes over {len(partitions)} partitions"
-            ),
+    def _still_moving(self, passes: int, partitions: list) -> str:
+        return (
+            f"sticky (Kafka {self.release}): performReassignments still moving partitions after {passes} "
+            f"passes over {len(partitions)} partitions"
         )
 
     def _try_reassign(self, tp) -> bool:
