@@ -137,6 +137,7 @@ from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
 from assignment_oracle.problem.errors import SolverError
 from assignment_oracle.problem.model import BALANCE, RACK, SPREAD, STICKINESS, Assignment, Problem
 from assignment_oracle.problem.ownership import owner_array, violations
+from assignment_oracle.problem.tiers import CONSUMER, pick
 
 __all__ = ["FIRST_EFFORT", "Parts", "parts_of", "solve"]
 
@@ -178,6 +179,9 @@ LEAST_FOR_BOUNDS = 0.5
 
 #: The stages searched with the load-preserving re-deal (optimal.exchange) and the linear bound.
 _SIDE_STAGES = {"cross-rack partitions": RACK, "kept partitions": STICKINESS}
+#: The tiers the shortcuts (the slot deal, the slot pins, the re-deal) keep intact: a shortcut applies only
+#: when every tier of the request is one of these (``spread`` is not: moving loads changes per-topic counts).
+_SHORTCUT_TIERS = frozenset({BALANCE, RACK, STICKINESS})
 
 
 @dataclass(frozen=True)
@@ -757,7 +761,7 @@ class _Run:
                 parts.weighted
                 and request.balance == "dec-min"
                 and tiers[0] == BALANCE
-                and SPREAD not in tiers
+                and _SHORTCUT_TIERS.issuperset(tiers)
                 and request.max_moves_per_member is None
                 and not self.expired()
             ):
@@ -1203,7 +1207,7 @@ class _Run:
             or request.balance != "dec-min"
             or balance is None
             or not balance.proven
-            or SPREAD in self.tiers
+            or not _SHORTCUT_TIERS.issuperset(self.tiers)
         ):
             return None
         floor = self.kept_floor()
@@ -1248,7 +1252,7 @@ class _Run:
         the budget of moves (in all and per member), every earlier tier's pin, and is better on the
         stage.  Not with ``spread`` as a tier (a re-deal changes the per-topic counts)."""
         request, parts, model = self.request, self.parts, self.model
-        self.redeal_skipped = SPREAD in self.tiers or not self.trusted
+        self.redeal_skipped = not _SHORTCUT_TIERS.issuperset(self.tiers) or not self.trusted
         if self.redeal_skipped:
             return
         started = time.perf_counter()
@@ -1391,20 +1395,7 @@ class _Run:
 
     def counted(self, tier: str) -> Any:
         """The tier's value on the incumbent, from the model's counts (what the stages saw)."""
-        incumbent = self.incumbent
-        if tier == BALANCE:
-            loads = [int(x) for x in incumbent.loads]
-            squares = sum(x * x for x in loads)
-            if self.request.balance == "dec-min":
-                return sorted(loads, reverse=True)
-            if self.request.balance == "sum-of-squares":
-                return squares
-            return [max(loads, default=0), squares]
-        if tier == RACK:
-            return incumbent.cross
-        if tier == SPREAD:
-            return sum(x * x for x in incumbent.held.values())
-        return incumbent.kept
+        return pick(CONSUMER.kind, tier, _COUNTED, "the staged model's counts")(self.incumbent, self.request.balance)
 
     def answer(self, status: str, owner: np.ndarray | None = None, message: str = "") -> Solution:
         """The one place the :class:`Solution` is built, once: from the per-part owners (``None``: no
@@ -1473,6 +1464,25 @@ class _Run:
                     f"cpsat-staged: the answer measures {measured} on {tier}, past the ceiling {pinned} its stages pinned"
                 )
         return measures
+
+
+def _counted_balance(incumbent: _Incumbent, definition: str) -> Any:
+    loads = [int(x) for x in incumbent.loads]
+    squares = sum(x * x for x in loads)
+    return {
+        "dec-min": lambda: sorted(loads, reverse=True),
+        "sum-of-squares": lambda: squares,
+        "max-then-squares": lambda: [max(loads, default=0), squares],
+    }[definition]()
+
+
+#: Per tier, its value on the incumbent from the model's counts (``_Run.counted``), given the balance definition.
+_COUNTED: dict[str, Callable[[_Incumbent, str], Any]] = {
+    BALANCE: _counted_balance,
+    RACK: lambda incumbent, definition: incumbent.cross,
+    SPREAD: lambda incumbent, definition: sum(x * x for x in incumbent.held.values()),
+    STICKINESS: lambda incumbent, definition: incumbent.kept,
+}
 
 
 def _majorised(loads: np.ndarray, by: np.ndarray) -> bool:
