@@ -124,7 +124,7 @@ class Tier:
         """The tier's value on ``measures`` (the kind's measures of one assignment): the attribute named by
         ``measure``, called with ``option`` when the tier takes one.  :class:`UnknownTier` when the measures
         have no such attribute (a tier the measures were not taught)."""
-        reading = getattr(measures, self.measure, _MISSING)
+        reading: Any = getattr(measures, self.measure, _MISSING)
         if reading is _MISSING:
             raise UnknownTier(self.kind, self.name, _measured(measures), f"{type(measures).__name__}")
         return reading(option) if self.option is not None else reading
