@@ -156,12 +156,7 @@ class JavaHashMap:
         chain.append((h, key))
         self._where[key] = h
         if len(chain) - 1 >= TREEIFY_THRESHOLD:  # Java's binCount >= TREEIFY_THRESHOLD - 1 before the append
-            if len(self._table) < MIN_TREEIFY_CAPACITY:
-                self._resize()
-            else:
-                raise TreeBinNotEmulated(
-                    f"{len(chain)} keys share one bucket of a {len(self._table)}-bucket HashMap: Java makes it a tree"
-                )
+            self._treeify_bin(chain)
         self._size += 1
         if self._size > self._threshold:
             self._resize()
@@ -181,13 +176,20 @@ class JavaHashMap:
         chain.insert(0, (h, key))
         self._where[key] = h
         if len(chain) - 1 >= TREEIFY_THRESHOLD - 1:  # Java's binCount (the chain before) >= TREEIFY_THRESHOLD - 1
-            if len(self._table) < MIN_TREEIFY_CAPACITY:
-                self._resize()
-            else:
-                raise TreeBinNotEmulated(
-                    f"{len(chain)} keys share one bucket of a {len(self._table)}-bucket HashMap: Java makes it a tree"
-                )
+            self._treeify_bin(chain)
         self._size += 1
+
+    def _treeify_bin(self, chain: list) -> None:
+        """``treeifyBin`` of a bucket grown long: a table under ``MIN_TREEIFY_CAPACITY`` buckets doubles
+        instead; a larger one would make the bucket a tree, whose order is not emulated
+        (:class:`TreeBinNotEmulated`)."""
+        assert self._table is not None
+        if len(self._table) < MIN_TREEIFY_CAPACITY:
+            self._resize()
+        else:
+            raise TreeBinNotEmulated(
+                f"{len(chain)} keys share one bucket of a {len(self._table)}-bucket HashMap: Java makes it a tree"
+            )
 
     def put_all(self, keys: Iterable[Hashable]) -> None:
         """``map.putAll(other)`` / ``set.addAll(collection)`` with ``keys`` in ``other``'s iteration order."""

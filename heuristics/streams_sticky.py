@@ -256,12 +256,35 @@ class _LocalState:
         self.standby_task_to_prev_member: dict[TaskId, list[tuple[str, str]]] = {}
         self.process_id_to_state: dict[str, _ProcessState] = {}  # in the map's iteration order
         self.num_standby_replicas = 0
-        self.total_active_tasks = 0
-        self.total_tasks = 0
-        self.total_members_with_active_task_capacity = 0
-        self.total_members_with_task_capacity = 0
-        self.active_tasks_per_member = 0
-        self.total_tasks_per_member = 0
+        #: ``totalActiveTasks`` over ``totalMembersWithActiveTaskCapacity``: ``activeTasksPerMember``.
+        self.active_quota = _TaskQuota()
+        #: ``totalTasks`` (actives and standbys) over ``totalMembersWithTaskCapacity``: ``totalTasksPerMember``.
+        self.total_quota = _TaskQuota()
+
+
+class _TaskQuota:
+    """One of ``LocalState``'s quotas: ``tasks`` left to the ``members`` with capacity, ``per_member`` each.
+
+    :meth:`start` sets the pool and computes ``per_member`` (``computeTasksPerMember``); :meth:`maybe_update`
+    is Kafka's ``maybeUpdateActiveTasksPerMember`` / ``maybeUpdateTotalTasksPerMember``: a member whose
+    count reached the quota leaves the pool with its tasks and the quota is computed again over the rest,
+    in Java's ``int`` arithmetic.
+    """
+
+    __slots__ = ("tasks", "members", "per_member")
+
+    def __init__(self) -> None:
+        self.tasks = self.members = self.per_member = 0
+
+    def start(self, tasks: int, members: int) -> None:
+        self.tasks, self.members = tasks, members
+        self.per_member = _compute_tasks_per_member(tasks, members)
+
+    def maybe_update(self, tasks_no: int) -> None:
+        if tasks_no == self.per_member:
+            self.members -= 1
+            self.tasks -= tasks_no
+            self.per_member = _compute_tasks_per_member(self.tasks, self.members)
 
 
 def _compute_tasks_per_member(number_of_tasks: int, number_of_members: int) -> int:
@@ -298,17 +321,14 @@ def _initialize(problem: StreamsProblem, members: Sequence[str], java: bool) -> 
     state = _LocalState()
     state.num_standby_replicas = problem.standby_replicas
     # "Helpers for computing active tasks per member, and tasks per member"
+    total_tasks = total_active_tasks = 0
     for sub in problem.subtopologies:
-        state.total_tasks = _int32(state.total_tasks + sub.tasks)
-        state.total_active_tasks = _int32(state.total_active_tasks + sub.tasks)
+        total_tasks = _int32(total_tasks + sub.tasks)
+        total_active_tasks = _int32(total_active_tasks + sub.tasks)
         if sub.stateful:
-            state.total_tasks = _int32(state.total_tasks + _int32(sub.tasks * state.num_standby_replicas))
-    state.total_members_with_active_task_capacity = len(members)
-    state.total_members_with_task_capacity = len(members)
-    state.active_tasks_per_member = _compute_tasks_per_member(
-        state.total_active_tasks, state.total_members_with_active_task_capacity
-    )
-    state.total_tasks_per_member = _compute_tasks_per_member(state.total_tasks, state.total_members_with_task_capacity)
+            total_tasks = _int32(total_tasks + _int32(sub.tasks * state.num_standby_replicas))
+    state.active_quota.start(total_active_tasks, len(members))
+    state.total_quota.start(total_tasks, len(members))
 
     processes: dict[str, _ProcessState] = {}
     process_map = JavaHashMap(string_hash, len(members)) if java else None  # new HashMap<>(members)
@@ -351,24 +371,6 @@ def _initialize(problem: StreamsProblem, members: Sequence[str], java: bool) -> 
     return state
 
 
-def _maybe_update_active_tasks_per_member(state: _LocalState, active_tasks_no: int) -> None:
-    if active_tasks_no == state.active_tasks_per_member:
-        state.total_members_with_active_task_capacity -= 1
-        state.total_active_tasks -= active_tasks_no
-        state.active_tasks_per_member = _compute_tasks_per_member(
-            state.total_active_tasks, state.total_members_with_active_task_capacity
-        )
-
-
-def _maybe_update_total_tasks_per_member(state: _LocalState, task_no: int) -> None:
-    if task_no == state.total_tasks_per_member:
-        state.total_members_with_task_capacity -= 1
-        state.total_tasks -= task_no
-        state.total_tasks_per_member = _compute_tasks_per_member(
-            state.total_tasks, state.total_members_with_task_capacity
-        )
-
-
 def _find_prev_member_with_least_load(
     state: _LocalState, members: list[tuple[str, str]] | None, standby_task: TaskId | None
 ) -> tuple[str, str] | None:
@@ -391,11 +393,11 @@ def _find_prev_member_with_least_load(
 
 
 def _has_unfulfilled_active_task_quota(state: _LocalState, process: _ProcessState, member: str) -> bool:
-    return process.member_to_task_counts[member] < state.active_tasks_per_member
+    return process.member_to_task_counts[member] < state.active_quota.per_member
 
 
 def _has_unfulfilled_task_quota(state: _LocalState, process: _ProcessState, member: str) -> bool:
-    return process.member_to_task_counts[member] < state.total_tasks_per_member
+    return process.member_to_task_counts[member] < state.total_quota.per_member
 
 
 def _give_active_under_quota(state: _LocalState, prev: tuple[str, str], task: TaskId) -> bool:
@@ -405,8 +407,8 @@ def _give_active_under_quota(state: _LocalState, prev: tuple[str, str], task: Ta
     if not _has_unfulfilled_active_task_quota(state, process, prev[1]):
         return False
     count = process.add_task(prev[1], task, True)
-    _maybe_update_active_tasks_per_member(state, count)
-    _maybe_update_total_tasks_per_member(state, count)
+    state.active_quota.maybe_update(count)
+    state.total_quota.maybe_update(count)
     return True
 
 
@@ -442,8 +444,8 @@ def _assign_active(state: _LocalState, active_tasks: list[TaskId], subkey: dict[
         count = least.add_task_to_least_loaded_member(task, True)
         if count == -1:
             raise TaskAssignorException(f"No member available to assign active task {task[0]}_{task[1]}.")
-        _maybe_update_active_tasks_per_member(state, count)
-        _maybe_update_total_tasks_per_member(state, count)
+        state.active_quota.maybe_update(count)
+        state.total_quota.maybe_update(count)
         process_by_load.add(least)  # "Add it back to the queue after updating its state"
 
 
@@ -462,7 +464,7 @@ def _assign_standby_to_member_with_least_load(state: _LocalState, queue: _JavaPr
             count = process.add_task_to_least_loaded_member(task, False)
             if count != -1:
                 found = True
-                _maybe_update_total_tasks_per_member(state, count)
+                state.total_quota.maybe_update(count)
             break
         if not len(queue):
             break
@@ -484,7 +486,7 @@ def _assign_standby(state: _LocalState, standby_tasks: list[TaskId], subkey: dic
                 process = state.process_id_to_state[prev_active[0]]
                 if not process.has_task(task) and _has_unfulfilled_task_quota(state, process, prev_active[1]):
                     count = process.add_task(prev_active[1], task, False)
-                    _maybe_update_total_tasks_per_member(state, count)
+                    state.total_quota.maybe_update(count)
                     continue
             # prev standby tasks
             prev_standbys = state.standby_task_to_prev_member.get(task)
@@ -494,7 +496,7 @@ def _assign_standby(state: _LocalState, standby_tasks: list[TaskId], subkey: dic
                     process = state.process_id_to_state[prev[0]]
                     if _has_unfulfilled_task_quota(state, process, prev[1]):
                         count = process.add_task(prev[1], task, False)
-                        _maybe_update_total_tasks_per_member(state, count)
+                        state.total_quota.maybe_update(count)
                         continue
             to_least_loaded.append((task, replicas - i))
             break
