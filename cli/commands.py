@@ -24,8 +24,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
-from assignment_oracle.compare.judge import judge, kind_of
+from assignment_oracle.compare.judge import FAIL_ON, judge, kind_of
 from assignment_oracle.compare.judge.explain import explain
+from assignment_oracle.compare.judge.front import ORACLE_ROWS
 from assignment_oracle.compare.scenarios.bugs import BUGS
 from assignment_oracle.compare.scenarios.bugs import find as find_bugs
 from assignment_oracle.compare.scenarios.bugs import replay as replay_bug
@@ -69,10 +70,10 @@ from assignment_oracle.problem.errors import (
     OracleError,
     SolverError,
     SparkFailed,
-    UnknownAssignor,
     WriteFailed,
 )
 from assignment_oracle.problem.extras import require
+from assignment_oracle.problem.kinds import kind_named
 from assignment_oracle.problem.load import (
     STDIN,
     assignment_from_document,
@@ -80,7 +81,6 @@ from assignment_oracle.problem.load import (
     read_document,
     scenario_from_document,
 )
-from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import (
     COUNTEREXAMPLE_KEYS,
     MAX_INPUT_BYTES,
@@ -95,7 +95,6 @@ from assignment_oracle.problem.scenario_json import (
     read_problem,
     write_output,
 )
-from assignment_oracle.problem.streams import StreamsProblem
 from assignment_oracle.problem.text import printable
 from assignment_oracle.program import COMMANDS, PROG, Parser, bundled_examples
 
@@ -683,10 +682,11 @@ def _max_partitions(text: str) -> int:
     return value
 
 
-def _resolve(name: str):
-    """The assignor called ``name`` (registry, peer or ``external:``); bad names are bad input."""
+def _resolve(name: str, source: str = "the scenario"):
+    """The consumer group assignor called ``name`` (registry, peer or ``external:``); bad names are bad input,
+    another kind's assignor refused by the registry's one refusal (``source``: what the scenario is called)."""
     try:
-        assignor = get_assignor(name)
+        assignor = get_assignor(name, source=source)
     except ValueError as err:
         raise InputError("--assignor", "", str(err)) from None
     require_installed(name)  # a peer whose library or runtime is missing: one line, exit 2
@@ -695,11 +695,7 @@ def _resolve(name: str):
 
 def _run_named(name: str, problem, iteration_order: str = "sorted", source: str = "scenario"):
     """Run one assignor for ``assign``/``explain``; its failure is one line naming it (exit 7)."""
-    if name in STREAMS_ASSIGNORS:
-        raise InputError(
-            "--assignor", "", f"{name} is a Streams group assignor (KIP-1071); {source} is a consumer group scenario"
-        )
-    assignor = _resolve(name)
+    assignor = _resolve(name, source)
     try:
         assignor = in_iteration_order(assignor, iteration_order)
     except ValueError as err:
@@ -1059,30 +1055,17 @@ def _bug_scenarios(args, name: str) -> int:
 def _bug_candidate(args, name: str) -> int:
     """``bugs NAME --assignor A``: A replayed in the place of the variants that show the entry's defect, judged
     by the entry's finding; exit 0 when the defect is gone, 1 when it is still there (or not judged)."""
-    from functools import partial
-
-    from assignment_oracle.compare.scenarios.bugs import TIME_LIMIT, ShareVariant, StreamsVariant, replay_assignor
-    from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS
+    from assignment_oracle.compare.judge.front import registered
+    from assignment_oracle.compare.scenarios.bugs import TIME_LIMIT, as_candidate, replay_assignor
 
     limit = _assignor_time_limit(args.time_limit)
     bug = BUGS[name]
     label = args.assignor if args.iteration_order == "sorted" else f"{args.assignor} ({args.iteration_order} order)"
-    if bug.streams:
-        entry = _streams_assignor(args.assignor, f"corpus entry {name}")
-        candidate = StreamsVariant(label, partial(entry.assign, iteration_order=args.iteration_order))
-    elif bug.share:
-        share_entry = _share_assignor(args.assignor, f"corpus entry {name}")
-        candidate = ShareVariant(label, partial(share_entry.assign, iteration_order=args.iteration_order))
-    else:
-        for registry, kind in ((STREAMS_ASSIGNORS, "a Streams group"), (SHARE_ASSIGNORS, "a share group")):
-            if args.assignor in registry:
-                raise InputError(
-                    "--assignor", "", f"{args.assignor} is {kind} assignor; corpus entry {name} is a consumer group"
-                )
-        try:
-            candidate = in_iteration_order(_resolve(args.assignor), args.iteration_order)
-        except ValueError as err:
-            raise InputError("--iteration-order", "", str(err)) from None
+    entry = registered(bug.kind, args.assignor, "--assignor", f"corpus entry {name}")
+    try:
+        candidate = as_candidate(bug.kind, label, entry, args.iteration_order)
+    except ValueError as err:
+        raise InputError("--iteration-order", "", str(err)) from None
     with _Steps(None, f"bugs {name} --assignor"):
         result = replay_assignor(name, candidate, time_limit=TIME_LIMIT if limit is None else limit)
     sys.stdout.write(dumps(result.to_mapping()) if args.json else printable_lines(result.text()))
@@ -1145,13 +1128,9 @@ def _generate(args) -> int:
 
 # -- --fail-on: exit 1 when a row of compare, simulate or sweep meets a condition ------------------------------
 
-#: ``--fail-on``'s conditions, a ladder, each including the ones before (``compare.judge.verdict.FAIL_ON``):
-#: ``invalid`` no valid assignment delivered (status invalid, error, timeout); ``guarantee`` that, or the
-#: assignor's own guarantee broken (a Streams row: any of Kafka's guarantees); ``gap`` that, or worse than the
-#: optimum on some tier (a verdict ``gap`` or ``short``; ``unknown`` is not a gap).
-FAIL_ON = ("invalid", "guarantee", "gap")
-#: The rows that are the optimum's own: never judged by ``--fail-on``.
-_OPTIMUM_ROWS = frozenset({"optimum", "optimum-co-partitioned", "optimum-weighted", "optimum-streams"})
+#: ``--fail-on``'s conditions (compare.judge.verdict.FAIL_ON, a ladder, each including the ones before) and the
+#: rows that are the optimum's own, never judged by it (compare.judge.front.ORACLE_ROWS): the library's, not copies.
+_OPTIMUM_ROWS = frozenset(ORACLE_ROWS)
 
 
 def _capture(args) -> int:
@@ -1380,52 +1359,6 @@ def _read_scenario(args):
     )
 
 
-def _streams_assignor(name: str, source: str, option: str = "--assignor"):
-    """The Streams assignor called ``name``; a consumer group assignor's name is one line naming the mismatch."""
-    from assignment_oracle.heuristics.registry import get_streams_assignor
-
-    try:
-        return get_streams_assignor(name)
-    except UnknownAssignor:
-        known = ", ".join(STREAMS_ASSIGNORS)
-        try:
-            get_assignor(name)
-        except (ValueError, OracleError):
-            raise InputError(
-                option,
-                "",
-                f"unknown Streams group assignor {name!r} ({source} is a Streams group; known: {known})",
-            ) from None
-        raise InputError(
-            option,
-            "",
-            f"{name} is a consumer group assignor; {source} is a Streams group scenario (its assignors: {known})",
-        ) from None
-
-
-def _share_assignor(name: str, source: str, option: str = "--assignor"):
-    """The share group assignor called ``name``; another kind's assignor is one line naming the mismatch."""
-    from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS, get_share_assignor
-
-    try:
-        return get_share_assignor(name)
-    except UnknownAssignor:
-        known = ", ".join(SHARE_ASSIGNORS)
-        if name in STREAMS_ASSIGNORS:
-            other = "a Streams group"
-        else:
-            try:
-                get_assignor(name)
-            except (ValueError, OracleError):
-                raise InputError(
-                    option, "", f"unknown share group assignor {name!r} ({source} is a share group; known: {known})"
-                ) from None
-            other = "a consumer group"
-        raise InputError(
-            option, "", f"{name} is {other} assignor; {source} is a share group scenario (its assignors: {known})"
-        ) from None
-
-
 def _kind(args, problem):
     """The kind of group of the scenario read (:data:`compare.judge.KINDS`), its unused options refused."""
     kind = kind_of(problem)
@@ -1513,26 +1446,49 @@ def _check(args) -> int:
     return verdict.exit_code()
 
 
+def _consumer_member_order(args, kind, problem):
+    """``--member-order id``: the join order read as member id order (``listed``: the scenario's, as read)."""
+    if args.member_order == "id":
+        problem = dataclasses.replace(problem, member_order=())
+    return problem, None
+
+
+def _streams_member_order(args, kind, problem):
+    """Kafka's tests fix ``groupSpec.memberIds()`` with a LinkedHashMap; here the scenario's order, or id order,
+    given to the assignor and written beside its answer."""
+    from assignment_oracle.compare.judge.front import registered
+
+    order = problem.join_order if args.member_order == "listed" else problem.member_ids
+    _kind_assign(kind, args.assignor, problem, args.iteration_order, args.scenario)  # the name checked
+    entry = registered(kind.name, args.assignor, "--member-order", args.scenario)
+    try:
+        assignment = entry.assign(problem, iteration_order=args.iteration_order, member_order=order)
+    except TypeError:
+        raise InputError("--member-order", "", f"{args.assignor} takes no member order") from None
+    document = kind.assignment_mapping(problem, assignment, args.assignor, args.iteration_order)
+    document["member_order"] = list(order)
+    return problem, document
+
+
+#: What ``--member-order`` does, by kind of group (problem.kinds); a kind not here takes its group's order.
+_MEMBER_ORDER = {"consumer": _consumer_member_order, "streams": _streams_member_order}
+
+
 def _assign(args) -> int:
     problem = _read_scenario(args)
-    if args.member_order == "id" and isinstance(problem, Problem):  # the join order read as member id order
-        problem = dataclasses.replace(problem, member_order=())
     kind = _kind(args, problem)
-    if args.member_order is not None and isinstance(problem, StreamsProblem):
-        # Kafka's tests fix groupSpec.memberIds() with a LinkedHashMap; here the scenario's order, or id order.
-        order = problem.join_order if args.member_order == "listed" else problem.member_ids
-        _kind_assign(kind, args.assignor, problem, args.iteration_order, args.scenario)  # the name checked
-        entry = _streams_assignor(args.assignor, args.scenario, "--member-order")
-        try:
-            assignment = entry.assign(problem, iteration_order=args.iteration_order, member_order=order)
-        except TypeError:
-            raise InputError("--member-order", "", f"{args.assignor} takes no member order") from None
-        document = kind.assignment_mapping(problem, assignment, args.assignor, args.iteration_order)
-        document["member_order"] = list(order)
-    elif kind.assign is not None:  # a kind with its own registered assignors (Streams groups)
+    document = None
+    if args.member_order is not None:
+        if kind.name not in _MEMBER_ORDER:  # given, never ignored
+            applies = " and ".join(kind_named(k).label for k in _MEMBER_ORDER)
+            raise InputError(
+                "--member-order", "", f"applies to {applies} scenarios; {args.scenario} is {kind.described}"
+            )
+        problem, document = _MEMBER_ORDER[kind.name](args, kind, problem)
+    if document is None and kind.assign is not None:  # a kind with its own registered assignors
         assignment = _kind_assign(kind, args.assignor, problem, args.iteration_order, args.scenario)
         document = kind.assignment_mapping(problem, assignment, args.assignor, args.iteration_order)
-    else:
+    elif document is None:
         with _Steps(1, "assign") as steps:  # a live peer's group takes seconds to form
             steps(args.assignor)
             result = _run_named(args.assignor, problem, args.iteration_order, source=args.scenario)
@@ -1548,24 +1504,8 @@ def _assign(args) -> int:
 
 
 def _kind_assign(kind, name: str, problem, iteration_order: str, source: str):
-    """One assignor of ``kind``'s own registry, run; a name of another kind is one line naming the mismatch."""
-    if name not in kind.assignors():
-        try:
-            get_assignor(name)
-        except (ValueError, OracleError):
-            raise InputError(
-                "--assignor",
-                "",
-                f"unknown {kind.described.removeprefix('a ').split(' (')[0]} assignor {name!r} ({source} is {kind.described}; "
-                f"known: {', '.join(kind.assignors())})",
-            ) from None
-        raise InputError(
-            "--assignor",
-            "",
-            f"{name} is a consumer group assignor; {source} is {kind.described} scenario (its assignors: "
-            f"{', '.join(kind.assignors())})",
-        )
-    return kind.assign(name, problem, iteration_order)
+    """One assignor of ``kind``'s own registry, run; another kind's, or nobody's, is the registry's one refusal."""
+    return kind.assign(name, problem, iteration_order, source)
 
 
 def _compare(args) -> int:

@@ -419,6 +419,8 @@ def require_installed(name: str, needed_by: str | None = None) -> None:
             require(module.EXTRA, needed_by)
         if hasattr(module, "require"):
             module.require(needed_by)
+    elif name in SHARE_ASSIGNORS and SHARE_ASSIGNORS[name].extra is not None:
+        require(SHARE_ASSIGNORS[name].extra, needed_by)
 
 
 @functools.cache

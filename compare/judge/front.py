@@ -27,7 +27,19 @@ from assignment_oracle.problem.kinds import kind_of as group_kind_of
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import InputError
 
-__all__ = ["Kind", "KINDS", "judge", "kind_of"]
+__all__ = ["Kind", "KINDS", "ORACLE_ROWS", "judge", "kind_of", "registered"]
+
+#: The rows of compare, simulate and a sweep that are the optimum's own (the reference, never judged by
+#: ``--fail-on``): the optimum, its CP-SAT cross-check, the co-partitioned and weighted optima, and each kind's
+#: own optimum (compare.sweep.rows' STREAMS_OPTIMUM and SHARE_OPTIMUM).
+ORACLE_ROWS: tuple[str, ...] = (
+    "optimum",
+    "optimum-cpsat",
+    "optimum-co-partitioned",
+    "optimum-weighted",
+    "optimum-streams",
+    "optimum-share",
+)
 
 
 @dataclass(frozen=True)
@@ -119,28 +131,28 @@ def _consumer_default_names() -> tuple[str, ...]:
     return tuple(ASSIGNORS)
 
 
-def _registered(kind: str, name: str, option: str, source: str = "the scenario"):
+def registered(kind: str, name: str, option: str, source: str = "the scenario"):
     """The assignor ``name`` registered for ``kind`` (heuristics.registry.get_assignor); another kind's, or
     nobody's, is one line for ``option`` (the registry's one refusal); a live peer whose extra is missing too."""
-    from assignment_oracle.heuristics.registry import get_assignor
-    from assignment_oracle.problem.extras import require
+    from assignment_oracle.heuristics.registry import get_assignor, require_installed
 
     try:
         entry = get_assignor(name, kind=kind, source=source)
     except UnknownAssignor as err:
         raise InputError(option, "", str(err)) from None
-    if getattr(entry, "extra", None) is not None:
-        require(entry.extra, name)
+    except ValueError as err:  # an external name without a command, a Java class that cannot run
+        raise InputError(option, "", str(err)) from None
+    require_installed(name)  # a peer whose library or runtime is missing: one line, exit 2
     return entry
 
 
 def _registered_assign(kind: str):
     """(name, problem, iteration order) -> the assignment of one assignor of ``kind``'s own registry."""
 
-    def assign(name: str, problem, iteration_order: str = "sorted"):
+    def assign(name: str, problem, iteration_order: str = "sorted", source: str = "the scenario"):
         from assignment_oracle.problem.errors import AssignorError, AssignorFailed
 
-        entry = _registered(kind, name, "--assignor")
+        entry = registered(kind, name, "--assignor", source)
         try:
             return entry.assign(problem, iteration_order=iteration_order)
         except ValueError as err:  # Java's order without the topic ids it hashes
@@ -158,7 +170,7 @@ def _registered_resolve(kind: str):
     def resolve(given, source: str):
         for name in given:
             if name != "all":
-                _registered(kind, name, "--assignors", source)
+                registered(kind, name, "--assignors", source)
         return list(given)
 
     return resolve
@@ -223,7 +235,7 @@ def _consumer_resolve(given, source: str):
     for name in given:
         other = registered_kind(name)
         if other is not None and other.name != "consumer":
-            _registered("consumer", name, "--assignors", source)  # refused: another kind's assignor
+            registered("consumer", name, "--assignors", source)  # refused: another kind's assignor
     try:
         names = list(resolve_names(given))
     except ValueError as err:

@@ -64,11 +64,13 @@ from assignment_oracle.heuristics import (
     uniform,
 )
 from assignment_oracle.heuristics import range as range_assignor
+from assignment_oracle.heuristics.registry import in_iteration_order
 from assignment_oracle.optimal import solve
 from assignment_oracle.optimal.share_request import tier_key as share_tier_key
 from assignment_oracle.optimal.streams_request import StreamsMeasures, measure, tier_key
 from assignment_oracle.problem import share, streams
 from assignment_oracle.problem.errors import AssignorDidNotFinish
+from assignment_oracle.problem.kinds import kind_named, kind_of_scenario
 from assignment_oracle.problem.metrics import load_vector, sorted_loads
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions, violations
@@ -282,6 +284,19 @@ SHARE_SIMPLE_RECORDING = ShareVariant(
 )
 
 
+#: The variant type a corpus entry of each kind of group takes (a consumer group's: a registered Assignor).
+VARIANT_TYPES: Mapping[str, type] = {"consumer": Assignor, "streams": StreamsVariant, "share": ShareVariant}
+
+
+def as_candidate(kind: str, label: str, assignor, iteration_order: str):
+    """A registered assignor of ``kind`` (heuristics.registry) as a candidate :func:`replay_assignor` takes:
+    a consumer group's Assignor in ``iteration_order`` (``ValueError`` when it has no such order), another
+    kind's wrapped as its variant, labelled ``label``."""
+    if VARIANT_TYPES[kind] is Assignor:
+        return in_iteration_order(assignor, iteration_order)
+    return VARIANT_TYPES[kind](label, partial(assignor.assign, iteration_order=iteration_order))
+
+
 @dataclass(frozen=True)
 class Bug:
     """One corpus entry.
@@ -312,6 +327,11 @@ class Bug:
     #: (``tools/kafka_differential``): an assignment's mapping, or the class of the exception Java threw.  The
     #: first of ``shown_by`` must still give it (:attr:`BugReplay.recorded`); ``None``: nothing recorded.
     recorded: Mapping | str | None = None
+
+    @property
+    def kind(self) -> str:
+        """The kind of group of its scenarios (problem.kinds): what its variants are (:data:`VARIANT_TYPES`)."""
+        return kind_of_scenario(self.scenarios[0]).name
 
     @property
     def streams(self) -> bool:
@@ -768,10 +788,8 @@ def replay_assignor(
     """
     bug = BUGS[name]
     candidate = assignor.name
-    wanted = StreamsVariant if bug.streams else ShareVariant if bug.share else Assignor
-    if not isinstance(assignor, wanted):
-        kind = "a Streams group" if bug.streams else "a share group" if bug.share else "a consumer group"
-        raise ValueError(f"{candidate} cannot replay {name}: the entry's scenario is {kind}")
+    if not isinstance(assignor, VARIANT_TYPES[bug.kind]):
+        raise ValueError(f"{candidate} cannot replay {name}: the entry's scenario is {kind_named(bug.kind).described}")
     shown = tuple(_name(a) for a in bug.shown_by)
     problems = bug.problems()
     rows: list[dict] = []
