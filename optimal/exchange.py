@@ -29,9 +29,11 @@ problem of that size costs more than it is worth as a hint).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from ortools.sat.python import cp_model
 
 __all__ = ["LARGEST_GROUP", "NEIGHBOURHOOD", "PRICE", "exchange", "neighbourhoods", "pairs", "swaps"]
 
@@ -123,20 +125,11 @@ def exchange(
 
 
 def _groups(classes, load: np.ndarray, owner: np.ndarray) -> list[_Group]:
+    holdings = _Holdings(classes)
     by_weight: dict[int, list[int]] = {}
-    cross_of: dict[int, dict[int, int]] = {}
-    eligible_of: dict[int, tuple[int, ...]] = {}
-    kept_of: dict[int, dict[int, int]] = {}
     for cls in classes:
-        cross = dict(zip(cls.eligible, cls.cross)) if cls.cross else {}
         for k in cls.parts:
             by_weight.setdefault(int(load[k]), []).append(k)
-            cross_of[k] = cross
-            eligible_of[k] = cls.eligible
-        for signature, ks in cls.signatures:
-            mine = dict(signature)
-            for k in ks:
-                kept_of[k] = mine
     groups = []
     for weight in sorted(by_weight):
         parts = sorted(by_weight[weight])
@@ -148,12 +141,11 @@ def _groups(classes, load: np.ndarray, owner: np.ndarray) -> list[_Group]:
         keeping = np.zeros((size, size))
         ok = np.zeros((size, size), dtype=bool)
         for i, k in enumerate(parts):
-            eligible = set(eligible_of[k])
             for j, m in enumerate(members.tolist()):
-                if m in eligible:
+                if m in holdings.eligible[k]:
                     ok[i, j] = True
-                    crossing[i, j] = cross_of[k].get(m, 0)
-                    keeping[i, j] = kept_of.get(k, {}).get(m, 0)
+                    crossing[i, j] = holdings.cross(k, m)
+                    keeping[i, j] = holdings.kept(k, m)
         groups.append(_Group(parts, members, crossing, keeping, ok))
     return groups
 
@@ -168,6 +160,99 @@ def _counts(groups: list[_Group], chosen) -> tuple[int, int]:
         kept += int(g.kept[rows, cols].sum())
         cross += int(g.cross[rows, cols].sum())
     return kept, cross
+
+
+class _Holdings:
+    """Per part: the members that may take it, and on each member its cross-rack partitions and the
+    partitions it keeps (the classes of :class:`optimal.staged.Parts`, read once)."""
+
+    def __init__(self, classes) -> None:
+        self.eligible: dict[int, frozenset[int]] = {}
+        self.cross_at: dict[int, dict[int, int]] = {}
+        self.kept_at: dict[int, dict[int, int]] = {}
+        for cls in classes:
+            table = dict(zip(cls.eligible, cls.cross)) if cls.cross else {}
+            members = frozenset(cls.eligible)
+            for k in cls.parts:
+                self.eligible[k] = members
+                self.cross_at[k] = table
+            for signature, ks in cls.signatures:
+                mine = dict(signature)
+                for k in ks:
+                    self.kept_at[k] = mine
+
+    def cross(self, k: int, m: int) -> int:
+        return self.cross_at[k].get(m, 0)
+
+    def kept(self, k: int, m: int) -> int:
+        return self.kept_at.get(k, {}).get(m, 0)
+
+
+class _Deal:
+    """Per-part owners being improved by a local search, their kept and cross-rack partitions, and the
+    stage's order and pins (at least ``kept_floor`` kept, at most ``cross_ceiling`` cross-rack)."""
+
+    def __init__(
+        self,
+        classes,
+        owner: np.ndarray,
+        *,
+        objective: str,
+        kept: int,
+        cross: int,
+        kept_floor: int,
+        cross_ceiling: int | None,
+    ) -> None:
+        self.holdings = _Holdings(classes)
+        self.owner = owner.copy()
+        self.objective = objective
+        self.kept, self.cross = kept, cross
+        self.kept_floor, self.cross_ceiling = kept_floor, cross_ceiling
+
+    def gain(self, dk: int, dc: int) -> tuple[int, int]:
+        """A change of ``dk`` kept and ``dc`` cross-rack in the stage's order (``rack``: fewer cross-rack,
+        then more kept; ``stickiness`` the reverse): it improves the stage when above ``(0, 0)``."""
+        return (-dc, dk) if self.objective == "rack" else (dk, -dc)
+
+    def rank(self, kept: int, cross: int) -> tuple[int, int]:
+        """Owners with ``kept`` and ``cross`` in the stage's order: the least is the best."""
+        return (cross, -kept) if self.objective == "rack" else (-kept, cross)
+
+    def keeps_pins(self, dk: int, dc: int) -> bool:
+        """Whether a change of ``dk`` kept and ``dc`` cross-rack keeps the stage's pins."""
+        return self.kept + dk >= self.kept_floor and (
+            self.cross_ceiling is None or self.cross + dc <= self.cross_ceiling
+        )
+
+
+def _improve(
+    step: Callable[[Any], bool],
+    candidates: Sequence[Any],
+    *,
+    rounds: int,
+    deadline: float | None,
+    every: int = 1,
+    patience: int | None = None,
+) -> None:
+    """The one loop of the local searches: ``step(candidate)`` (the move generator: it takes the best
+    improving move it finds there, and says whether it took one) for each candidate in order, round
+    after round, until a round takes no move, ``rounds`` rounds are done, ``patience`` steps in a row
+    took none, or ``deadline`` (``time.perf_counter()``, read before every ``every``-th candidate)
+    passes."""
+    idle = 0
+    for _ in range(rounds):
+        improved = False
+        for i, candidate in enumerate(candidates):
+            if patience is not None and idle >= patience:
+                return
+            if deadline is not None and i % every == 0 and time.perf_counter() >= deadline:
+                return
+            if step(candidate):
+                improved, idle = True, 0
+            else:
+                idle += 1
+        if not improved:
+            return
 
 
 def swaps(
@@ -193,87 +278,69 @@ def swaps(
     ``cross_ceiling``; best swap per part, parts in order, until a round finds none or ``deadline``
     (``time.perf_counter()``) passes.  Returns the owners and their kept and cross-rack counts.  A
     start for the exact model, no claim of optimality."""
-    owner = owner.copy()
-    weight = [int(x) for x in load]
-    loads = [0] * n
-    eligible: dict[int, frozenset[int]] = {}
-    cross_at: dict[int, dict[int, int]] = {}
-    kept_at: dict[int, dict[int, int]] = {}
-    for cls in classes:
-        table = dict(zip(cls.eligible, cls.cross)) if cls.cross else {}
-        members = frozenset(cls.eligible)
-        for k in cls.parts:
-            eligible[k] = members
-            cross_at[k] = table
-        for signature, ks in cls.signatures:
-            mine = dict(signature)
-            for k in ks:
-                kept_at[k] = mine
-    held: list[dict[int, set[int]]] = [{} for _ in range(n)]  # member -> weight -> parts
-    for k, m in enumerate(owner.tolist()):
-        loads[m] += weight[k]
-        held[m].setdefault(weight[k], set()).add(k)
+    deal = _Deal(
+        classes, owner, objective=objective, kept=kept, cross=cross, kept_floor=kept_floor, cross_ceiling=cross_ceiling
+    )
+    _improve(_Swaps(deal, load, n).step, range(len(load)), rounds=rounds, deadline=deadline, every=64)
+    return deal.owner, deal.kept, deal.cross
 
-    def c(k: int, m: int) -> int:
-        return cross_at[k].get(m, 0)
 
-    def s(k: int, m: int) -> int:
-        return kept_at.get(k, {}).get(m, 0)
+class _Swaps:
+    """The moves of :func:`swaps`: at a part, the best improving swap that moves it."""
 
-    def key(dk: int, dc: int) -> tuple[int, int]:
-        return (-dc, dk) if objective == "rack" else (dk, -dc)
+    def __init__(self, deal: _Deal, load: np.ndarray, n: int) -> None:
+        self.deal = deal
+        self.weight = weight = [int(x) for x in load]
+        self.loads = [0] * n
+        self.held: list[dict[int, set[int]]] = [{} for _ in range(n)]  # member -> weight -> parts
+        for k, m in enumerate(deal.owner.tolist()):
+            self.loads[m] += weight[k]
+            self.held[m].setdefault(weight[k], set()).add(k)
 
-    for _ in range(rounds):
-        improved = False
-        for p in range(len(weight)):
-            if deadline is not None and p % 64 == 0 and time.perf_counter() >= deadline:
-                return owner, kept, cross
-            a = int(owner[p])
-            # Every improving swap moves a part to a member where it is less cross-rack or kept more
-            # (the other part's own gain is found when that part is the first).
-            targets = [b for b in kept_at.get(p, {}) if s(p, b) > s(p, a) and b in eligible[p]]
-            if c(p, a):
-                targets.extend(b for b in eligible[p] if c(p, b) < c(p, a) and b not in targets)
-            best = None
-            for b in targets:
-                base_dk = s(p, b) - s(p, a)
-                base_dc = c(p, b) - c(p, a)
-                options: list[int | None] = []
-                d = loads[a] - loads[b]
-                # A transfer of w(p) - w(q) from a to b between 0 and d (a Robin Hood transfer): the
-                # loads end no less balanced (majorised by the current ones).
-                least, most = weight[p] - max(0, d), weight[p] - min(0, d)
-                if least <= 0:
-                    options.append(None)
-                for w in range(max(least, 0), most + 1) if most - least <= 64 else sorted(held[b]):
-                    if least <= w <= most and w in held[b]:
-                        options.extend(q for q in held[b][w] if a in eligible[q])
-                for q in options:
-                    dk, dc = base_dk, base_dc
-                    if q is not None:
-                        dk += s(q, a) - s(q, b)
-                        dc += c(q, a) - c(q, b)
-                    if key(dk, dc) <= (0, 0):
-                        continue
-                    if kept + dk < kept_floor or (cross_ceiling is not None and cross + dc > cross_ceiling):
-                        continue
-                    if best is None or key(dk, dc) > best[0]:
-                        best = (key(dk, dc), b, q, dk, dc)
-            if best is None:
-                continue
-            _, b, q, dk, dc = best
-            for k, src, dst in ((p, a, b), *(() if q is None else ((q, b, a),))):
-                held[src][weight[k]].discard(k)
-                held[dst].setdefault(weight[k], set()).add(k)
-                loads[src] -= weight[k]
-                loads[dst] += weight[k]
-                owner[k] = dst
-            kept += dk
-            cross += dc
-            improved = True
-        if not improved:
-            break
-    return owner, kept, cross
+    def step(self, p: int) -> bool:
+        deal, weight, loads, held = self.deal, self.weight, self.loads, self.held
+        h = deal.holdings
+        a = int(deal.owner[p])
+        # Every improving swap moves a part to a member where it is less cross-rack or kept more
+        # (the other part's own gain is found when that part is the first).
+        targets = [b for b in h.kept_at.get(p, {}) if h.kept(p, b) > h.kept(p, a) and b in h.eligible[p]]
+        if h.cross(p, a):
+            targets.extend(b for b in h.eligible[p] if h.cross(p, b) < h.cross(p, a) and b not in targets)
+        best = None
+        for b in targets:
+            base_dk = h.kept(p, b) - h.kept(p, a)
+            base_dc = h.cross(p, b) - h.cross(p, a)
+            options: list[int | None] = []
+            d = loads[a] - loads[b]
+            # A transfer of w(p) - w(q) from a to b between 0 and d (a Robin Hood transfer): the
+            # loads end no less balanced (majorised by the current ones).
+            least, most = weight[p] - max(0, d), weight[p] - min(0, d)
+            if least <= 0:
+                options.append(None)
+            for w in range(max(least, 0), most + 1) if most - least <= 64 else sorted(held[b]):
+                if least <= w <= most and w in held[b]:
+                    options.extend(q for q in held[b][w] if a in h.eligible[q])
+            for q in options:
+                dk, dc = base_dk, base_dc
+                if q is not None:
+                    dk += h.kept(q, a) - h.kept(q, b)
+                    dc += h.cross(q, a) - h.cross(q, b)
+                if deal.gain(dk, dc) <= (0, 0) or not deal.keeps_pins(dk, dc):
+                    continue
+                if best is None or deal.gain(dk, dc) > best[0]:
+                    best = (deal.gain(dk, dc), b, q, dk, dc)
+        if best is None:
+            return False
+        _, b, q, dk, dc = best
+        for k, src, dst in ((p, a, b), *(() if q is None else ((q, b, a),))):
+            held[src][weight[k]].discard(k)
+            held[dst].setdefault(weight[k], set()).add(k)
+            loads[src] -= weight[k]
+            loads[dst] += weight[k]
+            deal.owner[k] = dst
+        deal.kept += dk
+        deal.cross += dc
+        return True
 
 
 def pairs(
@@ -299,102 +366,88 @@ def pairs(
     within ``kept_floor`` and ``cross_ceiling``; pairs in a fixed order, at most ``passes`` times over,
     until a pass finds nothing or ``deadline`` (``time.perf_counter()``; ``None``: none, and the
     answer is the same on every machine).  A start for the exact model."""
-    import time
-
-    owner = owner.copy()
-    weight = np.asarray(load, dtype=np.int64)
-    cross_at: dict[int, dict[int, int]] = {}
-    kept_at: dict[int, dict[int, int]] = {}
-    eligible: dict[int, frozenset[int]] = {}
-    for cls in classes:
-        table = dict(zip(cls.eligible, cls.cross)) if cls.cross else {}
-        members = frozenset(cls.eligible)
-        for k in cls.parts:
-            cross_at[k] = table
-            eligible[k] = members
-        for signature, ks in cls.signatures:
-            mine = dict(signature)
-            for k in ks:
-                kept_at[k] = mine
-    on: list[list[int]] = [[] for _ in range(n)]
-    for k, m in enumerate(owner.tolist()):
-        on[m].append(k)
-    loads = np.bincount(owner, weights=weight, minlength=n).astype(np.int64)
-    a_cross, a_kept = (PRICE, PRICE - 1) if objective == "rack" else (PRICE + 1, PRICE)
-
-    def key(dk: int, dc: int) -> tuple[int, int]:
-        return (-dc, dk) if objective == "rack" else (dk, -dc)
-
+    deal = _Deal(
+        classes, owner, objective=objective, kept=kept, cross=cross, kept_floor=kept_floor, cross_ceiling=cross_ceiling
+    )
     order = [(a, b) for a in range(n) for b in range(a + 1, n)]
     np.random.default_rng(0).shuffle(order)
-    for _ in range(passes):
-        improved = False
-        for a, b in order:
-            if deadline is not None and time.perf_counter() >= deadline:
-                return owner, kept, cross
-            items = on[a] + on[b]
-            if len(items) < 2:
+    _improve(_Pairs(deal, load, n).step, order, rounds=passes, deadline=deadline)
+    return deal.owner, deal.kept, deal.cross
+
+
+class _Pairs:
+    """The moves of :func:`pairs`: a pair of members' parts re-split between them, by a knapsack."""
+
+    def __init__(self, deal: _Deal, load: np.ndarray, n: int) -> None:
+        self.deal = deal
+        self.weight = np.asarray(load, dtype=np.int64)
+        self.on: list[list[int]] = [[] for _ in range(n)]
+        for k, m in enumerate(deal.owner.tolist()):
+            self.on[m].append(k)
+        self.loads = np.bincount(deal.owner, weights=self.weight, minlength=n).astype(np.int64)
+        self.prices = (PRICE, PRICE - 1) if deal.objective == "rack" else (PRICE + 1, PRICE)
+
+    def step(self, pair: tuple[int, int]) -> bool:
+        deal, on, loads = self.deal, self.on, self.loads
+        h, owner = deal.holdings, deal.owner
+        a_cross, a_kept = self.prices
+        a, b = pair
+        items = on[a] + on[b]
+        if len(items) < 2:
+            return False
+        low, high = int(min(loads[a], loads[b])), int(max(loads[a], loads[b]))
+        w = self.weight[items]
+        if high > 1 << 16 or (w == 0).any():
+            return False  # a knapsack that large costs more than it is worth
+        ca = np.array([h.cross(k, a) for k in items])
+        cb = np.array([h.cross(k, b) for k in items])
+        ka = np.array([h.kept(k, a) for k in items])
+        kb = np.array([h.kept(k, b) for k in items])
+        to_a = np.array([a in h.eligible[k] for k in items])
+        to_b = np.array([b in h.eligible[k] for k in items])
+        big = 1 << 40
+        cost_a = np.where(to_a, a_cross * ca - a_kept * ka, big)
+        cost_b = np.where(to_b, a_cross * cb - a_kept * kb, big)
+        delta = cost_a - cost_b  # choosing a instead of b
+        now = np.array([owner[k] == a for k in items])
+        current = int(np.where(now, cost_a, cost_b).sum())
+        best = np.full(high + 1, big, dtype=np.int64)
+        best[0] = 0
+        chose = np.zeros((len(items), high + 1), dtype=bool)
+        for i, wi in enumerate(w.tolist()):
+            if wi > high:
                 continue
-            low, high = int(min(loads[a], loads[b])), int(max(loads[a], loads[b]))
-            w = weight[items]
-            if high > 1 << 16 or (w == 0).any():
-                continue  # a knapsack that large costs more than it is worth
-            ca = np.array([cross_at[k].get(a, 0) for k in items])
-            cb = np.array([cross_at[k].get(b, 0) for k in items])
-            ka = np.array([kept_at.get(k, {}).get(a, 0) for k in items])
-            kb = np.array([kept_at.get(k, {}).get(b, 0) for k in items])
-            to_a = np.array([a in eligible[k] for k in items])
-            to_b = np.array([b in eligible[k] for k in items])
-            big = 1 << 40
-            cost_a = np.where(to_a, a_cross * ca - a_kept * ka, big)
-            cost_b = np.where(to_b, a_cross * cb - a_kept * kb, big)
-            delta = cost_a - cost_b  # choosing a instead of b
-            now = np.array([owner[k] == a for k in items])
-            current = int(np.where(now, cost_a, cost_b).sum())
-            best = np.full(high + 1, big, dtype=np.int64)
-            best[0] = 0
-            chose = np.zeros((len(items), high + 1), dtype=bool)
-            for i, wi in enumerate(w.tolist()):
-                if wi > high:
-                    continue
-                candidate = best[: high + 1 - wi] + int(delta[i])
-                better = candidate < best[wi:]
-                chose[i, wi:] = better
-                best[wi:] = np.where(better, candidate, best[wi:])
-            window = best[low : high + 1]
-            at = int(np.argmin(window)) + low
-            if int(window[at - low]) + int(cost_b.sum()) >= current:
-                continue
-            pick = np.zeros(len(items), dtype=bool)
-            x = at
-            for i in range(len(items) - 1, -1, -1):
-                if chose[i, x]:
-                    pick[i] = True
-                    x -= int(w[i])
-            if x != 0:
-                continue  # (never: the table's choices end at 0)
-            dk = int(np.where(pick, ka, kb).sum() - np.where(now, ka, kb).sum())
-            dc = int(np.where(pick, ca, cb).sum() - np.where(now, ca, cb).sum())
-            if (
-                key(dk, dc) <= (0, 0)
-                or kept + dk < kept_floor
-                or (cross_ceiling is not None and cross + dc > cross_ceiling)
-            ):
-                continue
-            if not (to_a[pick].all() and to_b[~pick].all()):
-                continue
-            on[a] = [k for k, p in zip(items, pick) if p]
-            on[b] = [k for k, p in zip(items, pick) if not p]
-            owner[on[a]] = a
-            owner[on[b]] = b
-            loads[a] = int(w[pick].sum())
-            loads[b] = int(w[~pick].sum())
-            kept += dk
-            cross += dc
-            improved = True
-        if not improved:
-            break
-    return owner, kept, cross
+            candidate = best[: high + 1 - wi] + int(delta[i])
+            better = candidate < best[wi:]
+            chose[i, wi:] = better
+            best[wi:] = np.where(better, candidate, best[wi:])
+        window = best[low : high + 1]
+        at = int(np.argmin(window)) + low
+        if int(window[at - low]) + int(cost_b.sum()) >= current:
+            return False
+        pick = np.zeros(len(items), dtype=bool)
+        x = at
+        for i in range(len(items) - 1, -1, -1):
+            if chose[i, x]:
+                pick[i] = True
+                x -= int(w[i])
+        if x != 0:
+            return False  # (never: the table's choices end at 0)
+        dk = int(np.where(pick, ka, kb).sum() - np.where(now, ka, kb).sum())
+        dc = int(np.where(pick, ca, cb).sum() - np.where(now, ca, cb).sum())
+        if deal.gain(dk, dc) <= (0, 0) or not deal.keeps_pins(dk, dc):
+            return False
+        if not (to_a[pick].all() and to_b[~pick].all()):
+            return False
+        on[a] = [k for k, p in zip(items, pick) if p]
+        on[b] = [k for k, p in zip(items, pick) if not p]
+        owner[on[a]] = a
+        owner[on[b]] = b
+        loads[a] = int(w[pick].sum())
+        loads[b] = int(w[~pick].sum())
+        deal.kept += dk
+        deal.cross += dc
+        return True
 
 
 def neighbourhoods(
@@ -421,66 +474,57 @@ def neighbourhoods(
     ``cross_ceiling``.  The best owners seen (the stage's order: ``rack`` fewer cross-rack then more
     kept, ``stickiness`` the reverse) are returned with their counts, at ``deadline``
     (``time.perf_counter()``).  A start for the exact model, no claim of optimality."""
-    import time
+    deal = _Deal(
+        classes, owner, objective=objective, kept=kept, cross=cross, kept_floor=kept_floor, cross_ceiling=cross_ceiling
+    )
+    moves = _Neighbourhoods(deal, load, n, size, deadline)
+    _improve(moves.step, range(count if n > size else 0), rounds=1, deadline=deadline, patience=PATIENCE)
+    return moves.best
 
-    from ortools.sat.python import cp_model
 
-    owner = owner.copy()
-    weight = [int(x) for x in load]
-    eligible: dict[int, frozenset[int]] = {}
-    cross_at: dict[int, dict[int, int]] = {}
-    kept_at: dict[int, dict[int, int]] = {}
-    for cls in classes:
-        table = dict(zip(cls.eligible, cls.cross)) if cls.cross else {}
-        members = frozenset(cls.eligible)
-        for k in cls.parts:
-            eligible[k] = members
-            cross_at[k] = table
-        for signature, ks in cls.signatures:
-            mine = dict(signature)
-            for k in ks:
-                kept_at[k] = mine
-    on: list[set[int]] = [set() for _ in range(n)]
-    for k, m in enumerate(owner.tolist()):
-        on[m].add(k)
-    a_cross, a_kept = (PRICE, PRICE - 1) if objective == "rack" else (1, PRICE)
+class _Neighbourhoods:
+    """The moves of :func:`neighbourhoods`: a few members' parts dealt again among them by CP-SAT, and
+    the best owners seen."""
 
-    def c(k: int, m: int) -> int:
-        return cross_at[k].get(m, 0)
+    def __init__(self, deal: _Deal, load: np.ndarray, n: int, size: int, deadline: float | None) -> None:
+        self.deal, self.n, self.size, self.deadline = deal, n, size, deadline
+        self.weight = [int(x) for x in load]
+        self.on: list[set[int]] = [set() for _ in range(n)]
+        for k, m in enumerate(deal.owner.tolist()):
+            self.on[m].add(k)
+        self.prices = (PRICE, PRICE - 1) if deal.objective == "rack" else (1, PRICE)
+        self.best = (deal.owner.copy(), deal.kept, deal.cross)
+        self.rng = np.random.default_rng(0)
 
-    def s(k: int, m: int) -> int:
-        return kept_at.get(k, {}).get(m, 0)
-
-    def order(k: int, c_: int) -> tuple[int, int]:
-        return (c_, -k) if objective == "rack" else (-k, c_)
-
-    best = (owner.copy(), kept, cross)
-    rng = np.random.default_rng(0)
-    parts_total = len(weight)
-    idle = 0  # neighbourhoods in a row that found nothing
-    for _ in range(count if n > size else 0):
-        if idle >= PATIENCE or (deadline is not None and time.perf_counter() >= deadline):
-            break
-        idle += 1
-        # A part that could do better (less cross-rack, or kept), where it could, its owner, then at random.
+    def members(self) -> list[int]:
+        """The members of the next neighbourhood: a part that could do better (less cross-rack, or
+        kept), where it could, its owner, then at random."""
+        deal, rng = self.deal, self.rng
+        h, owner = deal.holdings, deal.owner
         chosen: list[int] = []
         for _ in range(8):
-            p = int(rng.integers(parts_total))
+            p = int(rng.integers(len(self.weight)))
             a = int(owner[p])
-            better = [b for b in eligible[p] if c(p, b) < c(p, a) or s(p, b) > s(p, a)]
+            better = [b for b in h.eligible[p] if h.cross(p, b) < h.cross(p, a) or h.kept(p, b) > h.kept(p, a)]
             if better:
                 chosen = [a, int(better[int(rng.integers(len(better)))])]
-                chosen.extend(o for o in kept_at.get(p, {}) if o not in chosen and o in eligible[p])
+                chosen.extend(o for o in h.kept_at.get(p, {}) if o not in chosen and o in h.eligible[p])
                 break
-        others = [m for m in rng.permutation(n).tolist() if m not in chosen]
-        chosen = (chosen + others)[:size]
+        others = [m for m in rng.permutation(self.n).tolist() if m not in chosen]
+        return (chosen + others)[: self.size]
+
+    def step(self, _: int) -> bool:
+        deal, weight, on = self.deal, self.weight, self.on
+        h, owner = deal.holdings, deal.owner
+        a_cross, a_kept = self.prices
+        chosen = self.members()
         items = [k for m in chosen for k in on[m]]
         if not items:
-            continue
+            return False
         model = cp_model.CpModel()
         x: dict[tuple[int, int], Any] = {}
         for k in items:
-            allowed = [m for m in chosen if m in eligible[k]]
+            allowed = [m for m in chosen if m in h.eligible[k]]
             for m in allowed:
                 x[k, m] = model.new_bool_var(f"x[{k},{m}]")
                 model.add_hint(x[k, m], int(owner[k]) == m)
@@ -501,35 +545,34 @@ def neighbourhoods(
             for v, o in zip(loads, over):
                 model.add(o >= v - t)
             model.add(top * t + sum(over) <= prefix)
-        kept_expr = sum(s(k, m) * x[k, m] for (k, m) in x if s(k, m))
-        cross_expr = sum(c(k, m) * x[k, m] for (k, m) in x if c(k, m))
-        kept_old = sum(s(k, int(owner[k])) for k in items)
-        cross_old = sum(c(k, int(owner[k])) for k in items)
-        model.add(kept_expr >= kept_floor - (kept - kept_old))
-        if cross_ceiling is not None:
-            model.add(cross_expr <= cross_ceiling - (cross - cross_old))
+        kept_expr = sum(h.kept(k, m) * x[k, m] for (k, m) in x if h.kept(k, m))
+        cross_expr = sum(h.cross(k, m) * x[k, m] for (k, m) in x if h.cross(k, m))
+        kept_old = sum(h.kept(k, int(owner[k])) for k in items)
+        cross_old = sum(h.cross(k, int(owner[k])) for k in items)
+        model.add(kept_expr >= deal.kept_floor - (deal.kept - kept_old))
+        if deal.cross_ceiling is not None:
+            model.add(cross_expr <= deal.cross_ceiling - (deal.cross - cross_old))
         model.minimize(a_cross * cross_expr - a_kept * kept_expr)
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.random_seed = 0
         solver.parameters.max_deterministic_time = NEIGHBOURHOOD_EFFORT
-        if deadline is not None:
-            solver.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+        if self.deadline is not None:
+            solver.parameters.max_time_in_seconds = max(0.01, self.deadline - time.perf_counter())
         code = solver.solve(model)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            continue
-        new_kept = kept - kept_old + int(solver.value(kept_expr))
-        new_cross = cross - cross_old + int(solver.value(cross_expr))
-        if a_cross * new_cross - a_kept * new_kept >= a_cross * cross - a_kept * kept:
-            continue
+            return False
+        new_kept = deal.kept - kept_old + int(solver.value(kept_expr))
+        new_cross = deal.cross - cross_old + int(solver.value(cross_expr))
+        if a_cross * new_cross - a_kept * new_kept >= a_cross * deal.cross - a_kept * deal.kept:
+            return False
         for m in chosen:
             on[m] = set()
         for (k, m), var in x.items():
             if solver.value(var):
                 owner[k] = m
                 on[m].add(k)
-        kept, cross = new_kept, new_cross
-        idle = 0
-        if order(kept, cross) < order(best[1], best[2]):
-            best = (owner.copy(), kept, cross)
-    return best
+        deal.kept, deal.cross = new_kept, new_cross
+        if deal.rank(deal.kept, deal.cross) < deal.rank(self.best[1], self.best[2]):
+            self.best = (owner.copy(), deal.kept, deal.cross)
+        return True
