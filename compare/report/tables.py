@@ -1217,6 +1217,32 @@ def client_libraries(rows: pd.DataFrame) -> pd.DataFrame:
     return _ordered(table, "library").drop(columns="assignor")[columns]
 
 
+def _pct(mask: pd.Series, among: pd.Series | None = None) -> float:
+    """Percentage of ``mask`` true among the rows where ``among`` is (every row when ``None``); NaN if none."""
+    among = pd.Series(True, index=mask.index) if among is None else among
+    return float(100 * mask[among].mean()) if among.any() else np.nan
+
+
+def _per_assignor(rows, columns, kind, judged_by, orders, line) -> pd.DataFrame:
+    """One row per assignor over one kind of group's judged rows, in report order.
+
+    Judged rows are those where ``kind(rows)`` holds and column ``judged_by`` is present; each row of the
+    table is ``assignor``, ``iteration_order`` (from ``orders``, else ``"-"``), ``scenarios`` (how many
+    judged rows) and what ``line(its rows)`` adds, laid out as ``columns``.  No judged rows (or no
+    ``judged_by`` column): an empty table with those columns.
+    """
+    if judged_by not in rows:
+        return pd.DataFrame(columns=columns)
+    judged = rows[kind(rows) & rows[judged_by].notna()]
+    if judged.empty:
+        return pd.DataFrame(columns=columns)
+    lines = [
+        {"assignor": name, "iteration_order": orders.get(str(name), "-"), "scenarios": len(group), **line(group)}
+        for name, group in judged.groupby("assignor", sort=False)
+    ]
+    return _ordered(pd.DataFrame(lines, columns=columns))
+
+
 #: The Streams assignors' iteration orders (``compare.scenarios.streams_churn.ASSIGNORS``).
 STREAMS_ORDERS = {"streams-sticky": "sorted", "streams-sticky-java": "java"}
 
@@ -1247,18 +1273,8 @@ def streams_assignors(rows: pd.DataFrame) -> pd.DataFrame:
         "as_sticky_as_optimum_pct",
         "moved_optimum_kept_pct",
     ]
-    if "streams_verdict" not in rows:
-        return pd.DataFrame(columns=columns)
-    judged = rows[_streams(rows) & rows["streams_verdict"].notna()]
-    if judged.empty:
-        return pd.DataFrame(columns=columns)
 
-    def pct(mask: pd.Series, among: pd.Series | None = None) -> float:
-        among = pd.Series(True, index=mask.index) if among is None else among
-        return float(100 * mask[among].mean()) if among.any() else np.nan
-
-    lines = []
-    for name, group in judged.groupby("assignor", sort=False):
+    def line(group: pd.DataFrame) -> dict:
         valid = _true(group["valid"])
         actives = group["streams_active_balance"].eq("equal")
         tasks = group["streams_task_balance"].eq("equal")
@@ -1269,21 +1285,17 @@ def streams_assignors(rows: pd.DataFrame) -> pd.DataFrame:
             valid & actives & tasks & (tags_equal | ~tagged) & group["streams_stickiness"].isin(["equal", "better"])
         )
         churn = (group["family"] == STREAMS_CHURN) & (group["round"] > 0)
-        lines.append(
-            {
-                "assignor": name,
-                "iteration_order": STREAMS_ORDERS.get(str(name), "-"),
-                "scenarios": len(group),
-                "valid_pct": pct(valid),
-                "no_avoidable_shortfall_pct": pct(group["streams_avoidable_shortfall"].fillna(1).eq(0)),
-                "most_balanced_actives_pct": pct(actives),
-                "most_balanced_tasks_pct": pct(tasks),
-                "tag_diversity_at_optimum_pct": pct(tags_equal, tagged),
-                "as_sticky_as_optimum_pct": pct(sticky, previous),
-                "moved_optimum_kept_pct": pct(group["streams_moved_optimum_kept"].fillna(0) > 0, churn),
-            }
-        )
-    return _ordered(pd.DataFrame(lines, columns=columns))
+        return {
+            "valid_pct": _pct(valid),
+            "no_avoidable_shortfall_pct": _pct(group["streams_avoidable_shortfall"].fillna(1).eq(0)),
+            "most_balanced_actives_pct": _pct(actives),
+            "most_balanced_tasks_pct": _pct(tasks),
+            "tag_diversity_at_optimum_pct": _pct(tags_equal, tagged),
+            "as_sticky_as_optimum_pct": _pct(sticky, previous),
+            "moved_optimum_kept_pct": _pct(group["streams_moved_optimum_kept"].fillna(0) > 0, churn),
+        }
+
+    return _per_assignor(rows, columns, _streams, "streams_verdict", STREAMS_ORDERS, line)
 
 
 #: Kafka's share assignor's iteration orders (``compare.scenarios.share_churn.ASSIGNORS``).
@@ -1317,38 +1329,24 @@ def share_assignors(rows: pd.DataFrame) -> pd.DataFrame:
         "moves_what_could_stay_pct",
         "promise_broken_pct",
     ]
-    if "sharegroup_event" not in rows:
-        return pd.DataFrame(columns=columns)
-    judged = rows[_share(rows) & rows["sharegroup_event"].notna()]
-    if judged.empty:
-        return pd.DataFrame(columns=columns)
 
-    def pct(mask: pd.Series, among: pd.Series | None = None) -> float:
-        among = pd.Series(True, index=mask.index) if among is None else among
-        return float(100 * mask[among].mean()) if among.any() else np.nan
-
-    lines = []
-    for name, group in judged.groupby("assignor", sort=False):
+    def line(group: pd.DataFrame) -> dict:
         answered = group["status"].ne("error")
         valid = _true(group["valid"]) & answered
         masks = _share_findings(group)
         comparable = valid & (group["sharegroup_owned"].fillna(0) > 0) & _share_equal_before_stickiness(group)
-        lines.append(
-            {
-                "assignor": name,
-                "iteration_order": SHARE_ORDERS.get(str(name), "-"),
-                "scenarios": len(group),
-                "failed_pct": pct(masks["threw"]),
-                "valid_pct": pct(valid),
-                "covered_pct": pct(answered & group["sharegroup_uncovered"].fillna(1).eq(0)),
-                "under_shared_pct": pct(masks["under-shared"]),
-                "most_balanced_pct": pct(answered & group["sharegroup_balance"].eq("equal")),
-                "unbalanced_pct": pct(masks["unbalanced"]),
-                "moves_what_could_stay_pct": pct(masks["moves what could stay"], comparable),
-                "promise_broken_pct": pct(group["sharegroup_guarantees_broken"].notna() | ~answered),
-            }
-        )
-    return _ordered(pd.DataFrame(lines, columns=columns))
+        return {
+            "failed_pct": _pct(masks["threw"]),
+            "valid_pct": _pct(valid),
+            "covered_pct": _pct(answered & group["sharegroup_uncovered"].fillna(1).eq(0)),
+            "under_shared_pct": _pct(masks["under-shared"]),
+            "most_balanced_pct": _pct(answered & group["sharegroup_balance"].eq("equal")),
+            "unbalanced_pct": _pct(masks["unbalanced"]),
+            "moves_what_could_stay_pct": _pct(masks["moves what could stay"], comparable),
+            "promise_broken_pct": _pct(group["sharegroup_guarantees_broken"].notna() | ~answered),
+        }
+
+    return _per_assignor(rows, columns, _share, "sharegroup_event", SHARE_ORDERS, line)
 
 
 def _share_equal_before_stickiness(rows: pd.DataFrame) -> pd.Series:
