@@ -206,27 +206,32 @@ def _moves_text(rows: list) -> str:
     return title + "\n" + "\n".join(table(header, table_rows)) + "\n"
 
 
+def _against_optimum_columns(optimum: str) -> tuple[str, str, str]:
+    """The columns of a table against another optimum (weighted, co-partitioned): see :func:`_against_optimum`."""
+    return ("most balanced", f"retained/{optimum}", "optimal")
+
+
+def _against_optimum(finding: dict) -> tuple[str, str, str]:
+    """A finding's cells against its own optimum: most balanced, retained/the optimum's, optimal.
+
+    Each of the two verdicts reads ``yes``, ``no`` or ``unknown`` (not proven either way); the optimum's
+    retained count reads ``-`` when there is none.
+    """
+    unknown = {True: "yes", False: "no", None: "unknown"}
+    retained = f"{finding['retained']}/{cell(finding['optimal_retained'])}"
+    return (unknown[finding["most_balanced"]], retained, unknown[finding["optimal"]])
+
+
 def _weighted_text(result, rows: list) -> str:
     """The rows on weighted loads against the weighted optimum (what ignoring the weights costs)."""
-    header = (
-        "assignor",
-        "largest load",
-        "x optimum",
-        "sorted weighted loads",
-        "most balanced",
-        "retained/opt",
-        "optimal",
-    )
-    unknown = {True: "yes", False: "no", None: "unknown"}
+    header = ("assignor", "largest load", "x optimum", "sorted weighted loads", *_against_optimum_columns("opt"))
     table_rows = [
         (
             e.assignor,
             str(w["largest"]),
             "-" if w["largest_ratio"] is None else f"{w['largest_ratio']:.3f}",
             short_list(w["sorted_loads"], 6),
-            unknown[w["most_balanced"]],
-            f"{w['retained']}/{cell(w['optimal_retained'])}",
-            unknown[w["optimal"]],
+            *_against_optimum(w),
         )
         for e in rows
         for w in (e.weighted,)
@@ -245,26 +250,15 @@ def _weighted_text(result, rows: list) -> str:
 
 def _co_partition_text(result, joined: list) -> str:
     """The rows against the co-partitioned optimum (join groups; stream-join-sticky's claim)."""
-    header = (
-        "assignor",
-        "co-partitioned",
-        "sorted loads",
-        "co-opt loads",
-        "most balanced",
-        "retained/co-opt",
-        "optimal",
-        "first break",
-    )
-    unknown = {True: "yes", False: "no", None: "unknown"}
+    against = _against_optimum_columns("co-opt")
+    header = ("assignor", "co-partitioned", "sorted loads", "co-opt loads", *against, "first break")
     rows = [
         (
             e.assignor,
             yes(c["co_partitioned"]),
             short_list(c["sorted_loads"]),
             "-" if c["optimal_sorted_loads"] is None else short_list(c["optimal_sorted_loads"]),
-            unknown[c["most_balanced"]],
-            f"{c['retained']}/{cell(c['optimal_retained'])}",
-            unknown[c["optimal"]],
+            *_against_optimum(c),
             c["first_break"][:60] or "-",
         )
         for e in joined
