@@ -42,9 +42,9 @@ from assignment_oracle.compare.judge.verdict import (
     TierWords,
     Verdict,
     balance_difference,
+    described,
     judge_tiers,
     status_of,
-    words_for,
 )
 from assignment_oracle.optimal import INFEASIBLE, Request, Solution, choose, measure, solve, verify
 from assignment_oracle.problem.claims import resolve_claims
@@ -284,10 +284,7 @@ def _explained(judged: _Judged, line: TierLine) -> TierLine:
     assignment differs from an optimum that has an answer)."""
     if line.comparison not in ("worse", "better") or judged.optimum.assignment is None:
         return line
-    words = words_for("consumer", line.tier, WORDS)
-    difference, involved = words.difference(judged, line)
-    line = dataclasses.replace(line, difference=difference, involved=involved)
-    return dataclasses.replace(line, note=words.note(line))
+    return described(KIND, WORDS, judged, line)
 
 
 # -- the judge -----------------------------------------------------------------------------------------------

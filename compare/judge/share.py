@@ -35,7 +35,6 @@ given does not verify.  A valid assignment better than the proven optimum is a b
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeAlias
@@ -50,6 +49,7 @@ from assignment_oracle.compare.judge.verdict import (
     TierWords,
     Verdict,
     balance_difference,
+    described,
     judge_tiers,
     judged_rows,
     short_value,
@@ -270,17 +270,6 @@ WORDS: dict[str, TierWords] = {
 }
 
 
-def _described(judged: _Judged | None, line: TierLine) -> TierLine:
-    """A tier line with its difference in numbers, what is involved and a note (where the optimum has an
-    answer)."""
-    if judged is None:
-        return line
-    words = words_for(KIND, line.tier, WORDS)
-    difference, involved = words.difference(judged, line)
-    line = dataclasses.replace(line, difference=difference, involved=involved)
-    return dataclasses.replace(line, note=words.note(line))
-
-
 # -- the entry point -----------------------------------------------------------------------------------------
 
 
@@ -323,7 +312,7 @@ def judge(
         valid=valid,
         trusted=valid and optimum.status == OPTIMAL,
         who="a valid share assignment",
-        describe=lambda line: _described(judged, line),
+        describe=lambda line: described(KIND, WORDS, judged, line),
     )
     status = status_of(valid=valid, gap=gap, optimal=optimal and optimum.status == OPTIMAL)
     role = "guarantee" if assignor is not None else "finding"

@@ -33,7 +33,6 @@ optimum is a bug in the oracle: :class:`SolverError`.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeAlias
@@ -46,6 +45,7 @@ from assignment_oracle.compare.judge.verdict import (
     TierWords,
     Verdict,
     balance_difference,
+    described,
     judge_tiers,
     judged_rows,
     short_value,
@@ -312,17 +312,6 @@ WORDS: dict[str, TierWords] = {
 }
 
 
-def _described(judged: _Judged | None, line: TierLine) -> TierLine:
-    """A tier line with its difference in numbers, what is involved and a note (where the optimum has an
-    answer)."""
-    if judged is None:
-        return line
-    words = words_for(KIND, line.tier, WORDS)
-    difference, involved = words.difference(judged, line)
-    line = dataclasses.replace(line, difference=difference, involved=involved)
-    return dataclasses.replace(line, note=words.note(line))
-
-
 # -- the entry point -----------------------------------------------------------------------------------------
 
 
@@ -364,7 +353,7 @@ def judge(
         valid=valid,
         trusted=trusted,
         who="a valid Streams assignment",
-        describe=lambda line: _described(judged, line),
+        describe=lambda line: described(KIND, WORDS, judged, line),
     )
     status = status_of(valid=valid, gap=gap, optimal=optimal and optimum.status == OPTIMAL, short=bool(avoidable))
 

@@ -25,6 +25,7 @@ gap, short or unknown, 3 invalid, 4 optimal but the certificate given with it do
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping, Sequence
@@ -50,6 +51,7 @@ __all__ = [
     "status_of",
     "verdict_of",
     "words_for",
+    "described",
     "Comparison",
     "judged_rows",
     "balance_difference",
@@ -331,6 +333,18 @@ def words_for(kind: str, tier: str, words: Mapping[str, TierWords]) -> TierWords
     """The :class:`TierWords` of ``tier`` in a kind's judge; :class:`~assignment_oracle.problem.tiers.UnknownTier`
     naming it when the kind has no such tier or its judge was not taught to describe it."""
     return pick(kind, tier, words, f"the {kind} judge")
+
+
+def described(kind: str, words: Mapping[str, TierWords], judged: Any, line: TierLine) -> TierLine:
+    """``line`` with its difference in numbers, what is involved and a note, as the kind's ``words`` for its tier
+    say (read from ``judged``); ``line`` itself when there is nothing to read (``judged`` is ``None``: the
+    optimum has no answer)."""
+    if judged is None:
+        return line
+    said = words_for(kind, line.tier, words)
+    difference, involved = said.difference(judged, line)
+    line = dataclasses.replace(line, difference=difference, involved=involved)
+    return dataclasses.replace(line, note=said.note(line))
 
 
 def judge_tiers(
