@@ -763,6 +763,28 @@ _EVALUATION_COLUMNS = (
 )
 
 
+#: The row columns taken from the parts of :meth:`Evaluation.to_mapping` a row may have, in row order:
+#: part -> (column, the part's key) pairs.
+_PART_COLUMNS = {
+    "co_partition": (
+        ("co_partitioned", "co_partitioned"),
+        ("co_most_balanced", "most_balanced"),
+        ("co_retained", "retained"),
+        ("optimal_co_retained", "optimal_retained"),
+        ("co_optimum_status", "optimum_status"),
+    ),
+    "weighted": (
+        ("weighted_largest", "largest"),
+        ("optimal_weighted_largest", "optimal_largest"),
+        ("weighted_largest_ratio", "largest_ratio"),
+        ("weighted_most_balanced", "most_balanced"),
+        ("weighted_optimum_status", "optimum_status"),
+    ),
+    "moves": (("moves_dominated", "dominated"),),
+    "guarantee": (("guarantee", "guarantee"), ("guarantee_applies", "applies"), ("guarantee_kept", "kept")),
+}
+
+
 def _metrics(e: Evaluation) -> dict:
     """The row's metric columns: :meth:`Evaluation.to_mapping`, flattened (one place defines them)."""
     full = e.to_mapping(timing=False)
@@ -772,29 +794,9 @@ def _metrics(e: Evaluation) -> dict:
     if e.verdict is not None and e.verdict.measures["sorted_loads"]:  # descending: the busiest member first
         m = e.verdict.measures
         out.update(largest_load=m["sorted_loads"][0], optimal_largest_load=(m["optimal_sorted_loads"] or [None])[0])
-    if "co_partition" in full:
-        c = full["co_partition"]
-        out.update(
-            co_partitioned=c["co_partitioned"],
-            co_most_balanced=c["most_balanced"],
-            co_retained=c["retained"],
-            optimal_co_retained=c["optimal_retained"],
-            co_optimum_status=c["optimum_status"],
-        )
-    if "weighted" in full:
-        w = full["weighted"]
-        out.update(
-            weighted_largest=w["largest"],
-            optimal_weighted_largest=w["optimal_largest"],
-            weighted_largest_ratio=w["largest_ratio"],
-            weighted_most_balanced=w["most_balanced"],
-            weighted_optimum_status=w["optimum_status"],
-        )
-    if "moves" in full:
-        out["moves_dominated"] = full["moves"]["dominated"]
-    if "guarantee" in full:
-        g = full["guarantee"]
-        out.update(guarantee=g["guarantee"], guarantee_applies=g["applies"], guarantee_kept=g["kept"])
+    for part, columns in _PART_COLUMNS.items():
+        if part in full:
+            out.update({column: full[part][key] for column, key in columns})
     return out
 
 
