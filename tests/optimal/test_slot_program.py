@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from racked_groups import measured, racked_group
 
-from assignment_oracle.optimal import OPTIMAL, Request, staged
+from assignment_oracle.optimal import OPTIMAL, Request, staged, staged_parts, weighted_shortcuts
 from assignment_oracle.optimal import slot_replan as replan_module
 from assignment_oracle.optimal.slot_bound import moves_bound
 from assignment_oracle.optimal.slot_deal import water_filled
@@ -43,14 +43,14 @@ def _group(seed: int, *, heavy: bool, zeros: bool = False) -> tuple[Problem, Req
 
 
 def _parts(problem: Problem, request: Request):
-    return staged.parts_of(problem, request.tiers(problem), resolve_claims(problem))
+    return staged_parts.parts_of(problem, request.tiers(problem), resolve_claims(problem))
 
 
 def _without_program(monkeypatch, problem: Problem, request: Request):
     """The staged model's answer with neither the program's bound nor its plan."""
     with monkeypatch.context() as patch:
-        patch.setattr(staged, "slot_replan", lambda *args, **kwargs: (None, None))
-        patch.setattr(staged._Run, "program_bound", lambda self, tier, seconds: None)
+        patch.setattr(weighted_shortcuts, "slot_replan", lambda *args, **kwargs: (None, None))
+        patch.setattr(weighted_shortcuts.WeightedShortcuts, "program_bound", lambda self, *args: None)
         return staged.solve(problem, request)
 
 

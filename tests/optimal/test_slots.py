@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from racked_groups import measured, racked_group
 
-from assignment_oracle.optimal import OPTIMAL, Request, staged
+from assignment_oracle.optimal import OPTIMAL, Request, staged, staged_parts
 from assignment_oracle.optimal.slot_bound import moves_bound, slot_bound
 from assignment_oracle.optimal.slot_deal import slot_deal, water_filled
 from assignment_oracle.problem.claims import resolve_claims
@@ -31,7 +31,7 @@ def _group(seed: int, *, heavy: bool) -> tuple[Problem, Request]:
 
 
 def _parts(problem: Problem, request: Request):
-    return staged.parts_of(problem, request.tiers(problem), resolve_claims(problem))
+    return staged_parts.parts_of(problem, request.tiers(problem), resolve_claims(problem))
 
 
 def _measured(parts, owner: np.ndarray) -> tuple[list[int], int, int]:

@@ -20,7 +20,7 @@ from ortools.sat.python import cp_model
 from racked_groups import measured, racked_group
 from strategies import requests
 
-from assignment_oracle.optimal import OPTIMAL, Request, cpsat_solver, lp_bound, staged
+from assignment_oracle.optimal import OPTIMAL, Request, cpsat_solver, lp_bound, staged, staged_parts
 from assignment_oracle.optimal.brute_force import request_optimum
 from assignment_oracle.optimal.exchange import exchange, neighbourhoods, pairs, swaps
 from assignment_oracle.optimal.request import tier_key
@@ -72,7 +72,7 @@ def test_linear_bounds_never_pass_the_brute_force_and_the_stages_still_prove_it(
         return found
 
     stage_of = [""]
-    search = staged._Run.search
+    search = staged._search
 
     def searched(self, name, *args, **kwargs):
         stage_of[0] = name
@@ -81,7 +81,7 @@ def test_linear_bounds_never_pass_the_brute_force_and_the_stages_still_prove_it(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(staged, "FIRST_EFFORT", 0.0)
         patch.setattr(lp_bound, "lp_bound", recorded)
-        patch.setattr(staged._Run, "search", searched)
+        patch.setattr(staged, "_search", searched)
         solution = staged.solve(problem, request)
     if expected is None:
         return
@@ -110,8 +110,8 @@ def _measured(parts, owner: np.ndarray) -> tuple[np.ndarray, int, int]:
 def test_every_re_deal_keeps_the_loads_majorised_and_reports_what_it_did(seed, objective):
     problem, request = _group(seed)
     tiers = request.tiers(problem)
-    parts = staged.parts_of(problem, tiers, resolve_claims(problem))
-    owner = staged._greedy(parts, 6, True)
+    parts = staged_parts.parts_of(problem, tiers, resolve_claims(problem))
+    owner = staged_parts.greedy(parts, 6, True)
     loads, kept, cross = _measured(parts, owner)
     floor = kept - 3
     ceiling = cross if objective == STICKINESS else None
@@ -156,7 +156,7 @@ def test_every_re_deal_keeps_the_loads_majorised_and_reports_what_it_did(seed, o
         new_owner, new_kept, new_cross = found
         new_loads, measured_kept, measured_cross = _measured(parts, new_owner)
         assert (new_kept, new_cross) == (measured_kept, measured_cross), step
-        assert staged._majorised(new_loads, loads), step
+        assert staged_parts.majorised(new_loads, loads), step
         assert new_kept >= floor and (ceiling is None or new_cross <= ceiling), step
         better = (
             (new_cross, -new_kept) <= (cross, -kept) if objective == RACK else (-new_kept, new_cross) <= (-kept, cross)

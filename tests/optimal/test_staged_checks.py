@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from ortools.sat.python import cp_model
 
-from assignment_oracle.optimal import FEASIBLE, OPTIMAL, Request, cpsat_solver, lp_bound, solve, staged
+from assignment_oracle.optimal import FEASIBLE, OPTIMAL, Request, cpsat_solver, lp_bound, solve, staged, staged_model
 from assignment_oracle.optimal import solution as solution_module
 from assignment_oracle.optimal.brute_force import request_optimum
 from assignment_oracle.optimal.request import Measures, measure
@@ -84,13 +84,13 @@ def test_a_stage_reporting_other_than_its_answer_measures_raises(monkeypatch, ti
     """A stage's proven value forced one off (the answer and the model's counts untouched): the tier's
     measured value is not what the model proved, a SolverError."""
     _solved()
-    pinned = staged._Run.one_stage
+    pinned = staged._one_stage
     stage = {"rack": "cross-rack partitions", "spread": "per-topic squares", "stickiness": "kept partitions"}[tier]
 
     def one_off(self, name, *args):
         return pinned(self, name, *args) + (name == stage)
 
-    monkeypatch.setattr(staged._Run, "one_stage", one_off)
+    monkeypatch.setattr(staged, "_one_stage", one_off)
     with pytest.raises(SolverError, match=f"measures .* on {tier}, the model proved"):
         solve(GROUP, REQUEST, method="cpsat-staged")
 
@@ -104,9 +104,9 @@ def test_a_stage_whose_solver_value_differs_from_its_answer_raises(monkeypatch):
         "per-topic squares",
         "kept partitions",
     ]
-    counts = staged._Model.incumbent
+    counts = staged_model.ClassModel.incumbent
     monkeypatch.setattr(
-        staged._Model, "incumbent", lambda self, values: dataclasses.replace(counts(self, values), kept=-1)
+        staged_model.ClassModel, "incumbent", lambda self, values: dataclasses.replace(counts(self, values), kept=-1)
     )
     with pytest.raises(SolverError, match="stage 'kept partitions' proved"):
         solve(GROUP, REQUEST, method="cpsat-staged")
@@ -115,7 +115,7 @@ def test_a_stage_whose_solver_value_differs_from_its_answer_raises(monkeypatch):
 def test_an_answer_for_a_member_not_subscribed_raises(monkeypatch):
     """Every part forced onto ``c``, which subscribes to ``s`` only."""
     _solved()
-    monkeypatch.setattr(staged._Model, "owners", lambda self, values: np.full(len(self.parts.partitions), 2))
+    monkeypatch.setattr(staged_model.ClassModel, "owners", lambda self, values: np.full(len(self.parts.partitions), 2))
     with pytest.raises(SolverError, match=r"not valid \(not-subscribed \(member c\): l-0, l-1\)"):
         solve(GROUP, REQUEST, method="cpsat-staged")
 
@@ -148,7 +148,7 @@ def test_an_answer_over_the_budget_of_moves_raises(monkeypatch, request_, messag
     """Every part forced onto ``b``, which subscribes to every topic: valid, but ``a`` loses all five of
     its partitions, over a budget of one in all or per member (which some answer keeps)."""
     assert request_optimum(GROUP, request_) is not None
-    monkeypatch.setattr(staged._Model, "owners", lambda self, values: np.full(len(self.parts.partitions), 1))
+    monkeypatch.setattr(staged_model.ClassModel, "owners", lambda self, values: np.full(len(self.parts.partitions), 1))
     with pytest.raises(SolverError, match=message):
         solve(GROUP, request_, method="cpsat-staged")
 
