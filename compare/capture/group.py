@@ -349,16 +349,8 @@ def _classic(description: GroupDescription, topics, broker_racks):
     notes: list[str] = []
     for m in description.members:
         owned, generation = _classic_claims(assignor, m)
-        entry: dict[str, Any] = {"topics": sorted(m.topics)}
-        if owned:
-            entry["owned"] = owned
-        if generation is not None and generation >= 0:
-            entry["generation"] = generation
-        if m.rack:
-            entry["rack"] = m.rack
-        if m.instance_id is not None:
-            entry["instance_id"] = m.instance_id
-        members[m.member_id] = entry
+        known = generation if generation is not None and generation >= 0 else None
+        members[m.member_id] = _consumer_member(m.topics, owned, known, m.rack, m.instance_id)
         assignment[m.member_id] = _partitions(m.assignment)
         details[m.member_id] = {
             "client_id": m.client_id,
@@ -373,10 +365,30 @@ def _classic(description: GroupDescription, topics, broker_racks):
         notes.append(
             "owned partitions and generations from the StickyAssignor's user data, as Kafka's sticky reads them"
         )
+    scenario = _consumer_scenario(members, topics, broker_racks)
+    return scenario, assignment, {"members": details, "protocol_type": "consumer"}, notes
+
+
+def _consumer_member(topics, owned: dict, generation: int | None, rack: str | None, instance_id: str | None) -> dict:
+    """A consumer group member as the scenario writes it: its topics sorted, then ``owned`` when it holds
+    something, ``generation`` when known, ``rack`` when it has one and ``instance_id`` when it is static."""
+    entry: dict[str, Any] = {"topics": sorted(topics)}
+    if owned:
+        entry["owned"] = owned
+    if generation is not None:
+        entry["generation"] = generation
+    if rack:
+        entry["rack"] = rack
+    if instance_id is not None:
+        entry["instance_id"] = instance_id
+    return entry
+
+
+def _consumer_scenario(members: dict[str, Any], topics, broker_racks) -> dict:
+    """A consumer group's scenario: every topic a member subscribes to or owns (:func:`_topics`), the members."""
     names = {t for e in members.values() for t in e["topics"]}
     names |= {t for e in members.values() for t in e.get("owned", {})}
-    scenario = {"topics": _topics(names, topics, broker_racks), "members": members}
-    return scenario, assignment, {"members": details, "protocol_type": "consumer"}, notes
+    return {"topics": _topics(names, topics, broker_racks), "members": members}
 
 
 def _classic_claims(assignor: str, m: ClassicMember) -> tuple[dict[str, list[int]], int | None]:
@@ -400,16 +412,8 @@ def _consumer(description: GroupDescription, topics, broker_racks):
         "KIP-848: owned partitions are what each member holds now (its member epoch as the generation); the candidate is the target assignment"
     ]
     for m in description.members:
-        entry: dict[str, Any] = {"topics": sorted(m.topics)}
         held = _partitions(m.assignment)
-        if held:
-            entry["owned"] = held
-            entry["generation"] = m.epoch
-        if m.rack:
-            entry["rack"] = m.rack
-        if m.instance_id is not None:
-            entry["instance_id"] = m.instance_id
-        members[m.member_id] = entry
+        members[m.member_id] = _consumer_member(m.topics, held, m.epoch if held else None, m.rack, m.instance_id)
         assignment[m.member_id] = _partitions(m.target)
         details[m.member_id] = {
             "client_id": m.client_id,
@@ -423,10 +427,7 @@ def _consumer(description: GroupDescription, topics, broker_racks):
             notes.append(
                 f"member {m.member_id} subscribes by regex; its subscription is the topics the coordinator resolved"
             )
-    names = {t for e in members.values() for t in e["topics"]} | {
-        t for e in members.values() for t in e.get("owned", {})
-    }
-    scenario = {"topics": _topics(names, topics, broker_racks), "members": members}
+    scenario = _consumer_scenario(members, topics, broker_racks)
     group_details = {"group_epoch": description.epoch, "assignment_epoch": description.assignment_epoch}
     return scenario, assignment, {"members": details, **group_details}, notes
 

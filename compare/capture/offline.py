@@ -159,6 +159,18 @@ def _assignment(text: str, source: str, where: str) -> dict[str, tuple[int, ...]
     return table
 
 
+def _member_identity(row: dict[str, str]) -> dict[str, str | None]:
+    """Who a member of ``--describe --members --verbose`` is, as both member classes name it: its member id,
+    client id and host (empty when the column is absent) and its static ``group.instance.id`` (``None``
+    when absent or empty)."""
+    return {
+        "member_id": row["CONSUMER-ID"],
+        "client_id": row.get("CLIENT-ID", ""),
+        "client_host": row.get("HOST", ""),
+        "instance_id": row.get("GROUP-INSTANCE-ID") or None,
+    }
+
+
 def _epoch(text: str, source: str, where: str) -> int | None:
     if text in ("", _MISSING):
         return None
@@ -231,10 +243,7 @@ def parse_members(text: str, group: str, *, source: str = "members") -> tuple[Gr
     if consumer:
         described = tuple(
             ConsumerMember(
-                member_id=m["CONSUMER-ID"],
-                client_id=m.get("CLIENT-ID", ""),
-                client_host=m.get("HOST", ""),
-                instance_id=m.get("GROUP-INSTANCE-ID") or None,
+                **_member_identity(m),
                 rack=None,
                 epoch=epoch if epoch is not None else -1,
                 topics=(),
@@ -248,10 +257,7 @@ def parse_members(text: str, group: str, *, source: str = "members") -> tuple[Gr
     else:
         described = tuple(
             ClassicMember(
-                member_id=m["CONSUMER-ID"],
-                client_id=m.get("CLIENT-ID", ""),
-                client_host=m.get("HOST", ""),
-                instance_id=m.get("GROUP-INSTANCE-ID") or None,
+                **_member_identity(m),
                 topics=(),
                 owned={},
                 generation=-1,
