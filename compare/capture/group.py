@@ -47,6 +47,7 @@ __all__ = [
     "Capture",
     "ClassicMember",
     "ConsumerMember",
+    "DescribedMember",
     "GroupDescription",
     "PORTS",
     "ShareMember",
@@ -97,13 +98,21 @@ class TopicMeta:
 
 
 @dataclass(frozen=True)
-class ClassicMember:
-    """A classic group's member (``DescribeGroups``), its ``ConsumerProtocolSubscription`` decoded."""
+class DescribedMember:
+    """Who a described member is (classic, KIP-848 and Streams groups; its fields come first in each):
+    its member id, the client id and host it connected with, and its ``group.instance.id`` (``None``:
+    not a static member)."""
 
     member_id: str
     client_id: str
     client_host: str
     instance_id: str | None
+
+
+@dataclass(frozen=True)
+class ClassicMember(DescribedMember):
+    """A classic group's member (``DescribeGroups``), its ``ConsumerProtocolSubscription`` decoded."""
+
     topics: tuple[str, ...]
     owned: Mapping[str, tuple[int, ...]]
     #: The subscription's generation (v2+), ``-1`` when absent.
@@ -119,13 +128,9 @@ class ClassicMember:
 
 
 @dataclass(frozen=True)
-class ConsumerMember:
+class ConsumerMember(DescribedMember):
     """A KIP-848 consumer group's member (``ConsumerGroupDescribe``)."""
 
-    member_id: str
-    client_id: str
-    client_host: str
-    instance_id: str | None
     rack: str | None
     epoch: int
     topics: tuple[str, ...]
@@ -148,13 +153,9 @@ class Subtopology:
 
 
 @dataclass(frozen=True)
-class StreamsMember:
+class StreamsMember(DescribedMember):
     """A Streams group's member (``StreamsGroupDescribe``); tasks as role -> subtopology -> partitions."""
 
-    member_id: str
-    client_id: str
-    client_host: str
-    instance_id: str | None
     rack: str | None
     epoch: int
     process_id: str
