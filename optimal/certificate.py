@@ -55,7 +55,7 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from assignment_oracle.optimal.levels import objective_weights, unit_cost
-from assignment_oracle.optimal.network import AggregatedNetwork, build_network
+from assignment_oracle.optimal.network import AggregatedNetwork, build_network, partition_name
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import owner_arrays
 from assignment_oracle.problem.scenario_json import InputError
@@ -118,8 +118,7 @@ def certificate_from_mapping(data: Any, *, source: str = "certificate", path: st
 
 
 def _topic_partition(network: AggregatedNetwork, p: int) -> str:
-    i = int(np.searchsorted(network.topic_start, p, side="right")) - 1
-    return f"{network.topics[i]}-{p - int(network.topic_start[i])}"
+    return partition_name(network.topics, network.topic_start, p)
 
 
 def verify(

@@ -44,10 +44,9 @@ from ortools.sat.python import cp_model
 
 from assignment_oracle.optimal.levels import Windows, initial_windows, objective_weights, widen
 from assignment_oracle.optimal.network import AggregatedNetwork, build_network
-from assignment_oracle.optimal.solution import Solution, SolverError, finish
+from assignment_oracle.optimal.solution import Solution, SolverError, finish, valid_owners
 from assignment_oracle.problem.claims import ResolvedClaims
 from assignment_oracle.problem.model import Assignment, Problem
-from assignment_oracle.problem.ownership import owner_arrays
 
 __all__ = ["solve"]
 
@@ -74,9 +73,9 @@ def solve(
     windows = initial_windows(network)
     hinted = None
     if hint is not None:
-        owners, broken = owner_arrays(problem, hint)
-        if broken:
-            raise ValueError(f"the hint is not a valid assignment ({broken[0]})")
+        owners = valid_owners(
+            problem, hint, lambda broken: ValueError(f"the hint is not a valid assignment ({broken})")
+        )
         hinted = network.aggregate(owners)
         windows = initial_windows(network, around=network.loads(owners))
     assignment, bound, proven, rounds = None, None, False, 0

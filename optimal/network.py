@@ -60,7 +60,7 @@ from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
 from assignment_oracle.problem.errors import SolverError
 from assignment_oracle.problem.model import BALANCE, RACK, STICKINESS, Assignment, Problem
 
-__all__ = ["AggregatedNetwork", "build_network"]
+__all__ = ["AggregatedNetwork", "build_network", "partition_name"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -252,6 +252,13 @@ class AggregatedNetwork:
                 self.topic_start[i] : self.topic_start[i + 1]
             ]
         return Assignment.from_owners(problem, everything)
+
+
+def partition_name(topics, starts: np.ndarray, p: int) -> str:
+    """Global partition number ``p`` as ``topic-partition``: ``topics[i]``'s partitions are numbered from
+    ``starts[i]`` on (:attr:`AggregatedNetwork.topic_start`, :attr:`Problem.partition_offsets`)."""
+    i = int(np.searchsorted(starts, p, side="right")) - 1
+    return f"{topics[i]}-{p - int(starts[i])}"
 
 
 def _arc_index(arc_hub: np.ndarray, arc_member: np.ndarray, num_members: int, hub, member) -> np.ndarray:

@@ -246,28 +246,12 @@ class _Arcs:
         return tuple(np.concatenate([b[i] for b in self.blocks]) for i in range(7))
 
 
-def build_network(
-    problem: ShareProblem, request: ShareRequest | None = None, explicit: frozenset[int] = frozenset()
-) -> ShareNetwork:
-    """The network of ``problem`` under ``request`` (module docstring), with the topics ``explicit`` (indices
-    into the topics with subscribers and target partitions, in the scenario's order) given an arc from every
-    subscriber to every class; deterministic."""
-    request = ShareRequest() if request is None else request
-    per_topic = request.balance == "per-topic"
-    targets = sharing_targets(problem, request.sharing)
-    target = problem.target_mask
-    owners: dict[int, list[int]] = {}
-    for i, j in owned_pairs(problem):
-        owners.setdefault(j, []).append(i)
-    topics = tuple(
-        t
-        for t in problem.topics
-        if problem.subscribers(t)
-        and target[problem.topic_offset[t] : problem.topic_offset[t] + problem.topics[t]].any()
-    )
-    topic_index = {t: k for k, t in enumerate(topics)}
-
-    # units: one per member, or one per (member, topic with targets) under per-topic balance
+def _units(
+    problem: ShareProblem, topic_index: dict[str, int], per_topic: bool
+) -> tuple[np.ndarray, np.ndarray, dict[tuple[int, int], int]]:
+    """The network's units: one per member, or one per (member, topic with targets) under per-topic
+    balance; each unit's member and topic (``-1``: all of the member's), and the unit of each (member,
+    topic index)."""
     unit_member: list[int] = []
     unit_topic: list[int] = []
     unit_of: dict[tuple[int, int], int] = {}
@@ -283,9 +267,35 @@ def build_network(
                 unit_of[(i, k)] = len(unit_member)
             unit_member.append(i)
             unit_topic.append(-1)
-    units = len(unit_member)
+    return np.array(unit_member, dtype=np.int64), np.array(unit_topic, dtype=np.int64), unit_of
 
-    # classes per topic, by owner set, ordered by their first partition
+
+@dataclass(frozen=True, eq=False)
+class _Classes:
+    """The classes of the network's topics (per topic, by owner set, ordered by their first partition):
+    each class's topic, partitions, owners, cap, target and position in its topic; per topic its
+    classes, its subscribers' units and its count of target partitions."""
+
+    topic: np.ndarray
+    parts: tuple[np.ndarray, ...]
+    owners: tuple[tuple[int, ...], ...]
+    cap: np.ndarray
+    target: np.ndarray
+    position: np.ndarray
+    topic_classes: list[np.ndarray]
+    topic_units: list[np.ndarray]
+    topic_size: list[int]
+
+
+def _classes(
+    problem: ShareProblem,
+    topics: tuple[str, ...],
+    targets: np.ndarray,
+    owners: dict[int, list[int]],
+    unit_of: dict[tuple[int, int], int],
+) -> _Classes:
+    """The classes of ``topics`` (:class:`_Classes`): a topic's target partitions with the same owners."""
+    target = problem.target_mask
     class_topic: list[int] = []
     class_parts: list[np.ndarray] = []
     class_owners: list[tuple[int, ...]] = []
@@ -314,12 +324,45 @@ def build_network(
             class_cap.append(min(len(subscribers), max(s, len(owner_set))))
             class_target.append(s)
         topic_classes.append(np.arange(first, len(class_topic), dtype=np.int64))
+    topic, cap, target_of, position = (
+        np.array(column, dtype=np.int64) for column in (class_topic, class_cap, class_target, class_position)
+    )
+    parts_of, owners_of = tuple(class_parts), tuple(class_owners)
+    return _Classes(topic, parts_of, owners_of, cap, target_of, position, topic_classes, topic_units, topic_size)
+
+
+def build_network(
+    problem: ShareProblem, request: ShareRequest | None = None, explicit: frozenset[int] = frozenset()
+) -> ShareNetwork:
+    """The network of ``problem`` under ``request`` (module docstring), with the topics ``explicit`` (indices
+    into the topics with subscribers and target partitions, in the scenario's order) given an arc from every
+    subscriber to every class; deterministic."""
+    request = ShareRequest() if request is None else request
+    per_topic = request.balance == "per-topic"
+    targets = sharing_targets(problem, request.sharing)
+    target = problem.target_mask
+    owners: dict[int, list[int]] = {}
+    for i, j in owned_pairs(problem):
+        owners.setdefault(j, []).append(i)
+    topics = tuple(
+        t
+        for t in problem.topics
+        if problem.subscribers(t)
+        and target[problem.topic_offset[t] : problem.topic_offset[t] + problem.topics[t]].any()
+    )
+    topic_index = {t: k for k, t in enumerate(topics)}
+
+    unit_member, unit_topic, unit_of = _units(problem, topic_index, per_topic)
+    units = len(unit_member)
+    classes = _classes(problem, topics, targets, owners, unit_of)
+    class_owners, topic_units, topic_classes = classes.owners, classes.topic_units, classes.topic_classes
+    topic_size = classes.topic_size
     hub_topics = tuple(k for k in range(len(topics)) if k not in explicit)
     hub_node0 = 2 + units
     class_node0 = hub_node0 + len(hub_topics)
-    num_nodes = class_node0 + len(class_topic)
-    sizes = np.array([p.size for p in class_parts], dtype=np.int64)
-    caps = np.array(class_cap, dtype=np.int64)
+    num_nodes = class_node0 + len(classes.topic)
+    sizes = np.array([p.size for p in classes.parts], dtype=np.int64)
+    caps = classes.cap
 
     arcs = _Arcs()
     # load arcs: the most a unit can hold
@@ -333,7 +376,7 @@ def build_network(
 
     hub_in_first: dict[int, int] = {}
     pair_first: dict[int, int] = {}
-    hub_out_arc = np.full(len(class_topic), -1, dtype=np.int64)
+    hub_out_arc = np.full(len(classes.topic), -1, dtype=np.int64)
     own_units: list[int] = []
     own_classes: list[int] = []
     for h, k in enumerate(hub_topics):
@@ -371,7 +414,7 @@ def build_network(
         pair_first[k] = arcs.add(2 + unit_rep, class_node0 + cls_rep, sizes[cls_rep], PAIR, unit=unit_rep, cls=cls_rep)
         arcs.blocks[-1][3][owner_of.ravel()] = OWN
     # levels: class c's arcs to the sink, levels 1..cap, capacity its size each
-    class_ids = np.arange(len(class_topic), dtype=np.int64)
+    class_ids = np.arange(len(classes.topic), dtype=np.int64)
     level_cls = np.repeat(class_ids, caps)
     level_q = np.arange(level_cls.size, dtype=np.int64) - np.repeat(np.cumsum(caps) - caps, caps) + 1
     level_first = arcs.add(class_node0 + level_cls, _SINK, sizes[level_cls], LEVEL, cls=level_cls, level=level_q)
@@ -382,16 +425,16 @@ def build_network(
         request=request,
         explicit=frozenset(explicit),
         targets=targets,
-        unit_member=np.array(unit_member, dtype=np.int64),
-        unit_topic=np.array(unit_topic, dtype=np.int64),
+        unit_member=unit_member,
+        unit_topic=unit_topic,
         topics=topics,
         hub_topic=hub_topics,
-        class_topic=np.array(class_topic, dtype=np.int64),
-        class_parts=tuple(class_parts),
-        class_owners=tuple(class_owners),
+        class_topic=classes.topic,
+        class_parts=classes.parts,
+        class_owners=classes.owners,
         class_cap=caps,
-        class_target=np.array(class_target, dtype=np.int64),
-        class_position=np.array(class_position, dtype=np.int64),
+        class_target=classes.target,
+        class_position=classes.position,
         tail=tail,
         head=head,
         upper=upper,

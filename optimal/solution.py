@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import InitVar, dataclass, field
 from functools import cached_property
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -18,7 +18,17 @@ from assignment_oracle.problem.metrics import cross_rack
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import owner_arrays
 
-__all__ = ["OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "Solution", "TierResult", "SolverError", "finish"]
+__all__ = [
+    "OPTIMAL",
+    "FEASIBLE",
+    "INFEASIBLE",
+    "UNKNOWN",
+    "Solution",
+    "TierResult",
+    "SolverError",
+    "finish",
+    "valid_owners",
+]
 
 #: Proven optimal (and, for every solution we return with it, certified).
 OPTIMAL = "OPTIMAL"
@@ -263,6 +273,17 @@ def weighted_objective(weights: ObjectiveWeights, loads: np.ndarray, kept: int, 
     return weights.balance_weight * squares - (weights.stickiness_reward or 0) * kept + weights.rack_penalty * penalised
 
 
+def valid_owners(
+    problem: Problem, assignment: Assignment, refusal: Callable[[str], Exception]
+) -> dict[str, np.ndarray]:
+    """The assignment's owner arrays (:func:`problem.ownership.owner_arrays`) when it is valid; else
+    ``refusal(the first violation)`` is raised."""
+    owners, broken = owner_arrays(problem, assignment)
+    if broken:
+        raise refusal(broken[0])
+    return owners
+
+
 def finish(
     network: AggregatedNetwork,
     method: str,
@@ -284,9 +305,11 @@ def finish(
     objective = certificate = kept = cross = None
     status = UNKNOWN
     if assignment is not None:
-        owners, broken = owner_arrays(problem, assignment)
-        if broken:
-            raise SolverError(f"{method}: the solver produced an invalid assignment ({broken[0]})")
+        owners = valid_owners(
+            problem,
+            assignment,
+            lambda broken: SolverError(f"{method}: the solver produced an invalid assignment ({broken})"),
+        )
         loads = network.loads(owners)
         kept = retained_count(network, owners)
         objective = weighted_objective(weights, loads, kept, penalised_count(network, owners))

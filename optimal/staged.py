@@ -129,6 +129,7 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from assignment_oracle.optimal import cpsat_solver, lp_bound, mip_hint
+from assignment_oracle.optimal.network import partition_name
 from assignment_oracle.optimal.request import Measures, Request, measure, tier_key
 from assignment_oracle.optimal.solution import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, Solution, TierResult
 from assignment_oracle.optimal.staged_model import ClassModel, OutOfTime
@@ -879,9 +880,7 @@ def _split_unit(problem: Problem, parts: Parts, assignment: Assignment) -> str:
     together = [bool((owner[u] == owner[u[0]]).all()) for u in units]
     if all(together):
         return ""
-    first = int(units[together.index(False)][0])
-    topic = int(np.searchsorted(problem.partition_offsets, first, side="right")) - 1
-    return f"{problem.topic_names[topic]}-{first - int(problem.partition_offsets[topic])}"
+    return partition_name(problem.topic_names, problem.partition_offsets, int(units[together.index(False)][0]))
 
 
 def _failure(status: str, stage: str) -> str:

@@ -875,16 +875,8 @@ def solve(
     tags = TAG_DIVERSITY in order
     if not problem.members:  # nothing to decide: no tasks (the empty answer, every tier at its only value) or none
         if problem.tasks:
-            return StreamsSolution(
-                problem,
-                UNKNOWN,
-                METHOD,
-                None,
-                request,
-                tiers=tuple(TierResult(t, None, None, False, "bound") for t in order),
-                message="no member to give the active tasks to",
-                wall_time=time.perf_counter() - started,
-            )
+            tiers = tuple(TierResult(t, None, None, False, "bound") for t in order)
+            return _unanswered(problem, request, tiers, "no member to give the active tasks to", started)
         empty = StreamsAssignment({})
         only = measure(problem, empty)
         return StreamsSolution(
@@ -908,6 +900,21 @@ def solve(
     if not isinstance(solution, StreamsSolution):
         raise SolverError("the Streams model's answer could not be realized as an assignment")
     return solution
+
+
+def _unanswered(
+    problem: StreamsProblem,
+    request: StreamsRequest,
+    tiers: tuple[TierResult, ...],
+    message: str,
+    started: float,
+    **more: Any,
+) -> StreamsSolution:
+    """An ``UNKNOWN`` solution without an answer: each tier's record, and ``message`` saying why."""
+    wall_time = time.perf_counter() - started
+    return StreamsSolution(
+        problem, UNKNOWN, METHOD, None, request, tiers=tiers, message=message, wall_time=wall_time, **more
+    )
 
 
 @dataclass(frozen=True)
@@ -1012,20 +1019,11 @@ def _staged(
     if run.values is None or run.stale:
         status, _ = _search(run, model, "a first answer")
         if status not in ("optimal", "feasible"):
-            return StreamsSolution(
-                problem,
-                UNKNOWN,
-                METHOD,
-                None,
-                request,
-                tiers=tuple(
-                    TierResult(t, None, bounds.get(t, model.ceiling(t)), False, hows.get(t, "cpsat")) for t in order
-                ),
-                stages=tuple(run.stages),
-                wall_time=time.perf_counter() - started,
-                message="no assignment found in time",
-                core=core,
+            tiers = tuple(
+                TierResult(t, None, bounds.get(t, model.ceiling(t)), False, hows.get(t, "cpsat")) for t in order
             )
+            message = "no assignment found in time"
+            return _unanswered(problem, request, tiers, message, started, stages=tuple(run.stages), core=core)
     answer = _answer(problem, request, order, model, run, proven, hows, bounds, core, started)
     if answer is not None:
         return answer

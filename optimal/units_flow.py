@@ -113,6 +113,7 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from assignment_oracle.optimal.certificate import Certificate
+from assignment_oracle.optimal.network import partition_name
 from assignment_oracle.optimal.request import Request, measure
 from assignment_oracle.optimal.solution import INFEASIBLE, OPTIMAL, Solution, TierResult
 from assignment_oracle.problem.claims import ResolvedClaims, resolve_claims
@@ -678,8 +679,7 @@ def _prices(units: Units, plan: _Plan, n: int, owner: np.ndarray, classes: _Clas
 def _named(problem: Problem, units: Units, u: int) -> str:
     """A unit by its first partition, for messages: ``the unit of t0-3``."""
     first = int(np.flatnonzero(units.unit_of == u)[0])
-    topic = int(np.searchsorted(problem.partition_offsets, first, side="right")) - 1
-    return f"the unit of {problem.topic_names[topic]}-{first - int(problem.partition_offsets[topic])}"
+    return f"the unit of {partition_name(problem.topic_names, problem.partition_offsets, first)}"
 
 
 def verify(
