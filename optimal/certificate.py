@@ -60,7 +60,7 @@ from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import owner_arrays
 from assignment_oracle.problem.scenario_json import InputError
 
-__all__ = ["Certificate", "certify", "verify", "certificate_from_mapping"]
+__all__ = ["Certificate", "certify", "verify", "certificate_from_mapping", "wrong_weights"]
 
 KIND = "member-prices"
 
@@ -117,6 +117,18 @@ def certificate_from_mapping(data: Any, *, source: str = "certificate", path: st
 # -- verification (no solver) -------------------------------------------------
 
 
+def wrong_weights(certificate: Any, theirs: tuple[int, int | None, int | None]) -> tuple[str, ...]:
+    """Why the weights a certificate (:class:`Certificate`, or the units' flow's prices) was written
+    for, ``(W, r, q)``, are not ``theirs``, the problem's: ``()`` when they are the same."""
+    mine = (certificate.balance_weight, certificate.stickiness_reward, certificate.rack_penalty)
+    if mine == theirs:
+        return ()
+    return (
+        f"the weights (W={mine[0]}, r={mine[1]}, q={mine[2]}) are not "
+        f"this problem's (W={theirs[0]}, r={theirs[1]}, q={theirs[2]})",
+    )
+
+
 def _topic_partition(network: AggregatedNetwork, p: int) -> str:
     return partition_name(network.topics, network.topic_start, p)
 
@@ -141,13 +153,9 @@ def verify(
         if broken:
             return (f"the assignment is not valid ({broken[0]})",)
     weights = objective_weights(network)
-    mine = (certificate.balance_weight, certificate.stickiness_reward, certificate.rack_penalty)
-    theirs = (weights.balance_weight, weights.stickiness_reward, weights.rack_penalty)
-    if mine != theirs:
-        return (
-            f"the weights (W={mine[0]}, r={mine[1]}, q={mine[2]}) are not "
-            f"this problem's (W={theirs[0]}, r={theirs[1]}, q={theirs[2]})",
-        )
+    wrong = wrong_weights(certificate, (weights.balance_weight, weights.stickiness_reward, weights.rack_penalty))
+    if wrong:
+        return wrong
     ids = problem.member_ids
     if set(certificate.prices) != set(ids):
         return ("the prices do not name exactly the group's members",)

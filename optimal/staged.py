@@ -697,13 +697,7 @@ def _one_stage(
 
 
 def _stage(
-    run: _Run,
-    name: str,
-    expression,
-    sense: str,
-    last: bool,
-    current: Callable[[], int],
-    known_bound: int | None = None,
+    run: _Run, name: str, expression, sense: str, last: bool, current: Callable[[], int], known_bound: int | None = None
 ) -> str:
     """One searched stage, recorded: its status (``OPTIMAL`` or ``FEASIBLE``); stops the run
     (:class:`_Stopped`) when it found no answer."""

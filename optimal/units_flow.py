@@ -112,7 +112,7 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
-from assignment_oracle.optimal.certificate import Certificate
+from assignment_oracle.optimal.certificate import Certificate, wrong_weights
 from assignment_oracle.optimal.network import partition_name
 from assignment_oracle.optimal.request import Request, measure
 from assignment_oracle.optimal.solution import INFEASIBLE, OPTIMAL, Solution, TierResult
@@ -721,13 +721,9 @@ def _verify(
     if (given[~inside] >= 0).any():
         return ("a partition outside every unit was given",)
     plan = _plan(problem, units, order)
-    mine = (certificate.balance_weight, certificate.stickiness_reward, certificate.rack_penalty)
-    theirs = (plan.weight, plan.reward, plan.penalty)
-    if mine != theirs:
-        return (
-            f"the weights (W={mine[0]}, r={mine[1]}, q={mine[2]}) are not "
-            f"this problem's (W={theirs[0]}, r={theirs[1]}, q={theirs[2]})",
-        )
+    wrong = wrong_weights(certificate, (plan.weight, plan.reward, plan.penalty))
+    if wrong:
+        return wrong
     if set(certificate.prices) != set(ids):
         return ("the prices do not name exactly the group's members",)
     if any(abs(certificate.prices[m]) >= 2**62 for m in ids):
