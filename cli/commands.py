@@ -1347,8 +1347,8 @@ def _read_assignment(path, problem):
 
 
 def _read_scenario(args):
-    """The scenario of ``args.scenario``: a :class:`StreamsProblem` when its JSON says ``"kind"``, else the
-    consumer group :class:`Problem` (exactly as :func:`read_problem` reads it)."""
+    """The scenario of ``args.scenario``, of the kind its JSON says (problem.kinds; no ``"kind"``: a consumer
+    group, exactly as :func:`read_problem` reads it)."""
     document, source = _document(args.scenario)
     # a Streams group's own default (problem.streams.MAX_TASKS) unless --max-partitions was given another value
     return scenario_from_document(

@@ -11,10 +11,10 @@ Consumer groups (:mod:`assignment_oracle.compare.scenarios.strategies`)
     :func:`requests` (a tiny group with an objective request): :class:`~assignment_oracle.problem.model.Problem`.
 Streams groups (:mod:`assignment_oracle.compare.scenarios.streams_strategies`)
     :func:`streams_scenarios` (dicts) and :func:`streams_problems`
-    (:class:`~assignment_oracle.problem.streams.StreamsProblem`).
+    (the Streams row of :data:`assignment_oracle.problem.kinds.KINDS`).
 Share groups (:mod:`assignment_oracle.compare.scenarios.share_strategies`)
     :func:`share_scenarios` (dicts) and :func:`share_problems`
-    (:class:`~assignment_oracle.problem.share.ShareProblem`).
+    (the share row of :data:`assignment_oracle.problem.kinds.KINDS`).
 Every kind, as JSON
     :func:`json_scenarios` (``kind="consumer"``, ``"streams"`` or ``"share"``): the scenario dict, what
     ``assignment-oracle check`` reads; :data:`KINDS` names the kinds.

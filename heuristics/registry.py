@@ -703,7 +703,7 @@ def resolve_names(names) -> tuple[str, ...]:
 
 
 # -- Streams groups (KIP-1071) ---------------------------------------------------------------------------
-# A Streams group's assignor takes a StreamsProblem and answers a StreamsAssignment: its own small registry,
+# A Streams group's assignor takes a Streams group's problem and answers its assignment: its own small registry,
 # apart from the consumer assignors above (a name of one kind on a scenario of the other is refused).
 
 
@@ -737,7 +737,7 @@ def get_streams_assignor(name: str) -> StreamsAssignor:
 
 
 # -- Share groups (KIP-932) ------------------------------------------------------------------------------------
-# A share group's assignor takes a ShareProblem and answers a ShareAssignment: a registry of its own, as for
+# A share group's assignor takes a share group's problem and answers its assignment: a registry of its own, as for
 # Streams groups.
 
 
@@ -811,7 +811,7 @@ class KindRegistry:
         listed = self.entries if self.listed is None else self.listed
         return (
             f"{name} is a {other.label} assignor{f' ({other.kip})' if other.kip else ''}; {source} is "
-            f"{self.kind.described} scenario (its assignors: {', '.join(listed)})"
+            f"a {self.kind.label} scenario (its assignors: {', '.join(listed)})"
         )
 
 

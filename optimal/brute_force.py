@@ -29,9 +29,10 @@ import numpy as np
 
 from assignment_oracle.optimal import share_request
 from assignment_oracle.optimal.streams_request import StreamsRequest, better, measure, standbys_wanted
+from assignment_oracle.problem.kinds import GroupProblem
 from assignment_oracle.problem.model import Problem
-from assignment_oracle.problem.share import ShareAssignment, ShareProblem
-from assignment_oracle.problem.streams import MemberTasks, StreamsAssignment, StreamsProblem, TaskId
+from assignment_oracle.problem.share import ShareAssignment
+from assignment_oracle.problem.streams import MemberTasks, StreamsAssignment, TaskId
 from assignment_oracle.problem.tiers import BALANCE, CONSUMER, RACK, SPREAD, STICKINESS
 from assignment_oracle.problem.tiers import pick as for_tier
 
@@ -454,7 +455,7 @@ class StreamsBruteOptimum:
     enumerated: int
 
 
-def streams_choices(problem: StreamsProblem) -> list[tuple[TaskId, list[tuple[str, tuple[str, ...]]]]]:
+def streams_choices(problem: GroupProblem) -> list[tuple[TaskId, list[tuple[str, tuple[str, ...]]]]]:
     """Task -> every way to place its copies, ``(active member, standby members)``, read off the rule: the
     active on any member; a stateful task's standbys every set of exactly
     :func:`~assignment_oracle.optimal.streams_request.standbys_wanted` members on distinct processes, none
@@ -477,7 +478,7 @@ def streams_choices(problem: StreamsProblem) -> list[tuple[TaskId, list[tuple[st
     return out
 
 
-def streams_optimum(problem: StreamsProblem, request=None, limit: int = 20_000) -> StreamsBruteOptimum | None:
+def streams_optimum(problem: GroupProblem, request=None, limit: int = 20_000) -> StreamsBruteOptimum | None:
     """The optimum of a :class:`~assignment_oracle.optimal.streams_request.StreamsRequest` (default: Kafka's
     order) on a tiny Streams group by enumeration: every valid assignment that gives every placeable standby
     (:func:`streams_choices`), each measured by :func:`~assignment_oracle.optimal.streams_request.measure`
@@ -532,7 +533,7 @@ class ShareBruteOptimum:
     enumerated: int
 
 
-def share_pairs(problem: ShareProblem) -> list[tuple[str, tuple[str, int]]]:
+def share_pairs(problem: GroupProblem) -> list[tuple[str, tuple[str, int]]]:
     """Every (member, partition) pair an assignment may hold, read off the rule: a topic the member subscribes
     to, a partition whose share state is initialised; members in the group's order."""
     return [
@@ -544,7 +545,7 @@ def share_pairs(problem: ShareProblem) -> list[tuple[str, tuple[str, int]]]:
     ]
 
 
-def share_optimum(problem: ShareProblem, request=None, limit: int = 1 << 14) -> ShareBruteOptimum:
+def share_optimum(problem: GroupProblem, request=None, limit: int = 1 << 14) -> ShareBruteOptimum:
     """The optimum of a :class:`~assignment_oracle.optimal.share_request.ShareRequest` (default: Kafka's
     order) on a tiny share group by enumeration: every subset of :func:`share_pairs` (each a valid
     assignment: a member holds a pair once), each measured by
@@ -554,7 +555,7 @@ def share_optimum(problem: ShareProblem, request=None, limit: int = 1 << 14) -> 
     return share_optima(problem, [request], limit)[0]
 
 
-def share_optima(problem: ShareProblem, requests, limit: int = 1 << 14) -> list[ShareBruteOptimum]:
+def share_optima(problem: GroupProblem, requests, limit: int = 1 << 14) -> list[ShareBruteOptimum]:
     """:func:`share_optimum` for several requests, every subset enumerated and measured once per sharing
     target."""
     pairs = share_pairs(problem)

@@ -237,7 +237,7 @@ class Capture:
     notes: tuple[str, ...] = ()
 
     def problem(self):
-        """The scenario as this project's model (a consumer group's ``Problem`` or a ``StreamsProblem``)."""
+        """The scenario as this project's model, of the group's kind (problem.kinds)."""
         return load_scenario(dict(self.scenario), max_partitions=None)
 
     def candidate(self) -> dict[str, Any]:

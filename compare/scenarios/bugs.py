@@ -583,33 +583,32 @@ def find(key: str) -> tuple[str, ...]:
 
 
 def replay(name: str, *, time_limit: float | None = TIME_LIMIT) -> BugReplay:
-    """Replay corpus entry ``name`` (see :data:`BUGS`)."""
-    bug = BUGS[name]
-    if bug.streams:
-        return _replay_streams(bug, time_limit)
-    if bug.share:
-        return _replay_share(bug, time_limit)
+    """Replay corpus entry ``name`` (see :data:`BUGS`): every variant on every scenario against the optimum, by
+    the entry's kind of group (:data:`REPLAYERS`), then the entry's finding."""
+    return replay_entry(BUGS[name], time_limit=time_limit)
+
+
+def replay_entry(bug: Bug, *, time_limit: float | None = TIME_LIMIT) -> BugReplay:
+    """Replay ``bug`` (an entry of :data:`BUGS`, or one made from it): what :func:`replay` does by name."""
+    replayer = REPLAYERS[bug.kind]
     problems = bug.problems()
     rows = []
     for problem in problems:
         optimum = solve(problem)
-        rows.append(
-            {
-                _name(a): evaluate(problem, a, optimum=optimum, time_limit=time_limit)
-                for a in bug.shown_by + bug.fixed_by
-            }
-        )
-    first = rows[0][_name((bug.shown_by + bug.fixed_by)[0])]
-    explanation = explain(problems[0], first.assignment) if first.assignment is not None else None
-    partial = BugReplay(bug, problems, tuple(rows), explanation, False, False, "")
+        rows.append({_name(v): replayer.run(v, problem, optimum, time_limit) for v in bug.shown_by + bug.fixed_by})
+    first = rows[0][_name(bug.shown_by[0])]
+    explanation = replayer.explanation(problems[0], first)
+    recorded = None if bug.recorded is None or replayer.recorded is None else replayer.recorded(bug, first)
     judged = ("ok", "invalid", "error") if bug.judges_errors else ("ok", "invalid")
     unfinished = [
         f"{n}: {row.status} ({row.message})" for rs in rows for n, row in rs.items() if row.status not in judged
     ]
     if unfinished and not bug.judges_unfinished:  # nothing to judge: the replay says so rather than guessing
-        return BugReplay(bug, problems, tuple(rows), explanation, False, False, "not judged: " + "; ".join(unfinished))
-    reproduced, fixed, text = bug.finding(partial)
-    return BugReplay(bug, problems, tuple(rows), explanation, reproduced, fixed, text)
+        finding = "not judged: " + "; ".join(unfinished)
+        return BugReplay(bug, problems, tuple(rows), explanation, False, False, finding, recorded)
+    partial_replay = BugReplay(bug, problems, tuple(rows), explanation, False, False, "")
+    reproduced, fixed, text = bug.finding(partial_replay)
+    return BugReplay(bug, problems, tuple(rows), explanation, reproduced, fixed, text, recorded)
 
 
 def _fed_back(problem: StreamsProblem, answer: StreamsAssignment) -> StreamsProblem:
@@ -646,25 +645,6 @@ def _run_streams(variant: StreamsVariant, problem: StreamsProblem, optimum, time
     return StreamsRun(variant.name, status, "", answer, found, tiers, mine, optimum.measures, again, optimum.assignment)
 
 
-def _replay_streams(bug: Bug, time_limit: float | None) -> BugReplay:
-    problems = bug.problems()
-    rows = []
-    for problem in problems:
-        optimum = solve(problem)
-        rows.append({_name(v): _run_streams(v, problem, optimum, time_limit) for v in bug.shown_by + bug.fixed_by})
-    partial_replay = BugReplay(bug, problems, tuple(rows), None, False, False, "")
-    unfinished = [
-        f"{n}: {row.status} ({row.message})"
-        for rs in rows
-        for n, row in rs.items()
-        if row.status not in ("ok", "invalid")
-    ]
-    if unfinished:
-        return BugReplay(bug, problems, tuple(rows), None, False, False, "not judged: " + "; ".join(unfinished))
-    reproduced, fixed, text = bug.finding(partial_replay)
-    return BugReplay(bug, problems, tuple(rows), None, reproduced, fixed, text)
-
-
 def _run_share(variant: ShareVariant, problem: ShareProblem, optimum, time_limit: float | None) -> ShareRun:
     """``variant`` on ``problem``, judged by the one judge against ``optimum``.  The port is pure Python with
     bounded loops, so a run is timed, not interrupted: one longer than ``time_limit`` is a ``timeout`` row."""
@@ -694,25 +674,33 @@ def _share_explanation(problem: ShareProblem, row: ShareRun) -> VerdictExplanati
     return None if row.verdict is None else VerdictExplanation(problem, row.verdict)
 
 
-def _replay_share(bug: Bug, time_limit: float | None) -> BugReplay:
-    problems = bug.problems()
-    rows = []
-    for problem in problems:
-        optimum = solve(problem)
-        rows.append({_name(v): _run_share(v, problem, optimum, time_limit) for v in bug.shown_by + bug.fixed_by})
-    first = rows[0][_name(bug.shown_by[0])]
-    explanation = _share_explanation(problems[0], first)  # type: ignore[arg-type]
-    recorded = None if bug.recorded is None else _as_recorded(bug, first)
-    judged = ("ok", "invalid", "error") if bug.judges_errors else ("ok", "invalid")
-    unfinished = [
-        f"{n}: {row.status} ({row.message})" for rs in rows for n, row in rs.items() if row.status not in judged
-    ]
-    if unfinished:
-        finding = "not judged: " + "; ".join(unfinished)
-        return BugReplay(bug, problems, tuple(rows), explanation, False, False, finding, recorded)
-    partial_replay = BugReplay(bug, problems, tuple(rows), explanation, False, False, "")
-    reproduced, fixed, text = bug.finding(partial_replay)
-    return BugReplay(bug, problems, tuple(rows), explanation, reproduced, fixed, text, recorded)
+def _consumer_run(assignor: Assignor, problem: Problem, optimum, time_limit: float | None) -> Evaluation:
+    """A consumer group assignor on ``problem``, evaluated against ``optimum`` (its guarantee, its gaps)."""
+    return evaluate(problem, assignor, optimum=optimum, time_limit=time_limit)
+
+
+def _consumer_explanation(problem: Problem, row: Evaluation) -> Explanation | None:
+    return explain(problem, row.assignment) if row.assignment is not None else None
+
+
+@dataclass(frozen=True)
+class _Replayer:
+    """How an entry of one kind of group replays: one variant on one scenario (its row), the explanation of the
+    first shown variant's row, and whether that row is Kafka's recorded answer (None: nothing recorded)."""
+
+    run: Callable[[Any, Any, Any, float | None], Any]
+    explanation: Callable[[Any, Any], Any]
+    recorded: Callable[[Bug, Any], bool] | None = None
+    #: The guarantee a candidate is judged on in a shown variant's place (None: the candidate's own).
+    judged_as: Callable[[Any], str | None] = lambda variant: None
+
+
+#: Each kind of group's replay (problem.kinds): what :func:`replay` and :func:`replay_assignor` run.
+REPLAYERS: Mapping[str, _Replayer] = {
+    "consumer": _Replayer(_consumer_run, _consumer_explanation, judged_as=lambda v: _shown_guarantee(v)),
+    "streams": _Replayer(_run_streams, lambda problem, row: None),
+    "share": _Replayer(_run_share, _share_explanation, _as_recorded),
+}
 
 
 # -- another assignor on an entry --------------------------------------------
@@ -791,41 +779,25 @@ def replay_assignor(
     if not isinstance(assignor, VARIANT_TYPES[bug.kind]):
         raise ValueError(f"{candidate} cannot replay {name}: the entry's scenario is {kind_named(bug.kind).described}")
     shown = tuple(_name(a) for a in bug.shown_by)
+    replayer = REPLAYERS[bug.kind]
     problems = bug.problems()
     rows: list[dict] = []
     for problem in problems:
         optimum = solve(problem)
-        if bug.share:
-            mine_share = _run_share(assignor, problem, optimum, time_limit)  # type: ignore[arg-type]
-            row: dict = {
-                _name(v): mine_share if _name(v) in shown else _run_share(v, problem, optimum, time_limit)
-                for v in bug.shown_by + bug.fixed_by
-            }
-        elif bug.streams:
-            mine = _run_streams(assignor, problem, optimum, time_limit)
-            row = {
-                _name(v): mine if _name(v) in shown else _run_streams(v, problem, optimum, time_limit)
-                for v in bug.shown_by + bug.fixed_by
-            }
-        else:
-            judged_as: dict[str, Evaluation] = {}
-            row = {}
-            for a in bug.shown_by + bug.fixed_by:
-                if _name(a) not in shown:
-                    row[_name(a)] = evaluate(problem, a, optimum=optimum, time_limit=time_limit)
-                    continue
-                guarantee = _shown_guarantee(a)
-                if guarantee not in judged_as:
-                    stand_in = replace(assignor, guarantee=guarantee) if guarantee is not None else assignor
-                    judged_as[guarantee] = evaluate(problem, stand_in, optimum=optimum, time_limit=time_limit)
-                row[_name(a)] = judged_as[guarantee]
+        mine: dict = {}  # the candidate's row, once per way a shown variant is judged
+        row: dict = {}
+        for v in bug.shown_by + bug.fixed_by:
+            if _name(v) not in shown:
+                row[_name(v)] = replayer.run(v, problem, optimum, time_limit)
+                continue
+            guarantee = replayer.judged_as(v)
+            if guarantee not in mine:
+                stand_in = replace(assignor, guarantee=guarantee) if guarantee is not None else assignor
+                mine[guarantee] = replayer.run(stand_in, problem, optimum, time_limit)
+            row[_name(v)] = mine[guarantee]
         rows.append(row)
     first = rows[0][shown[0]]
-    explanation: Explanation | VerdictExplanation | None = None
-    if bug.share:
-        explanation = _share_explanation(problems[0], first)  # type: ignore[arg-type]
-    elif not bug.streams and first.assignment is not None:
-        explanation = explain(problems[0], first.assignment)
+    explanation = replayer.explanation(problems[0], first)
     partial_replay = BugReplay(bug, problems, tuple(rows), explanation, False, False, "")
     judged = (
         {"ok", "invalid"}

@@ -1,7 +1,7 @@
 """Hypothesis strategies for share groups (KIP-932, :mod:`assignment_oracle.problem.share`): a public API.
 
 ``share_scenarios()`` draws the JSON scenario (a dict, what users write and what an assignor written
-without this project reads); ``share_problems()`` the validated :class:`ShareProblem`.  Draws cover what
+without this project reads); ``share_problems()`` the validated share group (the kinds table's reader).  Draws cover what
 a share group presents: members on different topics, partitions whose share state is not initialised yet
 (``assignable``), current assignments where several members hold one partition, and now and then a held
 partition of a topic the member no longer subscribes to, or one not assignable.
@@ -15,7 +15,7 @@ import random
 
 from hypothesis import strategies as st
 
-from assignment_oracle.problem.share import ShareProblem
+from assignment_oracle.problem.kinds import GroupProblem, kind_named
 
 __all__ = ["random_share_scenario", "share_problems", "share_scenarios"]
 
@@ -31,7 +31,7 @@ def share_scenarios(
     assignable: bool = True,
 ) -> dict:
     """A share group as its JSON scenario (``{"kind": "share", "topics": ..., "members": ...}``), always
-    readable by :meth:`ShareProblem.from_mapping`.
+    readable by the share group's reader (:data:`~assignment_oracle.problem.kinds.KINDS`).
 
     Topics ``t0, t1, ...`` of 1 to ``max_partitions`` partitions, with ``assignable`` some of them restricted
     to a subset (possibly empty); members ``m0, m1, ...`` (the group's order) each on a subset of the topics,
@@ -65,9 +65,9 @@ def share_scenarios(
 
 
 @st.composite
-def share_problems(draw, **options) -> ShareProblem:
-    """A :class:`ShareProblem` drawn by :func:`share_scenarios` (same options)."""
-    return ShareProblem.from_mapping(draw(share_scenarios(**options)))
+def share_problems(draw, **options) -> GroupProblem:
+    """A share group drawn by :func:`share_scenarios` (same options)."""
+    return kind_named("share").read_scenario(draw(share_scenarios(**options)), "scenario", None, None)
 
 
 def random_share_scenario(

@@ -1,7 +1,7 @@
 """Hypothesis strategies for Streams groups (KIP-1071, :mod:`assignment_oracle.problem.streams`): a public API.
 
 ``streams_scenarios()`` draws the JSON scenario (a dict, what users write and what an assignor written
-without this project reads); ``streams_problems()`` the validated :class:`StreamsProblem`.  Draws cover
+without this project reads); ``streams_problems()`` the validated Streams group (the kinds table's reader).  Draws cover
 what a real group presents: several members per process, previous active / standby / warm-up tasks
 (sometimes of tasks the topology no longer has), reported offsets, client tags, and standby replicas
 from 0 to more than the processes can hold.  ``random_streams_scenario(rng)`` draws the same kind of
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from assignment_oracle.problem.streams import StreamsProblem
+from assignment_oracle.problem.kinds import GroupProblem, kind_named
 
 __all__ = ["random_streams_scenario", "streams_problems", "streams_scenarios"]
 
@@ -35,7 +35,7 @@ def streams_scenarios(
     process_tags: bool = False,
 ) -> dict:
     """A Streams group as its JSON scenario (``{"kind": "streams", "subtopologies": ..., "members": ...}``),
-    always readable by :meth:`StreamsProblem.from_mapping`.
+    always readable by the Streams group's reader (:data:`~assignment_oracle.problem.kinds.KINDS`).
 
     Subtopology, process and member names are short strings of ``a-h``, digits, ``-`` and ``_``; with
     ``previous`` members carry previous tasks (now and then a task the topology no longer has) and
@@ -93,9 +93,9 @@ def streams_scenarios(
 
 
 @st.composite
-def streams_problems(draw, **options) -> StreamsProblem:
-    """:func:`streams_scenarios`' draws (same ``options``), validated into a :class:`StreamsProblem`."""
-    return StreamsProblem.from_mapping(draw(streams_scenarios(**options)))
+def streams_problems(draw, **options) -> GroupProblem:
+    """:func:`streams_scenarios`' draws (same ``options``), validated into a Streams group."""
+    return kind_named("streams").read_scenario(draw(streams_scenarios(**options)), "scenario", None, None)
 
 
 def random_streams_scenario(

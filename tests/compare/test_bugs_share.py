@@ -101,7 +101,7 @@ def test_each_share_entry_replays_as_expected_through_the_one_judge(name):
 def test_a_replay_no_longer_giving_kafkas_recorded_answer_is_not_as_expected():
     bug = BUGS["share-heterogeneous-skew"]
     other = dataclasses.replace(bug, recorded={"A": {"t1": [0, 1, 2], "t2": [0, 2], "u": [0]}, "B": {"t2": [1]}})
-    result = bugs._replay_share(other, bugs.TIME_LIMIT)
+    result = bugs.replay_entry(other, time_limit=bugs.TIME_LIMIT)
     assert result.reproduced and result.fixed and result.recorded is False and not result.as_expected
     assert "as Kafka's Java answered: no" in result.text() and "NOT AS EXPECTED" in result.text()
 

@@ -38,7 +38,14 @@ def test_the_optimums_own_rows_are_one_list():
     "document, kind",
     [
         ({"topics": {"t": 1}, "members": {"a": {"topics": ["t"]}}}, "consumer"),
-        ({"kind": "streams", "subtopologies": {"0": {"tasks": 1, "stateful": False}}, "members": {"a": {"process": "p"}}}, "streams"),
+        (
+            {
+                "kind": "streams",
+                "subtopologies": {"0": {"tasks": 1, "stateful": False}},
+                "members": {"a": {"process": "p"}},
+            },
+            "streams",
+        ),
         ({"kind": "share", "topics": {"t": 1}, "members": {"a": {"topics": ["t"]}}}, "share"),
     ],
 )
@@ -64,7 +71,7 @@ def test_an_unknown_kind_is_refused_by_name():
             "streams-sticky is a Streams group assignor (KIP-1071); s.json is a consumer group",
         ),
         ("share-simple", "streams", "share-simple is a share group assignor (KIP-932); s.json is a Streams group"),
-        ("range", "share", "range is a consumer group assignor; s.json is a share group (KIP-932) scenario"),
+        ("range", "share", "range is a consumer group assignor; s.json is a share group scenario"),
         ("external:./x", "share", "external:./x is a consumer group assignor; s.json is a share group"),
     ],
 )
