@@ -106,9 +106,9 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from assignment_oracle.heuristics import cooperative_sticky
+from assignment_oracle.heuristics.assignor import GUARANTEE_NAMES, Assignor
 from assignment_oracle.heuristics.external import (
     DEFAULT_TIMEOUT,
     MAX_OUTPUT_VARIABLE,
@@ -127,9 +127,6 @@ from assignment_oracle.heuristics.external import (
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
 from assignment_oracle.problem.errors import AssignorDidNotFinish, MissingRuntime
 from assignment_oracle.problem.model import Assignment, Problem
-
-if TYPE_CHECKING:
-    from assignment_oracle.heuristics.registry import Assignor
 
 __all__ = [
     "CLASSPATH_VARIABLE",
@@ -182,8 +179,6 @@ def java_assignor(
     Raises :class:`JavaClassError` (a ``ValueError``) and
     :class:`~problem.errors.MissingRuntime` as the module docstring says.
     """
-    from assignment_oracle.heuristics.registry import GUARANTEE_NAMES, Assignor
-
     if guarantee not in GUARANTEE_NAMES:
         raise ValueError(f"unknown guarantee {guarantee!r} (known: {', '.join(GUARANTEE_NAMES)})")
     runner = java_class(name, classpath=classpath, timeout=timeout, max_output=max_output)

@@ -39,6 +39,7 @@ from assignment_oracle.heuristics import (
     streams_sticky,
     uniform,
 )
+from assignment_oracle.heuristics.assignor import GUARANTEE_NAMES, Assignor
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.errors import AssignorOfAnotherKind, UnknownAssignor
 from assignment_oracle.problem.kinds import KINDS, GroupKind, kind_named
@@ -81,59 +82,6 @@ __all__ = [
     "registered_kind",
 ]
 
-
-@dataclass(frozen=True)
-class Assignor:
-    """One registered assignor.
-
-    Attributes
-    ----------
-    name:
-        The registry key (Kafka's ``name()`` where Kafka has one).
-    assign:
-        ``assign(problem) -> Assignment``: the assignment members end up with
-        (for a cooperative assignor, after its follow-up rebalances).
-    origin:
-        The Kafka class, or the KIP that proposed it.
-    guarantee:
-        The key of the guarantee it claims in :mod:`compare.judge.guarantees`.
-    protocol:
-        ``eager``, ``cooperative`` (KIP-429: moves take a second rebalance) or
-        ``consumer`` (KIP-848: the group coordinator computes the target
-        assignment, which members reach by revoking before they receive).
-    summary:
-        One line for ``assignment-oracle assignors``.
-    rebalance:
-        For a cooperative assignor, ``rebalance(problem)`` returns every
-        rebalance of the protocol
-        (:class:`heuristics.cooperative_sticky.CooperativeRebalance`), so
-        that each can be judged on what members held in it.
-    configurable:
-        Whether a consumer can be configured with it in a Kafka release or client today
-        (``False`` for proposals never shipped and for behaviour a newer release replaced):
-        the report's verdict chooses among these.
-    """
-
-    name: str
-    assign: Callable[[Problem], Assignment]
-    origin: str
-    guarantee: str
-    protocol: str
-    summary: str
-    rebalance: Callable[[Problem], cooperative_sticky.CooperativeRebalance] | None = None
-    configurable: bool = True
-
-
-#: The promises an assignor can claim; :data:`compare.judge.guarantees.GUARANTEES` checks each.
-GUARANTEE_NAMES: tuple[str, ...] = (
-    "per-topic-balance",
-    "identical-subscriptions-balance",
-    "kafka-balance",
-    "cooperative-kafka-balance",
-    "exact-balance",
-    "stream-join",
-    "valid",
-)
 
 _ENTRIES = (
     Assignor(
