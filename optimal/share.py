@@ -95,7 +95,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from ortools.graph.python import max_flow, min_cost_flow
@@ -114,6 +114,7 @@ from assignment_oracle.optimal.share_request import (
 from assignment_oracle.optimal.solution import OPTIMAL, TierResult
 from assignment_oracle.problem.errors import SolverError, UnsupportedRequest
 from assignment_oracle.problem.share import ShareAssignment, ShareProblem, violations
+from assignment_oracle.problem.tiers import SHARE, pick
 
 __all__ = ["METHOD", "ShareNetwork", "ShareCertificate", "ShareSolution", "build_network", "solve", "verify"]
 
@@ -210,17 +211,12 @@ class ShareNetwork:
         return f"class:{topic}:{p}"
 
     def costs(self, tier: str) -> tuple[np.ndarray, bool]:
-        """The tier's per-unit cost on every arc, and whether the load arcs carry squared loads instead."""
+        """The tier's per-unit cost on every arc, and whether the load arcs carry squared loads instead
+        (:data:`_TIER_FLOWS`); :class:`~assignment_oracle.problem.tiers.UnknownTier` on a tier it has none for."""
+        stage = _tier_flow(tier)
         out = np.zeros(self.num_arcs, dtype=np.int64)
-        levels = self.kind == LEVEL
-        if tier == COVERAGE:
-            out[levels & (self.level == 1)] = -1
-        elif tier == SHARING:
-            s = self.class_target[self.cls[levels]]
-            out[levels] = 2 * self.level[levels] - 2 * s - 1
-        elif tier == STICKINESS:
-            out[self.kind == OWN] = -1
-        return out, tier == BALANCE
+        stage.costs(self, out)
+        return out, stage.squares
 
 
 class _Arcs:
@@ -528,19 +524,64 @@ def _narrow(
 
 def _stage_value(net: ShareNetwork, tier: str, flow: np.ndarray) -> int:
     """The tier's scalar on a flow (as :meth:`ShareMeasures.scalar` reads it on the dealt assignment)."""
-    kind = net.kind
-    if tier == COVERAGE:
-        first = (kind == LEVEL) & (net.level == 1)
-        return int(sum(p.size for p in net.class_parts) - flow[first].sum())
-    if tier == SHARING:
-        levels = kind == LEVEL
-        s = net.class_target[net.cls[levels]]
-        base = int((net.class_size * net.class_target**2).sum())
-        return base + int((flow[levels] * (2 * net.level[levels] - 2 * s - 1)).sum())
-    if tier == BALANCE:
-        loads = flow[net.load_arc]
-        return int((loads**2).sum())
-    return -int(flow[kind == OWN].sum())
+    return _tier_flow(tier).value(net, flow)
+
+
+@dataclass(frozen=True)
+class _TierFlow:
+    """What one tier is on the network: ``costs`` writes its per-unit cost on the arcs (into an array of
+    zeros), ``squares`` says whether the load arcs carry squared loads instead, and ``value`` is the tier's
+    scalar on a flow."""
+
+    costs: Callable[[ShareNetwork, np.ndarray], None]
+    value: Callable[[ShareNetwork, np.ndarray], int]
+    squares: bool = False
+
+
+def _first_levels(net: ShareNetwork) -> np.ndarray:
+    return (net.kind == LEVEL) & (net.level == 1)
+
+
+def _coverage_costs(net: ShareNetwork, out: np.ndarray) -> None:
+    out[_first_levels(net)] = -1
+
+
+def _coverage_value(net: ShareNetwork, flow: np.ndarray) -> int:
+    return int(sum(p.size for p in net.class_parts) - flow[_first_levels(net)].sum())
+
+
+def _sharing_deviation(net: ShareNetwork) -> tuple[np.ndarray, np.ndarray]:
+    """The level arcs, and each one's cost: what its unit adds to the class's squared deviation."""
+    levels = net.kind == LEVEL
+    return levels, 2 * net.level[levels] - 2 * net.class_target[net.cls[levels]] - 1
+
+
+def _sharing_costs(net: ShareNetwork, out: np.ndarray) -> None:
+    levels, cost = _sharing_deviation(net)
+    out[levels] = cost
+
+
+def _sharing_value(net: ShareNetwork, flow: np.ndarray) -> int:
+    levels, cost = _sharing_deviation(net)
+    return int((net.class_size * net.class_target**2).sum()) + int((flow[levels] * cost).sum())
+
+
+def _own_costs(net: ShareNetwork, out: np.ndarray) -> None:
+    out[net.kind == OWN] = -1
+
+
+#: Each tier on the network (:meth:`ShareNetwork.costs`, :func:`_stage_value`), looked up through
+#: :func:`problem.tiers.pick`: a share tier not here is refused by name, never minimised as another.
+_TIER_FLOWS = {
+    COVERAGE: _TierFlow(_coverage_costs, _coverage_value),
+    SHARING: _TierFlow(_sharing_costs, _sharing_value),
+    BALANCE: _TierFlow(lambda net, out: None, lambda net, flow: int((flow[net.load_arc] ** 2).sum()), squares=True),
+    STICKINESS: _TierFlow(_own_costs, lambda net, flow: -int(flow[net.kind == OWN].sum())),
+}
+
+
+def _tier_flow(tier: str) -> _TierFlow:
+    return pick(SHARE.kind, tier, _TIER_FLOWS, "the share exact model's network")
 
 
 class _Run:

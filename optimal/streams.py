@@ -111,7 +111,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ortools.graph.python import max_flow
 from ortools.linear_solver import pywraplp
@@ -132,6 +132,7 @@ from assignment_oracle.optimal.streams_request import (
 )
 from assignment_oracle.problem.errors import SolverError, UnsupportedRequest
 from assignment_oracle.problem.streams import MemberTasks, StreamsAssignment, StreamsProblem, violations
+from assignment_oracle.problem.tiers import STREAMS, pick
 
 __all__ = ["METHOD", "StreamsSolution", "solve"]
 
@@ -333,11 +334,7 @@ class _Model:
 
     def ceiling(self, tier: str) -> Any:
         """What no assignment is better than on ``tier``: the ideal, or the ceilings."""
-        if tier in (ACTIVE_BALANCE, TASK_BALANCE):
-            return self.ideal(tier)
-        if tier == TAG_DIVERSITY:
-            return self.ceilings[TAG_DIVERSITY]
-        return [self.ceilings[n] for n in ("actives kept", "actives on state", "standbys kept", "standbys on state")]
+        return pick(STREAMS.kind, tier, _CEILINGS, "the Streams exact model's bounds")(self, tier)
 
     def _process_tags(self) -> list[dict[str, str]]:
         """Each process's rack-aware tag values: its members' (which must agree)."""
@@ -436,10 +433,20 @@ class _Model:
         return sum(terms)
 
 
+#: The stickiness tier's parts, in order (the numbers of :attr:`StreamsMeasures.stickiness`).
+_STICKINESS_PARTS = ("actives kept", "actives on state", "standbys kept", "standbys on state")
+#: What no assignment is better than, per tier (:meth:`_Model.ceiling`).
+_CEILINGS: dict[str, Callable[[_Model, str], Any]] = {
+    ACTIVE_BALANCE: _Model.ideal,
+    TASK_BALANCE: _Model.ideal,
+    TAG_DIVERSITY: lambda model, tier: model.ceilings[tier],
+    STICKINESS: lambda model, tier: [model.ceilings[n] for n in _STICKINESS_PARTS],
+}
+#: The balance tiers, whose stages are decided on the counts model while only balance tiers come first.
+_BALANCE_TIERS = (ACTIVE_BALANCE, TASK_BALANCE)
+
 #: The stickiness tier's stages, in order (one per number of :attr:`StreamsMeasures.stickiness`).
-_STICKINESS_STAGES = tuple(
-    f"stickiness: {n}" for n in ("actives kept", "actives on state", "standbys kept", "standbys on state")
-)
+_STICKINESS_STAGES = tuple(f"stickiness: {n}" for n in _STICKINESS_PARTS)
 
 #: CP-SAT's workers left out of the searches of models with at least ``_LARGE`` variables (:func:`_search`):
 #: on the 1,000-task group with tags (benchmarks/bench_streams.py) 30 s instead of 90 s.
@@ -958,6 +965,65 @@ def _reach(
     return answer if isinstance(answer, StreamsSolution) else None
 
 
+@dataclass
+class _Stages:
+    """What the staged search proved so far, tier by tier: each tier's ``proven`` and ``hows``, the best bound
+    known of a tier left unproven (``bounds``: the ideal for a balance tier; CP-SAT's bound, under the tiers
+    before, all proven, for the first stage left unproven; after it only what no assignment exceeds, the
+    model's ceilings, a stage's bound being under pins no longer known optimal) and the maximized stages'
+    values found (``maxima``).  Each tier's stage is a method, looked up in :data:`_STAGES` by tier name."""
+
+    model: _Model
+    run: _Run
+    hows: dict[str, str] = field(default_factory=dict)
+    proven: dict[str, bool] = field(default_factory=dict)
+    bounds: dict[str, Any] = field(default_factory=dict)
+    maxima: list[tuple[str, int]] = field(default_factory=list)
+    clean: bool = True  # every stage so far proven
+
+    def ceiling(self, name: str, stage: str) -> int:
+        own = self.run.bounds.get(stage) if self.clean else None
+        return self.model.ceilings[name] if own is None else min(own, self.model.ceilings[name])
+
+    def balance(self, tier: str, before: tuple[str, ...]) -> None:
+        by_counts = all(t in _BALANCE_TIERS for t in before)
+        self.proven[tier], self.hows[tier] = _balance(self.run, self.model, tier, by_counts=by_counts)
+        if not self.proven[tier]:
+            self.bounds[tier], self.clean = self.model.ideal(tier), False
+
+    def diversity(self, tier: str, before: tuple[str, ...]) -> None:
+        ok, found = _maximize(self.run, self.model, tier, self.model.diversity)
+        self.proven[tier], self.hows[tier] = ok, "cpsat"
+        if found is not None:
+            self.maxima.append((tier, found))
+        if not ok:
+            self.bounds[tier], self.clean = self.ceiling(tier, tier), False
+
+    def stickiness(self, tier: str, before: tuple[str, ...]) -> None:
+        ok, parts = True, []
+        for stage, expr in zip(_STICKINESS_STAGES, self.model.stickiness):
+            done, found = _maximize(self.run, self.model, stage, expr)
+            name = stage.removeprefix("stickiness: ")
+            parts.append(found if done else self.ceiling(name, stage))
+            if found is not None:
+                self.maxima.append((stage, found))
+            ok &= done
+            self.clean &= done
+        self.proven[tier], self.hows[tier] = ok, "cpsat"
+        if not ok:
+            self.bounds[tier] = parts
+
+
+#: Each tier's stage (:class:`_Stages`), looked up through :func:`problem.tiers.pick`: a Streams tier not here
+#: is refused by name, never optimised as another.
+_STAGES: dict[str, Callable[[_Stages, str, tuple[str, ...]], None]] = {
+    ACTIVE_BALANCE: _Stages.balance,
+    TASK_BALANCE: _Stages.balance,
+    TAG_DIVERSITY: _Stages.diversity,
+    STICKINESS: _Stages.stickiness,
+}
+
+
 def _staged(
     problem: StreamsProblem,
     request: StreamsRequest,
@@ -972,50 +1038,15 @@ def _staged(
     cannot be dealt out its optimum (:class:`_Target`, every tier proven) or ``None``."""
     model = _Model(problem, core=core, tags=tags)
     run = _Run(cp_model.CpSolver(), time_limit, started)
-    hows: dict[str, str] = {}
-    proven: dict[str, bool] = {}
-    # A tier left unproven gets the best bound known: the ideal for a balance tier; CP-SAT's bound (under
-    # the tiers before, all proven) for the first stage left unproven; after it only what no assignment
-    # exceeds (the model's ceilings), a stage's bound being under pins no longer known optimal.
-    bounds: dict[str, Any] = {}
-    clean = True  # every stage so far proven
-
-    def ceiling(name: str, stage: str) -> int:
-        own = run.bounds.get(stage) if clean else None
-        return model.ceilings[name] if own is None else min(own, model.ceilings[name])
-
-    maxima: list[tuple[str, int]] = []  # the maximized stages' values found
+    stages = _Stages(model, run)
     for n, tier in enumerate(order):
-        balance = tier in (ACTIVE_BALANCE, TASK_BALANCE)
-        if not balance and run.stale and time_limit is not None:
+        stage = pick(STREAMS.kind, tier, _STAGES, "the Streams exact model's stages")
+        if tier not in _BALANCE_TIERS and run.stale and time_limit is not None:
             # the balance tiers were pinned from the counts model: an answer in hand first, should the
             # stage run out of time (a time-limited solve then answers FEASIBLE, not UNKNOWN)
             _search(run, model, "an answer at the balance tiers' optimum")
-        if balance:
-            by_counts = all(t in (ACTIVE_BALANCE, TASK_BALANCE) for t in order[:n])
-            proven[tier], hows[tier] = _balance(run, model, tier, by_counts=by_counts)
-            if not proven[tier]:
-                bounds[tier], clean = model.ideal(tier), False
-        elif tier == TAG_DIVERSITY:
-            ok, found = _maximize(run, model, TAG_DIVERSITY, model.diversity)
-            proven[tier], hows[tier] = ok, "cpsat"
-            if found is not None:
-                maxima.append((TAG_DIVERSITY, found))
-            if not ok:
-                bounds[tier], clean = ceiling(TAG_DIVERSITY, TAG_DIVERSITY), False
-        else:
-            ok, parts = True, []
-            for stage, expr in zip(_STICKINESS_STAGES, model.stickiness):
-                done, found = _maximize(run, model, stage, expr)
-                name = stage.removeprefix("stickiness: ")
-                parts.append(found if done else ceiling(name, stage))
-                if found is not None:
-                    maxima.append((stage, found))
-                ok &= done
-                clean &= done
-            proven[tier], hows[tier] = ok, "cpsat"
-            if not ok:
-                bounds[tier] = parts
+        stage(stages, tier, order[:n])
+    hows, proven, bounds, maxima = stages.hows, stages.proven, stages.bounds, stages.maxima
     if run.values is None or run.stale:
         status, _ = _search(run, model, "a first answer")
         if status not in ("optimal", "feasible"):
@@ -1058,7 +1089,7 @@ def _answer(
     records = []
     for tier in order:
         value = measures.value(tier)
-        if tier in (ACTIVE_BALANCE, TASK_BALANCE):
+        if tier in _BALANCE_TIERS:
             expected = sorted(run.loads[tier], reverse=True)
             worse = value != expected
         else:  # the members' slots may hold more state than the model counted, never less
