@@ -1359,10 +1359,22 @@ def _read_scenario(args):
     )
 
 
+#: The options of a consumer group's request: a kind with tiers of its own (Streams, share) has no use for them.
+_CONSUMER_REQUEST = ("--method", "--balance", "--topic-spread", "--max-moves", "--max-moves-per-member")
+#: Options a kind of group has no use for, by kind (problem.kinds): refused when given, never ignored.
+REFUSES: dict[str, tuple[str, ...]] = {"consumer": (), "streams": _CONSUMER_REQUEST, "share": _CONSUMER_REQUEST}
+#: The same for ``compare``, which judges a Streams or share group in Kafka's order with its model's own limit.
+REFUSES_IN_COMPARE: dict[str, tuple[str, ...]] = {
+    "consumer": (),
+    "streams": ("--time-limit", "--objective"),
+    "share": ("--time-limit", "--objective"),
+}
+
+
 def _kind(args, problem):
     """The kind of group of the scenario read (:data:`compare.judge.KINDS`), its unused options refused."""
     kind = kind_of(problem)
-    _refuse(args, kind.refuses, kind)
+    _refuse(args, REFUSES[kind.name], kind)
     return kind
 
 
@@ -1515,7 +1527,7 @@ def _compare(args) -> int:
         raise InputError("--assignors", "", "no assignor named (give all, peers, or names separated by commas)")
     problem = _read_scenario(args)
     kind = _kind(args, problem)
-    _refuse(args, kind.refuses_in_compare, kind)
+    _refuse(args, REFUSES_IN_COMPARE[kind.name], kind)
     names = kind.resolve(given, args.scenario)
     request = None
     if (

@@ -151,36 +151,6 @@ def _case(problem: GroupProblem, scenario: dict, answer: Any) -> _Case:
     return _Case(problem, scenario, document, assignment)
 
 
-def _consumer_request(objective: tuple[str, ...]):
-    from assignment_oracle.optimal import Request
-
-    return Request(objective=objective)
-
-
-def _streams_request(objective: tuple[str, ...]):
-    from assignment_oracle.optimal.streams_request import StreamsRequest
-
-    return StreamsRequest(objective=objective)
-
-
-def _share_request(objective: tuple[str, ...]):
-    from assignment_oracle.optimal.share_request import parse_request
-    from assignment_oracle.problem.errors import UnsupportedRequest
-
-    try:
-        return parse_request(",".join(objective))
-    except UnsupportedRequest as err:
-        raise ValueError(f"objective: {str(err).removeprefix('objective: ')}") from None
-
-
-#: A kind's request for a list of tiers, by kind (problem.kinds).
-_REQUESTS: dict[str, Callable[[tuple[str, ...]], Any]] = {
-    "consumer": _consumer_request,
-    "streams": _streams_request,
-    "share": _share_request,
-}
-
-
 def _request(problem: GroupProblem, objective: Iterable[str] | None):
     """The judge's request for ``objective`` (None: the scenario's own, Kafka's order for Streams and share
     groups; a share group's ``balance`` and ``sharing`` may name their definition, ``"balance:per-topic"``)."""
@@ -188,7 +158,9 @@ def _request(problem: GroupProblem, objective: Iterable[str] | None):
         return None
     if isinstance(objective, str):
         objective = [t.strip() for t in objective.split(",") if t.strip()]
-    return _REQUESTS[kind_of(problem).name](tuple(objective))
+    from assignment_oracle.optimal.engines import parse_objective
+
+    return parse_objective(kind_of(problem).name, ",".join(objective))
 
 
 def _judge(case: _Case, request):

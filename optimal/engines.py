@@ -36,10 +36,11 @@ import dataclasses
 import time
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
+from typing import Callable, Mapping
 
 from assignment_oracle.optimal.request import Request
 from assignment_oracle.optimal.share_request import ShareRequest
+from assignment_oracle.optimal.share_request import parse_request as parse_share_request
 from assignment_oracle.optimal.solution import OPTIMAL, Solution, TierResult
 from assignment_oracle.optimal.streams_request import StreamsRequest
 from assignment_oracle.problem.claims import ResolvedClaims
@@ -56,6 +57,8 @@ __all__ = [
     "GroupModel",
     "GROUP_MODELS",
     "group_model",
+    "OBJECTIVES",
+    "parse_objective",
     "needs",
     "choose",
     "solve",
@@ -223,6 +226,27 @@ GROUP_MODELS: Mapping[str, GroupModel] = MappingProxyType(
         "share": GroupModel("share", ShareRequest, "assignment_oracle.optimal.share"),
     }
 )
+
+
+def _tiers(text: str) -> tuple[str, ...]:
+    return tuple(t.strip() for t in text.split(",") if t.strip())
+
+
+#: Each kind's request for an objective as text (tiers in priority order, separated by commas; a share group's
+#: balance and sharing may name their definition after a colon), by the kind's name; None: the kind's default.
+#: A text the kind cannot answer raises :class:`UnsupportedRequest` naming what is wrong.
+OBJECTIVES: Mapping[str, Callable[[str | None], object]] = MappingProxyType(
+    {
+        "consumer": lambda text: Request() if text is None else Request(objective=_tiers(text)),
+        "streams": lambda text: StreamsRequest() if text is None else StreamsRequest(objective=_tiers(text)),
+        "share": parse_share_request,
+    }
+)
+
+
+def parse_objective(kind: str, text: str | None):
+    """The request of a group of ``kind`` (:data:`problem.kinds.KINDS`) for an objective as text (:data:`OBJECTIVES`)."""
+    return OBJECTIVES[kind_named(kind).name](text)
 
 
 def group_model(problem) -> GroupModel | None:

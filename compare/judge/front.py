@@ -65,10 +65,6 @@ class Kind:
     #: (names given, the scenario's source) -> what ``compare`` runs: the names resolved, refused in one line
     #: when unknown, of another kind, or not installed.
     resolve: Callable[..., Any]
-    #: Options of the command line this kind has no use for (refused when given, never ignored).
-    refuses: tuple[str, ...] = ()
-    #: The same, for ``compare`` (which judges in the kind's own order).
-    refuses_in_compare: tuple[str, ...] = ()
     #: (problem, request, method) -> the optimum's time limit when none is given (None: no limit needed).
     default_time_limit: Callable[..., float | None] = lambda problem, request, method: None
     #: What ``demo`` runs on a bundled example of this kind.
@@ -101,17 +97,20 @@ def _consumer_request(problem: Problem, options: dict):
     )
 
 
-def _streams_request(problem, options: dict):
-    from assignment_oracle.optimal.streams_request import StreamsRequest
-    from assignment_oracle.problem.errors import UnsupportedRequest
+def _objective_request(kind: str):
+    """(problem, options) -> the request of ``--objective`` for a kind that takes only an objective
+    (optimal.engines.parse_objective); one line naming ``--objective`` when it cannot be answered."""
 
-    objective = options.get("objective_text")
-    if objective is None:
-        return StreamsRequest()
-    try:
-        return StreamsRequest(objective=tuple(t.strip() for t in objective.split(",") if t.strip()))
-    except UnsupportedRequest as err:
-        raise InputError("--objective", "", str(err).removeprefix("objective: ")) from None
+    def request(problem, options: dict):
+        from assignment_oracle.optimal.engines import parse_objective
+        from assignment_oracle.problem.errors import UnsupportedRequest
+
+        try:
+            return parse_objective(kind, options.get("objective_text"))
+        except UnsupportedRequest as err:
+            raise InputError("--objective", "", str(err).removeprefix("objective: ")) from None
+
+    return request
 
 
 def _assignors(kind: str) -> Callable[[], tuple[str, ...]]:
@@ -225,10 +224,6 @@ def _streams_extras(problem, assignment) -> dict:
 _assignment_extras = {"streams": _streams_extras}
 
 
-def _streams_compare(problem, names, *, progress=None, **_):
-    return streams.compare(problem, _registered_runs("streams", names), progress=progress)
-
-
 def _consumer_resolve(given, source: str):
     from assignment_oracle.heuristics.registry import registered_kind, require_installed, resolve_names
 
@@ -245,20 +240,6 @@ def _consumer_resolve(given, source: str):
     return names
 
 
-def _share_request(problem, options: dict):
-    from assignment_oracle.optimal.share_request import parse_request
-    from assignment_oracle.problem.errors import UnsupportedRequest
-
-    try:
-        return parse_request(options.get("objective_text"))
-    except UnsupportedRequest as err:
-        raise InputError("--objective", "", str(err).removeprefix("objective: ")) from None
-
-
-def _share_compare(problem, names, *, progress=None, **_):
-    return share.compare(problem, _registered_runs("share", names), progress=progress)
-
-
 def _consumer_time_limit(problem, request, method: str) -> float | None:
     from assignment_oracle.optimal import choose
 
@@ -269,6 +250,29 @@ def _consumer_compare(problem: Problem, names, **options):
     from assignment_oracle.compare.judge.evaluate import compare
 
     return compare(problem, names, **options)
+
+
+def _own_kind(name: str, module, time_limit: float | None = None) -> Kind:
+    """The row of a kind with its own tiers, model and assignors (Streams and share groups), from its judge
+    module (``judge``, ``solution_to_mapping``, ``compare``, ``explanation_text``) and its registry; its optimum's
+    time limit when none is given (None: its model needs none)."""
+
+    def compare(problem, names, *, progress=None, **_):
+        return module.compare(problem, _registered_runs(name, names), progress=progress)
+
+    return Kind(
+        name=name,
+        judge=module.judge,
+        request=_objective_request(name),
+        solution_mapping=module.solution_to_mapping,
+        assignors=_assignors(name),
+        assign=_registered_assign(name),
+        assignment_mapping=_assignment_mapping,
+        compare=compare,
+        resolve=_registered_resolve(name),
+        default_time_limit=lambda problem, request, method: time_limit,
+        explanation=module.explanation_text,
+    )
 
 
 #: The kinds of group the judge knows, by the kind's name (problem.kinds.KINDS; module docstring).
@@ -286,35 +290,8 @@ KINDS: dict[str, Kind] = {
         default_time_limit=_consumer_time_limit,
         demo_names=lambda: tuple(_consumer_default_names()),
     ),
-    "streams": Kind(
-        name="streams",
-        judge=streams.judge,
-        request=_streams_request,
-        solution_mapping=streams.solution_to_mapping,
-        assignors=_assignors("streams"),
-        assign=_registered_assign("streams"),
-        assignment_mapping=_assignment_mapping,
-        compare=_streams_compare,
-        resolve=_registered_resolve("streams"),
-        refuses=("--method", "--balance", "--topic-spread", "--max-moves", "--max-moves-per-member"),
-        refuses_in_compare=("--time-limit", "--objective"),
-        default_time_limit=lambda problem, request, method: streams.STREAMS_TIME_LIMIT,
-        explanation=lambda verdict: streams.explanation_text(verdict),
-    ),
-    "share": Kind(
-        name="share",
-        judge=share.judge,
-        request=_share_request,
-        solution_mapping=share.solution_to_mapping,
-        assignors=_assignors("share"),
-        assign=_registered_assign("share"),
-        assignment_mapping=_assignment_mapping,
-        compare=_share_compare,
-        resolve=_registered_resolve("share"),
-        refuses=("--method", "--balance", "--topic-spread", "--max-moves", "--max-moves-per-member"),
-        refuses_in_compare=("--time-limit", "--objective"),
-        explanation=lambda verdict: share.explanation_text(verdict),
-    ),
+    "streams": _own_kind("streams", streams, streams.STREAMS_TIME_LIMIT),
+    "share": _own_kind("share", share),
 }
 
 

@@ -19,6 +19,10 @@ def test_every_layer_has_a_row_for_every_kind():
     assert set(JUDGE_KINDS) == set(KINDS)
     assert set(REGISTRIES) == set(KINDS)
     assert set(ORACLE_KINDS) == set(KINDS)
+    from assignment_oracle.commands import REFUSES, REFUSES_IN_COMPARE
+    from assignment_oracle.optimal.engines import OBJECTIVES
+
+    assert set(REFUSES) == set(REFUSES_IN_COMPARE) == set(OBJECTIVES) == set(KINDS)
     # a kind with its own model is a kind; the consumer group is the engines' own
     assert set(GROUP_MODELS) | {"consumer"} == set(KINDS)
 
