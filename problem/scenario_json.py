@@ -41,15 +41,13 @@ import orjson
 
 from assignment_oracle.problem.errors import InputError, WriteFailed
 from assignment_oracle.problem.model import (
-    BALANCE,
     BALANCE_FIRST,
-    STICKINESS,
-    TIERS,
     Assignment,
     Member,
     Problem,
     Topic,
 )
+from assignment_oracle.problem.tiers import CONSUMER
 
 __all__ = [
     "listed_first",
@@ -518,8 +516,8 @@ def _member(
 def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[str, ...]:
     """Tiers in priority order: ``["balance", "rack", "stickiness"]`` or ``"balance,rack,stickiness"``.
 
-    ``balance`` and ``stickiness`` once each, ``rack`` and ``spread`` at most
-    once each (left out: they play no part), in any order.
+    The consumer tier table's rule (:data:`problem.tiers.CONSUMER`): ``balance`` and ``stickiness`` once
+    each, ``rack`` and ``spread`` at most once each (left out: they play no part), in any order.
     """
     if isinstance(value, str):
         parts = [p.strip() for p in value.split(",")]
@@ -527,15 +525,8 @@ def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[s
         parts = list(value)
     else:
         raise InputError(source, path, f"must be a list of objective names, got {json_kind(value)}")
-    unknown = [p for p in parts if p not in TIERS]
-    if unknown or len(set(parts)) != len(parts) or BALANCE not in parts or STICKINESS not in parts:
-        raise InputError(
-            source,
-            path,
-            "must name balance and stickiness once each and rack and spread at most once each, in "
-            "priority order; "
-            f"got {json.dumps(parts)}",
-        )
+    if not CONSUMER.accepts(parts):
+        raise InputError(source, path, f"{CONSUMER.rule}, in priority order; got {json.dumps(parts)}")
     return tuple(parts)
 
 

@@ -172,26 +172,35 @@ class TierTable:
                 return -1 if kx < ky else 1
         return 0
 
-    def check(self, objective: Iterable[str]) -> tuple[str, ...]:
-        """``objective`` as a tuple when it names every required tier once and the others at most once, else
-        :class:`UnsupportedRequest` saying the rule (``objective: ...``)."""
+    def accepts(self, objective: Iterable[str]) -> bool:
+        """Whether ``objective`` names only the kind's tiers, each at most once, and every required tier."""
         tiers = tuple(objective)
-        required = [t.name for t in self.records.values() if t.required]
-        optional = [t.name for t in self.records.values() if not t.required]
-        if (
+        return (
             all(t in self.records for t in tiers)
             and len(set(tiers)) == len(tiers)
-            and all(t in tiers for t in required)
-        ):
-            return tiers
-        if optional:
-            raise UnsupportedRequest(
-                f"objective: must name {' and '.join(required)} once each and {' and '.join(optional)} at most "
-                f"once each, got {','.join(tiers)}"
-            )
-        raise UnsupportedRequest(
-            f"objective: {self.described}'s tiers are {', '.join(self.names)}, each once, got {','.join(tiers) or 'none'}"
+            and all(t.name in tiers for t in self.records.values() if t.required)
         )
+
+    @property
+    def rule(self) -> str:
+        """The rule :meth:`accepts` applies, as a refusal says it: ``must name balance and stickiness once each
+        and rack and spread at most once each``, or, every tier required, ``a Streams group's tiers are
+        active-balance, ..., each once``."""
+        required = [t.name for t in self.records.values() if t.required]
+        optional = [t.name for t in self.records.values() if not t.required]
+        if optional:
+            return f"must name {' and '.join(required)} once each and {' and '.join(optional)} at most once each"
+        return f"{self.described}'s tiers are {', '.join(self.names)}, each once"
+
+    def check(self, objective: Iterable[str]) -> tuple[str, ...]:
+        """``objective`` as a tuple when :meth:`accepts` it, else :class:`UnsupportedRequest` saying the rule
+        (``objective: ...``)."""
+        tiers = tuple(objective)
+        if self.accepts(tiers):
+            return tiers
+        got = ",".join(tiers)
+        every_tier_required = all(t.required for t in self.records.values())
+        raise UnsupportedRequest(f"objective: {self.rule}, got {(got or 'none') if every_tier_required else got}")
 
 
 def _table(kind: str, described: str, measures: str, *records: Tier) -> TierTable:
