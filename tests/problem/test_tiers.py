@@ -15,12 +15,12 @@ from assignment_oracle.compare.judge import judge
 from assignment_oracle.compare.judge import share as share_judge
 from assignment_oracle.compare.judge import streams as streams_judge
 from assignment_oracle.optimal import Request, brute_force, measure, solve
+from assignment_oracle.optimal import share as share_optimum
+from assignment_oracle.optimal import streams as streams_optimum
 from assignment_oracle.optimal.request import tier_key
 from assignment_oracle.optimal.share_request import ShareRequest
-from assignment_oracle.optimal.share_request import measure as share_measure
 from assignment_oracle.optimal.solution import TierResult
 from assignment_oracle.optimal.streams_request import StreamsRequest
-from assignment_oracle.optimal.streams_request import measure as streams_measure
 from assignment_oracle.problem import tiers
 from assignment_oracle.problem.errors import UnsupportedRequest
 from assignment_oracle.problem.model import TIERS, Assignment, Problem
@@ -176,41 +176,80 @@ def test_the_consumer_judge_refuses_a_dummy_tier(latency: str) -> None:
     _refuses(error)
 
 
-def test_the_streams_measures_brute_force_and_judge_refuse_a_dummy_tier(latency: str) -> None:
-    problem = _streams()
+#: Per kind: its problem, an objective with the dummy tier before stickiness, its brute force, its judge, and
+#: the part of its exact model that used to treat an unknown tier as stickiness (the Streams stage loop
+#: optimised it as stickiness; the share network gave it stickiness's arc costs).
+OTHER_KINDS = {
+    "streams": (
+        _streams,
+        lambda latency: StreamsRequest(
+            objective=("active-balance", "task-balance", "tag-diversity", latency, "stickiness")
+        ),
+        brute_force.streams_optimum,
+        streams_judge.judge,
+        "the Streams exact model's stages",
+    ),
+    "share": (
+        _share,
+        lambda latency: ShareRequest(objective=("coverage", "sharing", "balance", latency, "stickiness")),
+        brute_force.share_optimum,
+        share_judge.judge,
+        "the share exact model's network",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(OTHER_KINDS))
+def test_the_streams_and_share_measures_brute_force_and_judge_refuse_a_dummy_tier(latency: str, kind: str) -> None:
+    make, ask, brute, judged, _ = OTHER_KINDS[kind]
+    problem = make()
     optimum = solve(problem)
     with pytest.raises(UnknownTier) as error:
-        streams_measure(problem, optimum.assignment).value(latency)
+        optimum.measures.value(latency)
     _refuses(error)
-    request = StreamsRequest(objective=("active-balance", "task-balance", "tag-diversity", latency, "stickiness"))
+    request = ask(latency)
     with pytest.raises(UnknownTier) as error:
-        brute_force.streams_optimum(problem, request)
-    _refuses(error)
-    with pytest.raises(UnsupportedRequest) as error:
-        solve(problem, request)
+        brute(problem, request)
     _refuses(error)
     reported = dataclasses.replace(optimum, request=request)
     with pytest.raises(UnknownTier) as error:
-        streams_judge.judge(problem, optimum.assignment, optimum=reported)
+        judged(problem, optimum.assignment, optimum=reported)
     _refuses(error)
 
 
-def test_the_share_measures_brute_force_and_judge_refuse_a_dummy_tier(latency: str) -> None:
+@pytest.mark.parametrize("kind", sorted(OTHER_KINDS))
+def test_the_streams_and_share_exact_models_refuse_a_dummy_tier_where_it_fell_through(latency: str, kind: str) -> None:
+    """The exact model refuses the dummy tier at its stage, by name, naming the stage: not after optimising it as
+    stickiness, when the answer's measures are asked for it."""
+    make, ask, _, _, where = OTHER_KINDS[kind]
+    with pytest.raises(UnknownTier) as error:
+        solve(make(), ask(latency))
+    _refuses(error)
+    assert error.value.where == where and error.value.kind == kind, str(error.value)
+    assert "stickiness" in error.value.known  # the tiers it does handle, named beside the refusal
+
+
+def test_the_streams_bounds_and_the_share_network_refuse_a_dummy_tier(latency: str) -> None:
+    # The Streams model's bound of a tier (the ideal, the ceilings) once fell through to stickiness's ceilings.
+    with pytest.raises(UnknownTier) as error:
+        streams_optimum._Model(_streams(), core=True, tags=False).ceiling(latency)
+    _refuses(error)
+    # The share network's arc costs and a flow's value on a tier once fell through to stickiness's.
+    network = share_optimum.build_network(_share(), ShareRequest())
+    with pytest.raises(UnknownTier) as error:
+        network.costs(latency)
+    _refuses(error)
+    # A certificate naming the dummy tier is refused by name, not verified as a stickiness stage.
     problem = _share()
-    optimum = solve(problem)
+    found = share_optimum.solve(problem)
+    assert found.certificate is not None
+    tiers_, potentials = found.certificate.tiers, found.certificate.potentials
+    certificate = dataclasses.replace(
+        found.certificate, tiers=(*tiers_[:-1], latency, tiers_[-1]), potentials=(*potentials, potentials[-1])
+    )
+    request = ShareRequest(objective=certificate.tiers)
     with pytest.raises(UnknownTier) as error:
-        share_measure(problem, optimum.assignment).value(latency)
-    _refuses(error)
-    request = ShareRequest(objective=("coverage", "sharing", "balance", latency, "stickiness"))
-    with pytest.raises(UnknownTier) as error:
-        brute_force.share_optimum(problem, request)
-    _refuses(error)
-    with pytest.raises(UnsupportedRequest) as error:
-        solve(problem, request)
-    _refuses(error)
-    reported = dataclasses.replace(optimum, request=request)
-    with pytest.raises(UnknownTier) as error:
-        share_judge.judge(problem, optimum.assignment, optimum=reported)
+        share_optimum.verify(problem, found.assignment, certificate, request)
     _refuses(error)
 
 
