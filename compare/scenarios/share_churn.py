@@ -46,19 +46,18 @@ from __future__ import annotations
 
 import base64
 import random
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from assignment_oracle.compare.judge.share import judge
-from assignment_oracle.compare.judge.text import cell, table
-from assignment_oracle.compare.judge.verdict import Verdict
+from assignment_oracle.compare.judge.text import cell
+from assignment_oracle.compare.scenarios import history as history_
+from assignment_oracle.compare.scenarios.history import OPTIMUM
 from assignment_oracle.heuristics import share_simple
-from assignment_oracle.optimal import solve
 from assignment_oracle.optimal.share_request import BALANCE, STICKINESS
 from assignment_oracle.problem.errors import AssignorError
+from assignment_oracle.problem.kinds import SHARE
 from assignment_oracle.problem.share import ShareAssignment, ShareProblem
-from assignment_oracle.problem.text import lines_text
 
 __all__ = [
     "HISTORIES",
@@ -79,13 +78,7 @@ __all__ = [
 HISTORIES = ("scale-out", "scale-in", "rolling-restart", "assignable", "steady")
 
 #: Assignor name -> what answers a :class:`ShareProblem` (Kafka's port in each iteration order).
-ASSIGNORS: Mapping[str, Callable[[ShareProblem], ShareAssignment]] = {
-    "share-simple": lambda p: share_simple.assign(p, iteration_order="sorted"),
-    "share-simple-java": lambda p: share_simple.assign(p, iteration_order="java"),
-}
-
-#: The name that plays a history with each step's optimum as the answer (the oracle's own trajectory).
-OPTIMUM = "optimum"
+ASSIGNORS: Mapping[str, Callable[[ShareProblem], ShareAssignment]] = history_.in_both_orders("share-simple", "share")
 
 #: The starting group's parameters when not given.
 DEFAULTS: Mapping[str, Any] = {"members": 4, "topics": 2, "partitions": 4, "heterogeneous": False}
@@ -93,78 +86,40 @@ DEFAULTS: Mapping[str, Any] = {"members": 4, "topics": 2, "partitions": 4, "hete
 
 def get_share_assignor(name: str) -> Callable[[ShareProblem], ShareAssignment]:
     """The assignor called ``name`` (:data:`ASSIGNORS`); ``ValueError`` naming the known ones otherwise."""
-    try:
-        return ASSIGNORS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown share assignor {name!r} (known: {', '.join(ASSIGNORS)})") from None
+    return HISTORY_KIND.assignor(name)
 
 
 # -- the group and its events ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Event:
+class Event(history_.Event):
     """What happens before a step's rebalance: ``kind`` (``start``, ``join``, ``leave``, ``assignable``,
     ``none``), the member (``join``, ``leave``) with its topics (``join``), the partitions that become
     assignable (``assignable``)."""
 
-    kind: str
     member: str | None = None
     topics: tuple[str, ...] = ()
     partitions: tuple[tuple[str, int], ...] = ()
 
-    def summary(self) -> str:
-        if self.kind == "start":
-            return "starting group"
-        if self.kind == "none":
-            return "nothing changes"
+    def change(self) -> str:
         if self.kind == "join":
             return f"{self.member} joins on {', '.join(self.topics)}"
         if self.kind == "leave":
             return f"{self.member} leaves"
         return "assignable now: " + ", ".join(f"{t}-{p}" for t, p in self.partitions)
 
-    def to_mapping(self) -> dict:
-        out: dict = {"kind": self.kind}
-        if self.member is not None:
-            out["member"] = self.member
-        if self.topics:
-            out["topics"] = list(self.topics)
-        if self.partitions:
-            out["partitions"] = [[t, p] for t, p in self.partitions]
-        return out
-
 
 @dataclass(frozen=True)
-class SharePlan:
+class SharePlan(history_.Plan):
     """A history before it is played: the topics (partition count, id), which partitions are assignable at
     the start, the starting members (id -> topics), the events (one per step after step 0).  The same
     name, seed and parameters always give the same plan."""
 
-    name: str
-    seed: int
-    params: Mapping[str, Any]
     topics: Mapping[str, tuple[int, str]]
     assignable: Mapping[str, tuple[int, ...]]  # topics that restrict it, at the start
     members: Mapping[str, tuple[str, ...]]
     events: tuple[Event, ...]
-
-
-def _params(given: Mapping[str, Any]) -> dict:
-    unknown = sorted(set(given) - set(DEFAULTS) - {"steps"})
-    if unknown:
-        raise ValueError(f"unknown parameter {unknown[0]!r} (known: {', '.join([*DEFAULTS, 'steps'])})")
-    params = {**DEFAULTS, **{k: v for k, v in given.items() if v is not None}}
-    for key in ("members", "topics", "partitions"):
-        value = params[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{key} must be an integer >= 1, got {value!r}")
-    if not isinstance(params["heterogeneous"], bool):
-        raise ValueError(f"heterogeneous must be true or false, got {params['heterogeneous']!r}")
-    steps = params.get("steps")
-    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
-        raise ValueError(f"steps must be an integer >= 0, got {steps!r}")
-    return params
 
 
 def _topic_id(rng: random.Random) -> str:
@@ -196,13 +151,9 @@ def plan(history: str, *, seed: int = 0, **params: Any) -> SharePlan:
     """The events of ``history`` (:data:`HISTORIES`) from ``seed`` (module docstring); parameters as
     :data:`DEFAULTS`, and ``steps`` (default: every member for ``rolling-restart``, 2 otherwise;
     ``scale-in`` removes at most ``members - 1``)."""
-    if history not in HISTORIES:
-        raise ValueError(f"unknown share history {history!r} (known: {', '.join(HISTORIES)})")
-    p = _params(params)
-    rng = random.Random(f"share-churn|{history}|{seed}")
+    p, steps, shown, rng = HISTORY_KIND.begin(history, seed, params)
     topics, members = starting_group(rng, p)
     names = list(topics)
-    steps = p.pop("steps", None)
     count = 2 if steps is None else steps
     events: list[Event] = []
     assignable: dict[str, tuple[int, ...]] = {}
@@ -236,7 +187,6 @@ def plan(history: str, *, seed: int = 0, **params: Any) -> SharePlan:
             events.append(Event("assignable", partitions=now) if now else Event("none"))
     else:
         events = [Event("none")] * count
-    shown = {**p, **({"steps": steps} if steps is not None else {})}
     return SharePlan(history, seed, shown, topics, assignable, members, tuple(events))
 
 
@@ -270,22 +220,48 @@ def _problem(
 # -- playing a history -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)
-class ShareStep:
-    """One rebalance of a history: its event, the problem (the assignor's earlier answers fed back), the
-    assignor's answer (``None`` when it threw: ``error`` says what), the optimum and the verdict."""
+class _Group(history_.Group):
+    """A share group between steps: its members in join order (id -> topics) and the topics whose
+    partitions are not all assignable yet (topic -> the assignable ones)."""
 
-    index: int
-    event: Event
-    problem: ShareProblem
-    assignment: ShareAssignment | None
-    optimum: Any  # optimal.share.ShareSolution
-    verdict: Verdict | None
-    wall_time: float
+    def __init__(self, plan_: SharePlan) -> None:
+        self.plan = plan_
+        self.members = dict(plan_.members)
+        self.assignable = {t: tuple(ps) for t, ps in plan_.assignable.items()}
+
+    def apply(self, event: Event) -> None:
+        if event.kind == "leave":
+            self.members.pop(event.member, None)
+        elif event.kind == "join" and event.member is not None:
+            self.members[event.member] = event.topics
+        elif event.kind == "assignable":
+            for t, q in event.partitions:
+                now = set(self.assignable.get(t, ())) | {q}
+                if len(now) == self.plan.topics[t][0]:
+                    self.assignable.pop(t, None)
+                else:
+                    self.assignable[t] = tuple(sorted(now))
+
+    def problem(self, previous: ShareAssignment | None) -> ShareProblem:
+        return _problem(self.plan, self.members, self.assignable, previous)
+
+
+@dataclass(frozen=True, eq=False)
+class ShareStep(history_.Step):
+    """One rebalance of a share group's history (:class:`history.Step`): ``problem`` a :class:`ShareProblem`,
+    ``assignment`` a :class:`ShareAssignment` (``None`` when the assignor threw: ``error`` says what),
+    ``optimum`` an ``optimal.share.ShareSolution``."""
+
     error: str = ""
 
     def row(self) -> dict:
-        """One flat dict (keys as :meth:`ShareHistory.rows` documents)."""
+        """One flat dict: ``step``, ``event``, ``members``, ``partitions`` (assignable, of subscribed
+        topics), ``homogeneous``, ``status`` (``ok`` or ``error``: the assignor threw, ``message``); the
+        verdict's ``valid``, ``violations``, ``verdict``, ``gap_tier``, ``tiers`` (tier -> equal, worse,
+        better, unknown), ``values`` and ``optimal_values``, ``guarantees_broken``; ``uncovered``,
+        ``under_shared``, ``over_shared``, ``load_spread``, ``largest_load`` and the optimum's; moves:
+        ``owned`` (pairs held that may stay), ``kept``/``moved`` and the optimum's, ``moved_optimum_kept``;
+        ``optimum_status``, ``optimum_wall_time_s``, ``wall_time_s``."""
         p = self.problem
         best = self.optimum.measures
         base = {
@@ -333,138 +309,42 @@ class ShareStep:
 
 
 @dataclass(frozen=True, eq=False)
-class ShareHistory:
-    """A history played by one assignor: one :class:`ShareStep` per rebalance (step 0 the starting group)."""
+class ShareHistory(history_.History):
+    """A share group's history played by one assignor (:class:`history.History`): one :class:`ShareStep`
+    per rebalance (step 0 the starting group); an assignor that threw ends it with an error row."""
 
-    plan: SharePlan
-    assignor: str
-    steps: tuple[ShareStep, ...]
+    KIND = SHARE
+    COLUMNS = ("largest/opt", "under/over", "moved/opt")
+    MOVED = (("moved", "pairs"),)
+    ERRORS = True
 
-    @property
-    def name(self) -> str:
-        return self.plan.name
-
-    def rows(self) -> list[dict]:
-        """One dict per step: ``step``, ``event``, ``members``, ``partitions`` (assignable, of subscribed
-        topics), ``homogeneous``, ``status`` (``ok`` or ``error``: the assignor threw, ``message``); the
-        verdict's ``valid``, ``violations``, ``verdict``, ``gap_tier``, ``tiers`` (tier -> equal, worse,
-        better, unknown), ``values`` and ``optimal_values``, ``guarantees_broken``; ``uncovered``,
-        ``under_shared``, ``over_shared``, ``load_spread``, ``largest_load`` and the optimum's; moves:
-        ``owned`` (pairs held that may stay), ``kept``/``moved`` and the optimum's, ``moved_optimum_kept``;
-        ``optimum_status``, ``optimum_wall_time_s``, ``wall_time_s``."""
-        return [s.row() for s in self.steps]
-
-    def totals(self) -> dict:
-        rows = self.rows()
-        churn = [r for r in rows[1:] if r["status"] == "ok"]
-        return {
-            "steps": len(rows),
-            "errors": sum(r["status"] == "error" for r in rows),
-            "valid": sum(bool(r["valid"]) for r in rows),
-            "gaps": sum(r.get("gap_tier") is not None for r in rows),
-            "moved": sum(r["moved"] for r in churn),
-            "optimal_moved": sum(r["optimal_moved"] for r in churn),
-            "steps_moving_what_optimum_kept": sum(bool(r["moved_optimum_kept"]) for r in churn),
-        }
-
-    def to_mapping(self, *, timing: bool = False) -> dict:
-        """JSON: the plan, each step's event, scenario, answer, verdict and row; without ``timing`` the same
-        arguments always give the same document."""
-        steps = []
-        for s in self.steps:
-            row = s.row()
-            if not timing:
-                for key in ("optimum_wall_time_s", "wall_time_s"):
-                    row.pop(key)
-            steps.append(
-                {
-                    "step": s.index,
-                    "event": s.event.to_mapping(),
-                    "scenario": s.problem.to_mapping(),
-                    "assignment": None if s.assignment is None else s.assignment.to_mapping(),
-                    "verdict": None if s.verdict is None else s.verdict.to_mapping(),
-                    "row": row,
-                }
-            )
-        return {
-            "kind": "share-history",
-            "history": self.plan.name,
-            "seed": self.plan.seed,
-            "params": dict(self.plan.params),
-            "assignor": self.assignor,
-            "steps": steps,
-            "totals": self.totals(),
-        }
-
-    def text(self) -> str:
-        """The per-step table (and a totals line)."""
-        header = ("step", "valid", "verdict", "first worse", "largest/opt", "under/over", "moved/opt", "event")
-        out_rows = []
-        for r in self.rows():
-            if r["status"] == "error":
-                out_rows.append((str(r["step"]), "-", "error", "-", "-", "-", "-", r["event"] + ": " + r["message"]))
-                continue
-            out_rows.append(
-                (
-                    str(r["step"]),
-                    "yes" if r["valid"] else "NO",
-                    r["verdict"],
-                    r["gap_tier"] or "-",
-                    f"{r['largest_load']}/{r['optimal_largest_load']}",
-                    f"{r['under_shared']}/{r['over_shared']}",
-                    f"{r['moved']}/{cell(r['optimal_moved'])} of {r['owned']}",
-                    r["event"],
-                )
-            )
-        lines = table(header, out_rows)
-        t = self.totals()
-        lines.append(
-            f"{self.assignor} on {self.plan.name} (seed {self.plan.seed}): {t['valid']}/{t['steps']} steps valid, "
-            f"{t['gaps']} with a gap, {t['errors']} error(s); moved {t['moved']} pairs (optimum {t['optimal_moved']}); "
-            f"{t['steps_moving_what_optimum_kept']} step(s) moved what the optimum kept"
+    def cells(self, r: dict) -> tuple[str, ...]:
+        return (
+            f"{r['largest_load']}/{r['optimal_largest_load']}",
+            f"{r['under_shared']}/{r['over_shared']}",
+            f"{r['moved']}/{cell(r['optimal_moved'])} of {r['owned']}",
         )
-        return lines_text(lines)
+
+
+#: What a share group's history is made of (the one play loop, :class:`history.HistoryKind`).
+HISTORY_KIND = history_.HistoryKind(
+    histories=HISTORIES,
+    defaults=DEFAULTS,
+    at_least={"members": 1, "topics": 1, "partitions": 1},
+    flags=("heterogeneous",),
+    assignors=ASSIGNORS,
+    judge=judge,
+    group=_Group,
+    event=Event,
+    step=ShareStep,
+    history=ShareHistory,
+    stops_on=(AssignorError,),
+)
 
 
 def play(plan_: SharePlan, assignor: str) -> ShareHistory:
     """Play ``plan_`` with ``assignor`` (:data:`ASSIGNORS`, or :data:`OPTIMUM`), each step solved and judged."""
-    assign = None if assignor == OPTIMUM else get_share_assignor(assignor)
-    members = dict(plan_.members)
-    assignable = {t: tuple(ps) for t, ps in plan_.assignable.items()}
-    previous: ShareAssignment | None = None
-    steps: list[ShareStep] = []
-    for index, event in enumerate((Event("start"), *plan_.events)):
-        if event.kind == "leave":
-            members.pop(event.member, None)
-        elif event.kind == "join" and event.member is not None:
-            members[event.member] = event.topics
-        elif event.kind == "assignable":
-            for t, q in event.partitions:
-                now = set(assignable.get(t, ())) | {q}
-                if len(now) == plan_.topics[t][0]:
-                    assignable.pop(t, None)
-                else:
-                    assignable[t] = tuple(sorted(now))
-        problem = _problem(plan_, members, assignable, previous)
-        optimum = solve(problem)
-        started = time.perf_counter()
-        if assign is None:
-            assignment: ShareAssignment | None = optimum.assignment
-            elapsed = optimum.wall_time
-        else:
-            try:
-                assignment = assign(problem)
-            except AssignorError as err:
-                elapsed = time.perf_counter() - started
-                steps.append(
-                    ShareStep(index, event, problem, None, optimum, None, elapsed, f"{type(err).__name__}: {err}")
-                )
-                break  # Kafka's coordinator has no assignment to go on from
-            elapsed = time.perf_counter() - started
-        verdict = judge(problem, assignment, optimum=optimum, assignor=assignor)
-        steps.append(ShareStep(index, event, problem, assignment, optimum, verdict, elapsed))
-        previous = assignment
-    return ShareHistory(plan_, assignor, tuple(steps))
+    return HISTORY_KIND.play(plan_, assignor)
 
 
 def simulate(history: str, assignor: str = "share-simple", *, seed: int = 0, **params: Any) -> ShareHistory:
@@ -475,9 +355,7 @@ def simulate(history: str, assignor: str = "share-simple", *, seed: int = 0, **p
     >>> [r["step"] for r in h.rows()], h.rows()[0]["valid"]
     ([0, 1, 2], True)
     """
-    if assignor != OPTIMUM:
-        get_share_assignor(assignor)
-    return play(plan(history, seed=seed, **params), assignor)
+    return HISTORY_KIND.simulate(plan, history, assignor, seed, params)
 
 
 # -- single rebalances for sweeps ------------------------------------------------------------------------------
@@ -491,12 +369,7 @@ def random_scenario(seed: int, *, previous: bool = False, **params: Any) -> Shar
     is the only one), a new member joined (on the topics of a random member) and, on about half the seeds,
     a partition of each topic was not assignable earlier and is now.
     """
-    if "steps" in params:
-        raise ValueError("steps is a history's parameter, not a single rebalance's")
-    if not isinstance(previous, bool):
-        raise ValueError(f"previous must be true or false, got {previous!r}")
-    p = _params(params)
-    rng = random.Random(f"share|{seed}|{previous}")
+    p, rng = HISTORY_KIND.begin_single(seed, previous, params)
     topics, members = starting_group(rng, p)
     plan_ = SharePlan("single", seed, p, topics, {}, members, ())
     if not previous:

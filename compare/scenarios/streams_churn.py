@@ -67,18 +67,16 @@ step's optimum, the best any assignor could have done over the whole history.
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from assignment_oracle.compare.judge.streams import avoidable_shortfall, judge
-from assignment_oracle.compare.judge.text import cell, table
-from assignment_oracle.compare.judge.verdict import Verdict
-from assignment_oracle.heuristics import streams_sticky
-from assignment_oracle.optimal import solve
+from assignment_oracle.compare.judge.text import cell
+from assignment_oracle.compare.scenarios import history as history_
+from assignment_oracle.compare.scenarios.history import OPTIMUM
 from assignment_oracle.optimal.streams_request import STICKINESS, measure
+from assignment_oracle.problem.kinds import STREAMS
 from assignment_oracle.problem.streams import MemberTasks, StreamsAssignment, StreamsProblem, TaskId
-from assignment_oracle.problem.text import lines_text
 
 __all__ = [
     "HISTORIES",
@@ -100,13 +98,9 @@ __all__ = [
 HISTORIES = ("rolling-restart", "scale-out", "scale-in", "steady")
 
 #: Assignor name -> what answers a :class:`StreamsProblem` (Kafka's port in each iteration order).
-ASSIGNORS: Mapping[str, Callable[[StreamsProblem], StreamsAssignment]] = {
-    "streams-sticky": lambda p: streams_sticky.assign(p, iteration_order="sorted"),
-    "streams-sticky-java": lambda p: streams_sticky.assign(p, iteration_order="java"),
-}
-
-#: The name that plays a history with each step's optimum as the answer (the oracle's own trajectory).
-OPTIMUM = "optimum"
+ASSIGNORS: Mapping[str, Callable[[StreamsProblem], StreamsAssignment]] = history_.in_both_orders(
+    "streams-sticky", "streams"
+)
 
 #: The starting group's parameters when not given (small enough for an exact solve well under a second).
 DEFAULTS: Mapping[str, Any] = {
@@ -122,29 +116,21 @@ _ZONES = 2
 
 def get_streams_assignor(name: str) -> Callable[[StreamsProblem], StreamsAssignment]:
     """The assignor called ``name`` (:data:`ASSIGNORS`); ``ValueError`` naming the known ones otherwise."""
-    try:
-        return ASSIGNORS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown Streams assignor {name!r} (known: {', '.join(ASSIGNORS)})") from None
+    return HISTORY_KIND.assignor(name)
 
 
 # -- the group and its events ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Event:
+class Event(history_.Event):
     """What happens before a step's rebalance: ``kind`` (``start``, ``leave``, ``rejoin``, ``join``,
     ``remove``, ``none``), the process, and the member ids that join (``join``, ``rejoin``)."""
 
-    kind: str
     process: str | None = None
     members: tuple[str, ...] = ()
 
-    def summary(self) -> str:
-        if self.kind == "start":
-            return "starting group"
-        if self.kind == "none":
-            return "nothing changes"
+    def change(self) -> str:
         if self.kind == "leave":
             return f"{self.process} stops (restart): its members leave"
         if self.kind == "rejoin":
@@ -153,23 +139,12 @@ class Event:
             return f"{self.process} joins: {', '.join(self.members)}"
         return f"{self.process} leaves for good"
 
-    def to_mapping(self) -> dict:
-        out: dict = {"kind": self.kind}
-        if self.process is not None:
-            out["process"] = self.process
-        if self.members:
-            out["members"] = list(self.members)
-        return out
-
 
 @dataclass(frozen=True)
-class StreamsPlan:
+class StreamsPlan(history_.Plan):
     """A history before it is played: the topology, the starting members, the events (one per step after
     step 0).  The same name, seed and parameters always give the same plan."""
 
-    name: str
-    seed: int
-    params: Mapping[str, Any]
     subtopologies: Mapping[str, Mapping[str, Any]]  # id -> {"tasks", "stateful"} (the scenario format)
     members: Mapping[str, str]  # starting member id -> process
     events: tuple[Event, ...]
@@ -181,26 +156,6 @@ class StreamsPlan:
     @property
     def tags(self) -> bool:
         return bool(self.params["tags"])
-
-
-def _params(given: Mapping[str, Any]) -> dict:
-    unknown = sorted(set(given) - set(DEFAULTS) - {"steps"})
-    if unknown:
-        raise ValueError(f"unknown parameter {unknown[0]!r} (known: {', '.join([*DEFAULTS, 'steps'])})")
-    params = {**DEFAULTS, **{k: v for k, v in given.items() if v is not None}}
-    for key in ("processes", "members", "subtopologies", "tasks"):
-        value = params[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{key} must be an integer >= 1, got {value!r}")
-    replicas = params["standby_replicas"]
-    if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 0:
-        raise ValueError(f"standby_replicas must be an integer >= 0, got {replicas!r}")
-    if not isinstance(params["tags"], bool):
-        raise ValueError(f"tags must be true or false, got {params['tags']!r}")
-    steps = params.get("steps")
-    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 0):
-        raise ValueError(f"steps must be an integer >= 0, got {steps!r}")
-    return params
 
 
 def _zone(process: str) -> str:
@@ -224,13 +179,9 @@ def plan(history: str, *, seed: int = 0, **params: Any) -> StreamsPlan:
     """The events of ``history`` (:data:`HISTORIES`) from ``seed`` (module docstring); parameters as
     :data:`DEFAULTS`, and ``steps`` (default: every process for ``rolling-restart``, 2 otherwise;
     ``scale-in`` removes at most ``processes - 1``)."""
-    if history not in HISTORIES:
-        raise ValueError(f"unknown Streams history {history!r} (known: {', '.join(HISTORIES)})")
-    p = _params(params)
-    rng = random.Random(f"streams-churn|{history}|{seed}")
+    p, steps, shown, rng = HISTORY_KIND.begin(history, seed, params)
     subtopologies, members = starting_group(rng, p)
     processes = sorted(set(members.values()), key=lambda x: int(x[1:]))
-    steps = p.get("steps")
     events: list[Event] = []
     if history == "rolling-restart":
         order = processes[:]
@@ -251,8 +202,6 @@ def plan(history: str, *, seed: int = 0, **params: Any) -> StreamsPlan:
             events.append(Event("remove", process))
     else:
         events = [Event("none")] * (2 if steps is None else steps)
-    p.pop("steps", None)
-    shown = {**p, **({"steps": steps} if steps is not None else {})}
     return StreamsPlan(history, seed, shown, subtopologies, members, tuple(events))
 
 
@@ -302,18 +251,44 @@ def _problem(
 # -- playing a history -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)
-class StreamsStep:
-    """One rebalance of a history: its event, the problem (the assignor's earlier answers fed back), the
-    assignor's answer, the optimum and the verdict."""
+class _Group(history_.Group):
+    """A Streams group between steps: its members (id -> process) and each process's state on disk."""
 
-    index: int
-    event: Event
-    problem: StreamsProblem
-    assignment: StreamsAssignment
-    optimum: Any  # optimal.streams.StreamsSolution
-    verdict: Verdict
-    wall_time: float
+    def __init__(self, plan_: StreamsPlan) -> None:
+        self.plan = plan_
+        self.members = dict(plan_.members)
+        self.disk: dict[str, dict[TaskId, int]] = {}
+
+    def apply(self, event: Event) -> None:
+        if event.kind in ("leave", "remove"):
+            self.members = {m: p for m, p in self.members.items() if p != event.process}
+            if event.kind == "remove":
+                self.disk.pop(event.process, None)
+        elif event.kind in ("rejoin", "join"):
+            self.members.update(dict.fromkeys(event.members, event.process))
+
+    def problem(self, previous: StreamsAssignment | None) -> StreamsProblem:
+        return _problem(self.plan, self.members, previous, self.disk)
+
+    def answered(self, index: int, problem: StreamsProblem, assignment: StreamsAssignment) -> None:
+        """Every task a member of a process holds is on the process's disk, with this step's offset."""
+        for member_id, given in assignment.members.items():
+            process = self.members.get(member_id)
+            if process is None:
+                continue
+            held = self.disk.setdefault(process, {})
+            for task in given.standby:
+                held[task] = 1000 * (index + 1) - 10
+            for task in given.active:
+                if problem.subtopology.get(task[0]) is not None and problem.subtopology[task[0]].stateful:
+                    held[task] = 1000 * (index + 1)
+
+
+@dataclass(frozen=True, eq=False)
+class StreamsStep(history_.Step):
+    """One rebalance of a Streams group's history (:class:`history.Step`): ``problem`` a
+    :class:`StreamsProblem`, ``assignment`` a :class:`StreamsAssignment`, ``optimum`` an
+    ``optimal.streams.StreamsSolution``."""
 
     def _previous(self) -> tuple[int, int]:
         actives = sum(len([t for t in m.active if self.problem.is_task(t)]) for m in self.problem.members)
@@ -324,7 +299,14 @@ class StreamsStep:
         return actives, standbys
 
     def row(self) -> dict:
-        """One flat dict (keys as :meth:`StreamsHistory.rows` documents)."""
+        """One flat dict: ``step``, ``event``, ``processes``, ``members``, ``tasks``; the verdict's
+        ``valid``, ``violations``, ``avoidable_shortfall``, ``verdict``, ``gap_tier`` (the first worse
+        tier), ``tiers`` (tier -> equal/worse/better/unknown), ``values`` and ``optimal_values`` (tier ->
+        value), ``guarantees_broken``; moves: ``previous_actives``/``previous_standbys`` (fed back to
+        members still in the group), ``actives_kept``/``standbys_kept`` and the optimum's, the same as
+        ``*_moved``, ``copies_on_state`` (copies of stateful tasks on a member with state for them) and the
+        optimum's, ``moved_optimum_kept`` (copies the optimum keeps on their member, the assignor moved);
+        ``optimum_status``, ``optimum_wall_time_s``, ``wall_time_s``."""
         v = self.verdict
         mine = measure(self.problem, self.assignment)
         best = self.optimum.measures
@@ -371,150 +353,43 @@ class StreamsStep:
 
 
 @dataclass(frozen=True, eq=False)
-class StreamsHistory:
-    """A history played by one assignor: one :class:`StreamsStep` per rebalance (step 0 the starting group)."""
+class StreamsHistory(history_.History):
+    """A Streams group's history played by one assignor (:class:`history.History`): one
+    :class:`StreamsStep` per rebalance (step 0 the starting group)."""
 
-    plan: StreamsPlan
-    assignor: str
-    steps: tuple[StreamsStep, ...]
+    KIND = STREAMS
+    COLUMNS = ("actives (max/opt)", "kept act./opt", "kept stb./opt", "moved what opt. kept")
+    MOVED = (("actives_moved", "actives"), ("standbys_moved", "standbys"))
 
-    @property
-    def name(self) -> str:
-        return self.plan.name
-
-    def rows(self) -> list[dict]:
-        """One dict per step: ``step``, ``event``, ``processes``, ``members``, ``tasks``; the verdict's
-        ``valid``, ``violations``, ``avoidable_shortfall``, ``verdict``, ``gap_tier`` (the first worse
-        tier), ``tiers`` (tier -> equal/worse/better/unknown), ``values`` and ``optimal_values`` (tier ->
-        value), ``guarantees_broken``; moves: ``previous_actives``/``previous_standbys`` (fed back to
-        members still in the group), ``actives_kept``/``standbys_kept`` and the optimum's, the same as
-        ``*_moved``, ``copies_on_state`` (copies of stateful tasks on a member with state for them) and the
-        optimum's, ``moved_optimum_kept`` (copies the optimum keeps on their member, the assignor moved);
-        ``optimum_status``, ``optimum_wall_time_s``, ``wall_time_s``."""
-        return [s.row() for s in self.steps]
-
-    def totals(self) -> dict:
-        rows = self.rows()
-        churn = rows[1:]
-        return {
-            "steps": len(rows),
-            "valid": sum(r["valid"] for r in rows),
-            "gaps": sum(r["gap_tier"] is not None for r in rows),
-            "actives_moved": sum(r["actives_moved"] for r in churn),
-            "optimal_actives_moved": sum(r["optimal_actives_moved"] or 0 for r in churn),
-            "standbys_moved": sum(r["standbys_moved"] for r in churn),
-            "optimal_standbys_moved": sum(r["optimal_standbys_moved"] or 0 for r in churn),
-            "steps_moving_what_optimum_kept": sum(bool(r["moved_optimum_kept"]) for r in churn),
-        }
-
-    def to_mapping(self, *, timing: bool = False) -> dict:
-        """JSON: the plan, each step's event, scenario, answer, verdict and row; without ``timing`` the
-        same arguments always give the same document."""
-        steps = []
-        for s in self.steps:
-            row = s.row()
-            if not timing:
-                for key in ("optimum_wall_time_s", "wall_time_s"):
-                    row.pop(key)
-            steps.append(
-                {
-                    "step": s.index,
-                    "event": s.event.to_mapping(),
-                    "scenario": s.problem.to_mapping(),
-                    "assignment": s.assignment.to_mapping(),
-                    "verdict": s.verdict.to_mapping(),
-                    "row": row,
-                }
-            )
-        return {
-            "kind": "streams-history",
-            "history": self.plan.name,
-            "seed": self.plan.seed,
-            "params": dict(self.plan.params),
-            "assignor": self.assignor,
-            "steps": steps,
-            "totals": self.totals(),
-        }
-
-    def text(self) -> str:
-        """The per-step table (and a totals line)."""
-        header = (
-            "step",
-            "valid",
-            "verdict",
-            "first worse",
-            "actives (max/opt)",
-            "kept act./opt",
-            "kept stb./opt",
-            "moved what opt. kept",
-            "event",
+    def cells(self, r: dict) -> tuple[str, ...]:
+        active = r["values"].get("active-balance") or [0]
+        best = r["optimal_values"].get("active-balance") or [0]
+        return (
+            f"{active[0] if active else 0}/{best[0] if best else 0}",
+            f"{r['actives_kept']}/{cell(r['optimal_actives_kept'])} of {r['previous_actives']}",
+            f"{r['standbys_kept']}/{cell(r['optimal_standbys_kept'])} of {r['previous_standbys']}",
+            cell(r["moved_optimum_kept"]),
         )
-        lines_ = []
-        for r in self.rows():
-            active = r["values"].get("active-balance") or [0]
-            best = r["optimal_values"].get("active-balance") or [0]
-            lines_.append(
-                (
-                    str(r["step"]),
-                    "yes" if r["valid"] else "NO",
-                    r["verdict"],
-                    r["gap_tier"] or "-",
-                    f"{active[0] if active else 0}/{best[0] if best else 0}",
-                    f"{r['actives_kept']}/{cell(r['optimal_actives_kept'])} of {r['previous_actives']}",
-                    f"{r['standbys_kept']}/{cell(r['optimal_standbys_kept'])} of {r['previous_standbys']}",
-                    cell(r["moved_optimum_kept"]),
-                    r["event"],
-                )
-            )
-        out = table(header, lines_)
-        t = self.totals()
-        out.append(
-            f"{self.assignor} on {self.plan.name} (seed {self.plan.seed}): {t['valid']}/{t['steps']} steps valid, "
-            f"{t['gaps']} with a gap; moved {t['actives_moved']} actives (optimum {t['optimal_actives_moved']}) and "
-            f"{t['standbys_moved']} standbys (optimum {t['optimal_standbys_moved']}); "
-            f"{t['steps_moving_what_optimum_kept']} step(s) moved what the optimum kept"
-        )
-        return lines_text(out)
+
+
+#: What a Streams group's history is made of (the one play loop, :class:`history.HistoryKind`).
+HISTORY_KIND = history_.HistoryKind(
+    histories=HISTORIES,
+    defaults=DEFAULTS,
+    at_least={"processes": 1, "members": 1, "subtopologies": 1, "tasks": 1, "standby_replicas": 0},
+    flags=("tags",),
+    assignors=ASSIGNORS,
+    judge=judge,
+    group=_Group,
+    event=Event,
+    step=StreamsStep,
+    history=StreamsHistory,
+)
 
 
 def play(plan_: StreamsPlan, assignor: str) -> StreamsHistory:
     """Play ``plan_`` with ``assignor`` (:data:`ASSIGNORS`, or :data:`OPTIMUM`), each step solved and judged."""
-    assign = None if assignor == OPTIMUM else get_streams_assignor(assignor)
-    members = dict(plan_.members)
-    disk: dict[str, dict[TaskId, int]] = {}
-    previous: StreamsAssignment | None = None
-    steps: list[StreamsStep] = []
-    for index, event in enumerate((Event("start"), *plan_.events)):
-        if event.kind in ("leave", "remove"):
-            members = {m: p for m, p in members.items() if p != event.process}
-            if event.kind == "remove":
-                disk.pop(event.process, None)
-        elif event.kind in ("rejoin", "join"):
-            members.update(dict.fromkeys(event.members, event.process))
-        problem = _problem(plan_, members, previous, disk)
-        started = time.perf_counter()
-        if assign is None:
-            optimum = solve(problem)
-            assignment = optimum.assignment
-        else:
-            assignment = assign(problem)
-        elapsed = time.perf_counter() - started
-        if assign is not None:
-            optimum = solve(problem)
-        verdict = judge(problem, assignment, optimum=optimum, assignor=assignor)
-        steps.append(StreamsStep(index, event, problem, assignment, optimum, verdict, elapsed))
-        for member_id, given in assignment.members.items():
-            process = members.get(member_id)
-            if process is None:
-                continue
-            held = disk.setdefault(process, {})
-            for task in given.standby:
-                held[task] = 1000 * (index + 1) - 10
-            for task in given.active:
-                if problem.subtopology.get(task[0]) is not None and problem.subtopology[task[0]].stateful:
-                    held[task] = 1000 * (index + 1)
-        previous = assignment
-    return StreamsHistory(plan_, assignor, tuple(steps))
+    return HISTORY_KIND.play(plan_, assignor)
 
 
 def simulate(history: str, assignor: str = "streams-sticky", *, seed: int = 0, **params: Any) -> StreamsHistory:
@@ -525,9 +400,7 @@ def simulate(history: str, assignor: str = "streams-sticky", *, seed: int = 0, *
     >>> [r["step"] for r in h.rows()], h.rows()[0]["valid"]
     ([0, 1, 2], True)
     """
-    if assignor != OPTIMUM:
-        get_streams_assignor(assignor)
-    return play(plan(history, seed=seed, **params), assignor)
+    return HISTORY_KIND.simulate(plan, history, assignor, seed, params)
 
 
 # -- single rebalances for sweeps ------------------------------------------------------------------------------
@@ -542,12 +415,7 @@ def random_scenario(seed: int, *, previous: bool = False, **params: Any) -> Stre
     process's tasks; then one process (seeded) left for good, unless it is the only one, and a new process
     with 1 to ``members`` members joined.
     """
-    if "steps" in params:
-        raise ValueError("steps is a history's parameter, not a single rebalance's")
-    if not isinstance(previous, bool):
-        raise ValueError(f"previous must be true or false, got {previous!r}")
-    p = _params(params)
-    rng = random.Random(f"streams|{seed}|{previous}")
+    p, rng = HISTORY_KIND.begin_single(seed, previous, params)
     subtopologies, members = starting_group(rng, p)
     disk: dict[str, dict[TaskId, int]] = {}
     earlier = None
