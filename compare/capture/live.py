@@ -398,12 +398,19 @@ def _assignment_table(assignment) -> dict[str, tuple[int, ...]]:
     return {t: tuple(ps) for t, ps in table.items()}
 
 
+def _described(admin, deadline, bootstrap, group, coordinator, request_type):
+    """The group's row of a KIP-848, KIP-1071 or KIP-932 describe (``request_type``, a request of
+    :mod:`compare.capture.messages`), or None when the coordinator answered with an error for it."""
+    request = request_type(group_ids=[group], include_authorized_operations=False)
+    row = _send(admin, deadline, bootstrap, request, coordinator).groups[0]
+    return None if _group_error(bootstrap, group, row) else row
+
+
 def _consumer(admin, deadline, bootstrap, group, coordinator) -> dict | None:
     from assignment_oracle.compare.capture.messages import ConsumerGroupDescribeRequest
 
-    request = ConsumerGroupDescribeRequest(group_ids=[group], include_authorized_operations=False)
-    row = _send(admin, deadline, bootstrap, request, coordinator).groups[0]
-    if _group_error(bootstrap, group, row):
+    row = _described(admin, deadline, bootstrap, group, coordinator, ConsumerGroupDescribeRequest)
+    if row is None:
         return None
     members = tuple(
         ConsumerMember(
@@ -456,9 +463,8 @@ def _offsets(rows) -> dict[str, dict[int, int]]:
 def _streams(admin, deadline, bootstrap, group, coordinator) -> dict | None:
     from assignment_oracle.compare.capture.messages import StreamsGroupDescribeRequest
 
-    request = StreamsGroupDescribeRequest(group_ids=[group], include_authorized_operations=False)
-    row = _send(admin, deadline, bootstrap, request, coordinator).groups[0]
-    if _group_error(bootstrap, group, row):
+    row = _described(admin, deadline, bootstrap, group, coordinator, StreamsGroupDescribeRequest)
+    if row is None:
         return None
     topology = row.topology
     if topology is None or topology.subtopologies is None:
@@ -507,9 +513,8 @@ def _streams(admin, deadline, bootstrap, group, coordinator) -> dict | None:
 def _share(admin, deadline, bootstrap, group, coordinator) -> dict | None:
     from assignment_oracle.compare.capture.messages import ShareGroupDescribeRequest
 
-    request = ShareGroupDescribeRequest(group_ids=[group], include_authorized_operations=False)
-    row = _send(admin, deadline, bootstrap, request, coordinator).groups[0]
-    if _group_error(bootstrap, group, row):
+    row = _described(admin, deadline, bootstrap, group, coordinator, ShareGroupDescribeRequest)
+    if row is None:
         return None
     members = tuple(
         ShareMember(
