@@ -22,8 +22,9 @@ definitions (decreasingly minimal vectors, not the model's sums of squares).
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Iterable, NamedTuple, Sized
 
 import numpy as np
 
@@ -78,16 +79,8 @@ class Enumeration:
 
 def enumerate_assignments(problem: Problem, limit: int = 200_000) -> Enumeration:
     ids = [m.member_id for m in problem.members]
-    partitions = []
-    for topic in problem.topics:
-        eligible = [i for i, m in enumerate(problem.members) if topic.name in m.topics]
-        if eligible:
-            partitions += [((topic.name, p), eligible) for p in range(topic.partitions)]
-    size = 1
-    for _, eligible in partitions:
-        size *= len(eligible)
-    if size > limit:
-        raise ValueError(f"{size} assignments is too many to enumerate")
+    partitions = _partition_choices(problem, limit)
+    size = _enumerable(partitions, limit)
     owners = previous_owners(problem)
     choices = np.array(list(itertools.product(*[e for _, e in partitions])), dtype=np.int64).reshape(
         size, len(partitions)
@@ -152,17 +145,8 @@ def all_assignments(problem: Problem, limit: int = 512):
     from assignment_oracle.problem.model import Assignment
 
     ids = [m.member_id for m in problem.members]
-    partitions = []
-    for topic in problem.topics:
-        eligible = [m.member_id for m in problem.members if topic.name in m.topics]
-        if eligible:
-            partitions += [((topic.name, p), eligible) for p in range(topic.partitions)]
+    partitions = [(tp, [ids[i] for i in eligible]) for tp, eligible in _partition_choices(problem, limit)]
     owners = previous_owners(problem)
-    count = 1
-    for _, eligible in partitions:
-        count *= len(eligible)
-    if count > limit:
-        raise ValueError(f"{count} assignments is too many to enumerate")
     for choice in itertools.product(*[e for _, e in partitions]):
         members: dict[str, dict[str, list[int]]] = {m: {} for m in ids}
         for ((topic, p), _), member in zip(partitions, choice):
@@ -211,11 +195,7 @@ def join_group_optimum(
         if not eligible:
             return None
         choices.append((unit, eligible))
-    size = 1
-    for _, eligible in choices:
-        size *= len(eligible)
-    if size > limit:
-        raise ValueError(f"{size} assignments is too many to enumerate")
+    _enumerable(choices, limit)
     best_key, best_kept = None, -1
     for pick in itertools.product(*[e for _, e in choices]):
         loads = [0] * len(ids)
@@ -233,6 +213,15 @@ def join_group_optimum(
     return (best_loads if best_key is not None else ()), max(best_kept, 0)
 
 
+def _enumerable(choices: Iterable[tuple[object, Sized]], limit: int) -> int:
+    """How many assignments ``choices`` make (each a thing and its ways, the ways multiplied): at most
+    ``limit``, else ``ValueError``."""
+    size = math.prod(len(ways) for _, ways in choices)
+    if size > limit:
+        raise ValueError(f"{size} assignments is too many to enumerate")
+    return size
+
+
 def _partition_choices(problem: Problem, limit: int) -> list[tuple[tuple[str, int], list[int]]]:
     """Each partition of a topic some member subscribes to, with the members (indices) subscribing to it, in
     topic then partition order; ``ValueError`` above ``limit`` assignments."""
@@ -241,11 +230,7 @@ def _partition_choices(problem: Problem, limit: int) -> list[tuple[tuple[str, in
         eligible = [i for i, m in enumerate(problem.members) if topic.name in m.topics]
         if eligible:
             choices.extend(((topic.name, p), eligible) for p in range(topic.partitions))
-    size = 1
-    for _, eligible in choices:
-        size *= len(eligible)
-    if size > limit:
-        raise ValueError(f"{size} assignments is too many to enumerate")
+    _enumerable(choices, limit)
     return choices
 
 
@@ -367,11 +352,7 @@ def request_optimum(problem: Problem, request, limit: int = 200_000) -> list | N
             if not eligible:
                 return None
             units.append(([(t, p) for t in topics], eligible))
-    size = 1
-    for _, eligible in units:
-        size *= len(eligible)
-    if size > limit:
-        raise ValueError(f"{size} assignments is too many to enumerate")
+    _enumerable(units, limit)
     owned = {ids.index(m): 0 for m in owners.values()}
     for member_id in owners.values():
         owned[ids.index(member_id)] += 1
@@ -488,11 +469,7 @@ def streams_optimum(problem: GroupProblem, request=None, limit: int = 20_000) ->
     request = StreamsRequest() if request is None else request
     tiers = request.tiers(problem)
     choices = streams_choices(problem)
-    size = 1
-    for _, ways in choices:
-        size *= len(ways)
-    if size > limit:
-        raise ValueError(f"{size} assignments is too many to enumerate")
+    size = _enumerable(choices, limit)
     if size == 0:
         return None
     ids = problem.member_ids

@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 
 from assignment_oracle.problem.errors import UnsupportedRequest
-from assignment_oracle.problem.share import ShareAssignment, ShareProblem
+from assignment_oracle.problem.share import ShareAssignment, ShareProblem, valid_pairs
 from assignment_oracle.problem.tiers import BALANCE, COVERAGE, SHARE, SHARING, STICKINESS, pick
 
 __all__ = [
@@ -271,8 +271,9 @@ _SCALARS = {
 
 
 def measure(problem: ShareProblem, assignment: ShareAssignment, request: ShareRequest | None = None) -> ShareMeasures:
-    """The tiers' numbers for ``assignment``.  Only valid pairs count (a member of the group, a subscribed
-    topic, an assignable partition, each pair once): validity is :func:`problem.share.violations`' job."""
+    """The tiers' numbers for ``assignment``.  Only valid pairs count (:func:`problem.share.valid_pairs`: a
+    member of the group, a subscribed topic, an assignable partition, each pair once): validity is
+    :func:`problem.share.violations`' job."""
     sharing = "kafka" if request is None else request.sharing
     n = len(problem.members)
     holders = np.zeros(problem.partition_count, dtype=np.int64)
@@ -286,20 +287,11 @@ def measure(problem: ShareProblem, assignment: ShareAssignment, request: ShareRe
     topic_loads = np.zeros(len(topic_slot), dtype=np.int64)
     owned = set(owned_pairs(problem))
     kept = 0
-    for member_id, parts in assignment.members.items():
-        i = problem.member_index.get(member_id)
-        if i is None:
-            continue
-        subscribed = set(problem.members[i].topics)
-        for tp in dict.fromkeys(parts):
-            topic, p = tp
-            if topic not in subscribed or not problem.is_assignable(topic, p):
-                continue
-            j = problem.index_of(topic, p)
-            holders[j] += 1
-            loads[i] += 1
-            topic_loads[topic_slot[(i, topic)]] += 1
-            kept += (i, j) in owned
+    for i, j in valid_pairs(problem, assignment):
+        holders[j] += 1
+        loads[i] += 1
+        topic_loads[topic_slot[(i, problem.partitions[j][0])]] += 1
+        kept += (i, j) in owned
     return ShareMeasures(
         holders=holders,
         targets=sharing_targets(problem, sharing),

@@ -72,6 +72,7 @@ __all__ = [
     "ShareViolation",
     "SHARE_VIOLATION_KINDS",
     "violations",
+    "valid_pairs",
     "holders",
     "loads",
     "uncovered",
@@ -412,8 +413,9 @@ def violations(problem: ShareProblem, assignment: ShareAssignment) -> tuple[Shar
     return tuple(out)
 
 
-def _valid_pairs(problem: ShareProblem, assignment: ShareAssignment) -> Iterable[tuple[int, int]]:
-    """(member index, dense partition index) of every valid holding, each once."""
+def valid_pairs(problem: ShareProblem, assignment: ShareAssignment) -> Iterable[tuple[int, int]]:
+    """(member index, dense partition index) of every valid holding, each once: a member of the group, a topic
+    it subscribes to, an assignable partition (what :func:`violations` does not refuse; the rest left out)."""
     for member_id, parts in assignment.members.items():
         i = problem.member_index.get(member_id)
         if i is None:
@@ -429,7 +431,7 @@ def holders(problem: ShareProblem, assignment: ShareAssignment) -> np.ndarray:
     """Per dense partition (:attr:`ShareProblem.partitions`), how many members of the group validly hold it
     (each member once; invalid holdings are left out)."""
     out = np.zeros(problem.partition_count, dtype=np.int64)
-    for _, j in _valid_pairs(problem, assignment):
+    for _, j in valid_pairs(problem, assignment):
         out[j] += 1
     return out
 
@@ -437,7 +439,7 @@ def holders(problem: ShareProblem, assignment: ShareAssignment) -> np.ndarray:
 def loads(problem: ShareProblem, assignment: ShareAssignment) -> np.ndarray:
     """Per member (the group's order), how many partitions it validly holds (each once)."""
     out = np.zeros(len(problem.members), dtype=np.int64)
-    for i, _ in _valid_pairs(problem, assignment):
+    for i, _ in valid_pairs(problem, assignment):
         out[i] += 1
     return out
 
