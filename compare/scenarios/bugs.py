@@ -70,12 +70,12 @@ from assignment_oracle.optimal.share_request import tier_key as share_tier_key
 from assignment_oracle.optimal.streams_request import StreamsMeasures, measure, tier_key
 from assignment_oracle.problem import share, streams
 from assignment_oracle.problem.errors import AssignorDidNotFinish
-from assignment_oracle.problem.kinds import kind_named, kind_of_scenario
+from assignment_oracle.problem.kinds import GroupProblem, kind_named, kind_of_scenario
 from assignment_oracle.problem.metrics import load_vector, sorted_loads
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import held_partitions, violations
-from assignment_oracle.problem.share import ShareAssignment, ShareProblem
-from assignment_oracle.problem.streams import StreamsAssignment, StreamsProblem, StreamsViolation
+from assignment_oracle.problem.share import ShareAssignment
+from assignment_oracle.problem.streams import StreamsAssignment, StreamsViolation
 
 __all__ = [
     "Bug",
@@ -343,13 +343,10 @@ class Bug:
         """A share group entry: its scenarios say ``"kind": "share"`` (its variants are :class:`ShareVariant`)."""
         return any(s.get("kind") == share.KIND for s in self.scenarios)
 
-    def problems(self) -> tuple[Problem | StreamsProblem | ShareProblem, ...]:
-        build: Callable[..., Problem | StreamsProblem | ShareProblem] = Problem.from_mapping
-        if self.streams:
-            build = StreamsProblem.from_mapping
-        elif self.share:
-            build = ShareProblem.from_mapping
-        return tuple(build(s, source=f"bug {self.name}") for s in self.scenarios)
+    def problems(self) -> tuple[GroupProblem, ...]:
+        """Its scenarios read by its kind of group (problem.kinds)."""
+        kind = kind_named(self.kind)
+        return tuple(kind.read_scenario(s, f"bug {self.name}", None, None) for s in self.scenarios)
 
 
 @dataclass(frozen=True, eq=False)
@@ -498,7 +495,7 @@ class BugReplay:
     or another assignor in its place)."""
 
     bug: Bug
-    problems: tuple[Problem | StreamsProblem | ShareProblem, ...]
+    problems: tuple[GroupProblem, ...]
     rows: tuple[Mapping[str, Evaluation | StreamsRun | ShareRun], ...]
     explanation: Explanation | VerdictExplanation | None
     reproduced: bool
@@ -611,7 +608,7 @@ def replay_entry(bug: Bug, *, time_limit: float | None = TIME_LIMIT) -> BugRepla
     return BugReplay(bug, problems, tuple(rows), explanation, reproduced, fixed, text, recorded)
 
 
-def _fed_back(problem: StreamsProblem, answer: StreamsAssignment) -> StreamsProblem:
+def _fed_back(problem: GroupProblem, answer: StreamsAssignment) -> GroupProblem:
     """``problem`` with each member's previous tasks replaced by ``answer``'s (warm-up tasks and offsets dropped)."""
     data = problem.to_mapping()
     for member_id, member in data["members"].items():
@@ -619,10 +616,10 @@ def _fed_back(problem: StreamsProblem, answer: StreamsAssignment) -> StreamsProb
             member.pop(key, None)
         given = answer.to_mapping()["members"].get(member_id, {})
         member.update({role: tasks for role, tasks in given.items() if tasks})
-    return StreamsProblem.from_mapping(data, source="fed back")
+    return kind_named("streams").read_scenario(data, "fed back", None, None)
 
 
-def _run_streams(variant: StreamsVariant, problem: StreamsProblem, optimum, time_limit: float | None) -> StreamsRun:
+def _run_streams(variant: StreamsVariant, problem: GroupProblem, optimum, time_limit: float | None) -> StreamsRun:
     """``variant`` on ``problem`` and, when valid, on its own answer fed back, judged.  The ports are pure
     Python with bounded loops, so a run is timed, not interrupted: one longer than ``time_limit`` is a
     ``timeout`` row."""
@@ -645,7 +642,7 @@ def _run_streams(variant: StreamsVariant, problem: StreamsProblem, optimum, time
     return StreamsRun(variant.name, status, "", answer, found, tiers, mine, optimum.measures, again, optimum.assignment)
 
 
-def _run_share(variant: ShareVariant, problem: ShareProblem, optimum, time_limit: float | None) -> ShareRun:
+def _run_share(variant: ShareVariant, problem: GroupProblem, optimum, time_limit: float | None) -> ShareRun:
     """``variant`` on ``problem``, judged by the one judge against ``optimum``.  The port is pure Python with
     bounded loops, so a run is timed, not interrupted: one longer than ``time_limit`` is a ``timeout`` row."""
     started = time.perf_counter()
@@ -670,7 +667,7 @@ def _as_recorded(bug: Bug, row: ShareRun) -> bool:
     return row.assignment is not None and row.assignment == ShareAssignment.from_mapping(dict(bug.recorded or {}))
 
 
-def _share_explanation(problem: ShareProblem, row: ShareRun) -> VerdictExplanation | None:
+def _share_explanation(problem: GroupProblem, row: ShareRun) -> VerdictExplanation | None:
     return None if row.verdict is None else VerdictExplanation(problem, row.verdict)
 
 
