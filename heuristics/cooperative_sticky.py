@@ -73,7 +73,7 @@ import numpy as np
 from assignment_oracle.heuristics import sticky, sticky_kafka
 from assignment_oracle.heuristics.java_order import check_iteration_order
 from assignment_oracle.problem.errors import AssignorDidNotFinish
-from assignment_oracle.problem.model import Assignment, Problem
+from assignment_oracle.problem.model import Assignment, Problem, entry_columns
 from assignment_oracle.problem.ownership import held_partitions
 
 __all__ = ["assign", "rebalance", "CooperativeRebalance", "Phase", "MAX_REBALANCES"]
@@ -270,20 +270,8 @@ def held_partitions_rows(problem: Problem):
 
 def _rows(holdings, keys) -> _Holdings:
     """Rows of ``holdings`` (key, pairs) with ``keys`` numbered in order; a pair held twice by one key counts once."""
-    index = {k: i for i, k in enumerate(keys)}
-    numbers: list[int] = []
-    counts: list[int] = []
-    topic: list[str] = []
-    partition: list[int] = []
-    for key, pairs in holdings:
-        distinct = dict.fromkeys(pairs)
-        if distinct:
-            topics, partitions = zip(*distinct)
-            topic.extend(topics)
-            partition.extend(partitions)
-            numbers.append(index[key])
-            counts.append(len(distinct))
-    member = np.repeat(np.asarray(numbers, dtype=np.int64), counts)
+    distinct = ((key, dict.fromkeys(pairs)) for key, pairs in holdings)
+    member, topic, partition = entry_columns(distinct, {k: i for i, k in enumerate(keys)})
     return _Holdings(member, topic, np.asarray(partition, dtype=np.int64))
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "Member",
     "Problem",
     "Assignment",
+    "entry_columns",
 ]
 
 #: The objective's tiers, named once in :data:`problem.tiers.CONSUMER` (their records).  An objective names
@@ -500,28 +501,10 @@ class Assignment:
         not silently fixed); ``member_ids`` adds members that got nothing.
         """
         names = sorted(set(members) | set(member_ids))
-        rank = {n: i for i, n in enumerate(names)}
-        numbers: list[int] = []
-        counts: list[int] = []
-        topic_rows: list[str] = []
-        partition_rows: list[int] = []
-        for member_id, partitions in members.items():
-            rows = tuple(partitions)
-            if rows:
-                topics, numbered = zip(*rows)
-                topic_rows.extend(topics)
-                partition_rows.extend(numbered)
-                numbers.append(rank[member_id])
-                counts.append(len(rows))
+        member_rows, topic_rows, partition_rows = entry_columns(members.items(), {n: i for i, n in enumerate(names)})
         topic_names = sorted(set(topic_rows))
         topic_rank = {t: i for i, t in enumerate(topic_names)}
-        return cls.from_entries(
-            names,
-            topic_names,
-            np.repeat(np.asarray(numbers, dtype=np.int32), counts),
-            [topic_rank[t] for t in topic_rows],
-            partition_rows,
-        )
+        return cls.from_entries(names, topic_names, member_rows, [topic_rank[t] for t in topic_rows], partition_rows)
 
     # -- the entries, read ----------------------------------------------------
 
@@ -602,6 +585,27 @@ class Assignment:
         for k, (m, t) in enumerate(zip(self.member[starts].tolist(), self.topic[starts].tolist())):
             out[names[m]][topics[t]] = container(partitions[bounds[k] : bounds[k + 1]])
         return out
+
+
+def entry_columns(
+    holdings: Iterable[tuple[str, Iterable[tuple[str, int]]]], number: Mapping[str, int]
+) -> tuple[np.ndarray, list[str], list[int]]:
+    """Holdings (member, its topic partitions) as entry columns, in order: the member's ``number`` once per
+    topic partition it holds, and the topic partitions' topics and partition numbers (repeats kept: a caller
+    that counts a pair once passes each member's pairs without them)."""
+    numbers: list[int] = []
+    counts: list[int] = []
+    topic: list[str] = []
+    partition: list[int] = []
+    for key, pairs in holdings:
+        rows = tuple(pairs)
+        if rows:
+            topics, numbered = zip(*rows)
+            topic.extend(topics)
+            partition.extend(numbered)
+            numbers.append(number[key])
+            counts.append(len(rows))
+    return np.repeat(np.asarray(numbers, dtype=np.int64), counts), topic, partition
 
 
 def _store(self: Assignment, member_names, topic_names, member, topic, partition, *, presorted: bool) -> None:

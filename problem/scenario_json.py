@@ -61,6 +61,8 @@ __all__ = [
     "MAX_INPUT_VARIABLE",
     "MAX_MEMBERS",
     "check_members",
+    "expect_subscription",
+    "claim_instance_id",
     "expect_object",
     "reject_unknown_keys",
     "expect_integer",
@@ -440,6 +442,32 @@ def _partition_numbers_ok(lists: list) -> bool:
     return numbers.size == 0 or (int(numbers.min()) >= 0 and int(numbers.max()) <= INT32_MAX)
 
 
+def expect_subscription(obj: dict, source: str, path: str) -> list:
+    """A member's ``topics`` as the JSON array it must be (its entries not checked yet); one line naming
+    ``path`` when the key is missing or is not an array."""
+    if "topics" not in obj:
+        raise InputError(source, path, 'missing key "topics"')
+    raw = obj["topics"]
+    if not isinstance(raw, list):
+        raise InputError(source, f"{path}.topics", f"must be an array of topic names, got {json_kind(raw)}")
+    return raw
+
+
+def claim_instance_id(static: dict[str, str], member_id: str, instance_id: str | None, source: str, path: str) -> None:
+    """Record a static member's ``group.instance.id`` in ``static`` (id -> member); one line naming the
+    member's ``path`` when another member of the group has it already (Kafka fences the second one)."""
+    if instance_id is None:
+        return
+    if instance_id in static:
+        raise InputError(
+            source,
+            f"{path}.instance_id",
+            f"{json.dumps(instance_id)} is already the instance id of member "
+            f"{json.dumps(static[instance_id])} (group.instance.id is unique in a group)",
+        )
+    static[instance_id] = member_id
+
+
 def _member(
     member_id: str, value: Any, source: str, path: str, *, checked: bool = False, subscriptions: dict | None = None
 ) -> Member:
@@ -451,11 +479,7 @@ def _member(
     """
     obj = expect_object(value, source, path)
     reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
-    if "topics" not in obj:
-        raise InputError(source, path, 'missing key "topics"')
-    raw_topics = obj["topics"]
-    if not isinstance(raw_topics, list):
-        raise InputError(source, f"{path}.topics", f"must be an array of topic names, got {json_kind(raw_topics)}")
+    raw_topics = expect_subscription(obj, source, path)
     known = (
         subscriptions.get(tuple(raw_topics))
         if subscriptions is not None and set(map(type, raw_topics)) <= {str}
@@ -607,15 +631,7 @@ def problem_from_mapping(
         members.append(_member(member_id, value, source, path, checked=checked, subscriptions=subscriptions))
     static: dict[str, str] = {}
     for member in members:  # Kafka fences a second member with the same group.instance.id
-        if member.instance_id is not None:
-            if member.instance_id in static:
-                raise InputError(
-                    source,
-                    f"{field_path('members', member.member_id)}.instance_id",
-                    f"{json.dumps(member.instance_id)} is already the instance id of member "
-                    f"{json.dumps(static[member.instance_id])} (group.instance.id is unique in a group)",
-                )
-            static[member.instance_id] = member.member_id
+        claim_instance_id(static, member.member_id, member.instance_id, source, field_path("members", member.member_id))
     objective = BALANCE_FIRST
     if obj.get("objective") is not None:
         objective = parse_objective(obj["objective"], source)

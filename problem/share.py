@@ -56,6 +56,7 @@ from assignment_oracle.problem.scenario_json import (
     expect_integer,
     expect_name,
     expect_object,
+    expect_subscription,
     field_path,
     json_kind,
     kafka_uuid,
@@ -495,11 +496,7 @@ def _topic(name: str, value: Any, source: str, path: str) -> tuple[int, str | No
 def _share_member(member_id: str, value: Any, topics: Mapping[str, int], source: str, path: str) -> ShareMember:
     obj = expect_object(value, source, path)
     reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
-    if "topics" not in obj:
-        raise InputError(source, path, 'missing key "topics"')
-    raw = obj["topics"]
-    if not isinstance(raw, list):
-        raise InputError(source, f"{path}.topics", f"must be an array of topic names, got {json_kind(raw)}")
+    raw = expect_subscription(obj, source, path)
     subscribed: list[str] = []
     for i, t in enumerate(raw):
         where = f"{path}.topics[{i}]"

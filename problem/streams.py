@@ -66,6 +66,7 @@ from assignment_oracle.problem.scenario_json import (
     MAX_MEMBERS,
     Listed,
     check_members,
+    claim_instance_id,
     expect_integer,
     expect_name,
     expect_object,
@@ -621,15 +622,7 @@ def streams_problem_from_mapping(
         path = field_path("members", member_id)
         expect_name(member_id, source, path)
         member = _streams_member(member_id, value, source, path)
-        if member.instance_id is not None:
-            if member.instance_id in static:
-                raise InputError(
-                    source,
-                    f"{path}.instance_id",
-                    f"{json.dumps(member.instance_id)} is already the instance id of member "
-                    f"{json.dumps(static[member.instance_id])} (group.instance.id is unique in a group)",
-                )
-            static[member.instance_id] = member_id
+        claim_instance_id(static, member_id, member.instance_id, source, path)
         members.append(member)
     by_id = tuple(sorted(members, key=lambda m: m.member_id))
     listed = tuple(m.member_id for m in members)
