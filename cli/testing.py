@@ -526,29 +526,23 @@ def _registered(kind: str) -> Callable[[str], Callable]:
     return assign
 
 
+def _playing(name: str, **draws: int) -> Kind:
+    """How :func:`check_assignor` plays a kind of group (problem.kinds): round-1 groups drawn small
+    (``draws``: :func:`json_scenarios`' bounds), the churn between rounds, the kind's own feed-back and registry."""
+    return Kind(
+        name,
+        lambda: json_scenarios(name, **draws),
+        _EVENTS,
+        _next_round(kind_named(name)),
+        _registered(name),
+    )
+
+
 #: The kinds of group, by name.
 KINDS: dict[str, Kind] = {
-    "consumer": Kind(
-        "consumer",
-        lambda: json_scenarios("consumer", max_members=5, max_topics=3, max_partitions=6),
-        _EVENTS,
-        _next_round(kind_named("consumer")),
-        _registered("consumer"),
-    ),
-    "streams": Kind(
-        "streams",
-        lambda: json_scenarios("streams", max_subtopologies=2, max_tasks=4, max_processes=3, max_members_per_process=2),
-        _EVENTS,
-        _next_round(kind_named("streams")),
-        _registered("streams"),
-    ),
-    "share": Kind(
-        "share",
-        lambda: json_scenarios("share", max_topics=2, max_partitions=4, max_members=4),
-        _EVENTS,
-        _next_round(kind_named("share")),
-        _registered("share"),
-    ),
+    "consumer": _playing("consumer", max_members=5, max_topics=3, max_partitions=6),
+    "streams": _playing("streams", max_subtopologies=2, max_tasks=4, max_processes=3, max_members_per_process=2),
+    "share": _playing("share", max_topics=2, max_partitions=4, max_members=4),
 }
 
 

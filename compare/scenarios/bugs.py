@@ -236,16 +236,22 @@ class StreamsVariant(_GroupVariant):
     """A Streams group assignor as a corpus entry runs it: ``assign(problem) -> StreamsAssignment``."""
 
 
-#: Kafka's ``StickyTaskAssignor`` (apache/kafka d79bd502) as Java runs it: its hash maps in Java's order.
-STREAMS_STICKY_JAVA = StreamsVariant(
-    "streams-sticky-java",
-    partial(streams_sticky.assign, iteration_order="java"),
-    "StickyTaskAssignor at apache/kafka d79bd50, members and processes in Java's HashMap order (Kafka's own answer)",
-)
-#: The same port iterating every map in id order (the port's default).
-STREAMS_STICKY = StreamsVariant(
+def _both_orders(variant: type, name: str, assign: Callable, java: str, ids: str) -> tuple[Any, Any]:
+    """A port as a corpus entry runs it in Java's iteration order (``NAME-java``, Kafka's own answer) and in
+    id order (``NAME``, the port's default), described as ``java`` and ``ids``."""
+    return (
+        variant(f"{name}-java", partial(assign, iteration_order="java"), java),
+        variant(name, partial(assign, iteration_order="sorted"), ids),
+    )
+
+
+#: Kafka's ``StickyTaskAssignor`` (apache/kafka d79bd502) as Java runs it (its hash maps in Java's order), and the
+#: same port iterating every map in id order (the port's default).
+STREAMS_STICKY_JAVA, STREAMS_STICKY = _both_orders(
+    StreamsVariant,
     "streams-sticky",
-    partial(streams_sticky.assign, iteration_order="sorted"),
+    streams_sticky.assign,
+    "StickyTaskAssignor at apache/kafka d79bd50, members and processes in Java's HashMap order (Kafka's own answer)",
     "StickyTaskAssignor at apache/kafka d79bd50, members and processes in id order",
 )
 
@@ -263,16 +269,13 @@ class ShareVariant(_GroupVariant):
 
 
 #: Kafka's ``SimpleAssignor`` (apache/kafka d79bd502) as Java runs it: Kafka's own answer (equal to Kafka's Java on
-#: every one of 45,000 random share groups, tools/kafka_differential/share.py).
-SHARE_SIMPLE_JAVA = ShareVariant(
-    "share-simple-java",
-    partial(share_simple.assign, iteration_order="java"),
-    "SimpleAssignor at apache/kafka d79bd50, its hash maps and sets in Java's order (Kafka's own answer)",
-)
-#: The same port iterating members by id and partitions in the scenario's order (the port's default).
-SHARE_SIMPLE = ShareVariant(
+#: every one of 45,000 random share groups, tools/kafka_differential/share.py); and the same port iterating members
+#: by id and partitions in the scenario's order (the port's default).
+SHARE_SIMPLE_JAVA, SHARE_SIMPLE = _both_orders(
+    ShareVariant,
     "share-simple",
-    partial(share_simple.assign, iteration_order="sorted"),
+    share_simple.assign,
+    "SimpleAssignor at apache/kafka d79bd50, its hash maps and sets in Java's order (Kafka's own answer)",
     "SimpleAssignor at apache/kafka d79bd50, members by id, partitions in the scenario's order",
 )
 #: Kafka's code with the change issue 41 suspected was missing: ``assignRemainingPartitions`` records the member it
