@@ -72,10 +72,8 @@ __all__ = [
     "run",
     "StreamsAssignor",
     "STREAMS_ASSIGNORS",
-    "get_streams_assignor",
     "ShareAssignor",
     "SHARE_ASSIGNORS",
-    "get_share_assignor",
     "REGISTRIES",
     "KindRegistry",
     "assignors_of",
@@ -677,13 +675,6 @@ STREAMS_ASSIGNORS: Mapping[str, StreamsAssignor] = MappingProxyType(
 )
 
 
-def get_streams_assignor(name: str) -> StreamsAssignor:
-    """The Streams group assignor called ``name`` (:class:`UnknownAssignor` listing the known ones)."""
-    if name in STREAMS_ASSIGNORS:
-        return STREAMS_ASSIGNORS[name]
-    raise UnknownAssignor(name, list(STREAMS_ASSIGNORS))
-
-
 # -- Share groups (KIP-932) ------------------------------------------------------------------------------------
 # A share group's assignor takes a share group's problem and answers its assignment: a registry of its own, as for
 # Streams groups.
@@ -725,13 +716,6 @@ SHARE_ASSIGNORS: Mapping[str, ShareAssignor] = MappingProxyType(
         ),
     }
 )
-
-
-def get_share_assignor(name: str) -> ShareAssignor:
-    """The share group assignor called ``name`` (:class:`UnknownAssignor` listing the known ones)."""
-    if name in SHARE_ASSIGNORS:
-        return SHARE_ASSIGNORS[name]
-    raise UnknownAssignor(name, list(SHARE_ASSIGNORS))
 
 
 # -- every kind's assignors: the one registry, keyed by kind and name ---------------------------------------------

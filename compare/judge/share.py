@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeAlias
 
 import numpy as np
@@ -509,11 +510,8 @@ class ShareComparison(Comparison):
     rows: tuple[ShareRow, ...]
     solution_mapping = staticmethod(solution_to_mapping)
 
-    def text(self) -> str:
-        """The table ``compare`` prints: the optimum's row, then one row per assignor."""
-        from assignment_oracle.compare.judge.text import table
-
-        header = (
+    def header(self) -> tuple[str, ...]:
+        return (
             "assignor",
             "status",
             "verdict",
@@ -523,46 +521,34 @@ class ShareComparison(Comparison):
             "kept/owned",
             "guarantees broken",
         )
-        rows = []
-        best = self.optimum.measures
-        if best is not None:
-            spread = int(best.loads.max() - best.loads.min()) if best.loads.size else 0
-            rows.append(
-                (
-                    "optimum",
-                    self.optimum.status.lower(),
-                    "-",
-                    str(best.uncovered),
-                    f"{best.under_shared}/{best.over_shared}",
-                    str(spread),
-                    f"{best.kept}/{best.owned}",
-                    "-",
-                )
-            )
-        for row in self.rows:
-            v = row.verdict
-            first = row.cells(len(header))
-            if v is None:
-                rows.append(first)
-                continue
-            m = v.measures
-            rows.append(
-                (
-                    *first,
-                    str(m["uncovered"]),
-                    f"{m['under_shared']}/{m['over_shared']}",
-                    str(m["load_spread"]),
-                    f"{m['kept']}/{m['owned']}",
-                    ", ".join(v.broken) or "none",
-                )
-            )
+
+    def optimum_cells(self, best) -> tuple[str, ...]:
+        spread = int(best.loads.max() - best.loads.min()) if best.loads.size else 0
+        return (
+            str(best.uncovered),
+            f"{best.under_shared}/{best.over_shared}",
+            str(spread),
+            f"{best.kept}/{best.owned}",
+            "-",
+        )
+
+    def verdict_cells(self, v: Verdict) -> tuple[str, ...]:
+        m = v.measures
+        return (
+            str(m["uncovered"]),
+            f"{m['under_shared']}/{m['over_shared']}",
+            str(m["load_spread"]),
+            f"{m['kept']}/{m['owned']}",
+            ", ".join(v.broken) or "none",
+        )
+
+    def title(self) -> str:
         p = self.problem
         targets = int(p.target_mask.sum())
-        title = (
+        return (
             f"share group: {len(p.members)} members, {len(p.topics)} topic(s), {targets} assignable partition(s) "
             f"({'homogeneous' if p.is_homogeneous else 'heterogeneous'}); optimum {self.optimum.status}"
         )
-        return lines_text([title, *table(header, rows)])
 
 
 def compare(
@@ -575,13 +561,13 @@ def compare(
     """Run each ``(name, iteration order)`` of :data:`heuristics.registry.SHARE_ASSIGNORS` on ``problem`` and
     judge it against one optimum (solved if not given).  An assignor that raises is a row with status
     ``error`` and its message (Kafka's ``NoSuchElementException``; Java's order without topic ids)."""
-    from assignment_oracle.heuristics.registry import get_share_assignor
+    from assignment_oracle.heuristics.registry import get_assignor
 
     optimum, rows = judged_rows(
         problem,
         assignors,
         optimum=optimum,
-        entry=get_share_assignor,
+        entry=partial(get_assignor, kind=KIND),
         judge=judge,
         errors=(AssignorError, ValueError),
         progress=progress,

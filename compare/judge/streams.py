@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeAlias
 
 from assignment_oracle.compare.judge.verdict import (
@@ -483,39 +484,26 @@ class StreamsComparison(Comparison):
     rows: tuple[StreamsRow, ...]
     solution_mapping = staticmethod(solution_to_mapping)
 
-    def text(self) -> str:
-        """The table ``compare`` prints: the optimum's row, then one row per assignor."""
-        from assignment_oracle.compare.judge.text import table
+    def header(self) -> tuple[str, ...]:
+        return ("assignor", "status", "verdict", *self.optimum.objective_order, "standbys short", "guarantees broken")
 
-        order = self.optimum.objective_order
-        header = ("assignor", "status", "verdict", *order, "standbys short", "guarantees broken")
-        best = self.optimum.measures
-        rows = []
-        if best is not None:
-            rows.append(("optimum", self.optimum.status.lower(), "-", *(str(best.value(t)) for t in order), "0", "-"))
-        for row in self.rows:
-            v = row.verdict
-            first = row.cells(len(header))
-            if v is None:
-                rows.append(first)
-                continue
-            cells = [
-                str(t.value) + ("" if t.comparison in ("equal", "unknown") else f" ({t.comparison})") for t in v.tiers
-            ]
-            rows.append(
-                (
-                    *first,
-                    *cells,
-                    f"{avoidable_shortfall(v)} (+{unavoidable_shortfall(v)} unavoidable)",
-                    ", ".join(v.broken) or "none",
-                )
-            )
+    def optimum_cells(self, best) -> tuple[str, ...]:
+        return (*(str(best.value(t)) for t in self.optimum.objective_order), "0", "-")
+
+    def verdict_cells(self, v: Verdict) -> tuple[str, ...]:
+        cells = [str(t.value) + ("" if t.comparison in ("equal", "unknown") else f" ({t.comparison})") for t in v.tiers]
+        return (
+            *cells,
+            f"{avoidable_shortfall(v)} (+{unavoidable_shortfall(v)} unavoidable)",
+            ", ".join(v.broken) or "none",
+        )
+
+    def title(self) -> str:
         p = self.problem
-        title = (
+        return (
             f"Streams group: {len(p.members)} members on {len(p.processes)} processes, {len(p.tasks)} tasks "
             f"({len(p.stateful_tasks)} stateful), {p.standby_replicas} standby replica(s); optimum {self.optimum.status}"
         )
-        return lines_text([title, *table(header, rows)])
 
 
 def compare(
@@ -528,9 +516,9 @@ def compare(
     """Run each ``(name, iteration order)`` of :data:`heuristics.registry.STREAMS_ASSIGNORS` on ``problem``
     and judge it against one optimum (solved if not given).  An assignor that raises is a row with status
     ``error`` and its message (Kafka's ``TaskAssignorException`` on a group without members)."""
-    from assignment_oracle.heuristics.registry import get_streams_assignor
+    from assignment_oracle.heuristics.registry import get_assignor
 
     optimum, rows = judged_rows(
-        problem, assignors, optimum=optimum, entry=get_streams_assignor, judge=judge, progress=progress
+        problem, assignors, optimum=optimum, entry=partial(get_assignor, kind=KIND), judge=judge, progress=progress
     )
     return StreamsComparison(problem, optimum, rows)

@@ -484,6 +484,39 @@ class Comparison:
             "rows": [r.to_mapping(timing=timing) for r in self.rows],
         }
 
+    # -- the table compare prints: the skeleton is here, each kind gives its columns (below) ----------------
+
+    def header(self) -> tuple[str, ...]:
+        """The table's columns: ``assignor``, ``status``, ``verdict``, then the kind's own."""
+        raise NotImplementedError
+
+    def optimum_cells(self, measures) -> tuple[str, ...]:
+        """The optimum's row after its name, status and ``-`` for a verdict, from its measures."""
+        raise NotImplementedError
+
+    def verdict_cells(self, verdict: Verdict) -> tuple[str, ...]:
+        """An assignor's cells after its name, status and verdict, from its verdict."""
+        raise NotImplementedError
+
+    def title(self) -> str:
+        """The line above the table: the group, and the optimum's status."""
+        raise NotImplementedError
+
+    def text(self) -> str:
+        """The table ``compare`` prints: the optimum's row (when it has measures), then one row per assignor
+        (an error row's message and dashes, :meth:`AssignorRow.cells`)."""
+        from assignment_oracle.compare.judge.text import table
+
+        header = self.header()
+        rows = []
+        best = self.optimum.measures
+        if best is not None:
+            rows.append(("optimum", self.optimum.status.lower(), "-", *self.optimum_cells(best)))
+        for row in self.rows:
+            first = row.cells(len(header))
+            rows.append(first if row.verdict is None else (*first, *self.verdict_cells(row.verdict)))
+        return lines_text([self.title(), *table(header, rows)])
+
 
 def judged_rows(
     problem,

@@ -20,7 +20,7 @@ from assignment_oracle.compare.judge.streams import avoidable_shortfall, unavoid
 from assignment_oracle.compare.scenarios.families import generate
 from assignment_oracle.compare.scenarios.streams_strategies import streams_problems
 from assignment_oracle.heuristics import ASSIGNORS, get_assignor, run
-from assignment_oracle.heuristics.registry import ITERATION_ORDERS, STREAMS_ASSIGNORS, get_streams_assignor
+from assignment_oracle.heuristics.registry import ITERATION_ORDERS, STREAMS_ASSIGNORS
 from assignment_oracle.optimal import Request, solve
 from assignment_oracle.problem.errors import AssignorError, UnsupportedRequest
 from assignment_oracle.problem.model import Problem
@@ -131,7 +131,7 @@ def _streams_answers(problem, optimum):
     for name in STREAMS_ASSIGNORS:
         for order in ITERATION_ORDERS:
             try:
-                out.append(get_streams_assignor(name).assign(problem, iteration_order=order))
+                out.append(get_assignor(name, kind="streams").assign(problem, iteration_order=order))
             except AssignorError:
                 continue
     return out

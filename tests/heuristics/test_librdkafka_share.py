@@ -17,7 +17,7 @@ pytest.importorskip("confluent_kafka")  # the librdkafka extra; CI installs it w
 from assignment_oracle.compare.judge import kind_of  # noqa: E402
 from assignment_oracle.heuristics import librdkafka_share  # noqa: E402
 from assignment_oracle.heuristics.librdkafka_share import _Seat  # noqa: E402
-from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS, get_share_assignor  # noqa: E402
+from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS, get_assignor  # noqa: E402
 from assignment_oracle.problem.share import ShareProblem  # noqa: E402
 
 PEER = "librdkafka:share-mock"
@@ -40,7 +40,7 @@ SPLIT = {"m0": {"a": [0], "b": [0]}, "m1": {"a": [1]}, "m2": {"a": [2], "b": [1]
 
 
 def test_the_peer_is_registered_as_a_live_share_assignor_left_out_of_all():
-    entry = get_share_assignor(PEER)
+    entry = get_assignor(PEER, kind="share")
     assert entry.live and entry.extra == "librdkafka" and not SHARE_ASSIGNORS["share-simple"].live
     problem = ShareProblem.from_mapping({"kind": "share", "topics": {"t": 1}, "members": {}})
     runs = kind_of(problem).compare(problem, ["all"]).rows

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from assignment_oracle.heuristics import share_simple
 from assignment_oracle.heuristics.java_order import JavaHashMap, string_hash
-from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS, get_share_assignor
+from assignment_oracle.heuristics.registry import SHARE_ASSIGNORS, get_assignor
 from assignment_oracle.heuristics.share_simple import SimpleAssignorException, assign
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.share import ShareAssignment, ShareProblem, holders, violations
@@ -100,7 +100,7 @@ def as_assigned(computed: ShareAssignment, m: str) -> dict:
 
 def test_name():
     assert share_simple.KAFKA_NAME == "simple"
-    assert get_share_assignor("share-simple").assign is assign
+    assert get_assignor("share-simple", kind="share").assign is assign
     assert [n for n, a in SHARE_ASSIGNORS.items() if not a.live] == ["share-simple"]  # the one port (and a live peer)
 
 

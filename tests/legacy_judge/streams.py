@@ -683,7 +683,7 @@ def compare(
     ``error`` and its message (Kafka's ``TaskAssignorException`` on a group without members)."""
     import time
 
-    from assignment_oracle.heuristics.registry import get_streams_assignor
+    from assignment_oracle.heuristics.registry import get_assignor
     from assignment_oracle.problem.errors import AssignorError
 
     if progress is not None:
@@ -694,7 +694,7 @@ def compare(
         optimum = solve(problem)
     rows = []
     for name, order in assignors:
-        entry = get_streams_assignor(name)
+        entry = get_assignor(name, kind="streams")
         if progress is not None:
             progress(name if order == "sorted" else f"{name} ({order} order)")
         started = time.perf_counter()
