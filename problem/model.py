@@ -2,8 +2,10 @@
 
 Everything in this project (the exact models, the heuristic assignors, the
 judges) reads these types and nothing else.  They are built once, at the edge,
-by :mod:`problem.scenario_json` (or :meth:`Problem.from_mapping`), which
-validates the input; code inside trusts them.
+by :func:`problem_from_mapping` (:meth:`Problem.from_mapping`; :mod:`problem.scenario_json` reads files and
+standard input into it), which validates the input; code inside trusts them.  As each kind of group's model
+holds its own JSON (:mod:`problem.streams`, :mod:`problem.share`), the consumer group's scenario format is read
+and written here (the section at the end), with the field readers of :mod:`problem.json_fields`.
 
 Vocabulary follows Kafka's:
 
@@ -22,14 +24,27 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import itertools
+import json
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 import numpy as np
 
+from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.json_fields import (
+    INT32_MAX,
+    Listed,
+    expect_integer,
+    expect_name,
+    expect_object,
+    field_path,
+    json_kind,
+    reject_unknown_keys,
+)
 from assignment_oracle.problem.tiers import BALANCE, CONSUMER, RACK, SPREAD, STICKINESS
 
 __all__ = [
@@ -47,6 +62,19 @@ __all__ = [
     "Problem",
     "Assignment",
     "entry_columns",
+    "problem_from_mapping",
+    "problem_to_mapping",
+    "parse_objective",
+    "listed_first",
+    "topic_from_value",
+    "kafka_uuid",
+    "uuid_bits",
+    "check_members",
+    "expect_subscription",
+    "claim_instance_id",
+    "MAX_PARTITIONS",
+    "MAX_MEMBERS",
+    "MAX_WEIGHT",
 ]
 
 #: The objective's tiers, named once in :data:`problem.tiers.CONSUMER` (their records).  An objective names
@@ -163,14 +191,10 @@ class Problem:
     @classmethod
     def from_mapping(cls, data: Mapping, *, source: str = "scenario") -> Problem:
         """Build a validated problem from the scenario format (see README)."""
-        from assignment_oracle.problem.scenario_json import problem_from_mapping
-
         return problem_from_mapping(data, source=source)
 
     def to_mapping(self) -> dict:
         """The scenario format of this problem (round-trips :meth:`from_mapping`)."""
-        from assignment_oracle.problem.scenario_json import problem_to_mapping
-
         return problem_to_mapping(self)
 
     # -- lookups, computed once --------------------------------------------
@@ -184,8 +208,6 @@ class Problem:
         """The member ids in the order the group presents them: as the scenario listed them
         (:attr:`member_order`), members it did not list (a problem derived from it) after them in id
         order; id order when the scenario listed them so."""
-        from assignment_oracle.problem.scenario_json import listed_first
-
         return listed_first(self.member_order, self.member_ids)
 
     @cached_property
@@ -618,3 +640,439 @@ def _store(self: Assignment, member_names, topic_names, member, topic, partition
     self.member, self.topic, self.partition = member, topic, partition
     self.listed_empty = ()
     self._located = {}  # what problem.ownership computed for the last problem (see ownership.place)
+
+
+# -- the scenario format (docs/formats.md): read once at the edge, written back ------------------------------
+
+
+_SCENARIO_KEYS = {"topics", "members", "objective", "join_groups", "weights"}
+
+
+_TOPIC_KEYS = {"partitions", "racks", "id"}
+
+
+_MEMBER_KEYS = {"topics", "owned", "generation", "rack", "instance_id"}
+
+
+def listed_first(order: tuple[str, ...], ids: tuple[str, ...]) -> tuple[str, ...]:
+    """``ids`` in the order the scenario listed them (``order``), those it did not list after them in
+    their own order; ``ids`` as they are when the scenario listed none (a group's join order)."""
+    if not order:
+        return ids
+    present = set(ids)
+    listed = [m for m in order if m in present]
+    seen = set(listed)
+    return tuple(listed + [m for m in ids if m not in seen])
+
+
+def _partition_list(value: Any, source: str, path: str | Callable[[], str]) -> tuple[int, ...]:
+    """A list of partition numbers; ``path`` may be a function, called only to name an error."""
+    if _partition_numbers_ok([value]):  # the common case at C speed; below only to name the first bad element
+        return tuple(value)
+    path = path() if callable(path) else path
+    if not isinstance(value, list):
+        raise InputError(source, path, f"must be an array of partition numbers, got {json_kind(value)}")
+    parts = tuple(expect_integer(p, source, f"{path}[{i}]", minimum=0) for i, p in enumerate(value))
+    for i, p in enumerate(parts):
+        if p > INT32_MAX:
+            raise InputError(source, f"{path}[{i}]", f"must fit Kafka's int32, got {p}")
+    return parts
+
+
+def topic_from_value(name: str, value: Any, source: str, path: str) -> Topic:
+    if isinstance(value, dict):
+        reject_unknown_keys(value, _TOPIC_KEYS, source, path)
+        if "partitions" not in value:
+            raise InputError(source, path, 'missing key "partitions"')
+        count = expect_integer(value["partitions"], source, f"{path}.partitions", minimum=1)
+    else:
+        count = expect_integer(value, source, path, minimum=1)
+    if count > INT32_MAX:
+        raise InputError(source, path, f"must fit Kafka's int32 partition count, got {count}")
+    racks = None
+    if isinstance(value, dict) and value.get("racks") is not None:
+        racks = _replica_racks(value["racks"], count, source, f"{path}.racks")
+    topic_id = None
+    if isinstance(value, dict) and value.get("id") is not None:
+        topic_id = kafka_uuid(value["id"], source, f"{path}.id")
+    return Topic(name, count, racks, topic_id)
+
+
+def kafka_uuid(value: Any, source: str, path: str) -> str:
+    """A Kafka ``Uuid`` as ``Uuid.fromString`` reads one: 22 characters of URL-safe base64 (no padding) for
+    16 bytes, not the all-zero id Kafka reserves for "no id".  As in Java's decoder, the last character's
+    4 bits past the 16th byte are not checked (Kafka's own tests write ids such as
+    ``T2-B4s3VTwiI5YHbPp6YUe``, which ``Uuid.toString()`` prints back as ``T2-B4s3VTwiI5YHbPp6YUQ``);
+    the text is kept as given."""
+    import base64
+    import re
+
+    if not isinstance(value, str):
+        raise InputError(
+            source, path, f"must be a Kafka topic id (22 characters of URL-safe base64), got {json_kind(value)}"
+        )
+    if not re.fullmatch(r"[A-Za-z0-9_-]{22}", value):
+        shown = value if len(value) <= 40 else value[:40] + "..."
+        raise InputError(source, path, f"must be a Kafka topic id (22 characters of URL-safe base64), got {shown!r}")
+    if base64.urlsafe_b64decode(value + "==") == bytes(16):
+        raise InputError(source, path, "is Kafka's all-zero Uuid, reserved for no topic id")
+    return value
+
+
+def uuid_bits(topic_id: str) -> tuple[int, int]:
+    """The two signed 64-bit halves of a Kafka ``Uuid`` (``getMostSignificantBits``, ``getLeastSignificantBits``)."""
+    import base64
+
+    raw = base64.urlsafe_b64decode(topic_id + "==")
+    most, least = int.from_bytes(raw[:8], "big", signed=True), int.from_bytes(raw[8:], "big", signed=True)
+    return most, least
+
+
+def _replica_racks(value: Any, count: int, source: str, path: str) -> tuple[tuple[str, ...], ...]:
+    """Per partition, the racks of its replicas: exactly ``count`` arrays of rack names."""
+    if not isinstance(value, list):
+        raise InputError(
+            source, path, f"must be an array with the replicas' racks of each partition, got {json_kind(value)}"
+        )
+    if len(value) != count:
+        raise InputError(
+            source, path, f"must list the replicas' racks of each of the {count} partitions, got {len(value)}"
+        )
+    racks = []
+    for p, replicas in enumerate(value):
+        if not isinstance(replicas, list):
+            raise InputError(source, f"{path}[{p}]", f"must be an array of rack names, got {json_kind(replicas)}")
+        racks.append(tuple(expect_name(r, source, f"{path}[{p}][{i}]") for i, r in enumerate(replicas)))
+    return tuple(racks)
+
+
+def _partition_numbers_ok(lists: list) -> bool:
+    """Every element of every list is a partition number (an int in ``0 .. INT32_MAX``).
+
+    One pass at C speed over all the lists of a document together; when it
+    says no, the per-list checks run to name the first bad element.
+    """
+    if not set(map(type, lists)) <= {list}:
+        return False
+    if not set(map(type, itertools.chain.from_iterable(lists))) <= {int}:
+        return False
+    try:
+        numbers = np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64)
+    except OverflowError:  # beyond 64 bits: certainly not a partition number
+        return False
+    return numbers.size == 0 or (int(numbers.min()) >= 0 and int(numbers.max()) <= INT32_MAX)
+
+
+def expect_subscription(obj: dict, source: str, path: str) -> list:
+    """A member's ``topics`` as the JSON array it must be (its entries not checked yet); one line naming
+    ``path`` when the key is missing or is not an array."""
+    if "topics" not in obj:
+        raise InputError(source, path, 'missing key "topics"')
+    raw = obj["topics"]
+    if not isinstance(raw, list):
+        raise InputError(source, f"{path}.topics", f"must be an array of topic names, got {json_kind(raw)}")
+    return raw
+
+
+def claim_instance_id(static: dict[str, str], member_id: str, instance_id: str | None, source: str, path: str) -> None:
+    """Record a static member's ``group.instance.id`` in ``static`` (id -> member); one line naming the
+    member's ``path`` when another member of the group has it already (Kafka fences the second one)."""
+    if instance_id is None:
+        return
+    if instance_id in static:
+        raise InputError(
+            source,
+            f"{path}.instance_id",
+            f"{json.dumps(instance_id)} is already the instance id of member "
+            f"{json.dumps(static[instance_id])} (group.instance.id is unique in a group)",
+        )
+    static[instance_id] = member_id
+
+
+def _member(
+    member_id: str, value: Any, source: str, path: str, *, checked: bool = False, subscriptions: dict | None = None
+) -> Member:
+    """One member; ``checked``: its claimed lists already passed :func:`_partition_numbers_ok`.
+
+    ``subscriptions`` remembers the subscriptions already validated (as
+    tuples of names): members usually share a few, and one frozenset each
+    then serves them all.
+    """
+    obj = expect_object(value, source, path)
+    reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
+    raw_topics = expect_subscription(obj, source, path)
+    known = (
+        subscriptions.get(tuple(raw_topics))
+        if subscriptions is not None and set(map(type, raw_topics)) <= {str}
+        else None
+    )
+    if known is not None:
+        topics = known
+    elif set(map(type, raw_topics)) <= {str} and "" not in raw_topics and len(set(raw_topics)) == len(raw_topics):
+        topics = frozenset(raw_topics)
+        if subscriptions is not None:
+            subscriptions[tuple(raw_topics)] = topics
+    else:  # name the first bad or repeated entry
+        topics = []
+        for i, t in enumerate(raw_topics):
+            name = expect_name(t, source, f"{path}.topics[{i}]")
+            if name in topics:
+                raise InputError(source, f"{path}.topics[{i}]", f"topic {json.dumps(name)} is listed twice")
+            topics.append(name)
+
+    owned: list[tuple[str, tuple[int, ...]]] = []
+    if "owned" in obj:
+        owned_obj = expect_object(obj["owned"], source, f"{path}.owned")
+        if checked and "" not in owned_obj and set(map(type, owned_obj)) <= {str}:  # its lists passed already
+            owned = list(zip(owned_obj.keys(), map(tuple, owned_obj.values())))
+            owned_obj = {}
+        for topic, parts in owned_obj.items():
+            if not topic:
+                expect_name(topic, source, field_path(f"{path}.owned", topic))
+            owned.append(
+                (
+                    topic,
+                    tuple(parts)
+                    if checked
+                    else _partition_list(parts, source, functools.partial(field_path, f"{path}.owned", topic)),
+                )
+            )
+    generation = None
+    if obj.get("generation") is not None:
+        generation = expect_integer(obj["generation"], source, f"{path}.generation", minimum=-1)
+        if generation > INT32_MAX:
+            raise InputError(source, f"{path}.generation", f"must fit Kafka's int32, got {generation}")
+    rack = None
+    if obj.get("rack") is not None:
+        rack = expect_name(obj["rack"], source, f"{path}.rack")
+    instance_id = None
+    if obj.get("instance_id") is not None:
+        instance_id = expect_name(obj["instance_id"], source, f"{path}.instance_id")
+    return Member(
+        member_id=member_id,
+        topics=frozenset(topics),
+        owned=tuple(sorted(owned)),
+        generation=generation,
+        rack=rack,
+        instance_id=instance_id,
+    )
+
+
+def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[str, ...]:
+    """Tiers in priority order: ``["balance", "rack", "stickiness"]`` or ``"balance,rack,stickiness"``.
+
+    The consumer tier table's rule (:data:`problem.tiers.CONSUMER`): ``balance`` and ``stickiness`` once
+    each, ``rack`` and ``spread`` at most once each (left out: they play no part), in any order.
+    """
+    if isinstance(value, str):
+        parts = [p.strip() for p in value.split(",")]
+    elif isinstance(value, list) and all(isinstance(p, str) for p in value):
+        parts = list(value)
+    else:
+        raise InputError(source, path, f"must be a list of objective names, got {json_kind(value)}")
+    if not CONSUMER.accepts(parts):
+        raise InputError(source, path, f"{CONSUMER.rule}, in priority order; got {json.dumps(parts)}")
+    return tuple(parts)
+
+
+#: The most partitions a scenario may have by default: an answer this size
+#: (owner arrays, rows, the JSON) fits this project's 24 GiB machines.
+MAX_PARTITIONS = 100_000_000
+
+
+#: The most members a group may have by default (``--max-members``): 2,000,000 members took 2 GB and
+#: 39 s to solve on one partition, and 8,000,000 ended in a crash; a million is a thousand times
+#: the coordinator benchmark's group (benchmarks/bench_coordinator.py).
+MAX_MEMBERS = 1_000_000
+
+
+def check_members(count: int, max_members: int | None, source: str, field: str = "members") -> None:
+    """Refuse (one line naming ``field``) a group with more than ``max_members`` members (``None``: no limit),
+    before anything per member is built."""
+    if max_members is not None and count > max_members:
+        raise InputError(
+            source,
+            field,
+            f"{count:,} members, more than the limit of {max_members:,} "
+            "(raise it with --max-members if this machine has the memory)",
+        )
+
+
+def problem_from_mapping(
+    data: Any,
+    *,
+    source: str = "scenario",
+    max_partitions: int | None = MAX_PARTITIONS,
+    max_members: int | None = MAX_MEMBERS,
+) -> Problem:
+    """Validate a decoded scenario and build the :class:`Problem`.
+
+    A scenario with more than ``max_partitions`` partitions in all, or more
+    than ``max_members`` members (``None``: no limit), is refused before
+    anything per partition or per member is allocated.
+    """
+    obj = expect_object(data, source, "")
+    reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
+    for required in ("topics", "members"):
+        if required not in obj:
+            raise InputError(source, required, "missing (required)")
+    topics_obj = expect_object(obj["topics"], source, "topics")
+    topics = []
+    for name, value in topics_obj.items():
+        path = field_path("topics", name)
+        expect_name(name, source, path)
+        topics.append(topic_from_value(name, value, source, path))
+    ids: dict[tuple[int, int], str] = {}
+    for t in topics:
+        if t.topic_id is not None:
+            bits = uuid_bits(t.topic_id)  # the Uuid: two spellings may decode to one
+            if bits in ids:
+                raise InputError(source, field_path("topics", t.name) + ".id", f"is also the id of topic {ids[bits]!r}")
+            ids[bits] = t.name
+    total = sum(t.partitions for t in topics)
+    if max_partitions is not None and total > max_partitions:
+        raise InputError(
+            source,
+            "topics",
+            f"{total:,} partitions in all, more than the limit of {max_partitions:,} "
+            "(raise it with --max-partitions if this machine has the memory)",
+        )
+    members_obj = expect_object(obj["members"], source, "members")
+    check_members(len(members_obj), max_members, source)
+    claimed = [
+        parts
+        for value in members_obj.values()
+        if type(value) is dict and type(value.get("owned")) is dict
+        for parts in value["owned"].values()
+    ]
+    checked = _partition_numbers_ok(claimed)  # else each list is checked, to name the first bad one
+    subscriptions: dict[tuple[str, ...], frozenset[str]] = {}
+    members = []
+    for member_id, value in members_obj.items():
+        path = field_path("members", member_id)
+        expect_name(member_id, source, path)
+        members.append(_member(member_id, value, source, path, checked=checked, subscriptions=subscriptions))
+    static: dict[str, str] = {}
+    for member in members:  # Kafka fences a second member with the same group.instance.id
+        claim_instance_id(static, member.member_id, member.instance_id, source, field_path("members", member.member_id))
+    objective = BALANCE_FIRST
+    if obj.get("objective") is not None:
+        objective = parse_objective(obj["objective"], source)
+    join_groups = _join_groups(obj.get("join_groups"), {t.name for t in topics}, source)
+    weights = _weights(obj.get("weights"), {t.name: t.partitions for t in topics}, source)
+    listed_members = tuple(m.member_id for m in members)
+    listed_topics = tuple(t.name for t in topics)
+    by_id = tuple(sorted(members, key=lambda m: m.member_id))
+    by_name = tuple(sorted(topics, key=lambda t: t.name))
+    return Problem(
+        topics=by_name,
+        members=by_id,
+        objective=objective,
+        join_groups=join_groups,
+        weights=weights,
+        # The scenario's own order (the group's join order, the metadata's topic order) when it is not the
+        # sorted one: some assignors' answers depend on it (Problem.join_order).
+        member_order=listed_members if listed_members != tuple(m.member_id for m in by_id) else (),
+        topic_order=listed_topics if listed_topics != tuple(t.name for t in by_name) else (),
+    )
+
+
+#: The largest partition weight: weighted loads of a million partitions stay exact in 64-bit integers.
+MAX_WEIGHT = 10**9
+
+
+def _weights(value: Any, counts: dict[str, int], source: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """``{"clicks": [w0, w1, ...]}``: one whole number ``0 .. MAX_WEIGHT`` per partition of an existing topic."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise InputError(source, "weights", f"must be an object of topic -> list of weights, got {json_kind(value)}")
+    out = []
+    for topic, weights in value.items():
+        where = field_path("weights", topic)
+        if topic not in counts:
+            raise InputError(source, where, f"{json.dumps(topic)} is not a topic of the scenario")
+        if not isinstance(weights, list):
+            raise InputError(source, where, f"must be a list of weights, one per partition, got {json_kind(weights)}")
+        if len(weights) != counts[topic]:
+            raise InputError(source, where, f"has {len(weights)} weight(s) for {counts[topic]} partition(s)")
+        for i, w in enumerate(weights):
+            if type(w) is not int or not 0 <= w <= MAX_WEIGHT:
+                raise InputError(
+                    source,
+                    f"{where}[{i}]",
+                    f"must be a whole number from 0 to {MAX_WEIGHT:,}, got "
+                    f"{json.dumps(w) if type(w) in (int, float) else json_kind(w)}",
+                )
+        out.append((topic, tuple(weights)))
+    return tuple(sorted(out))
+
+
+def _join_groups(value: Any, topics: set[str], source: str) -> tuple[tuple[str, ...], ...]:
+    """``[["impressions", "clicks"], ...]``: groups of two or more existing topics, each topic in one group."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise InputError(source, "join_groups", f"must be a list of topic lists, got {json_kind(value)}")
+    seen: dict[str, int] = {}
+    groups = []
+    for i, group in enumerate(value):
+        where = f"join_groups[{i}]"
+        if not isinstance(group, list) or len(group) < 2:
+            raise InputError(source, where, "must be a list of at least two topic names")
+        for j, topic in enumerate(group):
+            if not isinstance(topic, str):
+                raise InputError(source, f"{where}[{j}]", f"must be a topic name, got {json_kind(topic)}")
+            if topic not in topics:
+                raise InputError(source, f"{where}[{j}]", f"{json.dumps(topic)} is not a topic of the scenario")
+            if topic in seen:
+                raise InputError(
+                    source,
+                    f"{where}[{j}]",
+                    f"{json.dumps(topic)} is already in join_groups[{seen[topic]}]"
+                    if seen[topic] != i
+                    else f"{json.dumps(topic)} is named twice",
+                )
+            seen[topic] = i
+        groups.append(tuple(sorted(group)))
+    return tuple(sorted(groups))
+
+
+def problem_to_mapping(problem: Problem) -> dict:
+    """The scenario document of ``problem``: members and topics in the scenario's own order (its join order
+    and topic order), which :func:`dumps` keeps (:class:`Listed`): a scenario the tool writes (``generate``,
+    ``capture``, ``bugs --scenario``, a sweep's counterexamples) reads back in the same group order, on
+    which Java's iteration order depends."""
+    members = Listed()
+    by_id = {m.member_id: m for m in problem.members}
+    for m in (by_id[i] for i in problem.join_order):
+        entry: dict[str, Any] = {"topics": sorted(m.topics)}
+        if m.owned:
+            entry["owned"] = {t: list(ps) for t, ps in m.owned}
+        if m.generation is not None:
+            entry["generation"] = m.generation
+        if m.rack is not None:
+            entry["rack"] = m.rack
+        if m.instance_id is not None:
+            entry["instance_id"] = m.instance_id
+        members[m.member_id] = entry
+    topics = {t.name: t for t in problem.topics}
+    return {
+        "topics": Listed(
+            (
+                t.name,
+                t.partitions
+                if t.racks is None and t.topic_id is None
+                else {
+                    "partitions": t.partitions,
+                    **({"racks": [list(r) for r in t.racks]} if t.racks is not None else {}),
+                    **({"id": t.topic_id} if t.topic_id is not None else {}),
+                },
+            )
+            for t in (topics[name] for name in problem.topic_listing)
+        ),
+        "members": members,
+        "objective": list(problem.objective),
+        **({"join_groups": [list(g) for g in problem.join_groups]} if problem.join_groups else {}),
+        **({"weights": {t: list(ws) for t, ws in problem.weights}} if problem.weights else {}),
+    }
