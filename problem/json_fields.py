@@ -22,6 +22,7 @@ __all__ = [
     "field_path",
     "expect_object",
     "reject_unknown_keys",
+    "require_keys",
     "expect_integer",
     "expect_name",
     "json_kind",
@@ -90,3 +91,10 @@ class Listed(dict):
     """A mapping whose order is part of the data, which :func:`dumps` writes in that order rather than sorted:
     a share group's members as the group presents them (Kafka's coordinator fills ``memberIds()`` in that
     order, and Java's iteration order over them depends on it) and its topics as the scenario lists them."""
+
+
+def require_keys(obj: dict, required: tuple[str, ...], source: str, path: str = "") -> None:
+    """Every key of ``required`` is in ``obj``; the first missing one is the error (``missing (required)``)."""
+    for key in required:
+        if key not in obj:
+            raise InputError(source, field_path(path, key), "missing (required)")

@@ -44,6 +44,7 @@ from assignment_oracle.problem.json_fields import (
     field_path,
     json_kind,
     reject_unknown_keys,
+    require_keys,
 )
 from assignment_oracle.problem.tiers import BALANCE, CONSUMER, RACK, SPREAD, STICKINESS
 
@@ -913,9 +914,7 @@ def problem_from_mapping(
     """
     obj = expect_object(data, source, "")
     reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
-    for required in ("topics", "members"):
-        if required not in obj:
-            raise InputError(source, required, "missing (required)")
+    require_keys(obj, ("topics", "members"), source)
     topics_obj = expect_object(obj["topics"], source, "topics")
     topics = []
     for name, value in topics_obj.items():

@@ -51,6 +51,7 @@ from assignment_oracle.problem.json_fields import (
     field_path,
     json_kind,
     reject_unknown_keys,
+    require_keys,
 )
 from assignment_oracle.problem.model import (
     MAX_MEMBERS,
@@ -87,6 +88,7 @@ __all__ = [
     "claim_instance_id",
     "expect_object",
     "reject_unknown_keys",
+    "require_keys",
     "expect_integer",
     "expect_name",
     "json_kind",
@@ -331,8 +333,7 @@ def read_problem(
 def assignment_from_mapping(data: Any, *, source: str = "assignment") -> Assignment:
     """Read the ``assignment`` key of a decoded document (other keys are ignored)."""
     obj = expect_object(data, source, "")
-    if "assignment" not in obj:
-        raise InputError(source, "assignment", "missing (required)")
+    require_keys(obj, ("assignment",), source)
     members_obj = expect_object(obj["assignment"], source, "assignment")
     if (
         "" not in members_obj

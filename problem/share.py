@@ -49,6 +49,7 @@ import numpy as np
 
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.invented import invented
+from assignment_oracle.problem.json_fields import require_keys
 from assignment_oracle.problem.scenario_json import (
     INT32_MAX,
     MAX_PARTITIONS,
@@ -535,9 +536,7 @@ def share_problem_from_mapping(
         raise InputError(source, "kind", f'missing (a share group scenario says "kind": "{KIND}")')
     if obj["kind"] != KIND:
         raise InputError(source, "kind", f'must be "{KIND}", got {json_kind(obj["kind"])}')
-    for required in ("topics", "members"):
-        if required not in obj:
-            raise InputError(source, required, "missing (required)")
+    require_keys(obj, ("topics", "members"), source)
     topics: dict[str, int] = {}
     ids: dict[str, str] = {}
     id_owner: dict[tuple[int, int], str] = {}

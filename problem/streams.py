@@ -61,6 +61,7 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.invented import invented
+from assignment_oracle.problem.json_fields import require_keys
 from assignment_oracle.problem.scenario_json import (
     INT32_MAX,
     MAX_MEMBERS,
@@ -573,9 +574,7 @@ def streams_problem_from_mapping(
         raise InputError(source, "kind", f'missing (a Streams group scenario says "kind": "{KIND}")')
     if obj["kind"] != KIND:
         raise InputError(source, "kind", f'must be "{KIND}", got {json_kind(obj["kind"])}')
-    for required in ("subtopologies", "members"):
-        if required not in obj:
-            raise InputError(source, required, "missing (required)")
+    require_keys(obj, ("subtopologies", "members"), source)
     subtopologies = []
     for sub_id, value in expect_object(obj["subtopologies"], source, "subtopologies").items():
         path = field_path("subtopologies", sub_id)
@@ -691,8 +690,7 @@ def streams_assignment_from_mapping(data: Any, *, source: str = "assignment") ->
     left out (none).  Shape only: unknown members and tasks, repeats, are for :func:`violations`."""
     obj = expect_object(data, source, "")
     reject_unknown_keys(obj, _ASSIGNMENT_KEYS, source, "")
-    if "members" not in obj:
-        raise InputError(source, "members", "missing (required)")
+    require_keys(obj, ("members",), source)
     members = {}
     listed: list[tuple[str, str]] = []
     for member_id, value in expect_object(obj["members"], source, "members").items():

@@ -406,6 +406,18 @@ def _described(admin, deadline, bootstrap, group, coordinator, request_type):
     return None if _group_error(bootstrap, group, row) else row
 
 
+def _described_member(m) -> dict[str, Any]:
+    """What every modern describe (KIP-848, KIP-1071, KIP-932) says of a member: its id, client, host, rack (an
+    empty rack is none) and epoch."""
+    return {
+        "member_id": m.member_id,
+        "client_id": m.client_id,
+        "client_host": m.client_host,
+        "rack": m.rack_id or None,
+        "epoch": m.member_epoch,
+    }
+
+
 def _consumer(admin, deadline, bootstrap, group, coordinator) -> dict | None:
     from assignment_oracle.compare.capture.messages import ConsumerGroupDescribeRequest
 
@@ -414,15 +426,11 @@ def _consumer(admin, deadline, bootstrap, group, coordinator) -> dict | None:
         return None
     members = tuple(
         ConsumerMember(
-            member_id=m.member_id,
-            client_id=m.client_id,
-            client_host=m.client_host,
-            instance_id=m.instance_id,
-            rack=m.rack_id or None,
-            epoch=m.member_epoch,
+            **_described_member(m),
             topics=tuple(m.subscribed_topic_names),
-            regex=m.subscribed_topic_regex,
             assignment=_assignment_table(m.assignment),
+            instance_id=m.instance_id,
+            regex=m.subscribed_topic_regex,
             target=_assignment_table(m.target_assignment),
             member_type=m.member_type if m.member_type is not None else -1,
         )
@@ -482,12 +490,8 @@ def _streams(admin, deadline, bootstrap, group, coordinator) -> dict | None:
     )
     members = tuple(
         StreamsMember(
-            member_id=m.member_id,
-            client_id=m.client_id,
-            client_host=m.client_host,
+            **_described_member(m),
             instance_id=m.instance_id,
-            rack=m.rack_id or None,
-            epoch=m.member_epoch,
             process_id=m.process_id,
             client_tags={kv.key: kv.value for kv in m.client_tags},
             task_offsets=_offsets(m.task_offsets),
@@ -518,13 +522,7 @@ def _share(admin, deadline, bootstrap, group, coordinator) -> dict | None:
         return None
     members = tuple(
         ShareMember(
-            member_id=m.member_id,
-            client_id=m.client_id,
-            client_host=m.client_host,
-            rack=m.rack_id or None,
-            epoch=m.member_epoch,
-            topics=tuple(m.subscribed_topic_names),
-            assignment=_assignment_table(m.assignment),
+            **_described_member(m), topics=tuple(m.subscribed_topic_names), assignment=_assignment_table(m.assignment)
         )
         for m in row.members
     )

@@ -118,6 +118,7 @@ from assignment_oracle.compare.judge.text import cell, short_list, table, yes
 from assignment_oracle.heuristics import Assignor, get_assignor
 from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.optimal import Solution, solve, verify
+from assignment_oracle.problem.json_fields import require_keys
 from assignment_oracle.problem.metrics import spread
 from assignment_oracle.problem.model import Assignment, Member, Problem, Topic
 from assignment_oracle.problem.scenario_json import (
@@ -439,9 +440,7 @@ def history_from_mapping(
     """
     obj = expect_object(data, source, "")
     reject_unknown_keys(obj, _HISTORY_KEYS, source, "")
-    for required in ("topics", "members", "rounds"):
-        if required not in obj:
-            raise InputError(source, required, "missing (required)")
+    require_keys(obj, ("topics", "members", "rounds"), source)
     topics = []
     for name, value in expect_object(obj["topics"], source, "topics").items():
         path = field_path("topics", name)
