@@ -398,12 +398,13 @@ def _assignment_table(assignment) -> dict[str, tuple[int, ...]]:
     return {t: tuple(ps) for t, ps in table.items()}
 
 
-def _described(admin, deadline, bootstrap, group, coordinator, request_type):
+def _described(admin, deadline, bootstrap, group, coordinator, request_type, member):
     """The group's row of a KIP-848, KIP-1071 or KIP-932 describe (``request_type``, a request of
-    :mod:`compare.capture.messages`), or None when the coordinator answered with an error for it."""
+    :mod:`compare.capture.messages`) and its members, each decoded by ``member``; None when the coordinator
+    answered with an error for the group."""
     request = request_type(group_ids=[group], include_authorized_operations=False)
     row = _send(admin, deadline, bootstrap, request, coordinator).groups[0]
-    return None if _group_error(bootstrap, group, row) else row
+    return None if _group_error(bootstrap, group, row) else (row, tuple(member(m) for m in row.members))
 
 
 def _described_member(m) -> dict[str, Any]:
@@ -418,24 +419,27 @@ def _described_member(m) -> dict[str, Any]:
     }
 
 
+def _consumer_member(m) -> ConsumerMember:
+    return ConsumerMember(
+        **_described_member(m),
+        topics=tuple(m.subscribed_topic_names),
+        assignment=_assignment_table(m.assignment),
+        instance_id=m.instance_id,
+        regex=m.subscribed_topic_regex,
+        target=_assignment_table(m.target_assignment),
+        member_type=m.member_type if m.member_type is not None else -1,
+    )
+
+
 def _consumer(admin, deadline, bootstrap, group, coordinator) -> dict | None:
     from assignment_oracle.compare.capture.messages import ConsumerGroupDescribeRequest
 
-    row = _described(admin, deadline, bootstrap, group, coordinator, ConsumerGroupDescribeRequest)
-    if row is None:
-        return None
-    members = tuple(
-        ConsumerMember(
-            **_described_member(m),
-            topics=tuple(m.subscribed_topic_names),
-            assignment=_assignment_table(m.assignment),
-            instance_id=m.instance_id,
-            regex=m.subscribed_topic_regex,
-            target=_assignment_table(m.target_assignment),
-            member_type=m.member_type if m.member_type is not None else -1,
-        )
-        for m in row.members
+    described = _described(
+        admin, deadline, bootstrap, group, coordinator, ConsumerGroupDescribeRequest, _consumer_member
     )
+    if described is None:
+        return None
+    row, members = described
     return {
         "group_id": group,
         "kind": "consumer",
@@ -468,12 +472,27 @@ def _offsets(rows) -> dict[str, dict[int, int]]:
     return table
 
 
+def _streams_member(m) -> StreamsMember:
+    return StreamsMember(
+        **_described_member(m),
+        instance_id=m.instance_id,
+        process_id=m.process_id,
+        client_tags={kv.key: kv.value for kv in m.client_tags},
+        task_offsets=_offsets(m.task_offsets),
+        task_end_offsets=_offsets(m.task_end_offsets),
+        current=_tasks(m.assignment),
+        target=_tasks(m.target_assignment),
+        is_classic=bool(m.is_classic),
+    )
+
+
 def _streams(admin, deadline, bootstrap, group, coordinator) -> dict | None:
     from assignment_oracle.compare.capture.messages import StreamsGroupDescribeRequest
 
-    row = _described(admin, deadline, bootstrap, group, coordinator, StreamsGroupDescribeRequest)
-    if row is None:
+    described = _described(admin, deadline, bootstrap, group, coordinator, StreamsGroupDescribeRequest, _streams_member)
+    if described is None:
         return None
+    row, members = described
     topology = row.topology
     if topology is None or topology.subtopologies is None:
         raise InputError(
@@ -488,20 +507,6 @@ def _streams(admin, deadline, bootstrap, group, coordinator) -> dict | None:
         )
         for s in topology.subtopologies
     )
-    members = tuple(
-        StreamsMember(
-            **_described_member(m),
-            instance_id=m.instance_id,
-            process_id=m.process_id,
-            client_tags={kv.key: kv.value for kv in m.client_tags},
-            task_offsets=_offsets(m.task_offsets),
-            task_end_offsets=_offsets(m.task_end_offsets),
-            current=_tasks(m.assignment),
-            target=_tasks(m.target_assignment),
-            is_classic=bool(m.is_classic),
-        )
-        for m in row.members
-    )
     return {
         "group_id": group,
         "kind": "streams",
@@ -514,18 +519,19 @@ def _streams(admin, deadline, bootstrap, group, coordinator) -> dict | None:
     }
 
 
+def _share_member(m) -> ShareMember:
+    return ShareMember(
+        **_described_member(m), topics=tuple(m.subscribed_topic_names), assignment=_assignment_table(m.assignment)
+    )
+
+
 def _share(admin, deadline, bootstrap, group, coordinator) -> dict | None:
     from assignment_oracle.compare.capture.messages import ShareGroupDescribeRequest
 
-    row = _described(admin, deadline, bootstrap, group, coordinator, ShareGroupDescribeRequest)
-    if row is None:
+    described = _described(admin, deadline, bootstrap, group, coordinator, ShareGroupDescribeRequest, _share_member)
+    if described is None:
         return None
-    members = tuple(
-        ShareMember(
-            **_described_member(m), topics=tuple(m.subscribed_topic_names), assignment=_assignment_table(m.assignment)
-        )
-        for m in row.members
-    )
+    row, members = described
     return {
         "group_id": group,
         "kind": "share",
