@@ -73,6 +73,7 @@ from assignment_oracle.problem.errors import (
     WriteFailed,
 )
 from assignment_oracle.problem.extras import require
+from assignment_oracle.problem.json_fields import field_path
 from assignment_oracle.problem.kinds import kind_named
 from assignment_oracle.problem.load import (
     STDIN,
@@ -90,7 +91,6 @@ from assignment_oracle.problem.scenario_json import (
     InputError,
     check_output,
     dumps,
-    field_path,
     parse_objective,
     read_problem,
     write_output,

@@ -43,14 +43,10 @@ import orjson
 
 from assignment_oracle.problem.errors import InputError, WriteFailed
 from assignment_oracle.problem.json_fields import (
-    INT32_MAX,
     Listed,
-    expect_integer,
     expect_name,
     expect_object,
     field_path,
-    json_kind,
-    reject_unknown_keys,
     require_keys,
 )
 from assignment_oracle.problem.model import (
@@ -74,9 +70,6 @@ from assignment_oracle.problem.model import (
 
 __all__ = [
     "listed_first",
-    # Field readers every JSON format here shares (scenarios, assignments, churn
-    # histories), so that their one-line errors read alike.
-    "field_path",
     "read_json_file",
     "read_input",
     "max_input_bytes",
@@ -86,12 +79,6 @@ __all__ = [
     "check_members",
     "expect_subscription",
     "claim_instance_id",
-    "expect_object",
-    "reject_unknown_keys",
-    "require_keys",
-    "expect_integer",
-    "expect_name",
-    "json_kind",
     "topic_from_value",
     "kafka_uuid",
     "uuid_bits",
@@ -103,11 +90,9 @@ __all__ = [
     "assignment_from_mapping",
     "read_assignment",
     "dumps",
-    "Listed",
     "write_output",
     "check_output",
     "MAX_PARTITIONS",
-    "INT32_MAX",
     "parse_objective",
 ]
 

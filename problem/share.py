@@ -49,21 +49,18 @@ import numpy as np
 
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.invented import invented
-from assignment_oracle.problem.json_fields import require_keys
-from assignment_oracle.problem.scenario_json import (
+from assignment_oracle.problem.json_fields import (
     INT32_MAX,
-    MAX_PARTITIONS,
     Listed,
     expect_integer,
     expect_name,
     expect_object,
-    expect_subscription,
     field_path,
     json_kind,
-    kafka_uuid,
     reject_unknown_keys,
-    uuid_bits,
+    require_keys,
 )
+from assignment_oracle.problem.scenario_json import MAX_PARTITIONS, expect_subscription, kafka_uuid, uuid_bits
 
 __all__ = [
     "KIND",

@@ -61,21 +61,18 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.invented import invented
-from assignment_oracle.problem.json_fields import require_keys
-from assignment_oracle.problem.scenario_json import (
+from assignment_oracle.problem.json_fields import (
     INT32_MAX,
-    MAX_MEMBERS,
     Listed,
-    check_members,
-    claim_instance_id,
     expect_integer,
     expect_name,
     expect_object,
     field_path,
     json_kind,
-    listed_first,
     reject_unknown_keys,
+    require_keys,
 )
+from assignment_oracle.problem.scenario_json import MAX_MEMBERS, check_members, claim_instance_id, listed_first
 
 __all__ = [
     "KIND",

@@ -40,8 +40,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.json_fields import Listed
 from assignment_oracle.problem.load import load_scenario
-from assignment_oracle.problem.scenario_json import Listed, dumps, write_output
+from assignment_oracle.problem.scenario_json import dumps, write_output
 
 __all__ = [
     "Capture",

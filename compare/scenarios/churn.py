@@ -118,22 +118,24 @@ from assignment_oracle.compare.judge.text import cell, short_list, table, yes
 from assignment_oracle.heuristics import Assignor, get_assignor
 from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.optimal import Solution, solve, verify
-from assignment_oracle.problem.json_fields import require_keys
-from assignment_oracle.problem.metrics import spread
-from assignment_oracle.problem.model import Assignment, Member, Problem, Topic
-from assignment_oracle.problem.scenario_json import (
+from assignment_oracle.problem.json_fields import (
     INT32_MAX,
-    MAX_MEMBERS,
-    MAX_PARTITIONS,
-    InputError,
-    check_members,
     expect_integer,
     expect_name,
     expect_object,
     field_path,
     json_kind,
-    read_json_file,
     reject_unknown_keys,
+    require_keys,
+)
+from assignment_oracle.problem.metrics import spread
+from assignment_oracle.problem.model import Assignment, Member, Problem, Topic
+from assignment_oracle.problem.scenario_json import (
+    MAX_MEMBERS,
+    MAX_PARTITIONS,
+    InputError,
+    check_members,
+    read_json_file,
     topic_from_value,
 )
 

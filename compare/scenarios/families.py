@@ -107,8 +107,8 @@ from typing import Any, Callable, Mapping, NamedTuple
 
 import numpy as np
 
+from assignment_oracle.problem.json_fields import INT32_MAX
 from assignment_oracle.problem.model import Member, Problem, Topic
-from assignment_oracle.problem.scenario_json import INT32_MAX
 
 __all__ = [
     "Family",
