@@ -34,18 +34,8 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 import numpy as np
 
+from assignment_oracle.problem import json_fields as fields
 from assignment_oracle.problem.errors import InputError
-from assignment_oracle.problem.json_fields import (
-    INT32_MAX,
-    Listed,
-    expect_integer,
-    expect_name,
-    expect_object,
-    field_path,
-    json_kind,
-    reject_unknown_keys,
-    require_keys,
-)
 from assignment_oracle.problem.tiers import BALANCE, CONSUMER, RACK, SPREAD, STICKINESS
 
 __all__ = [
@@ -672,23 +662,23 @@ def _partition_list(value: Any, source: str, path: str | Callable[[], str]) -> t
         return tuple(value)
     path = path() if callable(path) else path
     if not isinstance(value, list):
-        raise InputError(source, path, f"must be an array of partition numbers, got {json_kind(value)}")
-    parts = tuple(expect_integer(p, source, f"{path}[{i}]", minimum=0) for i, p in enumerate(value))
+        raise InputError(source, path, f"must be an array of partition numbers, got {fields.json_kind(value)}")
+    parts = tuple(fields.expect_integer(p, source, f"{path}[{i}]", minimum=0) for i, p in enumerate(value))
     for i, p in enumerate(parts):
-        if p > INT32_MAX:
+        if p > fields.INT32_MAX:
             raise InputError(source, f"{path}[{i}]", f"must fit Kafka's int32, got {p}")
     return parts
 
 
 def topic_from_value(name: str, value: Any, source: str, path: str) -> Topic:
     if isinstance(value, dict):
-        reject_unknown_keys(value, _TOPIC_KEYS, source, path)
+        fields.reject_unknown_keys(value, _TOPIC_KEYS, source, path)
         if "partitions" not in value:
             raise InputError(source, path, 'missing key "partitions"')
-        count = expect_integer(value["partitions"], source, f"{path}.partitions", minimum=1)
+        count = fields.expect_integer(value["partitions"], source, f"{path}.partitions", minimum=1)
     else:
-        count = expect_integer(value, source, path, minimum=1)
-    if count > INT32_MAX:
+        count = fields.expect_integer(value, source, path, minimum=1)
+    if count > fields.INT32_MAX:
         raise InputError(source, path, f"must fit Kafka's int32 partition count, got {count}")
     racks = None
     if isinstance(value, dict) and value.get("racks") is not None:
@@ -710,7 +700,7 @@ def kafka_uuid(value: Any, source: str, path: str) -> str:
 
     if not isinstance(value, str):
         raise InputError(
-            source, path, f"must be a Kafka topic id (22 characters of URL-safe base64), got {json_kind(value)}"
+            source, path, f"must be a Kafka topic id (22 characters of URL-safe base64), got {fields.json_kind(value)}"
         )
     if not re.fullmatch(r"[A-Za-z0-9_-]{22}", value):
         shown = value if len(value) <= 40 else value[:40] + "..."
@@ -733,7 +723,7 @@ def _replica_racks(value: Any, count: int, source: str, path: str) -> tuple[tupl
     """Per partition, the racks of its replicas: exactly ``count`` arrays of rack names."""
     if not isinstance(value, list):
         raise InputError(
-            source, path, f"must be an array with the replicas' racks of each partition, got {json_kind(value)}"
+            source, path, f"must be an array with the replicas' racks of each partition, got {fields.json_kind(value)}"
         )
     if len(value) != count:
         raise InputError(
@@ -742,8 +732,10 @@ def _replica_racks(value: Any, count: int, source: str, path: str) -> tuple[tupl
     racks = []
     for p, replicas in enumerate(value):
         if not isinstance(replicas, list):
-            raise InputError(source, f"{path}[{p}]", f"must be an array of rack names, got {json_kind(replicas)}")
-        racks.append(tuple(expect_name(r, source, f"{path}[{p}][{i}]") for i, r in enumerate(replicas)))
+            raise InputError(
+                source, f"{path}[{p}]", f"must be an array of rack names, got {fields.json_kind(replicas)}"
+            )
+        racks.append(tuple(fields.expect_name(r, source, f"{path}[{p}][{i}]") for i, r in enumerate(replicas)))
     return tuple(racks)
 
 
@@ -761,7 +753,7 @@ def _partition_numbers_ok(lists: list) -> bool:
         numbers = np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64)
     except OverflowError:  # beyond 64 bits: certainly not a partition number
         return False
-    return numbers.size == 0 or (int(numbers.min()) >= 0 and int(numbers.max()) <= INT32_MAX)
+    return numbers.size == 0 or (int(numbers.min()) >= 0 and int(numbers.max()) <= fields.INT32_MAX)
 
 
 def expect_subscription(obj: dict, source: str, path: str) -> list:
@@ -771,7 +763,7 @@ def expect_subscription(obj: dict, source: str, path: str) -> list:
         raise InputError(source, path, 'missing key "topics"')
     raw = obj["topics"]
     if not isinstance(raw, list):
-        raise InputError(source, f"{path}.topics", f"must be an array of topic names, got {json_kind(raw)}")
+        raise InputError(source, f"{path}.topics", f"must be an array of topic names, got {fields.json_kind(raw)}")
     return raw
 
 
@@ -799,8 +791,8 @@ def _member(
     tuples of names): members usually share a few, and one frozenset each
     then serves them all.
     """
-    obj = expect_object(value, source, path)
-    reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
+    obj = fields.expect_object(value, source, path)
+    fields.reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
     raw_topics = expect_subscription(obj, source, path)
     known = (
         subscriptions.get(tuple(raw_topics))
@@ -816,39 +808,39 @@ def _member(
     else:  # name the first bad or repeated entry
         topics = []
         for i, t in enumerate(raw_topics):
-            name = expect_name(t, source, f"{path}.topics[{i}]")
+            name = fields.expect_name(t, source, f"{path}.topics[{i}]")
             if name in topics:
                 raise InputError(source, f"{path}.topics[{i}]", f"topic {json.dumps(name)} is listed twice")
             topics.append(name)
 
     owned: list[tuple[str, tuple[int, ...]]] = []
     if "owned" in obj:
-        owned_obj = expect_object(obj["owned"], source, f"{path}.owned")
+        owned_obj = fields.expect_object(obj["owned"], source, f"{path}.owned")
         if checked and "" not in owned_obj and set(map(type, owned_obj)) <= {str}:  # its lists passed already
             owned = list(zip(owned_obj.keys(), map(tuple, owned_obj.values())))
             owned_obj = {}
         for topic, parts in owned_obj.items():
             if not topic:
-                expect_name(topic, source, field_path(f"{path}.owned", topic))
+                fields.expect_name(topic, source, fields.field_path(f"{path}.owned", topic))
             owned.append(
                 (
                     topic,
                     tuple(parts)
                     if checked
-                    else _partition_list(parts, source, functools.partial(field_path, f"{path}.owned", topic)),
+                    else _partition_list(parts, source, functools.partial(fields.field_path, f"{path}.owned", topic)),
                 )
             )
     generation = None
     if obj.get("generation") is not None:
-        generation = expect_integer(obj["generation"], source, f"{path}.generation", minimum=-1)
-        if generation > INT32_MAX:
+        generation = fields.expect_integer(obj["generation"], source, f"{path}.generation", minimum=-1)
+        if generation > fields.INT32_MAX:
             raise InputError(source, f"{path}.generation", f"must fit Kafka's int32, got {generation}")
     rack = None
     if obj.get("rack") is not None:
-        rack = expect_name(obj["rack"], source, f"{path}.rack")
+        rack = fields.expect_name(obj["rack"], source, f"{path}.rack")
     instance_id = None
     if obj.get("instance_id") is not None:
-        instance_id = expect_name(obj["instance_id"], source, f"{path}.instance_id")
+        instance_id = fields.expect_name(obj["instance_id"], source, f"{path}.instance_id")
     return Member(
         member_id=member_id,
         topics=frozenset(topics),
@@ -870,7 +862,7 @@ def parse_objective(value: Any, source: str, path: str = "objective") -> tuple[s
     elif isinstance(value, list) and all(isinstance(p, str) for p in value):
         parts = list(value)
     else:
-        raise InputError(source, path, f"must be a list of objective names, got {json_kind(value)}")
+        raise InputError(source, path, f"must be a list of objective names, got {fields.json_kind(value)}")
     if not CONSUMER.accepts(parts):
         raise InputError(source, path, f"{CONSUMER.rule}, in priority order; got {json.dumps(parts)}")
     return tuple(parts)
@@ -912,21 +904,23 @@ def problem_from_mapping(
     than ``max_members`` members (``None``: no limit), is refused before
     anything per partition or per member is allocated.
     """
-    obj = expect_object(data, source, "")
-    reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
-    require_keys(obj, ("topics", "members"), source)
-    topics_obj = expect_object(obj["topics"], source, "topics")
+    obj = fields.expect_object(data, source, "")
+    fields.reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
+    fields.require_keys(obj, ("topics", "members"), source)
+    topics_obj = fields.expect_object(obj["topics"], source, "topics")
     topics = []
     for name, value in topics_obj.items():
-        path = field_path("topics", name)
-        expect_name(name, source, path)
+        path = fields.field_path("topics", name)
+        fields.expect_name(name, source, path)
         topics.append(topic_from_value(name, value, source, path))
     ids: dict[tuple[int, int], str] = {}
     for t in topics:
         if t.topic_id is not None:
             bits = uuid_bits(t.topic_id)  # the Uuid: two spellings may decode to one
             if bits in ids:
-                raise InputError(source, field_path("topics", t.name) + ".id", f"is also the id of topic {ids[bits]!r}")
+                raise InputError(
+                    source, fields.field_path("topics", t.name) + ".id", f"is also the id of topic {ids[bits]!r}"
+                )
             ids[bits] = t.name
     total = sum(t.partitions for t in topics)
     if max_partitions is not None and total > max_partitions:
@@ -936,7 +930,7 @@ def problem_from_mapping(
             f"{total:,} partitions in all, more than the limit of {max_partitions:,} "
             "(raise it with --max-partitions if this machine has the memory)",
         )
-    members_obj = expect_object(obj["members"], source, "members")
+    members_obj = fields.expect_object(obj["members"], source, "members")
     check_members(len(members_obj), max_members, source)
     claimed = [
         parts
@@ -948,12 +942,14 @@ def problem_from_mapping(
     subscriptions: dict[tuple[str, ...], frozenset[str]] = {}
     members = []
     for member_id, value in members_obj.items():
-        path = field_path("members", member_id)
-        expect_name(member_id, source, path)
+        path = fields.field_path("members", member_id)
+        fields.expect_name(member_id, source, path)
         members.append(_member(member_id, value, source, path, checked=checked, subscriptions=subscriptions))
     static: dict[str, str] = {}
     for member in members:  # Kafka fences a second member with the same group.instance.id
-        claim_instance_id(static, member.member_id, member.instance_id, source, field_path("members", member.member_id))
+        claim_instance_id(
+            static, member.member_id, member.instance_id, source, fields.field_path("members", member.member_id)
+        )
     objective = BALANCE_FIRST
     if obj.get("objective") is not None:
         objective = parse_objective(obj["objective"], source)
@@ -985,14 +981,18 @@ def _weights(value: Any, counts: dict[str, int], source: str) -> tuple[tuple[str
     if value is None:
         return ()
     if not isinstance(value, dict):
-        raise InputError(source, "weights", f"must be an object of topic -> list of weights, got {json_kind(value)}")
+        raise InputError(
+            source, "weights", f"must be an object of topic -> list of weights, got {fields.json_kind(value)}"
+        )
     out = []
     for topic, weights in value.items():
-        where = field_path("weights", topic)
+        where = fields.field_path("weights", topic)
         if topic not in counts:
             raise InputError(source, where, f"{json.dumps(topic)} is not a topic of the scenario")
         if not isinstance(weights, list):
-            raise InputError(source, where, f"must be a list of weights, one per partition, got {json_kind(weights)}")
+            raise InputError(
+                source, where, f"must be a list of weights, one per partition, got {fields.json_kind(weights)}"
+            )
         if len(weights) != counts[topic]:
             raise InputError(source, where, f"has {len(weights)} weight(s) for {counts[topic]} partition(s)")
         for i, w in enumerate(weights):
@@ -1001,7 +1001,7 @@ def _weights(value: Any, counts: dict[str, int], source: str) -> tuple[tuple[str
                     source,
                     f"{where}[{i}]",
                     f"must be a whole number from 0 to {MAX_WEIGHT:,}, got "
-                    f"{json.dumps(w) if type(w) in (int, float) else json_kind(w)}",
+                    f"{json.dumps(w) if type(w) in (int, float) else fields.json_kind(w)}",
                 )
         out.append((topic, tuple(weights)))
     return tuple(sorted(out))
@@ -1012,7 +1012,7 @@ def _join_groups(value: Any, topics: set[str], source: str) -> tuple[tuple[str, 
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise InputError(source, "join_groups", f"must be a list of topic lists, got {json_kind(value)}")
+        raise InputError(source, "join_groups", f"must be a list of topic lists, got {fields.json_kind(value)}")
     seen: dict[str, int] = {}
     groups = []
     for i, group in enumerate(value):
@@ -1021,7 +1021,7 @@ def _join_groups(value: Any, topics: set[str], source: str) -> tuple[tuple[str, 
             raise InputError(source, where, "must be a list of at least two topic names")
         for j, topic in enumerate(group):
             if not isinstance(topic, str):
-                raise InputError(source, f"{where}[{j}]", f"must be a topic name, got {json_kind(topic)}")
+                raise InputError(source, f"{where}[{j}]", f"must be a topic name, got {fields.json_kind(topic)}")
             if topic not in topics:
                 raise InputError(source, f"{where}[{j}]", f"{json.dumps(topic)} is not a topic of the scenario")
             if topic in seen:
@@ -1042,7 +1042,7 @@ def problem_to_mapping(problem: Problem) -> dict:
     and topic order), which :func:`dumps` keeps (:class:`Listed`): a scenario the tool writes (``generate``,
     ``capture``, ``bugs --scenario``, a sweep's counterexamples) reads back in the same group order, on
     which Java's iteration order depends."""
-    members = Listed()
+    members = fields.Listed()
     by_id = {m.member_id: m for m in problem.members}
     for m in (by_id[i] for i in problem.join_order):
         entry: dict[str, Any] = {"topics": sorted(m.topics)}
@@ -1057,7 +1057,7 @@ def problem_to_mapping(problem: Problem) -> dict:
         members[m.member_id] = entry
     topics = {t.name: t for t in problem.topics}
     return {
-        "topics": Listed(
+        "topics": fields.Listed(
             (
                 t.name,
                 t.partitions

@@ -47,19 +47,9 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from assignment_oracle.problem import json_fields as fields
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.invented import invented
-from assignment_oracle.problem.json_fields import (
-    INT32_MAX,
-    Listed,
-    expect_integer,
-    expect_name,
-    expect_object,
-    field_path,
-    json_kind,
-    reject_unknown_keys,
-    require_keys,
-)
 from assignment_oracle.problem.scenario_json import MAX_PARTITIONS, expect_subscription, kafka_uuid, uuid_bits
 
 __all__ = [
@@ -456,12 +446,12 @@ def uncovered(problem: ShareProblem, assignment: ShareAssignment) -> tuple[Share
 def _partition_numbers(value: Any, count: int, topic: str, source: str, path: str) -> list[int]:
     """An array of distinct partition numbers of ``topic`` (``count`` partitions), in the order given."""
     if not isinstance(value, list):
-        raise InputError(source, path, f"must be an array of partition numbers, got {json_kind(value)}")
+        raise InputError(source, path, f"must be an array of partition numbers, got {fields.json_kind(value)}")
     seen: set[int] = set()
     out = []
     for i, raw in enumerate(value):
         where = f"{path}[{i}]"
-        p = expect_integer(raw, source, where, minimum=0)
+        p = fields.expect_integer(raw, source, where, minimum=0)
         if p >= count:
             raise InputError(
                 source, where, f"partition {p} is out of range ({json.dumps(topic)} has {count} partitions)"
@@ -477,28 +467,28 @@ def _topic(name: str, value: Any, source: str, path: str) -> tuple[int, str | No
     """A topic: its partition count, its id (``None``: not given) and its raw ``assignable`` value (read
     once the size limit is checked; ``None``: every partition)."""
     if not isinstance(value, dict):
-        count = expect_integer(value, source, path, minimum=1)
-        if count > INT32_MAX:
+        count = fields.expect_integer(value, source, path, minimum=1)
+        if count > fields.INT32_MAX:
             raise InputError(source, path, f"must fit Kafka's int32 partition count, got {count}")
         return count, None, None
-    reject_unknown_keys(value, _TOPIC_KEYS, source, path)
+    fields.reject_unknown_keys(value, _TOPIC_KEYS, source, path)
     if "partitions" not in value:
         raise InputError(source, path, 'missing key "partitions"')
-    count = expect_integer(value["partitions"], source, f"{path}.partitions", minimum=1)
-    if count > INT32_MAX:
+    count = fields.expect_integer(value["partitions"], source, f"{path}.partitions", minimum=1)
+    if count > fields.INT32_MAX:
         raise InputError(source, f"{path}.partitions", f"must fit Kafka's int32 partition count, got {count}")
     topic_id = kafka_uuid(value["id"], source, f"{path}.id") if value.get("id") is not None else None
     return count, topic_id, value.get("assignable")
 
 
 def _share_member(member_id: str, value: Any, topics: Mapping[str, int], source: str, path: str) -> ShareMember:
-    obj = expect_object(value, source, path)
-    reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
+    obj = fields.expect_object(value, source, path)
+    fields.reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
     raw = expect_subscription(obj, source, path)
     subscribed: list[str] = []
     for i, t in enumerate(raw):
         where = f"{path}.topics[{i}]"
-        name = expect_name(t, source, where)
+        name = fields.expect_name(t, source, where)
         if name in subscribed:
             raise InputError(source, where, f"topic {json.dumps(name)} is listed twice")
         if name not in topics:
@@ -507,13 +497,13 @@ def _share_member(member_id: str, value: Any, topics: Mapping[str, int], source:
         subscribed.append(name)
     rack = None
     if obj.get("rack") is not None:
-        rack = expect_name(obj["rack"], source, f"{path}.rack")
+        rack = fields.expect_name(obj["rack"], source, f"{path}.rack")
     assigned: list[SharePartition] = []
     if obj.get("assigned") is not None:
-        held = expect_object(obj["assigned"], source, f"{path}.assigned")
+        held = fields.expect_object(obj["assigned"], source, f"{path}.assigned")
         for topic in held:
-            where = field_path(f"{path}.assigned", topic)
-            expect_name(topic, source, where)
+            where = fields.field_path(f"{path}.assigned", topic)
+            fields.expect_name(topic, source, where)
             if topic not in topics:
                 raise InputError(source, where, f"unknown topic {json.dumps(topic)} (not in topics)")
             parts = _partition_numbers(held[topic], topics[topic], topic, source, where)
@@ -527,20 +517,20 @@ def share_problem_from_mapping(
     """Validate a decoded share group scenario and build the :class:`ShareProblem`; more than
     ``max_partitions`` partitions in all (``None``: no limit) is refused before anything per partition is
     allocated."""
-    obj = expect_object(data, source, "")
-    reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
+    obj = fields.expect_object(data, source, "")
+    fields.reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
     if "kind" not in obj:
         raise InputError(source, "kind", f'missing (a share group scenario says "kind": "{KIND}")')
     if obj["kind"] != KIND:
-        raise InputError(source, "kind", f'must be "{KIND}", got {json_kind(obj["kind"])}')
-    require_keys(obj, ("topics", "members"), source)
+        raise InputError(source, "kind", f'must be "{KIND}", got {fields.json_kind(obj["kind"])}')
+    fields.require_keys(obj, ("topics", "members"), source)
     topics: dict[str, int] = {}
     ids: dict[str, str] = {}
     id_owner: dict[tuple[int, int], str] = {}
     raw_assignable: dict[str, Any] = {}
-    for name, value in expect_object(obj["topics"], source, "topics").items():
-        path = field_path("topics", name)
-        expect_name(name, source, path)
+    for name, value in fields.expect_object(obj["topics"], source, "topics").items():
+        path = fields.field_path("topics", name)
+        fields.expect_name(name, source, path)
         count, topic_id, raw = _topic(name, value, source, path)
         topics[name] = count
         if topic_id is not None:
@@ -562,13 +552,15 @@ def share_problem_from_mapping(
             "(raise it with --max-partitions if this machine has the memory)",
         )
     assignable = {
-        name: frozenset(_partition_numbers(raw, topics[name], name, source, f"{field_path('topics', name)}.assignable"))
+        name: frozenset(
+            _partition_numbers(raw, topics[name], name, source, f"{fields.field_path('topics', name)}.assignable")
+        )
         for name, raw in raw_assignable.items()
     }
     members = []
-    for member_id, value in expect_object(obj["members"], source, "members").items():
-        path = field_path("members", member_id)
-        expect_name(member_id, source, path)
+    for member_id, value in fields.expect_object(obj["members"], source, "members").items():
+        path = fields.field_path("members", member_id)
+        fields.expect_name(member_id, source, path)
         members.append(_share_member(member_id, value, topics, source, path))
     return ShareProblem(topics=topics, members=tuple(members), assignable=assignable, topic_ids=ids)
 
@@ -585,7 +577,7 @@ def share_problem_to_mapping(problem: ShareProblem) -> dict:
     :func:`~problem.scenario_json.dumps` writes in that order: the group's order survives a round trip),
     ``assignable``, ``id``, ``rack`` and ``assigned`` only where given (a topic written as its bare count
     when it has neither ``assignable`` nor ``id``)."""
-    topics: dict[str, Any] = Listed()
+    topics: dict[str, Any] = fields.Listed()
     for name, count in problem.topics.items():
         if name not in problem.assignable and name not in problem.topic_ids:
             topics[name] = count
@@ -596,7 +588,7 @@ def share_problem_to_mapping(problem: ShareProblem) -> dict:
         if name in problem.topic_ids:
             spec["id"] = problem.topic_ids[name]
         topics[name] = spec
-    members: dict[str, Any] = Listed()
+    members: dict[str, Any] = fields.Listed()
     for m in problem.members:
         out: dict[str, Any] = {"topics": list(m.topics)}
         if m.rack is not None:
@@ -614,7 +606,7 @@ def share_assignment_from_mapping(data: Any, *, source: str = "assignment") -> S
     """``{"m1": {"orders": [0, 1]}}``, bare or under ``"assignment"`` (other keys then ignored, as ``solve``
     and ``assign`` write more).  Shape only: partition numbers non-negative int32; unknown members, topics,
     partitions and repeats are for :func:`violations`."""
-    obj = expect_object(data, source, "")
+    obj = fields.expect_object(data, source, "")
     prefix = ""
     inner = obj.get("assignment")
     if isinstance(inner, dict) and all(isinstance(v, dict) for v in inner.values()):
@@ -623,20 +615,20 @@ def share_assignment_from_mapping(data: Any, *, source: str = "assignment") -> S
     members: dict[str, tuple[SharePartition, ...]] = {}
     listed: list[tuple[str, str]] = []
     for member_id, value in obj.items():
-        path = field_path(prefix, member_id)
-        expect_name(member_id, source, path)
-        held = expect_object(value, source, path)
+        path = fields.field_path(prefix, member_id)
+        fields.expect_name(member_id, source, path)
+        held = fields.expect_object(value, source, path)
         parts: list[SharePartition] = []
         for topic, raw in held.items():
-            where = field_path(path, topic)
-            expect_name(topic, source, where)
+            where = fields.field_path(path, topic)
+            fields.expect_name(topic, source, where)
             if not isinstance(raw, list):
-                raise InputError(source, where, f"must be an array of partition numbers, got {json_kind(raw)}")
+                raise InputError(source, where, f"must be an array of partition numbers, got {fields.json_kind(raw)}")
             if not raw:
                 listed.append((member_id, topic))
             for i, p in enumerate(raw):
-                number = expect_integer(p, source, f"{where}[{i}]", minimum=0)
-                if number > INT32_MAX:
+                number = fields.expect_integer(p, source, f"{where}[{i}]", minimum=0)
+                if number > fields.INT32_MAX:
                     raise InputError(source, f"{where}[{i}]", f"must fit Kafka's int32, got {number}")
                 parts.append((topic, number))
         members[member_id] = tuple(parts)

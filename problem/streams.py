@@ -59,19 +59,9 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
+from assignment_oracle.problem import json_fields as fields
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.invented import invented
-from assignment_oracle.problem.json_fields import (
-    INT32_MAX,
-    Listed,
-    expect_integer,
-    expect_name,
-    expect_object,
-    field_path,
-    json_kind,
-    reject_unknown_keys,
-    require_keys,
-)
 from assignment_oracle.problem.scenario_json import MAX_MEMBERS, check_members, claim_instance_id, listed_first
 
 __all__ = [
@@ -454,8 +444,8 @@ def unavoidable_standby_shortfall(problem: StreamsProblem) -> int:
 
 
 def _partition_number(value: Any, source: str, path: str) -> int:
-    number = expect_integer(value, source, path, minimum=0)
-    if number > INT32_MAX:
+    number = fields.expect_integer(value, source, path, minimum=0)
+    if number > fields.INT32_MAX:
         raise InputError(source, path, f"must fit Kafka's int32, got {number}")
     return number
 
@@ -463,12 +453,12 @@ def _partition_number(value: Any, source: str, path: str) -> int:
 def _partitions(value: Any, source: str, path: str) -> Iterator[tuple[TaskId, str]]:
     """``{"sub-1": [0, 1]}`` read one partition at a time, in order: each task and the path of its entry
     (a mistake is raised when the reading reaches it)."""
-    obj = expect_object(value, source, path)
+    obj = fields.expect_object(value, source, path)
     for sub, parts in obj.items():
-        where = field_path(path, sub)
-        expect_name(sub, source, where)
+        where = fields.field_path(path, sub)
+        fields.expect_name(sub, source, where)
         if not isinstance(parts, list):
-            raise InputError(source, where, f"must be an array of partition numbers, got {json_kind(parts)}")
+            raise InputError(source, where, f"must be an array of partition numbers, got {fields.json_kind(parts)}")
         for i, p in enumerate(parts):
             yield (sub, _partition_number(p, source, f"{where}[{i}]")), f"{where}[{i}]"
 
@@ -489,22 +479,22 @@ def _task_map(value: Any, source: str, path: str) -> list[TaskId]:
 def _offset_map(value: Any, source: str, path: str) -> list[tuple[TaskId, int]]:
     """``{"sub-1": {"0": 120}}``: subtopology id -> partition (a decimal string, JSON keys being strings)
     -> offset sum (a ``long``, non-negative)."""
-    obj = expect_object(value, source, path)
+    obj = fields.expect_object(value, source, path)
     out: list[tuple[TaskId, int]] = []
     for sub, by_partition in obj.items():
-        where = field_path(path, sub)
-        expect_name(sub, source, where)
-        parts = expect_object(by_partition, source, where)
+        where = fields.field_path(path, sub)
+        fields.expect_name(sub, source, where)
+        parts = fields.expect_object(by_partition, source, where)
         for key, offset in parts.items():
-            at = field_path(where, key)
+            at = fields.field_path(where, key)
             if not _PARTITION_KEY.match(key):
                 raise InputError(
                     source, at, f'must be a partition number written in decimal ("0", "12"), got {json.dumps(key)}'
                 )
             number = int(key)
-            if number > INT32_MAX:
+            if number > fields.INT32_MAX:
                 raise InputError(source, at, f"partition must fit Kafka's int32, got {number}")
-            amount = expect_integer(offset, source, at, minimum=0)
+            amount = fields.expect_integer(offset, source, at, minimum=0)
             if amount > INT64_MAX:
                 raise InputError(source, at, f"must fit Kafka's long (at most 2^63-1), got {amount}")
             out.append(((sub, number), amount))
@@ -513,23 +503,23 @@ def _offset_map(value: Any, source: str, path: str) -> list[tuple[TaskId, int]]:
 
 def _optional_name(obj: dict, key: str, source: str, path: str) -> str | None:
     value = obj.get(key)
-    return None if value is None else expect_name(value, source, f"{path}.{key}")
+    return None if value is None else fields.expect_name(value, source, f"{path}.{key}")
 
 
 def _streams_member(member_id: str, value: Any, source: str, path: str) -> StreamsMember:
-    obj = expect_object(value, source, path)
-    reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
+    obj = fields.expect_object(value, source, path)
+    fields.reject_unknown_keys(obj, _MEMBER_KEYS, source, path)
     if obj.get("process") is None:
         raise InputError(source, path, 'missing key "process" (the member\'s process id)')
-    process = expect_name(obj["process"], source, f"{path}.process")
+    process = fields.expect_name(obj["process"], source, f"{path}.process")
     tags: list[tuple[str, str]] = []
     if obj.get("client_tags") is not None:
-        tag_obj = expect_object(obj["client_tags"], source, f"{path}.client_tags")
+        tag_obj = fields.expect_object(obj["client_tags"], source, f"{path}.client_tags")
         for key, tag in tag_obj.items():
-            where = field_path(f"{path}.client_tags", key)
-            expect_name(key, source, where)
+            where = fields.field_path(f"{path}.client_tags", key)
+            fields.expect_name(key, source, where)
             if not isinstance(tag, str):
-                raise InputError(source, where, f"must be a string, got {json_kind(tag)}")
+                raise InputError(source, where, f"must be a string, got {fields.json_kind(tag)}")
             tags.append((key, tag))
     lists: dict[str, list[TaskId]] = {}
     first_in: dict[TaskId, str] = {}
@@ -537,7 +527,7 @@ def _streams_member(member_id: str, value: Any, source: str, path: str) -> Strea
         lists[name] = _task_map(obj[name], source, f"{path}.{name}") if obj.get(name) is not None else []
         for task in lists[name]:
             if task in first_in:  # a member holds a task in one role at most
-                where = field_path(f"{path}.{name}", task[0])
+                where = fields.field_path(f"{path}.{name}", task[0])
                 raise InputError(
                     source, where, f"task {task[0]}_{task[1]} is also in the member's {first_in[task]} tasks"
                 )
@@ -565,27 +555,29 @@ def streams_problem_from_mapping(
 ) -> StreamsProblem:
     """Validate a decoded Streams group scenario and build the :class:`StreamsProblem`; more than ``max_tasks``
     tasks in all (``None``: no limit) is refused before anything per task is allocated."""
-    obj = expect_object(data, source, "")
-    reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
+    obj = fields.expect_object(data, source, "")
+    fields.reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
     if "kind" not in obj:
         raise InputError(source, "kind", f'missing (a Streams group scenario says "kind": "{KIND}")')
     if obj["kind"] != KIND:
-        raise InputError(source, "kind", f'must be "{KIND}", got {json_kind(obj["kind"])}')
-    require_keys(obj, ("subtopologies", "members"), source)
+        raise InputError(source, "kind", f'must be "{KIND}", got {fields.json_kind(obj["kind"])}')
+    fields.require_keys(obj, ("subtopologies", "members"), source)
     subtopologies = []
-    for sub_id, value in expect_object(obj["subtopologies"], source, "subtopologies").items():
-        path = field_path("subtopologies", sub_id)
-        expect_name(sub_id, source, path)
-        spec = expect_object(value, source, path)
-        reject_unknown_keys(spec, _SUBTOPOLOGY_KEYS, source, path)
+    for sub_id, value in fields.expect_object(obj["subtopologies"], source, "subtopologies").items():
+        path = fields.field_path("subtopologies", sub_id)
+        fields.expect_name(sub_id, source, path)
+        spec = fields.expect_object(value, source, path)
+        fields.reject_unknown_keys(spec, _SUBTOPOLOGY_KEYS, source, path)
         for required in ("tasks", "stateful"):
             if required not in spec:
                 raise InputError(source, path, f'missing key "{required}"')
-        tasks = expect_integer(spec["tasks"], source, f"{path}.tasks", minimum=1)
-        if tasks > INT32_MAX:
+        tasks = fields.expect_integer(spec["tasks"], source, f"{path}.tasks", minimum=1)
+        if tasks > fields.INT32_MAX:
             raise InputError(source, f"{path}.tasks", f"must fit Kafka's int32, got {tasks}")
         if not isinstance(spec["stateful"], bool):
-            raise InputError(source, f"{path}.stateful", f"must be true or false, got {json_kind(spec['stateful'])}")
+            raise InputError(
+                source, f"{path}.stateful", f"must be true or false, got {fields.json_kind(spec['stateful'])}"
+            )
         subtopologies.append(Subtopology(sub_id, tasks, spec["stateful"]))
     total = sum(sub.tasks for sub in subtopologies)
     if max_tasks is not None and total > max_tasks:  # before anything per task is allocated
@@ -597,26 +589,28 @@ def streams_problem_from_mapping(
         )
     replicas = 0
     if obj.get("standby_replicas") is not None:
-        replicas = expect_integer(obj["standby_replicas"], source, "standby_replicas", minimum=0)
-        if replicas > INT32_MAX:
+        replicas = fields.expect_integer(obj["standby_replicas"], source, "standby_replicas", minimum=0)
+        if replicas > fields.INT32_MAX:
             raise InputError(source, "standby_replicas", f"must fit Kafka's int32, got {replicas}")
     tags: list[str] = []
     if obj.get("rack_aware_tags") is not None:
         raw = obj["rack_aware_tags"]
         if not isinstance(raw, list):
-            raise InputError(source, "rack_aware_tags", f"must be an array of client tag keys, got {json_kind(raw)}")
+            raise InputError(
+                source, "rack_aware_tags", f"must be an array of client tag keys, got {fields.json_kind(raw)}"
+            )
         for i, tag in enumerate(raw):
-            name = expect_name(tag, source, f"rack_aware_tags[{i}]")
+            name = fields.expect_name(tag, source, f"rack_aware_tags[{i}]")
             if name in tags:  # Kafka's config check: "must not contain duplicate tag keys"
                 raise InputError(source, f"rack_aware_tags[{i}]", f"tag {json.dumps(name)} is listed twice")
             tags.append(name)
     members = []
     static: dict[str, str] = {}
-    members_obj = expect_object(obj["members"], source, "members")
+    members_obj = fields.expect_object(obj["members"], source, "members")
     check_members(len(members_obj), max_members, source)
     for member_id, value in members_obj.items():
-        path = field_path("members", member_id)
-        expect_name(member_id, source, path)
+        path = fields.field_path("members", member_id)
+        fields.expect_name(member_id, source, path)
         member = _streams_member(member_id, value, source, path)
         claim_instance_id(static, member_id, member.instance_id, source, path)
         members.append(member)
@@ -648,7 +642,7 @@ def _offsets_to_mapping(offsets: Iterable[tuple[TaskId, int]]) -> dict[str, dict
 def streams_problem_to_mapping(problem: StreamsProblem) -> dict:
     """The JSON scenario: subtopologies in order, members in the group's join order (the scenario's), empty member
     fields left out; :func:`~problem.scenario_json.dumps` keeps the members' order (:class:`Listed`)."""
-    members = Listed()
+    members = fields.Listed()
     by_id = {m.member_id: m for m in problem.members}
     for m in (by_id[i] for i in problem.join_order):
         out: dict[str, Any] = {"process": m.process_id}
@@ -685,16 +679,16 @@ def _assigned_tasks(value: Any, source: str, path: str) -> list[TaskId]:
 def streams_assignment_from_mapping(data: Any, *, source: str = "assignment") -> StreamsAssignment:
     """``{"members": {"m1": {"active": {"sub-1": [0]}, "standby": {}}}}``; ``active`` and ``standby`` may be
     left out (none).  Shape only: unknown members and tasks, repeats, are for :func:`violations`."""
-    obj = expect_object(data, source, "")
-    reject_unknown_keys(obj, _ASSIGNMENT_KEYS, source, "")
-    require_keys(obj, ("members",), source)
+    obj = fields.expect_object(data, source, "")
+    fields.reject_unknown_keys(obj, _ASSIGNMENT_KEYS, source, "")
+    fields.require_keys(obj, ("members",), source)
     members = {}
     listed: list[tuple[str, str]] = []
-    for member_id, value in expect_object(obj["members"], source, "members").items():
-        path = field_path("members", member_id)
-        expect_name(member_id, source, path)
-        tasks = expect_object(value, source, path)
-        reject_unknown_keys(tasks, _ASSIGNED_KEYS, source, path)
+    for member_id, value in fields.expect_object(obj["members"], source, "members").items():
+        path = fields.field_path("members", member_id)
+        fields.expect_name(member_id, source, path)
+        tasks = fields.expect_object(value, source, path)
+        fields.reject_unknown_keys(tasks, _ASSIGNED_KEYS, source, path)
         active = _assigned_tasks(tasks["active"], source, f"{path}.active") if tasks.get("active") is not None else []
         standby = (
             _assigned_tasks(tasks["standby"], source, f"{path}.standby") if tasks.get("standby") is not None else []

@@ -118,16 +118,7 @@ from assignment_oracle.compare.judge.text import cell, short_list, table, yes
 from assignment_oracle.heuristics import Assignor, get_assignor
 from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.optimal import Solution, solve, verify
-from assignment_oracle.problem.json_fields import (
-    INT32_MAX,
-    expect_integer,
-    expect_name,
-    expect_object,
-    field_path,
-    json_kind,
-    reject_unknown_keys,
-    require_keys,
-)
+from assignment_oracle.problem import json_fields as fields
 from assignment_oracle.problem.metrics import spread
 from assignment_oracle.problem.model import Assignment, Member, Problem, Topic
 from assignment_oracle.problem.scenario_json import (
@@ -440,22 +431,22 @@ def history_from_mapping(
         be an integer``), or an event that makes no sense where it stands
         (``rounds[2][0].leave: no member "m9" in the group at round 3``).
     """
-    obj = expect_object(data, source, "")
-    reject_unknown_keys(obj, _HISTORY_KEYS, source, "")
-    require_keys(obj, ("topics", "members", "rounds"), source)
+    obj = fields.expect_object(data, source, "")
+    fields.reject_unknown_keys(obj, _HISTORY_KEYS, source, "")
+    fields.require_keys(obj, ("topics", "members", "rounds"), source)
     topics = []
-    for name, value in expect_object(obj["topics"], source, "topics").items():
-        path = field_path("topics", name)
-        expect_name(name, source, path)
+    for name, value in fields.expect_object(obj["topics"], source, "topics").items():
+        path = fields.field_path("topics", name)
+        fields.expect_name(name, source, path)
         topics.append(topic_from_value(name, value, source, path))
     members = []
-    members_obj = expect_object(obj["members"], source, "members")
+    members_obj = fields.expect_object(obj["members"], source, "members")
     check_members(len(members_obj), max_members, source)  # before anything per member is built
     for member_id, value in members_obj.items():
-        path = field_path("members", member_id)
-        expect_name(member_id, source, path)
-        entry = expect_object(value, source, path)
-        reject_unknown_keys(entry, _INITIAL_MEMBER_KEYS, source, path)
+        path = fields.field_path("members", member_id)
+        fields.expect_name(member_id, source, path)
+        entry = fields.expect_object(value, source, path)
+        fields.reject_unknown_keys(entry, _INITIAL_MEMBER_KEYS, source, path)
         if "topics" not in entry:
             raise InputError(source, path, 'missing key "topics"')
         members.append(
@@ -467,18 +458,18 @@ def history_from_mapping(
         )
     raw_rounds = obj["rounds"]
     if not isinstance(raw_rounds, list):
-        raise InputError(source, "rounds", f"must be an array of rounds, got {json_kind(raw_rounds)}")
+        raise InputError(source, "rounds", f"must be an array of rounds, got {fields.json_kind(raw_rounds)}")
     rounds = []
     for i, raw_events in enumerate(raw_rounds):
         path = f"rounds[{i}]"
         if not isinstance(raw_events, list):
-            raise InputError(source, path, f"must be an array of events, got {json_kind(raw_events)}")
+            raise InputError(source, path, f"must be an array of events, got {fields.json_kind(raw_events)}")
         rounds.append(tuple(_event(e, source, f"{path}[{j}]") for j, e in enumerate(raw_events)))
     description = obj.get("description")
     if description is None:
         description = ""
     elif not isinstance(description, str):
-        raise InputError(source, "description", f"must be a string, got {json_kind(description)}")
+        raise InputError(source, "description", f"must be a string, got {fields.json_kind(description)}")
     history = History(tuple(topics), tuple(members), tuple(rounds), description)
     for _ in _groups(history, source):  # every event against the group it applies to
         pass
@@ -488,12 +479,12 @@ def history_from_mapping(
 
 def _subscription(value: Any, source: str, path: str) -> frozenset[str]:
     if not isinstance(value, list):
-        raise InputError(source, path, f"must be an array of topic names, got {json_kind(value)}")
+        raise InputError(source, path, f"must be an array of topic names, got {fields.json_kind(value)}")
     if not value:
         raise InputError(source, path, "must name at least one topic (a consumer with no subscription does not join)")
     seen: list[str] = []
     for i, t in enumerate(value):
-        name = expect_name(t, source, f"{path}[{i}]")
+        name = fields.expect_name(t, source, f"{path}[{i}]")
         if name in seen:
             raise InputError(source, f"{path}[{i}]", f"topic {json.dumps(name)} is listed twice")
         seen.append(name)
@@ -501,34 +492,36 @@ def _subscription(value: Any, source: str, path: str) -> frozenset[str]:
 
 
 def _rack(value: Any, source: str, path: str) -> str | None:
-    return None if value is None else expect_name(value, source, path)
+    return None if value is None else fields.expect_name(value, source, path)
 
 
 def _count(value: Any, source: str, path: str) -> int:
-    count = expect_integer(value, source, path, minimum=1)
-    if count > INT32_MAX:
+    count = fields.expect_integer(value, source, path, minimum=1)
+    if count > fields.INT32_MAX:
         raise InputError(source, path, f"must fit Kafka's int32 partition count, got {count}")
     return count
 
 
 def _event(value: Any, source: str, path: str) -> Event:
-    obj = expect_object(value, source, path)
+    obj = fields.expect_object(value, source, path)
     kinds = [k for k in EVENT_KINDS if k in obj]
     if not kinds:
         unknown = sorted(obj)
         names = ", ".join(EVENT_KINDS)
         if unknown:
-            raise InputError(source, field_path(path, unknown[0]), f"unknown key (an event names one kind: {names})")
+            raise InputError(
+                source, fields.field_path(path, unknown[0]), f"unknown key (an event names one kind: {names})"
+            )
         raise InputError(source, path, f"must name one event kind ({names})")
     if len(kinds) > 1:
         first, second = json.dumps(kinds[0]), json.dumps(kinds[1])
         raise InputError(source, path, f"names two event kinds ({first} and {second}); one event per object")
     kind = kinds[0]
-    reject_unknown_keys(obj, _EVENT_KEYS[kind], source, path)
+    fields.reject_unknown_keys(obj, _EVENT_KEYS[kind], source, path)
     for required in sorted(_EVENT_KEYS[kind] - {kind, "rack"}):
         if required not in obj:
             raise InputError(source, path, f"missing key {json.dumps(required)}")
-    subject = expect_name(obj[kind], source, f"{path}.{kind}")
+    subject = fields.expect_name(obj[kind], source, f"{path}.{kind}")
     if kind == "join":
         return Join(
             subject,
@@ -546,7 +539,7 @@ def _event(value: Any, source: str, path: str) -> Event:
     if kind == "delete":
         return DeleteTopic(subject)
     if kind == "zombie":
-        return ZombieRejoin(subject, expect_integer(obj["rounds_ago"], source, f"{path}.rounds_ago", minimum=1))
+        return ZombieRejoin(subject, fields.expect_integer(obj["rounds_ago"], source, f"{path}.rounds_ago", minimum=1))
     return StaticBounce(subject)
 
 
@@ -581,14 +574,14 @@ class _Group:
         topics: dict[str, int] = {}
         for t in history.topics:
             if t.name in topics:
-                raise InputError(source, field_path("topics", t.name), "listed twice")
+                raise InputError(source, fields.field_path("topics", t.name), "listed twice")
             topics[t.name] = t.partitions
         seats: dict[str, _Seat] = {}
         for m in history.members:
             if m.member_id in seats:
-                raise InputError(source, field_path("members", m.member_id), "listed twice")
+                raise InputError(source, fields.field_path("members", m.member_id), "listed twice")
             if m.owned or m.generation is not None:
-                raise InputError(source, field_path("members", m.member_id), "round 0 starts with no claims")
+                raise InputError(source, fields.field_path("members", m.member_id), "round 0 starts with no claims")
             seats[m.member_id] = _Seat(m.topics, m.rack, None)
         return cls(0, MappingProxyType(topics), MappingProxyType(seats))
 
