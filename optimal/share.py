@@ -961,6 +961,39 @@ class ShareSolution:
     def tier(self, name: str) -> TierResult | None:
         return next((t for t in self.tiers if t.tier == name), None)
 
+    def to_mapping(self, *, timing: bool = False) -> dict:
+        """The solution as JSON (``solve``'s output; docs/formats.md, "Share groups"): status, method, the
+        request, each tier's value, bound and proof, each stage's proven number, the sharing targets per topic,
+        the assignment and the proof (the stages' potentials); ``timing`` adds the wall time and the model's
+        sizes (then not byte-stable)."""
+        problem = self.problem
+        targets = sharing_targets(problem, self.request.sharing)
+        per_topic = {}
+        for t in problem.topics:
+            start = problem.topic_offset[t]
+            mask = problem.target_mask[start : start + problem.topics[t]]
+            if mask.any():
+                per_topic[t] = int(targets[start : start + problem.topics[t]][mask][0])
+        out: dict[str, Any] = {
+            "kind": "share",
+            "status": self.status,
+            "method": self.method,
+            "objective_order": list(self.objective_order),
+            "request": self.request.to_mapping(problem),
+            "tiers": [t.to_mapping() for t in self.tiers],
+            "stages": [dict(s) for s in self.stages],
+            "sharing_targets": per_topic,
+            "message": self.message,
+            "assignment": None if self.assignment is None else self.assignment.to_mapping(),
+            "proof": None
+            if self.certificate is None or self.network is None
+            else self.certificate.to_mapping(self.network),
+        }
+        if timing:
+            out["wall_time"] = round(self.wall_time, 6)
+            out["stats"] = dict(self.stats)
+        return out
+
 
 def solve(
     problem: ShareProblem, request: ShareRequest | None = None, *, time_limit: float | None = None

@@ -131,7 +131,13 @@ from assignment_oracle.optimal.streams_request import (
     state_of,
 )
 from assignment_oracle.problem.errors import SolverError, UnsupportedRequest
-from assignment_oracle.problem.streams import MemberTasks, StreamsAssignment, StreamsProblem, violations
+from assignment_oracle.problem.streams import (
+    MemberTasks,
+    StreamsAssignment,
+    StreamsProblem,
+    streams_assignment_to_mapping,
+    violations,
+)
 from assignment_oracle.problem.tiers import STREAMS, pick
 
 __all__ = ["METHOD", "StreamsSolution", "solve"]
@@ -173,6 +179,26 @@ class StreamsSolution:
 
     def tier(self, name: str) -> TierResult | None:
         return next((t for t in self.tiers if t.tier == name), None)
+
+    def to_mapping(self, *, timing: bool = False) -> dict:
+        """The solution as JSON (``solve``'s output; docs/formats.md, "Streams groups"): status, method,
+        objective order, each tier's value, bound, proof, the message and the assignment
+        (:func:`~assignment_oracle.problem.streams.streams_assignment_to_mapping`); ``timing`` adds the wall time
+        and the model's sizes (then not byte-stable)."""
+        out: dict[str, Any] = {
+            "kind": "streams",
+            "status": self.status,
+            "method": self.method,
+            "objective_order": list(self.objective_order),
+            "tiers": [t.to_mapping() for t in self.tiers],
+            "standbys_wanted_per_stateful_task": standbys_wanted(self.problem),
+            "message": self.message,
+            "assignment": None if self.assignment is None else streams_assignment_to_mapping(self.assignment),
+        }
+        if timing:
+            out["wall_time"] = round(self.wall_time, 6)
+            out["stats"] = dict(self.stats)
+        return out
 
 
 class _Model:

@@ -462,38 +462,9 @@ def _involved_lines(line: TierLine, limit: int) -> list[str]:
 # -- what the command line shows: the solution, one row per assignor -------------------------------------
 
 
-def solution_to_mapping(solution: ShareSolution, *, timing: bool = False) -> dict:
-    """A share solution as JSON (``solve``'s output; docs/formats.md, "Share groups"): status, method, the
-    request, each tier's value, bound and proof, each stage's proven number, the sharing targets per topic,
-    the assignment and the proof (the stages' potentials); ``timing`` adds the wall time and the model's
-    sizes (then not byte-stable)."""
-    problem = solution.problem
-    targets = sharing_targets(problem, solution.request.sharing)
-    per_topic = {}
-    for t in problem.topics:
-        start = problem.topic_offset[t]
-        mask = problem.target_mask[start : start + problem.topics[t]]
-        if mask.any():
-            per_topic[t] = int(targets[start : start + problem.topics[t]][mask][0])
-    out: dict[str, Any] = {
-        "kind": "share",
-        "status": solution.status,
-        "method": solution.method,
-        "objective_order": list(solution.objective_order),
-        "request": solution.request.to_mapping(problem),
-        "tiers": [t.to_mapping() for t in solution.tiers],
-        "stages": [dict(s) for s in solution.stages],
-        "sharing_targets": per_topic,
-        "message": solution.message,
-        "assignment": None if solution.assignment is None else solution.assignment.to_mapping(),
-        "proof": None
-        if solution.certificate is None or solution.network is None
-        else solution.certificate.to_mapping(solution.network),
-    }
-    if timing:
-        out["wall_time"] = round(solution.wall_time, 6)
-        out["stats"] = dict(solution.stats)
-    return out
+def solution_to_mapping(solution, *, timing: bool = False) -> dict:
+    """The solution as JSON: its own (:meth:`~assignment_oracle.optimal.share.ShareSolution.to_mapping`)."""
+    return solution.to_mapping(timing=timing)
 
 
 #: One assignor run on a share group (the one row type of every kind, :class:`~compare.judge.verdict.AssignorRow`).

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeAlias
+from typing import TYPE_CHECKING, Callable, Sequence, TypeAlias
 
 from assignment_oracle.compare.judge.verdict import (
     AssignorRow,
@@ -441,27 +441,9 @@ def _guarantees(problem, found, avoidable: int, lines: tuple[TierLine, ...]) -> 
 # -- what the command line shows: the solution, one row per assignor -------------------------------------
 
 
-def solution_to_mapping(solution: StreamsSolution, *, timing: bool = False) -> dict:
-    """A Streams solution as JSON (``solve``'s output; docs/formats.md, "Streams groups"): status, method,
-    objective order, each tier's value, bound, proof, the message and the assignment
-    (:func:`~assignment_oracle.problem.streams.streams_assignment_to_mapping`); ``timing`` adds the wall time
-    and the model's sizes (then not byte-stable)."""
-    from assignment_oracle.problem.streams import streams_assignment_to_mapping
-
-    out: dict[str, Any] = {
-        "kind": "streams",
-        "status": solution.status,
-        "method": solution.method,
-        "objective_order": list(solution.objective_order),
-        "tiers": [t.to_mapping() for t in solution.tiers],
-        "standbys_wanted_per_stateful_task": _wanted(solution.problem),
-        "message": solution.message,
-        "assignment": None if solution.assignment is None else streams_assignment_to_mapping(solution.assignment),
-    }
-    if timing:
-        out["wall_time"] = round(solution.wall_time, 6)
-        out["stats"] = dict(solution.stats)
-    return out
+def solution_to_mapping(solution, *, timing: bool = False) -> dict:
+    """The solution as JSON: its own (:meth:`~assignment_oracle.optimal.streams.StreamsSolution.to_mapping`)."""
+    return solution.to_mapping(timing=timing)
 
 
 def _wanted(problem: StreamsProblem) -> int:
