@@ -49,6 +49,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.json_shape import json_shape_problem
 from assignment_oracle.problem.kinds import (
     PROBLEM_TYPES,
     GroupAssignment,
@@ -121,29 +122,65 @@ class _Case:
 
 
 def _scenario(scenario: Any) -> tuple[GroupProblem, dict]:
-    """The problem and its JSON document; a scenario that cannot be read raises :class:`InputError`."""
+    """The problem and its JSON document; a scenario that cannot be read (one that is not JSON-shaped: an
+    integer member id, a dict that contains itself) raises :class:`InputError`."""
     if is_problem(scenario):
         return scenario, scenario.to_mapping()
     document, _ = read_document(scenario, name="scenario")
+    shape = json_shape_problem(document)
+    if shape is not None:
+        raise InputError("scenario", "", shape)
     return load_scenario(document), document
+
+
+class _Unreadable(Exception):
+    """An answer that is not an assignment at all (why, in words); it is kept as the case's answer only when
+    it can be written as JSON."""
+
+    def __init__(self, reason: str, shown: Any = None):
+        super().__init__(reason)
+        self.reason, self.shown = reason, shown
 
 
 def _answer_document(problem: GroupProblem, answer: Any) -> Any:
     """The answer as JSON: the project's objects converted (the kind's own document, problem.kinds); a bare
     ``{member: ...}`` given without its kind's key (``assignment``; Streams: ``members``) gets one (what
-    ``check`` reads)."""
+    ``check`` reads).  A :class:`~pathlib.Path` is read; a string is read as JSON text, never as a file name
+    (an assignor that answers ``"/etc/passwd"`` is not an assignor that answered a file); an answer that is
+    not JSON-shaped (an integer member id, a dict that contains itself) is :class:`_Unreadable`."""
     kind = kind_of(problem)
     if isinstance(answer, kind.assignment_type):
         return kind.answer_document(problem, answer)
-    if isinstance(answer, (str, bytes, Path)):
-        answer, _ = read_document(answer, name="assignment")
+    if isinstance(answer, (str, bytes)):
+        text = answer.decode("utf-8", "replace") if isinstance(answer, bytes) else answer
+        if text.lstrip()[:1] not in ("{", "["):
+            raise _Unreadable(
+                f"the answer is a string, not an assignment ({_short_json(text, 80)}): a string is read as JSON "
+                "text, never as a file name (give a pathlib.Path to read a file)",
+                text,
+            )
+        try:
+            answer, _ = read_document(text, name="the answer")
+        except InputError as err:
+            raise _Unreadable(str(err), text) from None
+    elif isinstance(answer, Path):
+        try:
+            answer, _ = read_document(answer, name="assignment")
+        except InputError as err:
+            raise _Unreadable(str(err), str(answer)) from None
+    shape = json_shape_problem(answer)
+    if shape is not None:
+        raise _Unreadable(f"the answer is not JSON-shaped: {shape}", repr(answer)[:SHOWN_JSON])
     if isinstance(answer, Mapping) and not {"members", "assignment"} & set(answer):
         return kind.wrap_answer(answer)
     return answer
 
 
 def _case(problem: GroupProblem, scenario: dict, answer: Any) -> _Case:
-    document = _answer_document(problem, answer)
+    try:
+        document = _answer_document(problem, answer)
+    except _Unreadable as unreadable:
+        return _Case(problem, scenario, unreadable.shown, None, unreadable.reason)
     try:
         assignment = load_assignment(document, problem)
     except InputError as err:
@@ -191,7 +228,8 @@ def _shown(document: Any, file: Path | None) -> str:
     text = _json(document)
     if len(text) <= SHOWN_JSON:
         return text
-    return text[:SHOWN_JSON] + f"… ({len(text)} characters; the whole in {file})"
+    where = f"the whole in {file}" if file is not None else "not written"
+    return text[:SHOWN_JSON] + f"… ({len(text)} characters; {where})"
 
 
 def _folder(folder: str | Path | None) -> Path:
@@ -273,8 +311,13 @@ def _failure(
 ) -> OracleAssertionError:
     """The error for a failed check: what failed, the scenario, the answer, tier by tier, the first finding
     that does not hold, and the replay command over two files written for it."""
-    scenario_file, answer_file = _write(case, folder)
-    replay = _replay(case, request, scenario_file, answer_file)
+    try:
+        scenario_file, answer_file = _write(case, folder)
+    except OSError as err:  # a full disk, a folder that is a file: the verdict is still the message
+        scenario_file = answer_file = None
+        replay = f"(none: the counterexample files could not be written: {type(err).__name__}: {err})"
+    else:
+        replay = _replay(case, request, scenario_file, answer_file)
     lines = [title, *context, f"scenario: {_shown(case.scenario, scenario_file)}"]
     if error is not None:
         lines.append(f"the assignor raised {type(error).__name__}: {error}")
