@@ -92,7 +92,7 @@ from assignment_oracle.heuristics.java_order import (
     string_hash,
     uuid_hash,
 )
-from assignment_oracle.heuristics.timeline_order import coordinator_member_order, listed_member_order
+from assignment_oracle.heuristics.timeline_order import coordinator_member_order, joining_of, listed_member_order
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.scenario_json import uuid_bits
 from assignment_oracle.problem.share import ShareAssignment, ShareProblem
@@ -229,11 +229,10 @@ def member_iteration_order(
 ) -> list[str]:
     """``groupSpec.memberIds()``: the member ids sorted, or as Java iterates the coordinator's ``HashMap``
     (``modern/TargetAssignmentBuilder.build``, d79bd50 ``:403-407``) filled from the group's
-    ``TimelineHashMap`` of members in the group's order, ``joining`` after them."""
+    ``TimelineHashMap`` of members in the group's order, ``joining`` after them (``None``: the problem's own,
+    its scenario's ``"joining"``)."""
     if iteration_order == "java":
-        if joining is not None and joining not in problem.member_index:
-            raise ValueError(f"share-simple: the joining member {joining!r} is not in the group")
-        return coordinator_member_order(problem.member_ids, joining)
+        return coordinator_member_order(problem.member_ids, joining_of(problem, joining, "share-simple"))
     return sorted(problem.member_ids)
 
 
@@ -689,7 +688,8 @@ def assign(
         ``share-member-not-recorded`` replays both).
     joining
         In Java's order, the member whose heartbeat computes the assignment as it joins (after the group's
-        members, :func:`member_iteration_order`); ``None``: every member is in the group already.
+        members, :func:`member_iteration_order`); ``None``: the problem's own (its scenario's ``"joining"``;
+        none there: every member is in the group already).
 
     Raises
     ------

@@ -82,7 +82,7 @@ from assignment_oracle.heuristics.java_order import (
     java_order,
     string_hash,
 )
-from assignment_oracle.heuristics.timeline_order import coordinator_member_order, listed_member_order
+from assignment_oracle.heuristics.timeline_order import coordinator_member_order, joining_of, listed_member_order
 from assignment_oracle.problem.errors import AssignorError
 from assignment_oracle.problem.streams import MemberTasks, StreamsAssignment, StreamsProblem, TaskId
 
@@ -309,12 +309,11 @@ def member_iteration_order(
     coordinator fills it (``"java"``): ``streams/TargetAssignmentBuilder.build`` (d79bd50 ``:229-235``) puts
     the group's members into a ``HashMap`` as ``StreamsGroup.members`` (a ``TimelineHashMap``, ``:168``,
     ``:314``) iterates them, filled in the join order, ``joining`` (the heartbeating member, the overlay's
-    addition in ``GroupMetadataManager.maybeUpdateStreamsTargetAssignment``) after them."""
+    addition in ``GroupMetadataManager.maybeUpdateStreamsTargetAssignment``) after them (``None``: the
+    problem's own, its scenario's ``"joining"``)."""
     if iteration_order != "java":
         return list(problem.member_ids)
-    if joining is not None and joining not in problem.member:
-        raise ValueError(f"streams-sticky: the joining member {joining!r} is not in the group")
-    return coordinator_member_order(problem.join_order, joining)
+    return coordinator_member_order(problem.join_order, joining_of(problem, joining, "streams-sticky"))
 
 
 def _initialize(problem: StreamsProblem, members: Sequence[str], java: bool) -> _LocalState:
@@ -525,7 +524,8 @@ def assign(
     ``member_order``: the order of ``groupSpec.memberIds()`` when given (every member once), as Kafka's
     tests fix it with a ``LinkedHashMap``; ``joining``: in Java's order, the member whose heartbeat
     computes the assignment as it joins (after the group's members, :func:`member_iteration_order`);
-    ``None``: every member is in the group already.
+    ``None``: the problem's own (its scenario's ``"joining"``; none there: every member is in the group
+    already).
 
     >>> p = StreamsProblem.from_mapping({"kind": "streams", "standby_replicas": 1,
     ...     "subtopologies": {"s": {"tasks": 2, "stateful": True}},

@@ -23,9 +23,11 @@ How the coordinator gets there (read at d79bd50):
   map's key set, Java 17's ``HashMap`` order (:func:`heuristics.java_order.java_order`) for this
   insertion order, which decides the order only between ids that share a bucket.
 
-Which member is joining: the scenario does not say who sent the heartbeat, so the last member
-listed is taken to be the one that joined (the one whose heartbeat computes the assignment) when
-it claims nothing; when it claims partitions, every member is in the group's map already.
+Which member is joining: the scenario's ``"joining"`` says who sent the heartbeat (the problem's
+``joining``, :mod:`problem.joining`), and a port's ``joining=`` keyword overrides it
+(:func:`joining_of`); a scenario that does not say has nobody joining.  :func:`joining_member` is
+the guess ``tools/kafka_differential --joining last`` makes instead: the last member listed, when it
+claims nothing (when it claims partitions, every member is in the group's map already).
 
 ``BaseHashTable`` (``timeline/BaseHashTable.java``): a table of 2 slots at ``expectedSize`` 0,
 doubled before a put when ``(size + 1) * 0.75 > slots``; an element's slot is the top bits of
@@ -42,7 +44,14 @@ from typing import Callable, Hashable, Iterable, Sequence, TypeVar
 
 from assignment_oracle.heuristics.java_order import java_order, string_hash
 
-__all__ = ["coordinator_member_order", "find_slot", "joining_member", "listed_member_order", "timeline_order"]
+__all__ = [
+    "coordinator_member_order",
+    "find_slot",
+    "joining_member",
+    "joining_of",
+    "listed_member_order",
+    "timeline_order",
+]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -97,6 +106,16 @@ def joining_member(join_order: Sequence[str], claims: Callable[[str], bool]) -> 
     if join_order and not claims(join_order[-1]):
         return join_order[-1]
     return None
+
+
+def joining_of(problem, joining: str | None, port: str) -> str | None:
+    """The member a port puts after the others in Java's order: ``joining`` when given, else the problem's own
+    (its scenario's ``"joining"``); ``None``: nobody.  One that is not a member of the group (a keyword, or a
+    problem derived without that member) is a ``ValueError`` naming ``port``."""
+    chosen = problem.joining if joining is None else joining
+    if chosen is not None and chosen not in problem.member_index:
+        raise ValueError(f"{port}: the joining member {chosen!r} is not in the group")
+    return chosen
 
 
 def coordinator_member_order(join_order: Sequence[str], joining: str | None = None) -> list[str]:

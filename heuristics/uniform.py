@@ -95,7 +95,7 @@ from assignment_oracle.heuristics.java_order import (
     string_hash,
     uuid_hash,
 )
-from assignment_oracle.heuristics.timeline_order import coordinator_member_order
+from assignment_oracle.heuristics.timeline_order import coordinator_member_order, joining_of
 from assignment_oracle.problem.claims import resolve_claims
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.ownership import split_by_topic
@@ -138,8 +138,9 @@ def assign(
     coordinator's hash maps; every subscribed topic then needs its ``"id"``).
     ``joining``: in Java's order, the member whose heartbeat computes the
     assignment as it joins (the coordinator's overlay adds it after the group's
-    members, :mod:`heuristics.timeline_order`); ``None``: every member is in the
-    group's map already.
+    members, :mod:`heuristics.timeline_order`); ``None``: the problem's own
+    (its scenario's ``"joining"``; none there: every member is in the group's
+    map already).
 
     Examples
     --------
@@ -246,10 +247,8 @@ class _JavaOrder:
                 f"uniform in Java's order needs the topic id (\"id\", Kafka's Uuid) of every subscribed topic: "
                 f"none for {shown}"
             )
-        ids = [m.member_id for m in problem.members]
-        index = {member: i for i, member in enumerate(ids)}
-        if joining is not None and joining not in index:
-            raise ValueError(f"uniform: the joining member {joining!r} is not in the group")
+        index = problem.member_index
+        joining = joining_of(problem, joining, "uniform")
         return cls(
             tuple(index[m] for m in coordinator_member_order(problem.join_order, joining)),
             {t: uuid_bits(topic_ids[t]) for t in subscribed},  # type: ignore[arg-type]

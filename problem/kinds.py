@@ -25,6 +25,7 @@ from assignment_oracle.problem import ownership
 from assignment_oracle.problem import share as share_group
 from assignment_oracle.problem import streams as streams_group
 from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.joining import KEY as JOINING
 from assignment_oracle.problem.model import Assignment, Problem
 from assignment_oracle.problem.scenario_json import (
     MAX_PARTITIONS,
@@ -82,7 +83,7 @@ class GroupKind:
     answer_key: str
     #: (scenario JSON, the answer's members JSON, generation) -> the scenario with every member holding what
     #: the answer gives it as its previous assignment (a copy; ``generation`` None: the one after the
-    #: scenario's, where the kind has generations).
+    #: scenario's, where the kind has generations), nobody joining (:func:`_next_round`).
     fed_back: Callable[[dict, Mapping, int | None], dict]
     #: A member's JSON entry -> the entry of a member joining like it (its subscription, process or rack).
     joining_like: Callable[[dict], dict]
@@ -105,6 +106,20 @@ class GroupKind:
         if self.answer_key == "assignment":
             return inner if isinstance(inner, Mapping) else {}
         return inner.get(self.answer_key, {}) if isinstance(inner, Mapping) else {}
+
+
+def _next_round(fed_back: Callable[[dict, Mapping, int | None], dict]) -> Callable[[dict, Mapping, int | None], dict]:
+    """A kind's ``fed_back`` whose next round has nobody joining (every kind's one rule, :mod:`problem.joining`):
+    every member of the answered round is in the group's map by then; a member added afterwards (the caller's
+    churn) is the one joining, if the caller says so."""
+
+    def next_round(scenario: dict, members: Mapping, generation: int | None) -> dict:
+        out = fed_back(scenario, members, generation)
+        out.pop(JOINING, None)
+        return out
+
+    next_round.__doc__ = fed_back.__doc__
+    return next_round
 
 
 # -- consumer groups (the classic protocol and KIP-848) --------------------------------------------------------
@@ -238,7 +253,7 @@ CONSUMER = GroupKind(
     violations=ownership.violations,
     answer_document=lambda problem, assignment: {"assignment": assignment.to_mapping(problem.member_ids)},
     answer_key="assignment",
-    fed_back=_consumer_fed_back,
+    fed_back=_next_round(_consumer_fed_back),
     joining_like=_consumer_joining,
 )
 STREAMS = GroupKind(
@@ -254,7 +269,7 @@ STREAMS = GroupKind(
     violations=streams_group.violations,
     answer_document=lambda problem, assignment: assignment.to_mapping(),
     answer_key="members",
-    fed_back=_streams_fed_back,
+    fed_back=_next_round(_streams_fed_back),
     joining_like=_streams_joining,
 )
 SHARE = GroupKind(
@@ -270,7 +285,7 @@ SHARE = GroupKind(
     violations=share_group.violations,
     answer_document=lambda problem, assignment: {"assignment": assignment.to_mapping()},
     answer_key="assignment",
-    fed_back=_share_fed_back,
+    fed_back=_next_round(_share_fed_back),
     joining_like=lambda like: {"topics": list(like["topics"])},
 )
 

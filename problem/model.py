@@ -36,6 +36,7 @@ import numpy as np
 
 from assignment_oracle.problem import json_fields as fields
 from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.joining import joining_mapping, read_joining
 from assignment_oracle.problem.tiers import BALANCE, CONSUMER, RACK, SPREAD, STICKINESS
 
 __all__ = [
@@ -178,6 +179,9 @@ class Problem:
     #: The topic names in the order the scenario lists them, when that is not name order (empty: name
     #: order): the cluster metadata's order, which some client libraries deal topics in (:attr:`topic_listing`).
     topic_order: tuple[str, ...] = ()
+    #: The member joining as the group rebalances (the scenario's ``"joining"``, :mod:`problem.joining`), which
+    #: Kafka's coordinator puts after the others; ``None``: every member is in the group already.
+    joining: str | None = None
 
     @classmethod
     def from_mapping(cls, data: Mapping, *, source: str = "scenario") -> Problem:
@@ -636,7 +640,7 @@ def _store(self: Assignment, member_names, topic_names, member, topic, partition
 # -- the scenario format (docs/formats.md): read once at the edge, written back ------------------------------
 
 
-_SCENARIO_KEYS = {"topics", "members", "objective", "join_groups", "weights"}
+_SCENARIO_KEYS = {"topics", "members", "objective", "join_groups", "weights", "joining"}
 
 
 _TOPIC_KEYS = {"partitions", "racks", "id"}
@@ -969,6 +973,7 @@ def problem_from_mapping(
         # sorted one: some assignors' answers depend on it (Problem.join_order).
         member_order=listed_members if listed_members != tuple(m.member_id for m in by_id) else (),
         topic_order=listed_topics if listed_topics != tuple(t.name for t in by_name) else (),
+        joining=read_joining(obj, listed_members, source),
     )
 
 
@@ -1074,4 +1079,5 @@ def problem_to_mapping(problem: Problem) -> dict:
         "objective": list(problem.objective),
         **({"join_groups": [list(g) for g in problem.join_groups]} if problem.join_groups else {}),
         **({"weights": {t: list(ws) for t, ws in problem.weights}} if problem.weights else {}),
+        **joining_mapping(problem.joining),
     }

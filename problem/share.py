@@ -50,6 +50,7 @@ import numpy as np
 from assignment_oracle.problem import json_fields as fields
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.invented import invented
+from assignment_oracle.problem.joining import joining_mapping, read_joining
 from assignment_oracle.problem.scenario_json import MAX_PARTITIONS, expect_subscription, kafka_uuid, uuid_bits
 
 __all__ = [
@@ -77,7 +78,7 @@ KIND = "share"
 #: One partition: ``(topic, partition number)``.
 SharePartition = tuple[str, int]
 
-_SCENARIO_KEYS = {"kind", "topics", "members"}
+_SCENARIO_KEYS = {"kind", "topics", "members", "joining"}
 _TOPIC_KEYS = {"partitions", "assignable", "id"}
 _MEMBER_KEYS = {"topics", "rack", "assigned"}
 
@@ -114,6 +115,9 @@ class ShareProblem:
     members: tuple[ShareMember, ...]
     assignable: Mapping[str, frozenset[int]] = field(default_factory=dict)
     topic_ids: Mapping[str, str] = field(default_factory=dict)
+    #: The member joining as the group rebalances (the scenario's ``"joining"``, :mod:`problem.joining`), which
+    #: Kafka's coordinator puts after the others; ``None``: every member is in the group already.
+    joining: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("topics", "assignable", "topic_ids"):
@@ -127,6 +131,7 @@ class ShareProblem:
             and self.members == other.members
             and dict(self.assignable) == dict(other.assignable)
             and dict(self.topic_ids) == dict(other.topic_ids)
+            and self.joining == other.joining
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -562,7 +567,13 @@ def share_problem_from_mapping(
         path = fields.field_path("members", member_id)
         fields.expect_name(member_id, source, path)
         members.append(_share_member(member_id, value, topics, source, path))
-    return ShareProblem(topics=topics, members=tuple(members), assignable=assignable, topic_ids=ids)
+    return ShareProblem(
+        topics=topics,
+        members=tuple(members),
+        assignable=assignable,
+        topic_ids=ids,
+        joining=read_joining(obj, {m.member_id for m in members}, source),
+    )
 
 
 def _partitions_to_mapping(parts: Iterable[SharePartition]) -> dict[str, list[int]]:
@@ -596,7 +607,7 @@ def share_problem_to_mapping(problem: ShareProblem) -> dict:
         if m.assigned:
             out["assigned"] = _partitions_to_mapping(m.assigned)
         members[m.member_id] = out
-    return {"kind": KIND, "topics": topics, "members": members}
+    return {"kind": KIND, "topics": topics, "members": members, **joining_mapping(problem.joining)}
 
 
 # -- JSON: the assignment ------------------------------------------------------------------

@@ -62,6 +62,7 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 from assignment_oracle.problem import json_fields as fields
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.invented import invented
+from assignment_oracle.problem.joining import joining_mapping, read_joining
 from assignment_oracle.problem.scenario_json import MAX_MEMBERS, check_members, claim_instance_id, listed_first
 
 __all__ = [
@@ -97,7 +98,7 @@ INT64_MAX = 2**63 - 1
 #: One task: ``(subtopology id, partition)`` (Kafka's ``TaskId`` record; sorts by subtopology, then partition).
 TaskId = tuple[str, int]
 
-_SCENARIO_KEYS = {"kind", "subtopologies", "members", "standby_replicas", "rack_aware_tags"}
+_SCENARIO_KEYS = {"kind", "subtopologies", "members", "standby_replicas", "rack_aware_tags", "joining"}
 _SUBTOPOLOGY_KEYS = {"tasks", "stateful"}
 _MEMBER_KEYS = {
     "process",
@@ -168,6 +169,9 @@ class StreamsProblem:
     #: The member ids in the order the scenario lists them, when that is not id order (empty: id order):
     #: the group's join order (:attr:`join_order`; ``assign --member-order listed`` hands it to the port).
     member_order: tuple[str, ...] = ()
+    #: The member joining as the group rebalances (the scenario's ``"joining"``, :mod:`problem.joining`), which
+    #: Kafka's coordinator puts after the others; ``None``: every member is in the group already.
+    joining: str | None = None
 
     @classmethod
     def from_mapping(
@@ -622,6 +626,7 @@ def streams_problem_from_mapping(
         standby_replicas=replicas,
         rack_aware_tags=tuple(tags),
         member_order=listed if listed != tuple(m.member_id for m in by_id) else (),
+        joining=read_joining(obj, listed, source),
     )
 
 
@@ -665,6 +670,7 @@ def streams_problem_to_mapping(problem: StreamsProblem) -> dict:
         "standby_replicas": problem.standby_replicas,
         "rack_aware_tags": list(problem.rack_aware_tags),
         "members": members,
+        **joining_mapping(problem.joining),
     }
 
 

@@ -207,7 +207,7 @@ def test_the_written_scenario_lists_members_as_the_group_does():
             "must be a JSON object, got an array",
         ),
         ({"members": {"": {"topics": []}}}, 'members.""', "must not be empty"),
-        ({"extra": 1}, "extra", "unknown key (allowed: kind, members, topics)"),
+        ({"extra": 1}, "extra", "unknown key (allowed: joining, kind, members, topics)"),
     ],
 )
 def test_bad_input_is_one_line_naming_the_field(change, field, message):
