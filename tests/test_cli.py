@@ -473,10 +473,8 @@ def test_ctrl_c_or_sigterm_during_a_staged_solve_stops_it_and_writes_nothing(tmp
     time.sleep(4)  # past start-up: in the staged model's first stage
     assert child.poll() is None, "the weighted solve was expected to run longer than 4 s"
     child.send_signal(getattr(signal, signum))
-    started = time.perf_counter()
-    _, err = child.communicate(timeout=30)
+    _, err = child.communicate(timeout=30)  # stopped: not run to the time limit (60 s), else TimeoutExpired
     assert child.returncode == status and err.count("\n") == 1 and said in err and "Traceback" not in err
-    assert time.perf_counter() - started < 10  # stopped, not run to the time limit (60 s)
     assert out.read_text() == '{"assignment": {}}\n'
 
 

@@ -123,7 +123,7 @@ def replayed(scenario: Path, answer: Path) -> int:
 
 
 @NEWCOMER_RUN
-def test_the_newcomers_correct_uses_pass_and_each_test_takes_seconds(newcomer_run):
+def test_the_newcomers_correct_uses_pass_and_the_broken_ones_fail(newcomer_run):
     done, cases, _ = newcomer_run
     passed = {name for name, case in cases.items() if case.find("failure") is None and case.find("error") is None}
     assert passed == {
@@ -132,7 +132,6 @@ def test_the_newcomers_correct_uses_pass_and_each_test_takes_seconds(newcomer_ru
         "test_keep_then_fill_is_optimal_on_a_restart",
     }, done.stdout[-3000:]
     assert done.returncode == 1  # the three broken assignors fail
-    assert all(float(case.get("time")) < 15 for case in cases.values()), {n: c.get("time") for n, c in cases.items()}
 
 
 @NEWCOMER_RUN

@@ -387,9 +387,8 @@ def test_a_key_twice_in_one_object_is_an_error_not_a_silent_pick():
 
 def test_an_answer_with_a_background_child_holding_stdout_is_read_and_the_child_killed(script, tmp_path):
     pid_file = tmp_path / "pid"
-    started = time.monotonic()
     e = evaluate(PROBLEM, external_assignor([sys.executable, script, "background", str(pid_file)], timeout=20))
-    assert e.status == "ok" and time.monotonic() - started < 10
+    assert e.status == "ok"  # read at once: waiting for the child would have been a timeout row
     assert _gone(int(pid_file.read_text()))  # its process group went with it
 
 
@@ -399,10 +398,8 @@ def test_a_child_in_its_own_session_is_ended_with_the_command(script, tmp_path):
     command exits, so the answer is read at once and nothing the command started outlives the call
     (issue 43; before, it was a failure after a grace period, and the child lived on)."""
     pid_file = tmp_path / "pid"
-    started = time.monotonic()
     e = evaluate(PROBLEM, external_assignor([sys.executable, script, "escape", str(pid_file)], timeout=3))
-    assert time.monotonic() - started < 10
-    assert e.status == "ok", e.message
+    assert e.status == "ok", e.message  # read at once: waiting for the child would have been a timeout row
     assert _gone(int(pid_file.read_text()))
 
 
