@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import logging
 import os
+import shlex
 import sys
 import threading
 import time
 from importlib import resources
 from pathlib import Path
-from typing import Sequence
+from types import MappingProxyType
+from typing import Callable, Mapping, Sequence
 
 from assignment_oracle.compare.judge import FAIL_ON, judge, kind_of
 from assignment_oracle.compare.judge.explain import explain
@@ -42,9 +45,12 @@ from assignment_oracle.compare.scenarios.families import GROUP_MAXIMUM
 from assignment_oracle.heuristics import ASSIGNORS, uniform
 from assignment_oracle.heuristics import run as run_assignor
 from assignment_oracle.heuristics.external import DEFAULT_MAX_OUTPUT, MAX_OUTPUT_VARIABLE
+from assignment_oracle.heuristics.external import PREFIXES as EXTERNAL_PREFIXES
 from assignment_oracle.heuristics.java_class import CLASSPATH_VARIABLE
+from assignment_oracle.heuristics.java_class import PREFIX as JAVA_PREFIX
 from assignment_oracle.heuristics.registry import (
     CLIENT_PEERS,
+    GUARANTEE_NAMES,
     ITERATION_ORDERS,
     LIVE_PEERS,
     PEERS,
@@ -55,6 +61,7 @@ from assignment_oracle.heuristics.registry import (
     require_installed,
 )
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
+from assignment_oracle.junit import Case, write_junit
 from assignment_oracle.optimal import (
     BALANCE_DEFINITIONS,
     DEFAULT_BALANCE,
@@ -73,6 +80,8 @@ from assignment_oracle.problem.errors import (
     WriteFailed,
 )
 from assignment_oracle.problem.extras import require
+from assignment_oracle.problem.formats import versioned
+from assignment_oracle.problem.joining import with_joining
 from assignment_oracle.problem.json_fields import field_path
 from assignment_oracle.problem.kinds import kind_named
 from assignment_oracle.problem.load import (
@@ -257,6 +266,14 @@ _HELP: dict[str, tuple[str, str, str]] = {
         "0 every entry as expected (--assignor: the defect is gone; --scenario: written); 1 not as expected "
         "(--assignor: the defect is still there, or not judged); 2 bad input",
     ),
+    "test-assignor": (
+        "Run the CI oracle's battery (assignment_oracle.testing.check_assignor) on an assignor in any language: "
+        "groups drawn and played round after round, each answer judged against the optimum; a failure is shrunk "
+        "to the smallest group, printed with the move that fixes it and a replay command, and written into --out.",
+        "assignment-oracle test-assignor 'external:python3 my_assignor.py' --guarantee valid --junit oracle.xml",
+        "0 passed (one summary line); 1 a counterexample (printed; its files in --out); 2 bad input (an unknown kind, "
+        "guarantee, tier or assignor, --examples or --rounds below 1)",
+    ),
     "install-peers": (
         "Install the Node or Go client libraries the kafkajs:*, kafka-node:*, sarama:* and kafka-go:* peers run.",
         "assignment-oracle install-peers node",
@@ -291,6 +308,11 @@ _HELP: dict[str, tuple[str, str, str]] = {
         "Write one scenario, churn history or Streams group from the bundled generator families.",
         "assignment-oracle generate random-subsets --seed 7 --param members=5 --param previous=balanced -o s.json",
         "0 written (the same family, seed and params give the same bytes); 2 bad family, parameter or output",
+    ),
+    "schema": (
+        "Print the JSON Schema (draft 2020-12) of a format the tool reads or writes; --list (or no NAME) lists them.",
+        "assignment-oracle schema scenario > scenario.schema.json",
+        "0 printed; 2 an unknown NAME",
     ),
 }
 
@@ -391,6 +413,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _max_output_argument(a)
     _classpath_argument(a)
+    _joining_argument(a)
 
     _command(sub, "assignors")
 
@@ -415,8 +438,10 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--timing", action="store_true", help="include wall times in --json output (not byte-stable)")
     _request_arguments(m)  # given: every row is also judged against the optimum of that request
     _fail_on_argument(m)
+    _declared_arguments(m, "row")
     _max_output_argument(m)
     _classpath_argument(m)
+    _joining_argument(m)
 
     e = _command(sub, "explain")
     e.add_argument("scenario", help="scenario JSON file (or a sweep's counterexample file; - reads standard input)")
@@ -457,8 +482,14 @@ def _parser() -> argparse.ArgumentParser:
     _max_partitions_argument(s, what="refuse a history whose group ever has more partitions (default %(default)s)")
     _max_output_argument(s)
     _classpath_argument(s)
+    _joining_argument(
+        s,
+        "the starting group's member joining in round 0 (each later round: the member its join "
+        "events add last, by default)",
+    )
     s.add_argument("--json", action="store_true", help="print the simulation as JSON")
     _fail_on_argument(s)
+    _declared_arguments(s, "round")
 
     w = _command(sub, "sweep")
     w.add_argument("spec", help="spec file (.toml or .json), or a bundled one: quick, full")
@@ -477,6 +508,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     w.add_argument("--json", action="store_true", help="print the summary as JSON")
     _fail_on_argument(w)
+    _junit_argument(w)
 
     b = _command(sub, "bugs")
     b.add_argument("name", nargs="?", help="one entry, or a JIRA key (default: all)")
@@ -504,6 +536,49 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--time-limit", type=float, metavar="S", help="with --assignor: seconds per run (default 60)")
     _max_output_argument(b)
     _classpath_argument(b)
+
+    t = _command(sub, "test-assignor")
+    t.add_argument(
+        "assignor",
+        metavar="ASSIGNOR",
+        help="external:COMMAND (any language, docs/external.md), java:CLASS with --classpath, or a registered name",
+    )
+    t.add_argument(
+        "--kind",
+        default="consumer",
+        metavar="consumer|streams|share",
+        help="the kind of group to draw (default consumer; several separated by commas, each checked apart)",
+    )
+    asked = t.add_mutually_exclusive_group()
+    asked.add_argument(
+        "--guarantee",
+        metavar="G",
+        help="judge only this promise beyond validity (valid, kafka-balance, ...; Streams and share groups: Kafka's)",
+    )
+    asked.add_argument(
+        "--objective",
+        metavar="T,T",
+        help="optimal on this objective's tiers, in priority order (default: the scenario's own objective)",
+    )
+    t.add_argument("--tiers", metavar="T,T", help="only these tiers must equal the optimum's (default: every tier)")
+    t.add_argument(
+        "--examples",
+        type=_max_partitions,
+        metavar="N",
+        help="groups to draw (default: check_assignor's, Hypothesis's default budget)",
+    )
+    t.add_argument("--rounds", type=_max_partitions, default=3, metavar="R", help="rebalances per group (default 3)")
+    t.add_argument("--seed", type=int, default=0, metavar="S", help="the seed: the same groups every run (default 0)")
+    t.add_argument(
+        "--out",
+        default="oracle-counterexamples",
+        metavar="DIR",
+        help="where the counterexample's scenario and answer go (default ./oracle-counterexamples, created)",
+    )
+    _junit_argument(t)
+    t.add_argument("--time-limit", type=float, metavar="S", help="seconds per call of the assignor (default 60)")
+    _max_output_argument(t)
+    _classpath_argument(t)
 
     r = _command(sub, "report")
     r.add_argument("dir", metavar="DIR", help="a sweep's output directory (assignment-oracle sweep ... --out DIR)")
@@ -582,15 +657,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     g.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout (- is stdout)")
     g.add_argument("--list", action="store_true", help="list the families and their parameters with defaults")
+
+    j = _command(sub, "schema")
+    j.add_argument("name", nargs="?", metavar="NAME", help="the format (schema --list names them)")
+    j.add_argument("--list", action="store_true", help="list the schemas, one line each")
     return parser
 
 
-def run(argv: Sequence[str]) -> int:
+def run(argv: Sequence[str], handlers: Mapping[str, Callable] = MappingProxyType({})) -> int:
     """Parse ``argv`` (a command and its options) and run the command; :func:`cli.main` wraps it."""
-    return _run(_parser().parse_args(argv))
+    return _run(_parser().parse_args(argv), handlers)
 
 
-def _run(args) -> int:
+def _run(args, handlers: Mapping[str, Callable] = MappingProxyType({})) -> int:
     _STANDARD_INPUT.clear()
     try:
         _apply_max_output(args)
@@ -599,6 +678,12 @@ def _run(args) -> int:
         _one_standard_input(args)
         if getattr(args, "output", None) is not None:  # refused before any work, not after it
             check_output(args.output, inputs=tuple(a for a in (getattr(args, "scenario", None),) if a))
+        if getattr(args, "junit", None) is not None:
+            check_output(args.junit, inputs=tuple(a for a in (getattr(args, "scenario", None),) if a))
+        if args.command in handlers:  # a command the front hands in (the CI oracle's: test-assignor)
+            return handlers[args.command](args)
+        if args.command == "test-assignor":  # run() called without the front's handlers
+            raise InputError("test-assignor", "", "runs through the program's front (assignment_oracle.cli.main)")
         if args.command == "solve":
             return _solve(args)
         if args.command == "check":
@@ -625,6 +710,8 @@ def _run(args) -> int:
             return _generate(args)
         if args.command == "capture":
             return _capture(args)
+        if args.command == "schema":
+            return _schema(args)
         return _demo(args)
     except OracleError as err:  # the library's one error vocabulary: one line, its exit status
         print(f"{PROG}: {_label(err)}: {printable(str(err))}", file=sys.stderr)
@@ -829,6 +916,7 @@ def bundled_histories() -> dict[str, Path]:
 
 def _simulate(args) -> int:
     _resolve(args.assignor)
+    assignor = _declaring([args.assignor], args.guarantee)[0]
     _assignor_time_limit(args.time_limit)
     if (args.history is None) == (args.seed is None):
         raise InputError("simulate", "", "give a history file (or bundled name) or --seed, not both and not neither")
@@ -864,13 +952,14 @@ def _simulate(args) -> int:
             events_per_round=args.events_per_round,
         )
         check_size(history, source="--seed", max_partitions=args.max_partitions, max_members=args.max_members)
+    history = _with_joining(args, history)
     with _Steps(len(history.rounds) + 1, f"simulate {args.assignor}") as steps:
-        result = simulate(history, args.assignor, time_limit=args.time_limit, progress=steps)
+        result = simulate(history, assignor, time_limit=args.time_limit, progress=steps)
     if args.json:
-        sys.stdout.write(dumps(result.to_mapping()))
+        sys.stdout.write(dumps(versioned("simulation", result.to_mapping())))
     else:
         sys.stdout.write(simulation_text(result))
-    failed = _fail_on(args, [(f"round {r.index}", r.evaluation) for r in result.rounds])
+    failed = _fail_on(args, [(f"round {r.index}", r.evaluation, r.problem) for r in result.rounds])
     return 0 if result.completed and not failed else 1
 
 
@@ -975,9 +1064,11 @@ def _sweep(args) -> int:
     for note in result.notes:
         print(f"{PROG}: note: {printable(note)}", file=sys.stderr)
     if args.json:
-        sys.stdout.write(dumps(result.to_mapping()))
+        sys.stdout.write(dumps(versioned("sweep", result.to_mapping())))
     else:
         sys.stdout.write(result.text())
+    if args.junit is not None:
+        _sweep_junit(args)
     disagreements = sum(entry.get("oracle_disagreements") or 0 for entry in result.summary)
     if disagreements:
         print(f"{PROG}: the exact models disagreed on {disagreements} row(s): see oracle_check", file=sys.stderr)
@@ -1020,7 +1111,7 @@ def _bugs(args) -> int:
         return _bug_candidate(args, names[0])
     replays = [replay_bug(n) for n in names]
     if args.json:
-        sys.stdout.write(dumps([r.to_mapping() for r in replays]))
+        sys.stdout.write(dumps([versioned("bug-replay", r.to_mapping()) for r in replays]))
     else:
         sys.stdout.write("\n".join(r.text() for r in replays) + "\n")
     return 0 if all(r.as_expected for r in replays) else 1
@@ -1036,7 +1127,7 @@ def _bug_scenarios(args, name: str) -> int:
     """``bugs NAME --scenario [-o FILE]``: the entry's scenario as ``solve`` and ``check`` read it; an entry with
     several (the same claims in another order, a control group) writes FILE-1, FILE-2, ... (on standard output:
     one JSON array)."""
-    documents = [problem.to_mapping() for problem in BUGS[name].problems()]
+    documents = [versioned("scenario", problem.to_mapping()) for problem in BUGS[name].problems()]
     if len(documents) == 1:
         _write(args.output, dumps(documents[0]))
         return 0
@@ -1068,7 +1159,9 @@ def _bug_candidate(args, name: str) -> int:
         raise InputError("--iteration-order", "", str(err)) from None
     with _Steps(None, f"bugs {name} --assignor"):
         result = replay_assignor(name, candidate, time_limit=TIME_LIMIT if limit is None else limit)
-    sys.stdout.write(dumps(result.to_mapping()) if args.json else printable_lines(result.text()))
+    sys.stdout.write(
+        dumps(versioned("bug-candidate", result.to_mapping())) if args.json else printable_lines(result.text())
+    )
     return result.exit_code()
 
 
@@ -1122,7 +1215,18 @@ def _generate(args) -> int:
         if "parameters:" not in said and "known:" not in said:
             said += f" (the parameters of {args.family}: {', '.join(sorted(generated.parameters(args.family)))})"
         raise InputError("--param", "", said) from None
-    _write(args.output, dumps(document))
+    _write(args.output, dumps(versioned("history" if args.family == generated.CHURN else "scenario", document)))
+    return 0
+
+
+def _schema(args) -> int:
+    """``schema NAME``: the JSON Schema of a format (assignment_oracle.schema), as canonical JSON."""
+    from assignment_oracle import schema
+
+    if args.list or args.name is None:
+        sys.stdout.write(schema.listing())
+        return 0
+    sys.stdout.write(dumps(schema.schema(args.name)))
     return 0
 
 
@@ -1162,7 +1266,7 @@ def _capture(args) -> int:
         return 0
     with _Clock(args.time_limit, "capture: the optimum"):
         judged = judge_capture(capture, time_limit=args.time_limit)
-    sys.stdout.write(dumps(judged.to_mapping()) if args.json else judged.text())
+    sys.stdout.write(dumps(versioned("capture", judged.to_mapping())) if args.json else judged.text())
     return judged.exit_code
 
 
@@ -1174,6 +1278,54 @@ def _fail_on_argument(command: argparse.ArgumentParser) -> None:
         help="exit 1 when any row meets this, naming the rows on stderr: invalid (no valid assignment), guarantee "
         "(that, or the assignor's own guarantee broken), gap (that, or worse than the optimum on some tier)",
     )
+
+
+def _junit_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write JUnit XML here, one test case per row judged (GitHub Actions, GitLab and Jenkins show each "
+        f"failing one): failing when it meets --fail-on's condition (default {JUNIT_CONDITION})",
+    )
+
+
+def _declared_arguments(command: argparse.ArgumentParser, rows: str) -> None:
+    """``--guarantee`` (what an ``external:`` or ``java:`` assignor promises), ``--junit`` and ``--out`` (the
+    failing rows' groups and answers, for their replay commands)."""
+    command.add_argument(
+        "--guarantee",
+        metavar="G",
+        help="the guarantee the external:/java: assignor declares, judged by --fail-on guarantee (valid, "
+        "kafka-balance, per-topic-balance, ...; default valid); a registered assignor keeps its own",
+    )
+    _junit_argument(command)
+    command.add_argument(
+        "--out",
+        metavar="DIR",
+        help=f"write each failing {rows}'s group and answer here (named by their content): its replay command "
+        "checks them",
+    )
+
+
+def _declaring(names: list, guarantee: str | None) -> list:
+    """``names`` with each ``external:`` and ``java:`` assignor judged on ``guarantee`` (``--guarantee``); the
+    registered ones keep their own.  A guarantee with no such assignor to declare it, or an unknown one, is one
+    line for ``--guarantee``."""
+    if guarantee is None:
+        return list(names)
+    commands = [n for n in names if isinstance(n, str) and n.startswith((*EXTERNAL_PREFIXES, JAVA_PREFIX))]
+    if not commands:
+        raise InputError(
+            "--guarantee",
+            "",
+            "declares what an external: or java: assignor promises, and none is named (a registered assignor is "
+            "judged on its own guarantee)",
+        )
+    if guarantee not in GUARANTEE_NAMES:
+        raise InputError(
+            "--guarantee", "", f"unknown guarantee {printable(guarantee)!r} (known: {', '.join(GUARANTEE_NAMES)})"
+        )
+    return [dataclasses.replace(get_assignor(n), guarantee=guarantee) if n in commands else n for n in names]
 
 
 def _meets(row, condition: str) -> str | None:
@@ -1204,19 +1356,109 @@ def _report_failures(condition: str, failures: list[str]) -> int:
     return 1 if failures else 0
 
 
-def _fail_on(args, rows) -> int:
-    """``--fail-on``: 1 when any row (the optimum's own aside) meets the condition, each named on stderr;
-    ``rows`` are ``(label, row)``."""
-    if getattr(args, "fail_on", None) is None:
+#: What ``--junit`` marks as a failing test case when ``--fail-on`` is not given: a broken promise (an invalid
+#: answer, or the assignor's own guarantee broken); a gap is a failure only when ``--fail-on gap`` asks.
+JUNIT_CONDITION = "guarantee"
+
+
+def _fail_on(args, rows, *, scenario: str | None = None) -> int:
+    """``--fail-on`` and ``--junit``: 1 when any row (the optimum's own aside) meets ``--fail-on``'s condition,
+    each named on stderr in one line with the move that fixes it, a replay command and the ``test-assignor``
+    command that shrinks it; ``--junit`` writes one test case per row.  ``rows`` are ``(label, row, problem)``
+    (the group the row was judged on); ``scenario``: the file the rows' group was read from (``None``: a group
+    that is no file, a simulation's round: replayable once ``--out`` writes it)."""
+    condition = getattr(args, "fail_on", None)
+    junit = getattr(args, "junit", None)
+    if condition is None and junit is None:
         return 0
-    failures = []
-    for label, row in rows:
+    failures, cases = [], []
+    suite = f"{args.command} {_shown_path(getattr(args, 'scenario', None) or getattr(args, 'history', None))}"
+    for label, row, problem in rows:
         if getattr(row, "assignor", None) in _OPTIMUM_ROWS:
             continue
-        why = _meets(row, args.fail_on)
-        if why is not None:
-            failures.append(f"{label}: {why}")
-    return _report_failures(args.fail_on, failures)
+        why = _meets(row, condition or JUNIT_CONDITION)
+        if why is None:
+            cases.append(Case(label, suite))
+            continue
+        move, replay, shrink, files = _row_replay(args, label, row, problem, scenario, why)
+        said = f"{label}: {why}" + (f"; fixing move: {move}" if move else "") + f"; replay: {replay}; shrink: {shrink}"
+        if condition is not None:
+            failures.append(said)
+        details = [f"{label}: {why}", *([f"fixing move: {move}"] if move else []), f"replay: {replay}"]
+        details.append(f"shrink: {shrink}")
+        cases.append(Case(label, suite, why, "\n".join(details), "\n".join(f"[[ATTACHMENT|{f}]]" for f in files)))
+    if junit is not None:
+        write_junit(junit, suite, cases)
+    return _report_failures(condition, failures) if condition is not None else 0
+
+
+def _shown_path(path) -> str:
+    return "(standard input)" if path in (None, STDIN) else Path(str(path)).name
+
+
+def _fixing_move(verdict) -> str | None:
+    """The first finding of ``verdict`` that does not hold, a move that fixes it first (Kafka's local condition,
+    the improving chain) before a broken promise's own finding."""
+    if verdict is None or not verdict.valid:
+        return None
+    defects = [f for f in verdict.findings if f.holds is False]
+    first = next((f for f in defects if f.role != "guarantee"), defects[0] if defects else None)
+    return None if first is None else f"{first.name}: {first.summary}"
+
+
+def _row_replay(args, label: str, row, problem, scenario: str | None, why: str):
+    """How a failing row is replayed: (the fixing move, the replay command, the ``test-assignor`` command that
+    shrinks it, the files written).  With ``--out DIR`` the row's group and answer are written there (named by
+    their content) and ``check`` replays them; without, ``assign | check`` on the scenario file, when there is
+    one."""
+    assignor = getattr(row, "assignor", label)
+    kind = kind_of(problem).name
+    move = _fixing_move(row.verdict)
+    objective = ""
+    order = tuple(row.verdict.objective_order) if row.verdict is not None else ()
+    if order and tuple(getattr(problem, "objective", order)) != order:  # compare judges balance first
+        objective = " --objective " + ",".join(order)
+    files: list[Path] = []
+    out = getattr(args, "out", None)
+    if out is not None:
+        files = _write_row(Path(out), problem, getattr(row, "assignment", None))
+    source = str(files[0]) if files else scenario
+    if len(files) == 2:
+        replay = f"{PROG} check {shlex.quote(str(files[0]))} {shlex.quote(str(files[1]))}{objective}"
+    elif source is not None and source != STDIN:
+        order_flag = "" if getattr(row, "iteration_order", "sorted") == "sorted" else " --iteration-order java"
+        replay = (
+            f"{PROG} assign {shlex.quote(source)} --assignor {shlex.quote(assignor)}{order_flag} | "
+            f"{PROG} check {shlex.quote(source)} -{objective}"
+        )
+    else:
+        replay = f"run again with --out DIR to write {label}'s group and answer"
+    promise = None
+    if why.startswith("invalid"):
+        promise = "valid"
+    elif why.startswith("guarantee broken") and getattr(row, "guarantee", None) is not None:
+        promise = row.guarantee.guarantee
+    shrink = shlex.join(
+        [PROG, "test-assignor", assignor, "--kind", kind, *(["--guarantee", promise] if promise else [])]
+    )
+    return move, replay, shrink, files
+
+
+def _write_row(out: Path, problem, assignment) -> list[Path]:
+    """The row's group (and its answer, when the row has one) as JSON files in ``out``, named by their content
+    (the same failure twice writes the same files)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(str(out), "", f"cannot create the folder ({err.strerror or err})") from None
+    texts = [dumps(problem.to_mapping())]
+    if assignment is not None:
+        texts.append(dumps(kind_named(kind_of(problem).name).answer_document(problem, assignment)))
+    digest = hashlib.sha256("".join(texts).encode()).hexdigest()[:10]
+    paths = [out / f"{name}-{digest}.json" for name in ("scenario", "answer")[: len(texts)]]
+    for path, text in zip(paths, texts):
+        write_output(path, text)
+    return paths
 
 
 #: The sweep columns ``--fail-on`` reads (those present: ``verdict`` and ``gap_tier`` are newer).
@@ -1274,24 +1516,46 @@ def _sweep_row_faults(r: dict) -> tuple[str | None, str | None, str | None]:
     return None, broken, (f"gap on {', '.join(tiers)}" if tiers else None)
 
 
-def _sweep_failures(out, condition: str) -> list[str]:
-    """The rows of the sweep in ``out`` that meet ``condition``, one line each, in a stable order."""
+def _sweep_judged(out, condition: str) -> list[tuple[str, str, str | None]]:
+    """Every row of the sweep in ``out`` (the optimum's own aside), in a stable order: where it is (family,
+    scenario, seed, round), its assignor, and why it meets ``condition`` (``None``: it does not)."""
     import pyarrow.dataset as ds
 
     dataset = ds.dataset(str(Path(out) / "rows"), format="parquet", partitioning="hive")
     columns = [c for c in _SWEEP_COLUMNS if c in dataset.schema.names]
     rows = dataset.to_table(columns=columns).to_pylist()
     at = FAIL_ON.index(condition) + 1
-    failures = []
+    judged = []
     for r in sorted(rows, key=lambda r: tuple(str(r.get(c)) for c in ("family", "scenario_id", "round", "assignor"))):
         if str(r.get("assignor")) in _OPTIMUM_ROWS:
             continue
         said = next((x for x in _sweep_row_faults(r)[:at] if x is not None), None)
-        if said is not None:
-            where = f"{r.get('family')} {r.get('scenario_id')} seed {r.get('seed')}"
-            where += f" round {r['round']}" if r.get("round") is not None else ""
-            failures.append(f"{where} {r.get('assignor')}: {said}")
-    return failures
+        where = f"{r.get('family')} {r.get('scenario_id')} seed {r.get('seed')}"
+        where += f" round {r['round']}" if r.get("round") is not None else ""
+        judged.append((where, str(r.get("assignor")), said))
+    return judged
+
+
+def _sweep_failures(out, condition: str) -> list[str]:
+    """The rows of the sweep in ``out`` that meet ``condition``, one line each, in a stable order."""
+    return [f"{where} {assignor}: {said}" for where, assignor, said in _sweep_judged(out, condition) if said]
+
+
+def _sweep_junit(args) -> None:
+    """``sweep --junit FILE``: one test case per row judged, failing where it meets ``--fail-on``'s condition
+    (default :data:`JUNIT_CONDITION`), pointing to the sweep's counterexample files and to ``test-assignor``."""
+    folder = Path(args.out) / "counterexamples"
+    cases = []
+    for where, assignor, said in _sweep_judged(args.out, args.fail_on or JUNIT_CONDITION):
+        if said is None:
+            cases.append(Case(where, f"sweep.{assignor}"))
+            continue
+        details = (
+            f"{where} {assignor}: {said}\nthe group: a file in {folder} (explain FILE --assignor {assignor} replays "
+            f"it)\nshrink: {shlex.join([PROG, 'test-assignor', assignor])}"
+        )
+        cases.append(Case(where, f"sweep.{assignor}", said, details))
+    write_junit(args.junit, f"sweep {_shown_path(args.spec)}", cases)
 
 
 def _one_standard_input(args) -> None:
@@ -1429,7 +1693,8 @@ def _solve(args) -> int:
     limit = _time_limit(args, problem, request)
     with _Clock(limit, "solve"):
         solution = solve(problem, request, method=args.method, time_limit=limit)
-    _write(args.output, dumps(kind.solution_mapping(solution, timing=args.timing)), inputs=(args.scenario,))
+    document = versioned("solution", kind.solution_mapping(solution, timing=args.timing))
+    _write(args.output, dumps(document), inputs=(args.scenario,))
     if solution.status == OPTIMAL:
         return 0
     if solution.status == INFEASIBLE:
@@ -1454,7 +1719,9 @@ def _check(args) -> int:
     limit = _time_limit(args, problem, request)
     with _Clock(limit, "check: the optimum"):
         verdict = judge(problem, assignment, request, certificate=certificate, method=args.method, time_limit=limit)
-    sys.stdout.write(dumps(verdict.to_mapping()) if args.json else verdict.text(verbose=args.verbose))
+    sys.stdout.write(
+        dumps(versioned("verdict", verdict.to_mapping())) if args.json else verdict.text(verbose=args.verbose)
+    )
     return verdict.exit_code()
 
 
@@ -1486,8 +1753,24 @@ def _streams_member_order(args, kind, problem):
 _MEMBER_ORDER = {"consumer": _consumer_member_order, "streams": _streams_member_order}
 
 
+def _joining_argument(command: argparse.ArgumentParser, what: str = "") -> None:
+    command.add_argument(
+        "--joining",
+        metavar="MEMBER",
+        help=(what or 'the member joining as the group rebalances (sets the scenario\'s "joining")')
+        + ": Kafka's coordinator puts it after the other members, which in Java's order decides the answers of "
+        "uniform, uniform-4.0.0, streams-sticky and share-simple; an external assignor gets it in the scenario",
+    )
+
+
+def _with_joining(args, problem):
+    """``--joining MEMBER``: the scenario's (or history's) joining member set, by the scenario's one rule
+    (problem.joining); one that is not a member of the group is one line naming ``--joining`` (exit 2)."""
+    return with_joining(problem, args.joining)
+
+
 def _assign(args) -> int:
-    problem = _read_scenario(args)
+    problem = _with_joining(args, _read_scenario(args))
     kind = _kind(args, problem)
     document = None
     if args.member_order is not None:
@@ -1505,7 +1788,7 @@ def _assign(args) -> int:
             steps(args.assignor)
             result = _run_named(args.assignor, problem, args.iteration_order, source=args.scenario)
         document = result.to_mapping(plain=False)
-    _write(args.output, dumps(document), inputs=(args.scenario,))
+    _write(args.output, dumps(versioned("assignment", document)), inputs=(args.scenario,))
     if not document["valid"]:
         kinds = sorted({v["kind"] for v in document["violations"]})
         print(
@@ -1525,10 +1808,10 @@ def _compare(args) -> int:
     given = [n.strip() for n in args.assignors.split(",") if n.strip()]
     if not given:
         raise InputError("--assignors", "", "no assignor named (give all, peers, or names separated by commas)")
-    problem = _read_scenario(args)
+    problem = _with_joining(args, _read_scenario(args))
     kind = _kind(args, problem)
     _refuse(args, REFUSES_IN_COMPARE[kind.name], kind)
-    names = kind.resolve(given, args.scenario)
+    names = _declaring(kind.resolve(given, args.scenario), args.guarantee)
     request = None
     if (
         args.objective is not None
@@ -1548,10 +1831,14 @@ def _compare(args) -> int:
     with _Steps(None, "compare") as steps:
         result = kind.compare(problem, names, progress=steps, **options)
     if args.json:
-        sys.stdout.write(dumps(result.to_mapping(timing=args.timing)))
+        sys.stdout.write(dumps(versioned("compare", result.to_mapping(timing=args.timing))))
     else:
         sys.stdout.write(result.text())
-    return _fail_on(args, [(getattr(row, "label", row.assignor), row) for row in result.rows])
+    rows = [
+        (getattr(row, "label", row.assignor), row, getattr(row, "judged_problem", None) or problem)
+        for row in result.rows
+    ]
+    return _fail_on(args, rows, scenario=args.scenario)
 
 
 def _explain(args) -> int:
@@ -1568,7 +1855,7 @@ def _explain(args) -> int:
         limit = _time_limit(args, problem, request)
         with _Clock(limit, "explain: the optimum"):
             verdict = judge(problem, assignment, request, assignor=args.assignor, time_limit=limit)
-        sys.stdout.write(dumps(verdict.to_mapping()) if args.json else kind.explanation(verdict))
+        sys.stdout.write(dumps(versioned("verdict", verdict.to_mapping())) if args.json else kind.explanation(verdict))
         return verdict.exit_code()
     # Balance first unless --objective says otherwise: the order assignors aim for.
     request = _request(args, problem, default_order=problem.balance_first_order().objective)
@@ -1585,7 +1872,7 @@ def _explain(args) -> int:
     limit = _time_limit(args, problem, request)
     with _Clock(limit, "explain: the optimum"):
         explanation = explain(problem, assignment, request=request, method=args.method, time_limit=limit)
-    sys.stdout.write(dumps(explanation.to_mapping()) if args.json else explanation.text())
+    sys.stdout.write(dumps(versioned("explanation", explanation.to_mapping())) if args.json else explanation.text())
     return explanation.exit_code
 
 
@@ -1604,7 +1891,7 @@ def _demo(args) -> int:
         kind = kind_of(problem)
         solution = solve(problem)
         if out is not None:
-            write_output(out / path.name, dumps(kind.solution_mapping(solution)))
+            write_output(out / path.name, dumps(versioned("solution", kind.solution_mapping(solution))))
         code = 1
         said = ""
         if solution.assignment is not None:

@@ -31,11 +31,13 @@ COMMANDS: dict[str, str] = {
     "assignors": "list the registered assignors (consumer and Streams groups), one line each",
     "simulate": "churn: rebalance round after round, each against its optimum",
     "bugs": "replay the historical bug corpus, write an entry's scenarios, or replay your assignor on one",
+    "test-assignor": "the CI oracle's battery on any assignor (external:, java:, registered): a shrunk counterexample",
     "generate": "write one scenario, churn history or Streams group from the bundled generators (seeded)",
     "capture": "read a running group (or kafka-consumer-groups.sh's text) as a scenario and its current assignment; --judge",
     "install-peers": "install the Node (kafkajs:*, kafka-node:*) or Go (sarama:*, kafka-go:*) client libraries the peers run",
     "sweep": "run a scenario sweep on Spark into Parquet (resumable)",
     "report": "execute the gap report notebook against a sweep; write it as standalone HTML",
+    "schema": "print the JSON Schema of a format (scenario, assignment, verdict, solution, ...); --list",
 }
 
 

@@ -28,6 +28,7 @@ import sys
 from typing import Any, Mapping
 
 from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.formats import unversioned
 from assignment_oracle.problem.kinds import GroupAssignment, GroupProblem, kind_of, kind_of_answer, kind_of_scenario
 from assignment_oracle.problem.scenario_json import (
     COUNTEREXAMPLE_KEYS,
@@ -107,8 +108,12 @@ def scenario_from_document(
     max_partitions: int | None = MAX_PARTITIONS,
     max_members: int | None = MAX_MEMBERS,
 ) -> GroupProblem:
-    """The scenario a decoded document describes (see :func:`load_scenario`); ``name`` is its errors' source."""
+    """The scenario a decoded document describes (see :func:`load_scenario`); ``name`` is its errors' source.
+
+    Every kind's scenario is read here: its ``format_version`` (problem.formats) is checked once, for every kind,
+    and the kind's own reader gets the document without it."""
     document, name = _scenario_part(document, name)
+    document = unversioned(document, "scenario", name)
     return kind_of_scenario(document).read_scenario(document, name, max_partitions, max_members)
 
 
@@ -126,7 +131,9 @@ def load_scenario(
         ``{"kind": "streams", "subtopologies": ..., "members": ...}``, or a
         share group ``{"kind": "share", "topics": ..., "members": ...}``).  A
         sweep's counterexample file (``{"assignor", "finding", "scenario"}``)
-        is read as the scenario it holds.
+        is read as the scenario it holds.  A ``format_version`` this program reads (1 to the current one,
+        :data:`~assignment_oracle.problem.formats.FORMATS`) is accepted, a newer one refused; a document
+        without one is read as it always was.
     max_partitions
         Refuse a consumer or share group with more partitions in all, or a
         Streams group with more tasks (by default each kind's own limit:
@@ -165,7 +172,8 @@ def assignment_from_document(
     document: Any, name: str = "assignment", problem: GroupProblem | None = None
 ) -> GroupAssignment:
     """The assignment a decoded document describes (see :func:`load_assignment`); ``name`` is its errors'
-    source."""
+    source.  Its ``format_version`` (problem.formats) is checked here, for every kind."""
+    document = unversioned(document, "assignment", name)
     kind = kind_of_answer(document) if problem is None else kind_of(problem)
     return kind.read_assignment(document, name)
 

@@ -42,6 +42,7 @@ import numpy as np
 import orjson
 
 from assignment_oracle.problem.errors import InputError, WriteFailed
+from assignment_oracle.problem.formats import unversioned
 from assignment_oracle.problem.json_fields import (
     Listed,
     expect_name,
@@ -306,6 +307,7 @@ def read_problem(
     source = str(path)
     if isinstance(document, dict) and set(document) == COUNTEREXAMPLE_KEYS:
         document, source = document["scenario"], f"{path}: scenario"
+    document = unversioned(document, "scenario", source)  # as problem.load reads every kind's
     problem = problem_from_mapping(document, source=source, max_partitions=max_partitions, max_members=max_members)
     if objective is not None and objective != problem.objective:
         problem = dataclasses.replace(problem, objective=objective)

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.formats import versioned
 from assignment_oracle.problem.json_fields import Listed
 from assignment_oracle.problem.load import load_scenario
 from assignment_oracle.problem.scenario_json import dumps, write_output
@@ -262,8 +263,8 @@ class Capture:
         """Write the scenario to ``scenario_path`` and the candidate beside it (:func:`candidate_path`, or
         ``candidate``), each atomically in canonical bytes; the candidate's path is returned."""
         target = candidate or candidate_path(scenario_path)
-        write_output(scenario_path, dumps(dict(self.scenario)))
-        write_output(target, dumps(self.candidate()), inputs=(scenario_path,))
+        write_output(scenario_path, dumps(versioned("scenario", self.scenario)))
+        write_output(target, dumps(versioned("assignment", self.candidate())), inputs=(scenario_path,))
         return target
 
 

@@ -119,6 +119,7 @@ from assignment_oracle.heuristics import Assignor, get_assignor
 from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.optimal import Solution, solve, verify
 from assignment_oracle.problem import json_fields as fields
+from assignment_oracle.problem.formats import unversioned
 from assignment_oracle.problem.metrics import spread
 from assignment_oracle.problem.model import Assignment, Member, Problem, Topic
 from assignment_oracle.problem.scenario_json import (
@@ -326,6 +327,11 @@ class History:
         ``rounds[i]`` holds the events of round ``i + 1``, applied in order.
     description:
         Free text, carried into the simulation's output.
+    joining:
+        The member of round 0 joining as the group first rebalances (the history's ``"joining"``, read by the
+        scenario's one rule, :mod:`problem.joining`); ``None``: nobody.  In each later round the member the
+        round's events add last (a join, or a zombie rejoining the group) is the one joining, as Kafka's
+        coordinator adds the heartbeating member after the others (:mod:`heuristics.timeline_order`).
 
     A history built in code is checked when it is simulated; one read from
     JSON (:func:`history_from_mapping`) is checked on reading, events against
@@ -336,6 +342,12 @@ class History:
     members: tuple[Member, ...]
     rounds: tuple[tuple[Event, ...], ...] = ()
     description: str = ""
+    joining: str | None = None
+
+    @property
+    def member_ids(self) -> tuple[str, ...]:
+        """The members of round 0, by id."""
+        return tuple(m.member_id for m in self.members)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "topics", tuple(sorted(self.topics, key=lambda t: t.name)))
@@ -362,10 +374,10 @@ class History:
         }
         if self.description:
             out["description"] = self.description
-        return out
+        return out | joining_mapping(self.joining)
 
 
-_HISTORY_KEYS = {"topics", "members", "rounds", "description"}
+_HISTORY_KEYS = {"topics", "members", "rounds", "description", "joining"}
 _INITIAL_MEMBER_KEYS = {"topics", "rack"}
 _EVENT_KEYS: Mapping[str, set[str]] = MappingProxyType(
     {
@@ -431,7 +443,7 @@ def history_from_mapping(
         be an integer``), or an event that makes no sense where it stands
         (``rounds[2][0].leave: no member "m9" in the group at round 3``).
     """
-    obj = fields.expect_object(data, source, "")
+    obj = unversioned(fields.expect_object(data, source, ""), "history", source)  # problem.formats
     fields.reject_unknown_keys(obj, _HISTORY_KEYS, source, "")
     fields.require_keys(obj, ("topics", "members", "rounds"), source)
     topics = []
@@ -470,7 +482,8 @@ def history_from_mapping(
         description = ""
     elif not isinstance(description, str):
         raise InputError(source, "description", f"must be a string, got {fields.json_kind(description)}")
-    history = History(tuple(topics), tuple(members), tuple(rounds), description)
+    joining = read_joining(obj, [m.member_id for m in members], source)
+    history = History(tuple(topics), tuple(members), tuple(rounds), description, joining)
     for _ in _groups(history, source):  # every event against the group it applies to
         pass
     check_size(history, source=source, max_partitions=max_partitions, max_members=max_members)
@@ -568,6 +581,9 @@ class _Group:
     topics: Mapping[str, int]
     seats: Mapping[str, _Seat]
     past: tuple[Mapping[str, _Seat], ...] = ()
+    #: The member joining as this round rebalances: the history's at round 0, else the one the round's events
+    #: added last (None: nobody; the next round starts with nobody joining).
+    joining: str | None = None
 
     @classmethod
     def initial(cls, history: History, source: str) -> _Group:
@@ -583,19 +599,28 @@ class _Group:
             if m.owned or m.generation is not None:
                 raise InputError(source, fields.field_path("members", m.member_id), "round 0 starts with no claims")
             seats[m.member_id] = _Seat(m.topics, m.rack, None)
-        return cls(0, MappingProxyType(topics), MappingProxyType(seats))
+        if history.joining is not None and history.joining not in seats:
+            raise InputError(source, "joining", f"{json.dumps(history.joining)} is not a member of the group")
+        return cls(0, MappingProxyType(topics), MappingProxyType(seats), joining=history.joining)
 
     def advance(self) -> _Group:
         """The next round: everyone present claims what it gets in this one."""
         seats = {m: replace(s, claims_from=self.round) for m, s in self.seats.items()}
         return _Group(self.round + 1, self.topics, MappingProxyType(seats), self.past + (self.seats,))
 
-    def _with(self, *, topics: Mapping[str, int] | None = None, seats: Mapping[str, _Seat] | None = None) -> _Group:
+    def _with(
+        self,
+        *,
+        topics: Mapping[str, int] | None = None,
+        seats: Mapping[str, _Seat] | None = None,
+        joining: str | None = None,
+    ) -> _Group:
         return _Group(
             self.round,
             self.topics if topics is None else MappingProxyType(dict(topics)),
             self.seats if seats is None else MappingProxyType(dict(seats)),
             self.past,
+            joining,
         )
 
     def apply(self, event: Event, source: str, path: str) -> _Group:
@@ -608,6 +633,7 @@ class _Group:
             raise InputError(source, path, f"not an event: {type(event).__name__}")
         r = self.round
         seats, topics = dict(self.seats), dict(self.topics)
+        present = set(seats)
 
         def fail(key: str, text: str) -> InputError:
             return InputError(source, f"{path}.{key}", text)
@@ -676,7 +702,11 @@ class _Group:
             if topic not in topics:
                 raise fail(event.kind, f"no topic {q(topic)} at round {r}")
             del topics[topic]
-        return self._with(topics=topics, seats=seats)
+        # The member this event added joins last (Kafka's coordinator puts the heartbeating member after the
+        # others); one that left is joining no more.
+        added = [m for m in seats if m not in present]
+        joining = added[-1] if added else (self.joining if self.joining in seats else None)
+        return self._with(topics=topics, seats=seats, joining=joining)
 
     def problem(self, assignments: Sequence[Assignment]) -> Problem:
         """This round's rebalance in one trajectory: ``assignments[j]`` is what
@@ -692,7 +722,7 @@ class _Group:
                 generation = seat.claims_from + 1
             members.append(Member(member_id, seat.topics, owned, generation, seat.rack))
         topics = tuple(Topic(name, self.topics[name]) for name in sorted(self.topics))
-        return Problem(topics, tuple(members))
+        return Problem(topics, tuple(members), joining=self.joining)
 
 
 def _groups(history: History, source: str) -> Iterator[_Group]:

@@ -68,6 +68,7 @@ from assignment_oracle.compare.sweep.spec import SweepSpec, scenario_id
 from assignment_oracle.compare.sweep.store import FLUSH_SCENARIOS, FLUSH_SECONDS, stage
 from assignment_oracle.heuristics.registry import require_installed
 from assignment_oracle.problem.errors import MissingRuntime, SparkFailed, WriteFailed
+from assignment_oracle.problem.formats import versioned
 from assignment_oracle.problem.scenario_json import InputError, dumps, write_output
 from assignment_oracle.problem.text import lines_text, printable
 
@@ -575,14 +576,17 @@ def _run(
     write_output(
         out / "summary.json",
         dumps(
-            {
-                "spec": spec.name,
-                "hash": spec.hash,
-                "scenarios": total,
-                "rows": row_count,
-                "counterexamples": written,
-                "assignors": summary,
-            }
+            versioned(
+                "sweep-summary",
+                {
+                    "spec": spec.name,
+                    "hash": spec.hash,
+                    "scenarios": total,
+                    "rows": row_count,
+                    "counterexamples": written,
+                    "assignors": summary,
+                },
+            )
         ),
     )
     return result
