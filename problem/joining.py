@@ -55,9 +55,10 @@ def joining_mapping(joining: str | None) -> dict[str, str]:
 
 
 def with_joining(problem: P, member: str | None, source: str = "--joining") -> P:
-    """``problem`` (of any kind) with ``member`` joining, checked by the same rule as the scenario's field
-    (:class:`InputError` from ``source`` otherwise); ``None`` leaves the problem as it is."""
+    """``problem`` (of any kind, or a churn history: anything with ``member_ids`` and a ``joining`` field) with
+    ``member`` joining, checked by the same rule as the scenario's field (:class:`InputError` from ``source``
+    otherwise); ``None`` leaves it as it is."""
     if member is None:
         return problem
-    joining = read_joining({KEY: member}, problem.member_index, source, field="")  # type: ignore[attr-defined]
+    joining = read_joining({KEY: member}, problem.member_ids, source, field="")  # type: ignore[attr-defined]
     return dataclasses.replace(problem, joining=joining)  # type: ignore[type-var]

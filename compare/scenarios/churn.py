@@ -120,6 +120,7 @@ from assignment_oracle.heuristics.registry import is_live
 from assignment_oracle.optimal import Solution, solve, verify
 from assignment_oracle.problem import json_fields as fields
 from assignment_oracle.problem.formats import unversioned
+from assignment_oracle.problem.joining import joining_mapping, read_joining
 from assignment_oracle.problem.metrics import spread
 from assignment_oracle.problem.model import Assignment, Member, Problem, Topic
 from assignment_oracle.problem.scenario_json import (
@@ -599,9 +600,8 @@ class _Group:
             if m.owned or m.generation is not None:
                 raise InputError(source, fields.field_path("members", m.member_id), "round 0 starts with no claims")
             seats[m.member_id] = _Seat(m.topics, m.rack, None)
-        if history.joining is not None and history.joining not in seats:
-            raise InputError(source, "joining", f"{json.dumps(history.joining)} is not a member of the group")
-        return cls(0, MappingProxyType(topics), MappingProxyType(seats), joining=history.joining)
+        joining = read_joining(joining_mapping(history.joining), seats, source)  # a history built in code too
+        return cls(0, MappingProxyType(topics), MappingProxyType(seats), joining=joining)
 
     def advance(self) -> _Group:
         """The next round: everyone present claims what it gets in this one."""
