@@ -83,6 +83,7 @@ __all__ = [
     "BUGS",
     "CandidateReplay",
     "replay_assignor",
+    "answer_candidate",
     "find",
     "replay",
     "STICKY_23_TIES",
@@ -330,6 +331,11 @@ class Bug:
     #: (``tools/kafka_differential``): an assignment's mapping, or the class of the exception Java threw.  The
     #: first of ``shown_by`` must still give it (:attr:`BugReplay.recorded`); ``None``: nothing recorded.
     recorded: Mapping | str | None = None
+    #: Why an assignor without the defect still shows the finding when replayed in the shown variants' place
+    #: (``bugs NAME --assignor``): the defect lies in the input, or in a protocol the candidate does not run.
+    #: Empty for every entry where a correct assignor (the optimum, Kafka's fixed ports) comes out "gone"
+    #: (tests/test_cli_bugs.py replays them all).
+    candidates_note: str = ""
 
     @property
     def kind(self) -> str:
@@ -712,9 +718,11 @@ class CandidateReplay:
     entry's own finding: is the defect still there?
 
     ``replay`` is the entry's replay with every ``shown_by`` variant's row replaced by the candidate's
-    (judged on the shown variant's guarantee: what the entry checks it against); ``replaced`` names them.
-    ``judged`` is false when the candidate delivered nothing the entry can judge (a timeout, an error where
-    the entry is not about a crash): then :attr:`defect` is ``None`` and ``message`` says why.
+    (judged on the shown variant's guarantee: what the entry checks it against); ``replaced`` names them, and
+    the finding's text names the candidate where it named them.  ``judged`` is false when the candidate
+    delivered nothing the entry can judge: a timeout, a crash where the entry is not about a crash, an empty
+    answer (nothing assigned where the optimum assigns something) or an answer that is not valid; then
+    :attr:`defect` is ``None`` and ``message`` says why.  Nothing it failed to deliver is ever "gone".
     """
 
     replay: BugReplay
@@ -735,10 +743,13 @@ class CandidateReplay:
     def text(self) -> str:
         bug = self.replay.bug
         said = {True: "the defect is still there", False: "the defect is gone", None: "not judged"}[self.defect]
+        note = bug.candidates_note if self.defect else ""
         return (
             f"{bug.name}: {bug.title}\n  source: {bug.source}\n"
             f"  replayed: {self.assignor} in the place of {', '.join(self.replaced)}\n"
-            + (f"  found: {self.replay.finding}\n" if self.judged else f"  not judged: {self.message}\n")
+            + (f"  found: {self.replay.finding}\n" if self.replay.finding else "")
+            + ("" if self.judged else f"  not judged: {self.message}\n")
+            + (f"  note: {note}\n" if note else "")
             + f"  {self.assignor}: {said} (exit {self.exit_code()})\n"
         )
 
@@ -750,7 +761,8 @@ class CandidateReplay:
             "judged": self.judged,
             "defect": self.defect,
             "message": self.message,
-            "finding": self.replay.finding if self.judged else None,
+            "finding": self.replay.finding or None,
+            "note": self.replay.bug.candidates_note or None,
             "rows": [{name: row.to_mapping(timing=False) for name, row in rows.items()} for rows in self.replay.rows],
         }
 
@@ -767,6 +779,12 @@ def replay_assignor(
     fixed ones) run as in :func:`replay`, so the entry's finding reads what it always reads; its
     ``reproduced`` says whether the candidate still shows the defect.
 
+    What the candidate fails to deliver is judged before the finding, never taken for a fix: a crash is the
+    defect still there on an entry about a crash (``judges_errors``) and leaves any other entry not judged; a
+    timeout leaves an entry not judged unless the entry is about finishing (``judges_unfinished``); an
+    empty answer or one that is not valid is never "gone" (still there if the finding says so, else not
+    judged, the reason named).
+
     Raises
     ------
     KeyError
@@ -782,8 +800,10 @@ def replay_assignor(
     replayer = REPLAYERS[bug.kind]
     problems = bug.problems()
     rows: list[dict] = []
+    optima = []
     for problem in problems:
         optimum = solve(problem)
+        optima.append(optimum)
         mine: dict = {}  # the candidate's row, once per way a shown variant is judged
         row: dict = {}
         for v in bug.shown_by + bug.fixed_by:
@@ -799,25 +819,123 @@ def replay_assignor(
     first = rows[0][shown[0]]
     explanation = replayer.explanation(problems[0], first)
     partial_replay = BugReplay(bug, problems, tuple(rows), explanation, False, False, "")
-    judged = (
-        {"ok", "invalid"}
-        | ({"error"} if bug.judges_errors else set())
-        | ({"timeout"} if bug.judges_unfinished else set())
-    )
-    unfinished = [
-        f"{row[shown[0]].status} ({row[shown[0]].message})" for row in rows if row[shown[0]].status not in judged
-    ]
-    if unfinished:
-        return CandidateReplay(partial_replay, candidate, shown, False, f"{candidate}: " + "; ".join(unfinished))
+
+    def not_judged(message: str, replay: BugReplay = partial_replay) -> CandidateReplay:
+        return CandidateReplay(replay, candidate, shown, False, message)
+
+    undelivered = _undelivered(bug, problems, rows, shown)
+    if undelivered is not None:
+        where, row = undelivered
+        if row.status == "error" and bug.judges_errors:  # the entry is about a crash: a crash is the defect
+            text = f"{candidate} crashed{where}: {row.message}; the entry's defect is a crash"
+            return CandidateReplay(replace(partial_replay, reproduced=True, finding=text), candidate, shown, True)
+        said = "crashed" if row.status == "error" else "did not finish"
+        return not_judged(f"the assignor {said}{where}: {row.message}")
+    wrong = _wrong_answer(bug, problems, optima, rows, shown)
     try:
         reproduced, fixed, text = bug.finding(partial_replay)
     except (AttributeError, KeyError, IndexError, TypeError) as err:  # the finding reads what this answer lacks
-        return CandidateReplay(
-            partial_replay, candidate, shown, False, f"the entry's finding cannot read {candidate}'s answer ({err})"
+        return not_judged(wrong or f"the entry's finding cannot read {candidate}'s answer ({err})")
+    judged = BugReplay(bug, problems, tuple(rows), explanation, reproduced, fixed, _naming(text, shown, candidate))
+    if wrong and not reproduced:  # an answer that is empty or not valid is never the fix
+        return not_judged(wrong, judged)
+    return CandidateReplay(judged, candidate, shown, True)
+
+
+def answer_candidate(name: str, answers) -> Assignor | StreamsVariant | ShareVariant:
+    """Answers given for entry ``name``'s scenarios, one per scenario in order (``bugs NAME --answer FILE``), as
+    a candidate :func:`replay_assignor` takes: it answers each scenario with its answer, and any other group (an
+    answer fed back, a second cooperative rebalance) with an error, so that row is not judged.
+
+    Raises
+    ------
+    KeyError
+        No entry ``name``.
+    ValueError
+        Not one answer per scenario.
+    """
+    bug = BUGS[name]
+    problems = bug.problems()
+    if len(answers) != len(problems):
+        raise ValueError(
+            f"{name} has {len(problems)} scenario(s): give one answer for each, in order (got {len(answers)})"
         )
-    return CandidateReplay(
-        BugReplay(bug, problems, tuple(rows), explanation, reproduced, fixed, text), candidate, shown, True
-    )
+    given = tuple((problem.to_mapping(), answer) for problem, answer in zip(problems, answers))
+
+    def answer(problem, **_) -> Any:
+        asked = problem.to_mapping()
+        for scenario, answered in given:
+            if scenario == asked:
+                return answered
+        raise LookupError("no answer was given for this group (a later round of the entry's replay)")
+
+    label = "the answer given" if len(answers) == 1 else "the answers given"
+    if VARIANT_TYPES[bug.kind] is Assignor:
+        return Assignor(label, answer, "answers given on the command line", "valid", "eager", "a fixed answer")
+    return VARIANT_TYPES[bug.kind](label, answer, "answers given on the command line")
+
+
+def _once(rows: Mapping[str, Any], names: tuple[str, ...]) -> list:
+    """The rows under ``names``, each object once (a candidate's row stands under every variant it replaces)."""
+    out: list = []
+    for name in names:
+        if all(rows[name] is not seen for seen in out):
+            out.append(rows[name])
+    return out
+
+
+def _where(index: int, problems: tuple) -> str:
+    return f" on scenario {index + 1}" if len(problems) > 1 else ""
+
+
+def _undelivered(bug: Bug, problems: tuple, rows: list, shown: tuple[str, ...]) -> tuple[str, Any] | None:
+    """The first of the candidate's rows with no answer the finding may judge: a crash (judged as the defect on
+    an entry about a crash, by the caller), a timeout where the entry is not about finishing; with where."""
+    for index, row in enumerate(rows):
+        for mine in _once(row, shown):
+            if mine.status == "error" or (mine.status == "timeout" and not bug.judges_unfinished):
+                return _where(index, problems), mine
+    return None
+
+
+def _assigned(kind, problem, assignment) -> int:
+    """How many partitions (tasks) ``assignment`` gives, counted in the answer document ``check`` reads."""
+
+    def count(value) -> int:
+        if isinstance(value, Mapping):
+            return sum(count(v) for v in value.values())
+        if isinstance(value, (list, tuple)):
+            return sum(count(v) if isinstance(v, (Mapping, list, tuple)) else 1 for v in value)
+        return 0
+
+    return count(kind.answer_members(kind.answer_document(problem, assignment)))
+
+
+def _wrong_answer(bug: Bug, problems: tuple, optima: list, rows: list, shown: tuple[str, ...]) -> str:
+    """Why the candidate's answer cannot be the fix, whatever the finding says: empty (nothing assigned where
+    the optimum assigns something) or not valid, named; ``""`` when neither."""
+    kind = kind_named(bug.kind)
+    for index, (problem, optimum, row) in enumerate(zip(problems, optima, rows)):
+        for mine in _once(row, shown):
+            if mine.assignment is None:  # a timeout the entry judges
+                continue
+            where = _where(index, problems)
+            wanted = _assigned(kind, problem, optimum.assignment)
+            if wanted and not _assigned(kind, problem, mine.assignment):
+                return f"the assignor's answer is empty{where}: nothing assigned, where the optimum assigns {wanted}"
+            found = [str(v) for v in kind.violations(problem, mine.assignment)]
+            if found:
+                more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+                return f"the assignor's answer is not valid{where}: {'; '.join(found[:3])}{more}"
+    return ""
+
+
+def _naming(text: str, shown: tuple[str, ...], candidate: str) -> str:
+    """The finding's text with the candidate named where it names a variant the candidate replaced (a whole
+    name only: ``sticky`` in ``cooperative-sticky`` is left alone)."""
+    for name in sorted(shown, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w.:-]){re.escape(name)}(?![\w-]|[.:]\w)", lambda _: candidate, text)
+    return text
 
 
 def _shown_guarantee(variant: str | Assignor) -> str | None:
@@ -881,16 +999,22 @@ def _claim_order(r: BugReplay):
     # order-independent assignor gives the same result up to that renaming.
     swap = {"a": "b", "b": "a"}
 
-    def consistent(name: str) -> bool:
+    # An assignor that gives the very same result in both (it does not read the claims: roundrobin, range)
+    # cannot let the claim order decide either; only a result that is neither is the defect.
+    def reading(name: str) -> str:
         one, two = r.rows[0][name].assignment, r.rows[1][name].assignment
-        return _renamed(one, swap) == two.to_mapping()
+        if _renamed(one, swap) == two.to_mapping():
+            return "the same result up to the renaming"
+        if one.to_mapping() == two.to_mapping():
+            return "the same result in both orders (the claims are not read)"
+        return ""
 
-    old, new = consistent("sticky-2.3-ties"), consistent("sticky")
+    old, new = reading("sticky-2.3-ties"), reading("sticky")
     text = (
-        f"sticky-2.3-ties: the result {'does not depend' if old else 'depends'} on which claimant comes first; "
-        f"sticky (ties cancel): {'same result up to renaming' if new else 'order-dependent'}"
+        f"sticky-2.3-ties: {old or 'the result depends on which claimant comes first'}; "
+        f"sticky (ties cancel): {new or 'the result depends on which claimant comes first'}"
     )
-    return not old, new, text
+    return not old, bool(new), text
 
 
 def _loop_shape(r: BugReplay):
@@ -918,7 +1042,7 @@ def _per_topic_skew(r: BugReplay):
     )
     text = (
         f"sticky: per-topic spread {v.measures['per_topic_spread']} at most-balanced loads {list(v.measures['sorted_loads'])}; "
-        f"an assignment with spread 1 on every topic, as balanced and as sticky, exists: {witness_ok}"
+        f"an assignment with spread 1 on every topic exists at equal balance and stickiness: {witness_ok}"
     )
     return shown, witness_ok, text
 
@@ -1609,6 +1733,9 @@ BUGS: Mapping[str, Bug] = MappingProxyType(
                 "z was evicted holding t-0 and t-1, which a owns now.  With generations a keeps both and z gets a spare "
                 "partition; without (all -1) the claims tie, nobody owns t-0 and t-1, and a loses one to z",
                 _no_generation,
+                candidates_note="the defect is in what the client sends (no generation), not in the assignor: any "
+                "assignor that follows Kafka's rule for tied claims (nobody owns a partition claimed twice at one "
+                "generation), the optimum included, shows it on the scenario without generations",
             ),
             Bug(
                 "kafka-15106-loop-shape",
@@ -1642,6 +1769,9 @@ BUGS: Mapping[str, Bug] = MappingProxyType(
                 "c gets t0-2 and t0-0: loads 3/3/2 are most balanced and as sticky as the oracle, yet t1's subscribers "
                 "hold 2/2/0 (per-topic spread 2); a spread-1 assignment exists at equal balance and stickiness",
                 _per_topic_skew,
+                candidates_note="Kafka's assignors promise no per-topic spread, nor does the optimum of the default "
+                "tiers (balance, rack, stickiness), which shows the skew too; an assignor that spreads each topic "
+                "(the optimum with the spread tier: --objective balance,spread,stickiness) is gone",
             ),
             Bug(
                 "kafka-14639-stale-handoff",
@@ -1664,6 +1794,10 @@ BUGS: Mapping[str, Bug] = MappingProxyType(
                 "and hands t-0 to the new member b in the same rebalance (consumed twice until z revokes it); holding "
                 "every claim, cooperative-sticky withholds whatever b is to get until its holder has revoked it",
                 _stale_handoff,
+                candidates_note="a defect of the cooperative protocol (KIP-429), judged on its guarantee: an eager "
+                "assignor (sticky, range, an external command, the optimum), whose members revoke everything before "
+                "they rejoin, hands z's partitions over in the same answer by design and shows it too; replay a "
+                "cooperative assignor",
             ),
             Bug(
                 "kafka-18688-balanced-stays",
