@@ -36,13 +36,15 @@ _FILES: dict[str, str] = {
     "bug-candidate": "bugs NAME --assignor A --json",
     "sweep-summary": "a sweep's summary.json",
 }
-#: The one-of schemas, each over the kinds' own (the kinds table's names, in its order).
-_ANY_KIND: dict[str, str] = {
-    "scenario": "a scenario of any kind (consumer, Streams, share group)",
-    "assignment": "an answer of any kind",
+#: The schemas over the kinds' own (the kinds table's names, in its order): a scenario is exactly one kind's (its
+#: ``"kind"`` says which); an answer may be several kinds' (a consumer and a share group's answers have one shape:
+#: the scenario tells them apart).
+_ANY_KIND: dict[str, tuple[str, str]] = {
+    "scenario": ("oneOf", "a scenario of any kind (consumer, Streams, share group)"),
+    "assignment": ("anyOf", "an answer of any kind"),
 }
 #: Every name ``schema`` knows, with its line (``schema --list``).
-NAMES: dict[str, str] = {**_ANY_KIND, **_FILES}
+NAMES: dict[str, str] = {**{name: line for name, (_, line) in _ANY_KIND.items()}, **_FILES}
 
 _BASE = "https://github.com/assignment-oracle/assignment-oracle/schemas/"
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -87,12 +89,13 @@ def schema(name: str) -> dict[str, Any]:
         ``name`` is not one (the message lists them).
     """
     if name in _ANY_KIND:
+        keyword, title = _ANY_KIND[name]
         parts = [f"{name}-{kind}" for kind in KINDS if f"{name}-{kind}" in _FILES]
         top = {
             "$schema": _DRAFT,
             "$id": f"{_BASE}{name}.json",
-            "title": _ANY_KIND[name],
-            "oneOf": [{"$ref": f"{part}.json"} for part in parts],
+            "title": title,
+            keyword: [{"$ref": f"{part}.json"} for part in parts],
         }
         return _bundled(top, set(parts))
     if name not in _FILES:

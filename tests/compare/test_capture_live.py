@@ -45,6 +45,7 @@ from assignment_oracle.compare.capture import capture_group, judge_capture  # no
 from assignment_oracle.compare.capture.client_config import parse_properties, read_properties  # noqa: E402
 from assignment_oracle.compare.capture.messages import sticky_previous_assignment  # noqa: E402
 from assignment_oracle.problem.errors import InputError  # noqa: E402
+from assignment_oracle.problem.formats import FORMATS  # noqa: E402
 from assignment_oracle.problem.scenario_json import uuid_bits  # noqa: E402
 
 #: A topic id from Kafka's own UuidTest (d79bd50), as Uuid.toString() prints it.
@@ -447,7 +448,8 @@ def test_judge_is_checks_verdict_on_the_hand_written_files(cluster, tmp_path, ca
         capsys, "capture", "--bootstrap-server", cluster.address, "--group", group, "--judge", "--json"
     )
     assert code == check_code
-    assert json.loads(out)["verdict"] == json.loads(check_out)
+    verdict = json.loads(check_out)  # check's whole document names its version; the capture's document does
+    assert verdict.pop("format_version") == FORMATS["verdict"] and json.loads(out)["verdict"] == verdict
     # the text form holds check's text, unchanged, between the capture's header and its moves
     _, check_text, _ = run(capsys, "check", tmp_path / "hand.json", tmp_path / "hand-candidate.json")
     code, text, _ = run(capsys, "capture", "--bootstrap-server", cluster.address, "--group", group, "--judge")
@@ -462,7 +464,7 @@ def test_written_files_are_what_check_reads(cluster, tmp_path, capsys):
         capsys, "capture", "--bootstrap-server", cluster.address, "--group", "orders-range", "-o", out
     )
     assert (code, stdout) == (0, "") and "orders.assignment.json" in err
-    assert json.loads(out.read_text()) == RANGE_SCENARIO
+    assert json.loads(out.read_text()) == {"format_version": FORMATS["scenario"], **RANGE_SCENARIO}
     candidate = json.loads((tmp_path / "orders.assignment.json").read_text())
     assert candidate["assignment"] == RANGE_ASSIGNMENT and candidate["assignor"] == "range"
     first = out.read_bytes(), (tmp_path / "orders.assignment.json").read_bytes()
