@@ -138,7 +138,7 @@ def _out(path: str) -> Path:
 def _under_test(name: str, kind: str, time_limit: float | None) -> UnderTest:
     """The assignor ``name`` for groups of ``kind`` (the one registry; an unknown name or another kind's is one
     line for ``ASSIGNOR``); ``--time-limit`` bounds what the runner runs, and is refused for what it does not."""
-    entry = registered(kind, name, "ASSIGNOR", f"a {kind} group")
+    entry = registered(kind, name, "ASSIGNOR", f"--kind {kind}")
     if time_limit is not None and not isinstance(entry, Assignor):
         raise InputError(
             "--time-limit", "", f"bounds an assignor the runner runs (consumer groups'); {name} is a port run here"

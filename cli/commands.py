@@ -533,7 +533,22 @@ def _parser() -> argparse.ArgumentParser:
         default="sorted",
         help="with --assignor: iterate Kafka's hash maps sorted (default) or as Java does (see assign --help)",
     )
-    b.add_argument("--time-limit", type=float, metavar="S", help="with --assignor: seconds per run (default 60)")
+    b.add_argument(
+        "--answer",
+        action="append",
+        metavar="FILE",
+        help="judge this answer in the place of the variants that show the entry's defect (one --answer per "
+        "scenario of the entry, in order; - reads standard input): exit 1 while it is still there, 0 once it is gone",
+    )
+    b.add_argument(
+        "--export",
+        metavar="DIR",
+        help="write the whole corpus as a conformance folder any test runner can use (README.md, each entry's "
+        "scenarios and entry.json with its condition and judging commands); DIR new, empty, or a previous export",
+    )
+    b.add_argument(
+        "--time-limit", type=float, metavar="S", help="with --assignor or --answer: seconds per run (default 60)"
+    )
     _max_output_argument(b)
     _classpath_argument(b)
 
@@ -1096,19 +1111,35 @@ def _bugs(args) -> int:
     names = find_bugs(args.name) if args.name is not None else tuple(BUGS)
     if not names:
         raise InputError("bugs", "", f"no corpus entry {args.name!r} (known: {', '.join(BUGS)})")
-    one = args.write_scenario or args.assignor is not None
-    if args.write_scenario and args.assignor is not None:
-        raise InputError("bugs", "", "give --scenario or --assignor, not both")
+    modes = [
+        m
+        for m, on in (("--scenario", args.write_scenario), ("--assignor", args.assignor is not None), ("--answer", args.answer))
+        if on
+    ]
+    if args.export is not None:
+        if args.name is not None or modes or args.json or args.output is not None:
+            raise InputError(
+                "--export",
+                "",
+                "writes the whole corpus: no entry, --scenario, --assignor, --answer, --json or -o with it",
+            )
+        return _bug_export(args)
+    if len(modes) > 1:
+        raise InputError(
+            "bugs", "", f"give one of --scenario, --assignor and --answer, not both {modes[0]} and {modes[1]}"
+        )
     if args.output is not None and not args.write_scenario:
         raise InputError("-o", "", "writes an entry's scenarios: it goes with --scenario")
-    if one and args.name is None:
-        raise InputError("bugs", "", "--scenario and --assignor take one entry: bugs NAME --scenario (see bugs)")
-    if one and len(names) != 1:
+    if modes and args.name is None:
+        raise InputError("bugs", "", f"{modes[0]} takes one entry: bugs NAME {modes[0]} (see bugs)")
+    if modes and len(names) != 1:
         raise InputError("bugs", "", f"{args.name!r} names {len(names)} entries ({', '.join(names)}): name one")
     if args.write_scenario:
         return _bug_scenarios(args, names[0])
     if args.assignor is not None:
         return _bug_candidate(args, names[0])
+    if args.answer:
+        return _bug_answers(args, names[0])
     replays = [replay_bug(n) for n in names]
     if args.json:
         sys.stdout.write(dumps([versioned("bug-replay", r.to_mapping()) for r in replays]))
@@ -1127,7 +1158,7 @@ def _bug_scenarios(args, name: str) -> int:
     """``bugs NAME --scenario [-o FILE]``: the entry's scenario as ``solve`` and ``check`` read it; an entry with
     several (the same claims in another order, a control group) writes FILE-1, FILE-2, ... (on standard output:
     one JSON array)."""
-    documents = [versioned("scenario", problem.to_mapping()) for problem in BUGS[name].problems()]
+    documents = _bug_documents(name)
     if len(documents) == 1:
         _write(args.output, dumps(documents[0]))
         return 0
@@ -1141,6 +1172,46 @@ def _bug_scenarios(args, name: str) -> int:
         write_output(target, dumps(document))
     print(f"{PROG}: {name}: {len(documents)} scenarios -> {', '.join(map(str, targets))}", file=sys.stderr)
     return 0
+
+
+def _bug_documents(name: str) -> list[dict]:
+    """Entry ``name``'s scenarios as ``bugs NAME --scenario`` and ``bugs --export`` write them."""
+    return [versioned("scenario", problem.to_mapping()) for problem in BUGS[name].problems()]
+
+
+def _bug_export(args) -> int:
+    """``bugs --export DIR``: the whole corpus as a conformance folder (compare.scenarios.bug_export)."""
+    from assignment_oracle.compare.scenarios.bug_export import export
+
+    written = export(args.export, {name: _bug_documents(name) for name in BUGS})
+    print(f"{PROG}: bugs: {len(BUGS)} entries, {len(written)} files -> {printable(args.export)}", file=sys.stderr)
+    return 0
+
+
+def _bug_answers(args, name: str) -> int:
+    """``bugs NAME --answer FILE ...``: the answers (one per scenario of the entry) judged in the place of the
+    variants that show the defect, as ``--assignor`` judges an assignor's; exit 0 gone, 1 still there or not
+    judged."""
+    from assignment_oracle.compare.scenarios.bugs import TIME_LIMIT, answer_candidate, replay_assignor
+    from assignment_oracle.problem.load import load_assignment
+
+    problems = BUGS[name].problems()
+    if len(args.answer) != len(problems):
+        raise InputError(
+            "--answer",
+            "",
+            f"{name} has {len(problems)} scenario(s): give one --answer per scenario, in order "
+            f"(got {len(args.answer)}; bugs {name} --scenario writes them)",
+        )
+    if args.answer.count("-") > 1:
+        raise InputError("--answer", "", "standard input (-) can be read once")
+    answers = [load_assignment(path, problem) for path, problem in zip(args.answer, problems)]
+    limit = _assignor_time_limit(args.time_limit)
+    result = replay_assignor(name, answer_candidate(name, answers), time_limit=TIME_LIMIT if limit is None else limit)
+    sys.stdout.write(
+        dumps(versioned("bug-candidate", result.to_mapping())) if args.json else printable_lines(result.text())
+    )
+    return result.exit_code()
 
 
 def _bug_candidate(args, name: str) -> int:
