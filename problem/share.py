@@ -187,6 +187,11 @@ class ShareProblem:
         """Member ids in the group's order."""
         return tuple(m.member_id for m in self.members)
 
+    @property
+    def join_order(self) -> tuple[str, ...]:
+        """The member ids in the group's join order: :attr:`member_ids` (a share group keeps the scenario's order)."""
+        return self.member_ids
+
     @cached_property
     def member_index(self) -> Mapping[str, int]:
         return MappingProxyType({m: i for i, m in enumerate(self.member_ids)})

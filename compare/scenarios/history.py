@@ -310,10 +310,12 @@ class HistoryKind:
         assign = None if assignor == OPTIMUM else self.assignor(assignor)
         group = self.group(plan)
         previous = None
+        before: frozenset[str] | None = None
         steps: list[Step] = []
         for index, event in enumerate((self.event("start"), *plan.events)):
             group.apply(event)
-            problem = group.problem(previous)
+            problem = _joined(group.problem(previous), before)
+            before = frozenset(problem.member_ids)
             optimum = solve(problem)
             started = time.perf_counter()
             if assign is None:
@@ -339,6 +341,16 @@ class HistoryKind:
         if assignor != OPTIMUM:
             self.assignor(assignor)
         return self.play(plan(history, seed=seed, **params), assignor)
+
+
+def _joined(problem: Any, before: frozenset[str] | None) -> Any:
+    """The step's problem with its joining member (:mod:`problem.joining`): of the members the step added, the
+    last in the group's order (Kafka's coordinator adds the heartbeating member after the others); nobody at
+    step 0 (``before`` None) or when the step added nobody."""
+    if before is None:
+        return problem
+    added = [m for m in problem.join_order if m not in before]
+    return dataclasses.replace(problem, joining=added[-1]) if added else problem
 
 
 def _check_integer(key: str, value: Any, least: int) -> None:

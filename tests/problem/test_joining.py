@@ -9,12 +9,14 @@ against that independent call, never against itself.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import random
 
 import pytest
 
 from assignment_oracle.cli import main
+from assignment_oracle.compare.scenarios import share_churn, streams_churn
 from assignment_oracle.compare.scenarios.churn import history_from_mapping, simulate
 from assignment_oracle.heuristics import share_simple, streams_sticky, uniform
 from assignment_oracle.problem.errors import InputError
@@ -312,3 +314,31 @@ def test_simulate_joining_sets_round_0(tmp_path, capsys):
     code, out, err = run(capsys, "simulate", path, "--assignor", "range", "--joining", "b", "--json")
     assert code == 0, err
     assert json.loads(out)["history"]["joining"] == "b"
+
+
+@pytest.mark.parametrize(
+    "module, history, assignor",
+    [
+        (streams_churn, "rolling-restart", "streams-sticky-java"),
+        (streams_churn, "scale-out", "streams-sticky-java"),
+        (share_churn, "rolling-restart", "share-simple-java"),
+        (share_churn, "scale-out", "share-simple-java"),
+    ],
+)
+def test_a_streams_or_share_history_step_has_the_member_it_added_last_joining(module, history, assignor):
+    """A Streams or share history's step names, as its problem's joining member, the last member its event added
+    (a Streams process's members join in the listed order; a share member joins alone); nobody at step 0 or
+    when the step added nobody, and the Java-order port answers as the library does with that joining=."""
+    played = module.simulate(history, assignor, seed=3)
+    seen = 0
+    for step in played.steps:
+        added = tuple(getattr(step.event, "members", ()) or ()) or (
+            (step.event.member,) if step.event.kind == "join" else ()
+        )
+        expected = added[-1] if step.index and added else None
+        assert step.problem.joining == expected, (step.index, step.event)
+        seen += expected is not None
+        port = streams_sticky if module is streams_churn else share_simple
+        plain = dataclasses.replace(step.problem, joining=None)
+        assert step.assignment == port.assign(plain, iteration_order="java", joining=expected)
+    assert seen > 0
