@@ -1113,7 +1113,11 @@ def _bugs(args) -> int:
         raise InputError("bugs", "", f"no corpus entry {args.name!r} (known: {', '.join(BUGS)})")
     modes = [
         m
-        for m, on in (("--scenario", args.write_scenario), ("--assignor", args.assignor is not None), ("--answer", args.answer))
+        for m, on in (
+            ("--scenario", args.write_scenario),
+            ("--assignor", args.assignor is not None),
+            ("--answer", args.answer),
+        )
         if on
     ]
     if args.export is not None:
@@ -1131,7 +1135,9 @@ def _bugs(args) -> int:
     if args.output is not None and not args.write_scenario:
         raise InputError("-o", "", "writes an entry's scenarios: it goes with --scenario")
     if modes and args.name is None:
-        raise InputError("bugs", "", f"{modes[0]} takes one entry: bugs NAME {modes[0]} (see bugs)")
+        raise InputError(
+            "bugs", "", f"--scenario, --assignor and --answer take one entry: bugs NAME {modes[0]} (see bugs)"
+        )
     if modes and len(names) != 1:
         raise InputError("bugs", "", f"{args.name!r} names {len(names)} entries ({', '.join(names)}): name one")
     if args.write_scenario:
