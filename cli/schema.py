@@ -34,6 +34,7 @@ _FILES: dict[str, str] = {
     "capture": "capture --judge --json",
     "bug-replay": "each entry of bugs --json",
     "bug-candidate": "bugs NAME --assignor A --json",
+    "sweep": "sweep --json",
     "sweep-summary": "a sweep's summary.json",
 }
 #: The schemas over the kinds' own (the kinds table's names, in its order): a scenario is exactly one kind's (its

@@ -98,6 +98,13 @@ def test_each_schema_names_the_current_version_of_its_format(name):
             assert version["minimum"] == 1
 
 
+def test_every_format_has_a_schema():
+    """Each format the tool writes (problem.formats.FORMATS) has a schema by its name, and each schema of a whole
+    document describes a format there."""
+    assert set(FORMATS) <= set(NAMES)
+    assert {FORMAT_OF.get(n, n) for n in DOCUMENTS} <= set(FORMATS)
+
+
 def test_the_schema_command(capsys):
     code, out = run(capsys, "schema", "--list")
     assert code == 0 and [line.split()[0] for line in out.splitlines()] == list(NAMES)

@@ -8,14 +8,17 @@ import sys
 
 import pandas as pd
 import pytest
+from jsonschema import Draft202012Validator
 from local_spark import KEY, expected_rows, normalized
 
 from assignment_oracle.compare.sweep.job import counterexample_path, read_rows, run_sweep
 from assignment_oracle.compare.sweep.rows import COLUMNS, ROW_SCHEMA
 from assignment_oracle.compare.sweep.spec import spec_from_mapping
 from assignment_oracle.problem.errors import MissingExtra
+from assignment_oracle.problem.formats import versioned
 from assignment_oracle.problem.model import Problem
 from assignment_oracle.problem.scenario_json import InputError
+from assignment_oracle.schema import schema
 
 pytestmark = pytest.mark.xdist_group("spark")  # one worker runs every test that uses Spark (tests/conftest.py)
 
@@ -66,6 +69,9 @@ def test_summary_and_counterexamples(first_run):
     spec, out, result = first_run
     summary = json.loads((out / "summary.json").read_text())
     assert {e["assignor"] for e in summary["assignors"]} >= set(spec.assignors) | {"optimum"}
+    # summary.json and sweep --json name their versions and validate against `schema sweep-summary`, `schema sweep`
+    assert Draft202012Validator(schema("sweep-summary")).is_valid(summary) and summary["format_version"] == 1
+    assert Draft202012Validator(schema("sweep")).is_valid(versioned("sweep", result.to_mapping()))
     rows = read_rows(out)
     broken = rows[rows["counterexample"].notna()]
     files = sorted((out / "counterexamples").rglob("*.json")) if (out / "counterexamples").exists() else []
