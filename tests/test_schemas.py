@@ -409,3 +409,33 @@ def test_drawn_scenarios_validate_and_are_read(kind):
         assert check.is_valid(document) and either.is_valid(document) and _read(document)
 
     drawn()
+
+
+@pytest.mark.parametrize(
+    "command, version",
+    [("solve", 99), ("solve", "1"), ("check", 99), ("check", True), ("simulate", 2), ("simulate", 0)],
+)
+def test_a_version_this_program_does_not_read_is_one_line(tmp_path, capsys, command, version):
+    """A newer (or not an integer) ``format_version`` on a scenario, an answer or a history: exit 2, one line naming
+    the field, nothing else read; the same file without the key (or with the current version) is read."""
+    scenario = json.loads(EXAMPLES["kip54-example-1-fresh"].read_text())
+    history = json.loads(HISTORIES[0].read_text())
+    answer = {"assignment": {m: {} for m in scenario["members"]}}
+    files = {"scenario": scenario, "answer": answer, "history": history}
+    bad = {"solve": "scenario", "check": "answer", "simulate": "history"}[command]
+    for name, document in files.items():
+        (tmp_path / f"{name}.json").write_text(
+            json.dumps({**document, FORMAT_VERSION: version} if name == bad else document)
+        )
+    argv = {
+        "solve": ("solve", tmp_path / "scenario.json"),
+        "check": ("check", tmp_path / "scenario.json", tmp_path / "answer.json"),
+        "simulate": ("simulate", tmp_path / "history.json", "--assignor", "range"),
+    }[command]
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"{bad}.json: format_version: " in err and "Traceback" not in err
+    (tmp_path / f"{bad}.json").write_text(json.dumps({**files[bad], FORMAT_VERSION: 1}))
+    assert main([str(a) for a in argv]) in (0, 1, 3)  # read (check: an empty answer is invalid, exit 3)
+    capsys.readouterr()
