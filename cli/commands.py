@@ -1201,6 +1201,10 @@ def _bug_answers(args, name: str) -> int:
     from assignment_oracle.compare.scenarios.bugs import TIME_LIMIT, answer_candidate, replay_assignor
     from assignment_oracle.problem.load import load_assignment
 
+    if BUGS[name].later_rounds:
+        raise InputError(
+            "--answer", "", f"{name} judges the assignor's later rounds, which no answer file holds: give --assignor"
+        )
     problems = BUGS[name].problems()
     if len(args.answer) != len(problems):
         raise InputError(
@@ -1212,8 +1216,9 @@ def _bug_answers(args, name: str) -> int:
     if args.answer.count("-") > 1:
         raise InputError("--answer", "", "standard input (-) can be read once")
     answers = [load_assignment(path, problem) for path, problem in zip(args.answer, problems)]
+    candidate = answer_candidate(name, answers)
     limit = _assignor_time_limit(args.time_limit)
-    result = replay_assignor(name, answer_candidate(name, answers), time_limit=TIME_LIMIT if limit is None else limit)
+    result = replay_assignor(name, candidate, time_limit=TIME_LIMIT if limit is None else limit)
     sys.stdout.write(
         dumps(versioned("bug-candidate", result.to_mapping())) if args.json else printable_lines(result.text())
     )

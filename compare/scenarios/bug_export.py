@@ -231,7 +231,7 @@ def entry_document(name: str) -> dict:
         "condition_text": condition.text,
         "candidates_note": bug.candidates_note or None,
         "judge": {
-            "answer": shlex.join([PROG, "bugs", name, *answers]),
+            "answer": None if bug.later_rounds else shlex.join([PROG, "bugs", name, *answers]),
             "assignor": f"{PROG} bugs {name} --assignor external:YOUR-COMMAND",
             "exit": {"0": "the defect is gone", "1": "still there, or not judged (the reason named)"},
             "check": _check_commands(bug, condition),
@@ -375,7 +375,9 @@ replaces the files listed in `{INDEX}` and leaves any other file (your answers) 
 2. Judge the answer(s) with the entry's own judge, `judge.answer` in `entry.json`:
    `{PROG} bugs NAME --answer answer.json` (one `--answer` per scenario, in order).  Exit 0: the defect is
    gone; 1: still there, or not judged (a crash, an empty or invalid answer: the reason is printed); 2: bad
-   input.  Or let the tool run your assignor itself: `judge.assignor`,
+   input.  `judge.answer` is null where the entry judges the assignor's later rounds (its own answer fed
+   back, rebalance after rebalance), which no answer file holds.  Or let the tool run your assignor itself:
+   `judge.assignor`,
    `{PROG} bugs NAME --assignor external:YOUR-COMMAND`, same exit statuses.
 3. Where `judge.check` is given, the condition is also a plain `check` of each answer (no corpus needed):
    run the command; it passes when its exit status is in `passes.exit` and the `gap_tier` of its JSON

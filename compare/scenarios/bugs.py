@@ -84,6 +84,7 @@ __all__ = [
     "CandidateReplay",
     "replay_assignor",
     "answer_candidate",
+    "AnswerNotGiven",
     "find",
     "replay",
     "STICKY_23_TIES",
@@ -336,6 +337,9 @@ class Bug:
     #: Empty for every entry where a correct assignor (the optimum, Kafka's fixed ports) comes out "gone"
     #: (tests/test_cli_bugs.py replays them all).
     candidates_note: str = ""
+    #: The finding reads the assignor's answers to later rounds (its own answer fed back, rebalance after
+    #: rebalance): only an assignor is judged on it, never a fixed answer (:func:`answer_candidate` refuses).
+    later_rounds: bool = False
 
     @property
     def kind(self) -> str:
@@ -641,7 +645,12 @@ def _run_streams(variant: StreamsVariant, problem: GroupProblem, optimum, time_l
     try:
         answer = variant.assign(problem)
         found = streams.violations(problem, answer)
-        again = None if found else variant.assign(_fed_back(problem, answer))
+        again = None
+        if not found:
+            try:
+                again = variant.assign(_fed_back(problem, answer))
+            except AnswerNotGiven:  # a fixed answer (bugs NAME --answer) is not fed back
+                pass
     except Exception as err:  # the assignor's failure: a finding, reported as a row
         return failed("error", f"{type(err).__name__}: {err}")
     if time_limit is not None and time.perf_counter() - started > time_limit:
@@ -842,6 +851,10 @@ def replay_assignor(
     return CandidateReplay(judged, candidate, shown, True)
 
 
+class AnswerNotGiven(LookupError):
+    """A fixed answer (:func:`answer_candidate`) was asked for a group it holds no answer to."""
+
+
 def answer_candidate(name: str, answers) -> Assignor | StreamsVariant | ShareVariant:
     """Answers given for entry ``name``'s scenarios, one per scenario in order (``bugs NAME --answer FILE``), as
     a candidate :func:`replay_assignor` takes: it answers each scenario with its answer, and any other group (an
@@ -852,9 +865,11 @@ def answer_candidate(name: str, answers) -> Assignor | StreamsVariant | ShareVar
     KeyError
         No entry ``name``.
     ValueError
-        Not one answer per scenario.
+        Not one answer per scenario, or an entry that judges later rounds (:attr:`Bug.later_rounds`).
     """
     bug = BUGS[name]
+    if bug.later_rounds:
+        raise ValueError(f"{name} judges the assignor's later rounds, which no fixed answer holds: replay the assignor")
     problems = bug.problems()
     if len(answers) != len(problems):
         raise ValueError(
@@ -867,7 +882,7 @@ def answer_candidate(name: str, answers) -> Assignor | StreamsVariant | ShareVar
         for scenario, answered in given:
             if scenario == asked:
                 return answered
-        raise LookupError("no answer was given for this group (a later round of the entry's replay)")
+        raise AnswerNotGiven("no answer was given for this group (a later round of the entry's replay)")
 
     label = "the answer given" if len(answers) == 1 else "the answers given"
     if VARIANT_TYPES[bug.kind] is Assignor:
@@ -2207,6 +2222,7 @@ Code: clients/src/main/java/org/apache/kafka/clients/consumer/internals/Abstract
                 "control, the same group without client.rack, settles at once",
                 _kafka4_never_settles,
                 judges_unfinished=True,
+                later_rounds=True,
                 report=f"""Title: CooperativeStickyAssignor: a rack-aware group with differing subscriptions rebalances forever
 What: with rack-aware assignment (client.rack set, replicas on some racks) and differing subscriptions
   (the general assignment builder), the target depends on which partitions are unowned when the
@@ -2293,6 +2309,7 @@ Confirmed on Kafka's Java: tools/kafka_differential/settle.py compiles Kafka's C
                 "and s_0's standby state is rebuilt on another process for nothing (then the group is steady).  The "
                 "optimum's 4/4/4, fed back, is kept",
                 _streams_fed_back,
+                later_rounds=True,
             ),
             Bug(
                 "streams-idle-member-process-average",
