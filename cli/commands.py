@@ -263,8 +263,9 @@ _HELP: dict[str, tuple[str, str, str]] = {
     "bugs": (
         "Replay the historical bug corpus; write an entry's scenarios; or replay an assignor on an entry.",
         "assignment-oracle bugs KAFKA-7026 --assignor external:./my-assignor",
-        "0 every entry as expected (--assignor: the defect is gone; --scenario: written); 1 not as expected "
-        "(--assignor: the defect is still there, or not judged); 2 bad input",
+        "0 every entry as expected (--assignor, --answer: the defect is gone; --scenario, --export: written); 1 not "
+        "as expected (--assignor, --answer: the defect is still there, or not judged); 2 bad input; 74 an export "
+        "file could not be written whole",
     ),
     "test-assignor": (
         "Run the CI oracle's battery (assignment_oracle.testing.check_assignor) on an assignor in any language: "
