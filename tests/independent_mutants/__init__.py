@@ -161,6 +161,21 @@ SEEDED = (
         {"topics": {"t0": 3, "t1": 1}, "members": {"a": _member(["t0", "t1"]), "b": _member(["t0"])}},
     ),
     Seeded(
+        "rack-match-dealt-twice",
+        "consumer",
+        "valid",
+        consumer.rack_aware_range_reuses_rack_matches,
+        "kafka-14891-co-partitioned-subsets: a partition matched on its rack handed out again",
+        {
+            "topics": {"t": {"partitions": 2, "racks": [["x"], ["y"]]}},
+            "members": {"a": {"topics": ["t"], "rack": "x"}, "b": {"topics": ["t"], "rack": "z"}},
+        },
+        {
+            "topics": {"t": {"partitions": 2, "racks": [["x"], ["y"]]}},
+            "members": {"a": {"topics": ["t"], "rack": "z"}, "b": {"topics": ["t"]}},
+        },
+    ),
+    Seeded(
         "non-subscriber-dealt",
         "consumer",
         "valid",
@@ -181,9 +196,9 @@ SEEDED = (
     Seeded(
         "owners-keep-ceiling",
         "consumer",
-        "per-topic-balance",
+        "identical-subscriptions-balance",
         consumer.sticky_keeps_up_to_ceiling,
-        "faust-new-member-gets-nothing, kafka-16277-per-topic-skew: per-topic dealing skew after a join",
+        "faust-new-member-gets-nothing: owners keep up to the ceiling, a joining member is left short",
         {
             "topics": {"t": 4},
             "members": {

@@ -306,6 +306,47 @@ def range_fails_on_missing_topic(scenario):
     return answer
 
 
+def rack_aware_range_reuses_rack_matches(scenario):
+    """Rack-aware range (KIP-881): each topic's quotas as range gives them (subscribers in id order, the
+    first ``n % k`` one more); first each member with a rack takes, up to its quota, the partitions with
+    a replica on its rack, then the remaining partitions are dealt in order to fill the quotas.
+
+    Defect (kafka-14891-co-partitioned-subsets' class: a rack-matched partition handed out again): the
+    rack pass does not take its partitions off the remaining list, so the fill gives a partition a member
+    took for its rack to another member as well, and the last partitions go to nobody.
+    """
+    members = scenario["members"]
+    answer = {member: {} for member in members}
+    for topic, value in scenario["topics"].items():
+        count = partition_count(value)
+        racks = value.get("racks") if isinstance(value, dict) else None
+        subscribers = sorted(m for m in members if topic in members[m]["topics"])
+        if not subscribers:
+            continue
+        share, extra = divmod(count, len(subscribers))
+        quota = {m: share + (1 if i < extra else 0) for i, m in enumerate(subscribers)}
+        taken = {m: [] for m in subscribers}
+        remaining = list(range(count))
+        if racks:
+            matched = set()
+            for member in subscribers:
+                rack = members[member].get("rack")
+                for partition in range(count):
+                    if rack is None or len(taken[member]) >= quota[member]:
+                        break
+                    if partition not in matched and rack in (racks[partition] or ()):
+                        taken[member].append(partition)
+                        matched.add(partition)
+        for member in subscribers:
+            wanted = quota[member] - len(taken[member])
+            taken[member].extend(remaining[:wanted])
+            del remaining[:wanted]
+        for member, partitions in taken.items():
+            if partitions:
+                answer[member][topic] = sorted(partitions)
+    return answer
+
+
 def round_robin_leaders_topics(scenario):
     """kafkajs's round robin: the leader (the first member to join) hands over its subscription as the
     group's topics, and every partition of them is dealt around the members in id order.
@@ -348,37 +389,25 @@ def round_robin_restarting_each_topic(scenario):
 
 
 def sticky_keeps_up_to_ceiling(scenario):
-    """Faust-style per-topic sticky: each topic on its own, its subscribers keep their (resolved) claims
-    up to the topic's fair share, then the free partitions go to the subscriber holding fewest of it.
-    Claims per-topic balance.
+    """Faust-style sticky: each member keeps its (resolved) claims up to its fair share of the group's
+    partitions, then each free partition goes to the least loaded subscriber.  Claims Kafka's sticky
+    promise on identical subscriptions: loads as balanced as can be.
 
-    Defect (faust-new-member-gets-nothing, KAFKA-16277's class): every owner keeps up to ``ceil(n/k)``,
-    not just ``n % k`` of them, so after a member joins the owners keep their old share and the newcomer
-    is left with nothing (4 partitions, 2 owners of 2, a third joining: 2, 2, 0).
+    Defect (faust-new-member-gets-nothing): every owner keeps up to ``ceil(P/N)``, not just ``P % N`` of
+    them, so after a member joins the owners keep their old share and the newcomer is left short
+    (4 partitions, 2 owners of 2, a third joining: 2, 2, 0).
     """
     sizes = topic_sizes(scenario)
     members = scenario["members"]
-    winners = resolved_claims(scenario)
+    subscribed = {topic for spec in members.values() for topic in spec["topics"] if topic in sizes}
+    ceiling = math.ceil(sum(sizes[t] for t in subscribed) / len(members)) if members else 0
     answer = {member: {} for member in members}
-    for topic, size in sizes.items():
-        subscribers = [m for m in members if topic in members[m]["topics"]]
-        if not subscribers:
-            continue
-        ceiling = math.ceil(size / len(subscribers))
-        held = dict.fromkeys(subscribers, 0)
-        free = []
-        for partition in range(size):
-            owner = winners.get((topic, partition))
-            if owner is not None and held[owner] < ceiling:
-                keep(answer, owner, topic, partition)
-                held[owner] += 1
-            else:
-                free.append(partition)
-        for partition in free:
-            chosen = min(subscribers, key=lambda m: held[m])
-            keep(answer, chosen, topic, partition)
-            held[chosen] += 1
-    return answer
+    held = dict.fromkeys(members, 0)
+    for (topic, partition), owner in sorted(resolved_claims(scenario).items()):
+        if held[owner] < ceiling:
+            keep(answer, owner, topic, partition)
+            held[owner] += 1
+    return fill_least_loaded(scenario, answer)
 
 
 # ---------------------------------------------------------------------------------------------------
