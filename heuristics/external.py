@@ -1,9 +1,14 @@
 """Assignors written in any language, run as a command over a JSON protocol.
 
 Guarantee: none of its own.  An external assignor claims what its author
-says (``guarantee``, default ``"valid"``: a valid assignment); this module
-only guarantees that whatever the command does is *reported*, never
+says (``guarantee``, default ``"valid"``: a valid assignment; declared with
+``--guarantee G`` beside it on ``compare`` and ``simulate``, ``guarantee =``
+in a sweep spec, ``external_assignor(..., guarantee=)`` from Python); this
+module only guarantees that whatever the command does is *reported*, never
 crashes the caller and is never taken for a valid result by mistake.
+``assignment-oracle test-assignor external:COMMAND`` runs the CI oracle's
+battery on it (many groups, several rounds, the first failure shrunk); each
+call starts the command afresh (the protocol has no persistent mode).
 
 The protocol, once per rebalance (``docs/external.md`` has complete
 examples in Python, shell and Java):

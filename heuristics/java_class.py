@@ -2,7 +2,9 @@
 
 Guarantee: none of its own.  A Java class is judged on ``valid`` (a valid
 assignment) unless its caller claims more (:func:`java_assignor`'s
-``guarantee``); like :mod:`heuristics.external`, this module only guarantees
+``guarantee``; ``--guarantee G`` beside it on ``compare`` and ``simulate``);
+``assignment-oracle test-assignor java:CLASS`` plays the CI oracle's battery
+on it in the one JVM this module keeps per class; like :mod:`heuristics.external`, this module only guarantees
 that whatever the class does is *reported*, never crashes the caller and is
 never taken for a valid result by mistake.
 
