@@ -49,7 +49,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from assignment_oracle.problem.errors import InputError
-from assignment_oracle.problem.json_shape import json_shape_problem
+from assignment_oracle.problem.formats import versioned
 from assignment_oracle.problem.kinds import (
     PROBLEM_TYPES,
     GroupAssignment,
@@ -60,7 +60,8 @@ from assignment_oracle.problem.kinds import (
     kind_of,
 )
 from assignment_oracle.problem.load import load_assignment, load_scenario, read_document
-from assignment_oracle.strategies import json_scenarios
+from assignment_oracle.strategies import KINDS as STRATEGY_KINDS
+from assignment_oracle.strategies import Drawn, json_scenarios
 
 __all__ = [
     "KINDS",
@@ -127,9 +128,6 @@ def _scenario(scenario: Any) -> tuple[GroupProblem, dict]:
     if is_problem(scenario):
         return scenario, scenario.to_mapping()
     document, _ = read_document(scenario, name="scenario")
-    shape = json_shape_problem(document)
-    if shape is not None:
-        raise InputError("scenario", "", shape)
     return load_scenario(document), document
 
 
@@ -168,9 +166,11 @@ def _answer_document(problem: GroupProblem, answer: Any) -> Any:
             answer, _ = read_document(answer, name="assignment")
         except InputError as err:
             raise _Unreadable(str(err), str(answer)) from None
-    shape = json_shape_problem(answer)
-    if shape is not None:
-        raise _Unreadable(f"the answer is not JSON-shaped: {shape}", repr(answer)[:SHOWN_JSON])
+    elif isinstance(answer, (Mapping, list)):
+        try:
+            read_document(answer, name="the answer")  # JSON-shaped: string keys, no dict inside itself
+        except InputError as err:
+            raise _Unreadable(str(err), repr(answer)[:SHOWN_JSON]) from None
     if isinstance(answer, Mapping) and not {"members", "assignment"} & set(answer):
         return kind.wrap_answer(answer)
     return answer
@@ -243,12 +243,15 @@ def _folder(folder: str | Path | None) -> Path:
 
 def _write(case: _Case, folder: str | Path | None) -> tuple[Path, Path | None]:
     """The scenario and the answer written as JSON files named by their content (the same failure twice
-    writes the same two files)."""
+    writes the same two files), each naming its ``format_version`` (an answer that is no assignment
+    document, a string the assignor gave, as it was)."""
     where = _folder(folder)
-    scenario_text = json.dumps(case.scenario, indent=1, ensure_ascii=False, default=str) + "\n"
-    answer_text = (
-        None if case.answer is None else json.dumps(case.answer, indent=1, ensure_ascii=False, default=str) + "\n"
-    )
+    scenario = versioned("scenario", case.scenario) if isinstance(case.scenario, Mapping) else case.scenario
+    answer = case.answer
+    if isinstance(answer, Mapping) and {"members", "assignment"} & set(answer):
+        answer = versioned("assignment", answer)
+    scenario_text = json.dumps(scenario, indent=1, ensure_ascii=False, default=str) + "\n"
+    answer_text = None if answer is None else json.dumps(answer, indent=1, ensure_ascii=False, default=str) + "\n"
     digest = hashlib.sha256((scenario_text + (answer_text or "")).encode()).hexdigest()[:10]
     scenario_file = where / f"scenario-{digest}.json"
     scenario_file.write_text(scenario_text, encoding="utf-8")
@@ -514,46 +517,31 @@ def optimal_assignment(scenario: Any, objective: Iterable[str] | str | None = No
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of group :func:`check_assignor` can play: its round-1 scenarios, the churn drawn between
+    """One kind of group :func:`check_assignor` can play: its round-1 scenarios, the events drawn between
     rounds, and how an answer becomes the next round's previous assignment."""
 
     name: str
-    #: The round-1 JSON scenarios (a strategy of dicts).
+    #: The round-1 JSON scenarios (a strategy of dicts: :func:`json_scenarios`, hostile events included).
     scenarios: Callable[[], Any]
-    #: One churn event between two rounds: ``(what, index)`` with what in ``none``, ``leave``, ``join``.
+    #: The events between two rounds: a strategy of lists of the kind's hostile events
+    #: (:data:`assignment_oracle.strategies.KINDS`; an empty list is a round where only the answer comes back).
     events: Any
-    #: ``next_round(scenario, answer, event, round)``: the scenario of round ``round`` (counted from 1) after
-    #: ``answer`` (nothing mutated); a member that joins is called ``joined-ROUND``.
-    next_round: Callable[[dict, Any, tuple[str, int], int], dict]
+    #: ``next_round(scenario, answer, events, round)``: the scenario of round ``round`` (counted from 1) after
+    #: ``answer`` and ``events`` (nothing mutated); a member an event adds is named after the round
+    #: (``joined-ROUND-INDEX``), and the last one added is the scenario's ``"joining"`` member.
+    next_round: Callable[[dict, Any, list, int], dict]
     #: A registered assignor's ``assign(problem)`` by name.
     registered: Callable[[str], Callable]
 
 
-_EVENTS = st.tuples(st.sampled_from(["none", "leave", "join"]), st.integers(0, 7))
-
-
-def _leave_or_join(members: dict, event: tuple[str, int], round_: int, joined_like: Callable[[dict], dict]) -> None:
-    """One churn event on ``members`` (in place): ``leave`` drops the member at ``index`` (in id order, while
-    more than one is left), ``join`` adds ``joined-ROUND`` built by ``joined_like`` from the member at
-    ``index``; ``none`` does nothing."""
-    what, index = event
-    names = sorted(members)
-    if what == "leave" and len(names) > 1:
-        del members[names[index % len(names)]]
-    elif what == "join" and names:
-        members[f"joined-{round_}"] = joined_like(members[names[index % len(names)]])
-
-
-def _next_round(kind: GroupKind) -> Callable[[dict, Any, tuple[str, int], int], dict]:
+def _next_round(kind: GroupKind, drawn: Drawn) -> Callable[[dict, Any, list, int], dict]:
     """The answer fed back as every member's previous assignment (the kind's own, problem.kinds: a consumer
     group's ``owned`` at the next generation, a Streams group's previous active and standby tasks, a share
-    group's ``assigned``); then one member leaves or one joins, like an existing member (last in the group's
-    order: Kafka's coordinator adds a joining member after the others)."""
+    group's ``assigned``); then the round's events (the strategies' own, :data:`assignment_oracle.strategies.
+    KINDS`: a member leaving or joining last, a zombie's claim, a topic deleted, ...)."""
 
-    def next_round(scenario: dict, answer: Any, event: tuple[str, int], round_: int) -> dict:
-        nxt = kind.fed_back(scenario, kind.answer_members(answer), None)
-        _leave_or_join(nxt["members"], event, round_, kind.joining_like)
-        return nxt
+    def next_round(scenario: dict, answer: Any, events: list, round_: int) -> dict:
+        return drawn.apply(kind.fed_back(scenario, kind.answer_members(answer), None), events, f"{round_}-")
 
     return next_round
 
@@ -571,12 +559,14 @@ def _registered(kind: str) -> Callable[[str], Callable]:
 
 def _playing(name: str, **draws: int) -> Kind:
     """How :func:`check_assignor` plays a kind of group (problem.kinds): round-1 groups drawn small
-    (``draws``: :func:`json_scenarios`' bounds), the churn between rounds, the kind's own feed-back and registry."""
+    (``draws``: :func:`json_scenarios`' bounds) with up to two hostile events, as many between rounds, the
+    kind's own feed-back and registry."""
+    drawn = STRATEGY_KINDS[name]
     return Kind(
         name,
         lambda: json_scenarios(name, **draws),
-        _EVENTS,
-        _next_round(kind_named(name)),
+        drawn.event_lists(),
+        _next_round(kind_named(name), drawn),
         _registered(name),
     )
 

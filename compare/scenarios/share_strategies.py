@@ -12,12 +12,24 @@ for Hypothesis (the sweeps' share family).
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 from hypothesis import strategies as st
 
+from assignment_oracle.compare.scenarios.strategies import (
+    joiner,
+    member_leaves,
+    no_event,
+    pick,
+)
 from assignment_oracle.problem.kinds import GroupProblem, kind_named
 
-__all__ = ["random_share_scenario", "share_problems", "share_scenarios"]
+__all__ = [
+    "SHARE_EVENTS",
+    "random_share_scenario",
+    "share_problems",
+    "share_scenarios",
+]
 
 
 @st.composite
@@ -109,3 +121,127 @@ def random_share_scenario(
             member["assigned"] = holding
         out[f"m{i}"] = member
     return {"kind": "share", "topics": spec, "members": out}
+
+
+# -- hostile events: the share group analogues of what broke real assignors ------------------------------------
+
+
+def _counts(scenario: dict) -> dict[str, int]:
+    return {t: (v if isinstance(v, int) else v["partitions"]) for t, v in scenario["topics"].items()}
+
+
+def _held_unassignable(scenario: dict, a: int, b: int, name: str) -> None:
+    """A member holds a partition whose share state is no longer initialised (not assignable), of a topic it
+    subscribes to (share-held-unassignable-kept, -crash)."""
+    topic = pick(scenario["topics"], a)
+    member_id = pick(scenario["members"], b)
+    if topic is None or member_id is None:
+        return
+    count = _counts(scenario)[topic]
+    p = b % count
+    spec = scenario["topics"][topic]
+    allowed = range(count) if isinstance(spec, int) or spec.get("assignable") is None else spec["assignable"]
+    scenario["topics"][topic] = {
+        **({} if isinstance(spec, int) else spec),
+        "partitions": count,
+        "assignable": [q for q in allowed if q != p],
+    }
+    entry = scenario["members"][member_id]
+    if topic not in entry["topics"]:
+        entry["topics"].append(topic)
+    held = entry.setdefault("assigned", {}).setdefault(topic, [])
+    if p not in held:
+        held.append(p)
+        held.sort()
+
+
+def _held_unsubscribed(scenario: dict, a: int, b: int, name: str) -> None:
+    """A member drops a topic from its subscription while it still holds a partition of it
+    (share-unsubscribed-topic-kept)."""
+    topic = pick(scenario["topics"], a)
+    member_id = pick(scenario["members"], b)
+    if topic is None or member_id is None:
+        return
+    entry = scenario["members"][member_id]
+    held = entry.setdefault("assigned", {}).setdefault(topic, [])
+    if not held:
+        held.append(b % _counts(scenario)[topic])
+    entry["topics"] = [t for t in entry["topics"] if t != topic]
+
+
+def _added_partitions(scenario: dict, a: int, b: int, name: str) -> None:
+    """One or two partitions added to a topic; where the topic lists its assignable partitions, the new ones
+    are not (their share state is not initialised yet)."""
+    topic = pick(scenario["topics"], a)
+    if topic is None:
+        return
+    spec = scenario["topics"][topic]
+    if isinstance(spec, int):
+        scenario["topics"][topic] = spec + 1 + b % 2
+    else:
+        spec["partitions"] += 1 + b % 2
+
+
+def _deleted_topic(scenario: dict, a: int, b: int, name: str) -> None:
+    """A topic deleted (while another is left): gone from the metadata, and so from every subscription and
+    every current assignment (a share scenario names only topics the metadata has)."""
+    if len(scenario["topics"]) < 2:
+        return
+    topic = pick(scenario["topics"], a)
+    del scenario["topics"][topic]
+    for entry in scenario["members"].values():
+        entry["topics"] = [t for t in entry["topics"] if t != topic]
+        (entry.get("assigned") or {}).pop(topic, None)
+        if "assigned" in entry and not entry["assigned"]:
+            del entry["assigned"]
+
+
+def _empty_subscription(scenario: dict, a: int, b: int, name: str) -> str | None:
+    """A member subscribed to nothing (it may still hold partitions), or, with an odd ``b``, one joins so."""
+    member_id = pick(scenario["members"], a)
+    if member_id is None or b % 2:
+        joined = f"idle-{name}"
+        scenario["members"][joined] = {"topics": []}
+        return joined
+    scenario["members"][member_id]["topics"] = []
+    return None
+
+
+def _subscribe(scenario: dict, a: int, b: int, name: str) -> None:
+    """Heterogeneous subscriptions: a member subscribes to a topic it did not, or drops one it did."""
+    member_id, topic = pick(scenario["members"], a), pick(scenario["topics"], b)
+    if member_id is None or topic is None:
+        return
+    entry = scenario["members"][member_id]
+    entry["topics"] = (
+        [t for t in entry["topics"] if t != topic] if topic in entry["topics"] else [*entry["topics"], topic]
+    )
+
+
+def _shared_held(scenario: dict, a: int, b: int, name: str) -> None:
+    """Two members hold one partition (a share group may share it)."""
+    topic = pick(scenario["topics"], a)
+    members = sorted(scenario["members"])
+    if topic is None or len(members) < 2:
+        return
+    p = a % _counts(scenario)[topic]
+    for member_id in (members[b % len(members)], members[(b + 1) % len(members)]):
+        held = scenario["members"][member_id].setdefault("assigned", {}).setdefault(topic, [])
+        if p not in held:
+            held.append(p)
+            held.sort()
+
+
+#: A share group's events, ``"none"`` first.
+SHARE_EVENTS: dict[str, Callable[[dict, int, int, str], str | None]] = {
+    "none": no_event,
+    "leave": member_leaves,
+    "join": joiner("share"),
+    "held-unassignable": _held_unassignable,
+    "held-unsubscribed": _held_unsubscribed,
+    "added-partitions": _added_partitions,
+    "deleted-topic": _deleted_topic,
+    "empty-subscription": _empty_subscription,
+    "subscribe": _subscribe,
+    "shared-held": _shared_held,
+}

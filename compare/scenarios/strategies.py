@@ -32,6 +32,7 @@ oracle's optimum.
 
 from __future__ import annotations
 
+import copy
 import itertools
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
@@ -42,9 +43,23 @@ from hypothesis.errors import InvalidArgument
 
 from assignment_oracle.compare.scenarios.families import FAMILIES, generate, get_family
 from assignment_oracle.optimal.request import BALANCE_DEFINITIONS, Request
+from assignment_oracle.problem.joining import KEY as JOINING
+from assignment_oracle.problem.kinds import kind_named
 from assignment_oracle.problem.model import BALANCE, BALANCE_FIRST, RACK, STICKINESS, STICKINESS_FIRST, Problem
 
-__all__ = ["problems", "rebalances", "requests", "scenarios"]
+__all__ = [
+    "CONSUMER_EVENTS",
+    "event_lists",
+    "joiner",
+    "member_leaves",
+    "no_event",
+    "pick",
+    "play_events",
+    "problems",
+    "rebalances",
+    "requests",
+    "scenarios",
+]
 
 
 # -- scenario families -----------------------------------------------------------
@@ -422,3 +437,273 @@ def requests(draw, max_assignments: int = 3000):
         max_moves_per_member=draw(st.one_of(st.none(), st.integers(0, 2))),
     )
     return problem, request
+
+
+# -- hostile events: what broke real assignors, as edits of a JSON scenario ----------------------------------
+
+#: One hostile event: ``(what, a, b)``, two small whole numbers choosing the member, topic and partition it
+#: touches (taken modulo what the group has, so every event applies to every group).
+Event = tuple[str, int, int]
+#: The largest ``a`` and ``b`` drawn (a group of the default draws has at most 5 members, 4 topics).
+EVENT_CHOICES = 7
+
+
+def event_lists(names: tuple[str, ...], *, max_events: int) -> st.SearchStrategy[list[Event]]:
+    """Lists of up to ``max_events`` events named in ``names`` (``"none"`` first).  Shrinks towards no event,
+    then ``"none"``, then the first member, topic and partition."""
+    event = st.tuples(st.sampled_from(names), st.integers(0, EVENT_CHOICES), st.integers(0, EVENT_CHOICES))
+    return st.lists(event, max_size=max_events)
+
+
+def play_events(scenario: dict, events: Iterable[Event], table: dict[str, Callable], label: str) -> dict:
+    """``scenario`` (left as it is) with each event of ``events`` applied in turn by ``table[what](scenario, a,
+    b, name)``; ``name`` is unique per event (``label`` and its index), for whatever the event adds.  A member
+    added last is the one joining (``"joining"``), unless it left again."""
+    out = copy.deepcopy(scenario)
+    out.pop(JOINING, None)
+    for index, (what, a, b) in enumerate(events):
+        added = table[what](out, a, b, f"{label}{index}")
+        if added is not None:
+            out[JOINING] = added
+    if out.get(JOINING) not in out["members"]:
+        out.pop(JOINING, None)
+    return out
+
+
+def pick(names: Iterable[str], index: int) -> str | None:
+    """The ``index``-th of ``names`` in sorted order, modulo their number (None: there is none)."""
+    ordered = sorted(names)
+    return ordered[index % len(ordered)] if ordered else None
+
+
+def _count(spec: Any) -> int:
+    return spec if isinstance(spec, int) else spec["partitions"]
+
+
+def _claim(entry: dict, topic: str, p: int) -> None:
+    owned = entry.setdefault("owned", {}).setdefault(topic, [])
+    if p not in owned:
+        owned.append(p)
+
+
+def _subscribe(entry: dict, topic: str) -> None:
+    if topic not in entry["topics"]:
+        entry["topics"].append(topic)
+
+
+def no_event(scenario: dict, a: int, b: int, name: str) -> None:
+    """Nothing happens."""
+    return None
+
+
+def member_leaves(scenario: dict, a: int, b: int, name: str) -> None:
+    """A member leaves (while another stays): its claims are gone with it."""
+    members = scenario["members"]
+    if len(members) > 1:
+        del members[pick(members, a)]
+
+
+def joiner(kind: str) -> Callable[[dict, int, int, str], str]:
+    """The ``join`` event of a kind: a member ``joined-NAME`` joins like the ``a``-th member (the kind's
+    ``joining_like``: its subscription, process or rack), with nothing of its own; it is the one joining."""
+    like = kind_named(kind).joining_like
+
+    def join(scenario: dict, a: int, b: int, name: str) -> str:
+        members = scenario["members"]
+        model = pick(members, a)
+        joined = f"joined-{name}"
+        members[joined] = like(members[model]) if model is not None else _fresh(scenario, kind)
+        return joined
+
+    return join
+
+
+def _fresh(scenario: dict, kind: str) -> dict:
+    """A member joining an empty group: on the first topic (a Streams group: on a process of its own)."""
+    if kind == "streams":
+        return {"process": "process-0"}
+    return {"topics": list(scenario["topics"])[:1]}
+
+
+def _zombie(mode: str) -> Callable[[dict, int, int, str], str | None]:
+    """Two members claim one partition: its owner at generation ``g``, and a zombie at ``g - 1`` (``older``),
+    at ``g`` too (``equal``, KAFKA-12984) or without a generation (``none``, aiokafka #1176); both subscribe to
+    the topic.  A group of one gains the zombie (a member evicted that rejoins, KAFKA-7026)."""
+
+    def zombie(scenario: dict, a: int, b: int, name: str) -> str | None:
+        members, topics = scenario["members"], scenario["topics"]
+        topic = pick(topics, a)
+        if topic is None:
+            return None
+        p = b % _count(topics[topic])
+        added = None
+        if len(members) < 2:
+            added = f"zombie-{name}"
+            members[added] = {"topics": [topic]}
+        claimants = sorted(m for m, e in members.items() if p in (e.get("owned") or {}).get(topic, ()))
+        owner = claimants[0] if claimants else pick(members, a + b)
+        others = [m for m in sorted(members) if m != owner]
+        zombie_id = others[b % len(others)]
+        generation = max(1, members[owner].get("generation") or 0)
+        for member_id in (owner, zombie_id):
+            _subscribe(members[member_id], topic)
+            _claim(members[member_id], topic, p)
+        members[owner]["generation"] = generation
+        if mode == "none":
+            members[zombie_id].pop("generation", None)
+        else:
+            members[zombie_id]["generation"] = generation - (mode == "older")
+        return added
+
+    return zombie
+
+
+def _static_rejoin(scenario: dict, a: int, b: int, name: str) -> str | None:
+    """A static member (KIP-345) restarts and rejoins under a new member id: same ``instance_id``, same
+    subscription, same claims at the same generation; it is the one joining."""
+    members = scenario["members"]
+    before = pick(members, a)
+    if before is None:
+        return None
+    entry = members.pop(before)
+    if entry.get("instance_id") is None:
+        entry["instance_id"] = f"instance-{name}"
+    rejoined = f"rejoined-{name}"
+    members[rejoined] = entry
+    return rejoined
+
+
+def _add_partitions(scenario: dict, a: int, b: int, name: str) -> None:
+    """One or two partitions added to a topic (its replicas' racks unknown, weight 1); a topic of a join group
+    is left alone (its co-partitioning would break)."""
+    topics = scenario["topics"]
+    joined = {t for group in scenario.get("join_groups", ()) for t in group}
+    topic = pick(set(topics) - joined, a)
+    if topic is None:
+        return
+    more = 1 + b % 2
+    spec = topics[topic]
+    if isinstance(spec, int):
+        topics[topic] = spec + more
+    else:
+        spec["partitions"] += more
+        if spec.get("racks") is not None:
+            spec["racks"] = list(spec["racks"]) + [[] for _ in range(more)]
+    if topic in scenario.get("weights", {}):
+        scenario["weights"][topic] = list(scenario["weights"][topic]) + [1] * more
+
+
+def _delete_topic(scenario: dict, a: int, b: int, name: str) -> None:
+    """A topic deleted: gone from the metadata, while members still subscribe to it and still claim its
+    partitions."""
+    topics = scenario["topics"]
+    topic = pick(topics, a)
+    if topic is None:
+        return
+    del topics[topic]
+    scenario.get("weights", {}).pop(topic, None)
+    if "join_groups" in scenario:
+        groups = [[t for t in group if t != topic] for group in scenario["join_groups"]]
+        scenario["join_groups"] = [g for g in groups if len(g) >= 2]
+
+
+def _unsubscribe(scenario: dict, a: int, b: int, name: str) -> None:
+    """A member resubscribes without a topic it still claims partitions of (it keeps claiming them)."""
+    members, topics = scenario["members"], scenario["topics"]
+    member_id = pick(members, a)
+    if member_id is None:
+        return
+    entry = members[member_id]
+    claimed = sorted(t for t, ps in (entry.get("owned") or {}).items() if ps)
+    topic = claimed[b % len(claimed)] if claimed else pick(topics, b)
+    if topic is None:
+        return
+    if not claimed:
+        _claim(entry, topic, 0)
+        entry.setdefault("generation", 1)
+    entry["topics"] = [t for t in entry["topics"] if t != topic]
+
+
+def _missing_topic(scenario: dict, a: int, b: int, name: str) -> None:
+    """A member subscribes to a topic the metadata does not have (not created yet, or deleted), and with an
+    odd ``b`` claims a partition of it."""
+    member_id = pick(scenario["members"], a)
+    if member_id is None:
+        return
+    entry = scenario["members"][member_id]
+    topic = f"missing-{name}"
+    _subscribe(entry, topic)
+    if b % 2:
+        _claim(entry, topic, 0)
+
+
+def _empty_subscription(scenario: dict, a: int, b: int, name: str) -> str | None:
+    """A member subscribed to nothing: an existing one drops every topic (keeping its claims), or, with an odd
+    ``b``, one joins so (KAFKA-16930)."""
+    members = scenario["members"]
+    member_id = pick(members, a)
+    if member_id is None or b % 2:
+        joined = f"idle-{name}"
+        members[joined] = {"topics": []}
+        return joined
+    members[member_id]["topics"] = []
+    return None
+
+
+def _subscribe_toggle(scenario: dict, a: int, b: int, name: str) -> None:
+    """Heterogeneous subscriptions: a member subscribes to a topic it did not, or drops one it did."""
+    member_id, topic = pick(scenario["members"], a), pick(scenario["topics"], b)
+    if member_id is None or topic is None:
+        return
+    entry = scenario["members"][member_id]
+    if topic in entry["topics"]:
+        entry["topics"] = [t for t in entry["topics"] if t != topic]
+    else:
+        entry["topics"].append(topic)
+
+
+def _claim_gone(scenario: dict, a: int, b: int, name: str) -> None:
+    """A member claims a partition its topic no longer has (past the count: a topic deleted and created again
+    with fewer partitions), at its generation."""
+    member_id, topic = pick(scenario["members"], a), pick(scenario["topics"], b)
+    if member_id is None or topic is None:
+        return
+    entry = scenario["members"][member_id]
+    _subscribe(entry, topic)
+    _claim(entry, topic, _count(scenario["topics"][topic]) + b % 2)
+
+
+def _rack(scenario: dict, a: int, b: int, name: str) -> None:
+    """Racks (KIP-881): a topic's replicas get racks if they had none, and a member gets a rack that holds a
+    replica of the topic's first partition (even ``b``) or one that holds none (odd ``b``)."""
+    member_id, topic = pick(scenario["members"], a), pick(scenario["topics"], b)
+    if member_id is None or topic is None:
+        return
+    spec = scenario["topics"][topic]
+    count = _count(spec)
+    if isinstance(spec, int) or spec.get("racks") is None:
+        spec = {**({} if isinstance(spec, int) else spec), "partitions": count}
+        spec["racks"] = [[f"rack-{p % 2}"] for p in range(count)]
+        scenario["topics"][topic] = spec
+    first = spec["racks"][0]
+    scenario["members"][member_id]["rack"] = first[0] if first and b % 2 == 0 else f"rack-none-{name}"
+
+
+#: The consumer group's events, ``"none"`` first (what a list of events shrinks to).
+CONSUMER_EVENTS: dict[str, Callable[[dict, int, int, str], str | None]] = {
+    "none": no_event,
+    "leave": member_leaves,
+    "join": joiner("consumer"),
+    "zombie-older": _zombie("older"),
+    "zombie-equal": _zombie("equal"),
+    "zombie-no-generation": _zombie("none"),
+    "static-rejoin": _static_rejoin,
+    "add-partitions": _add_partitions,
+    "delete-topic": _delete_topic,
+    "unsubscribe": _unsubscribe,
+    "missing-topic": _missing_topic,
+    "empty-subscription": _empty_subscription,
+    "subscribe": _subscribe_toggle,
+    "claim-gone": _claim_gone,
+    "rack": _rack,
+}

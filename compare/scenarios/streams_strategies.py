@@ -13,11 +13,23 @@ re-exported, with JSON-shaped strategies for every kind, by :mod:`assignment_ora
 
 from __future__ import annotations
 
+from typing import Callable
+
 from hypothesis import strategies as st
 
+from assignment_oracle.compare.scenarios.strategies import (
+    joiner,
+    member_leaves,
+    no_event,
+)
 from assignment_oracle.problem.kinds import GroupProblem, kind_named
 
-__all__ = ["random_streams_scenario", "streams_problems", "streams_scenarios"]
+__all__ = [
+    "STREAMS_EVENTS",
+    "random_streams_scenario",
+    "streams_problems",
+    "streams_scenarios",
+]
 
 _NAMES = st.text(alphabet="abcdefgh-_0123456789", min_size=1, max_size=6)
 
@@ -138,3 +150,119 @@ def random_streams_scenario(
         members[rng.choice(names)].setdefault("active", {}).setdefault(s, []).append(subs[s]["tasks"] + 1)
     replicas = rng.randint(0, 3) if standby_replicas is None else standby_replicas
     return {"kind": "streams", "subtopologies": subs, "standby_replicas": replicas, "members": members}
+
+
+# -- hostile events: the Streams analogues of what broke real assignors ----------------------------------------
+
+
+def _tasks_of(scenario: dict) -> list[tuple[str, int]]:
+    return [(s, p) for s, spec in scenario["subtopologies"].items() for p in range(spec["tasks"])]
+
+
+def _release(entry: dict, task: tuple[str, int]) -> None:
+    """The task out of every role of the member (a task is in one role of a member at most)."""
+    s, p = task
+    for role in ("active", "standby", "warmup"):
+        held = (entry.get(role) or {}).get(s)
+        if held and p in held:
+            held.remove(p)
+            if not held:
+                del entry[role][s]
+            if not entry[role]:
+                del entry[role]
+
+
+def _hold(entry: dict, role: str, task: tuple[str, int]) -> None:
+    _release(entry, task)
+    entry.setdefault(role, {}).setdefault(task[0], []).append(task[1])
+
+
+def _active_twice(scenario: dict, a: int, b: int, name: str) -> None:
+    """Two members both had one task active (a zombie's stale claim; Kafka keeps the last it iterates)."""
+    tasks, members = _tasks_of(scenario), sorted(scenario["members"])
+    if not tasks or len(members) < 2:
+        return
+    task = tasks[a % len(tasks)]
+    first = b % len(members)
+    for member_id in (members[first], members[(first + 1) % len(members)]):
+        _hold(scenario["members"][member_id], "active", task)
+
+
+def _two_roles(scenario: dict, a: int, b: int, name: str) -> None:
+    """A task held in two roles: active on one member, standby on another, of the same process when the
+    process has two members."""
+    tasks, members = _tasks_of(scenario), sorted(scenario["members"])
+    if not tasks or len(members) < 2:
+        return
+    task = tasks[a % len(tasks)]
+    owner = members[b % len(members)]
+    process = scenario["members"][owner]["process"]
+    mates = [m for m in members if m != owner and scenario["members"][m]["process"] == process]
+    other = mates[0] if mates else members[(b + 1) % len(members)]
+    for entry in scenario["members"].values():
+        _release(entry, task)
+    _hold(scenario["members"][owner], "active", task)
+    _hold(scenario["members"][other], "standby", task)
+
+
+def _orphaned_standby(scenario: dict, a: int, b: int, name: str) -> None:
+    """A stateful task whose active left: nobody had it active, one member had it as a standby (standby
+    replicas at least 1)."""
+    tasks, members = _tasks_of(scenario), sorted(scenario["members"])
+    if not tasks or not members:
+        return
+    task = tasks[a % len(tasks)]
+    for entry in scenario["members"].values():
+        _release(entry, task)
+    _hold(scenario["members"][members[b % len(members)]], "standby", task)
+    scenario["subtopologies"][task[0]]["stateful"] = True
+    scenario["standby_replicas"] = max(1, scenario.get("standby_replicas", 0))
+
+
+def _removed_task(scenario: dict, a: int, b: int, name: str) -> None:
+    """A member had a task active that the topology no longer has: its subtopology lost its last input
+    partition (even ``b``) or was removed (odd ``b``)."""
+    subs, members = sorted(scenario["subtopologies"]), sorted(scenario["members"])
+    if not subs or not members:
+        return
+    s = subs[a % len(subs)]
+    count = scenario["subtopologies"][s]["tasks"]
+    _hold(scenario["members"][members[b % len(members)]], "active", (s, count - 1))
+    if b % 2 == 0 and count > 1:
+        scenario["subtopologies"][s]["tasks"] = count - 1
+    else:
+        del scenario["subtopologies"][s]
+
+
+def _added_tasks(scenario: dict, a: int, b: int, name: str) -> None:
+    """One or two input partitions added to a subtopology: new tasks nobody had."""
+    subs = sorted(scenario["subtopologies"])
+    if subs:
+        scenario["subtopologies"][subs[a % len(subs)]]["tasks"] += 1 + b % 2
+
+
+def _new_process(scenario: dict, a: int, b: int, name: str) -> str:
+    """A member joins on a process of its own (a new Kafka Streams instance)."""
+    joined = f"joined-{name}"
+    scenario["members"][joined] = {"process": f"process-{name}"}
+    return joined
+
+
+def _standby_replicas(scenario: dict, a: int, b: int, name: str) -> None:
+    """``num.standby.replicas`` changed (0 to 2)."""
+    scenario["standby_replicas"] = b % 3
+
+
+#: A Streams group's events, ``"none"`` first.
+STREAMS_EVENTS: dict[str, Callable[[dict, int, int, str], str | None]] = {
+    "none": no_event,
+    "leave": member_leaves,
+    "join": joiner("streams"),
+    "join-new-process": _new_process,
+    "active-twice": _active_twice,
+    "two-roles": _two_roles,
+    "orphaned-standby": _orphaned_standby,
+    "removed-task": _removed_task,
+    "added-tasks": _added_tasks,
+    "standby-replicas": _standby_replicas,
+}
