@@ -34,6 +34,8 @@ _FILES: dict[str, str] = {
     "capture": "capture --judge --json",
     "bug-replay": "each entry of bugs --json",
     "bug-candidate": "bugs NAME --assignor A --json",
+    "bug-export-entry": "bugs --export DIR: each entry's entry.json (its condition and judging commands)",
+    "bug-export-index": "bugs --export DIR: conformance.json (every entry's folder and every file written)",
     "sweep": "sweep --json",
     "sweep-summary": "a sweep's summary.json",
 }

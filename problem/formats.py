@@ -38,6 +38,8 @@ FORMATS: Mapping[str, int] = {
     "simulation": 1,  # simulate --json
     "bug-replay": 1,  # each entry of bugs --json
     "bug-candidate": 1,  # bugs NAME --assignor A --json
+    "bug-export-entry": 1,  # bugs --export DIR: each DIR/NAME/entry.json
+    "bug-export-index": 1,  # bugs --export DIR: DIR/conformance.json
     "sweep": 1,  # sweep --json
     "sweep-summary": 1,  # a sweep's summary.json
 }

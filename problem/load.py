@@ -29,6 +29,7 @@ from typing import Any, Mapping
 
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.formats import unversioned
+from assignment_oracle.problem.json_shape import json_shape_problem
 from assignment_oracle.problem.kinds import GroupAssignment, GroupProblem, kind_of, kind_of_answer, kind_of_scenario
 from assignment_oracle.problem.scenario_json import (
     COUNTEREXAMPLE_KEYS,
@@ -66,15 +67,21 @@ def read_document(source: Source, *, name: str = "input") -> tuple[Any, str]:
     A path names itself, ``"-"`` reads standard input (once: it is a stream)
     and is named ``<stdin>``, JSON text and a decoded document are named
     ``name``.  Decoding is strict (duplicate keys, NaN, lone surrogates are
-    errors), as every file this project reads.
+    errors), as every file this project reads; a document given decoded must
+    be what strict JSON decodes to (:mod:`problem.json_shape`: string keys,
+    no container inside itself, JSON's values only).
 
     Raises
     ------
     InputError
-        The file cannot be read, or it is not strict JSON.
+        The file cannot be read, it is not strict JSON, or a decoded document is not JSON-shaped.
     """
     if isinstance(source, (dict, list)) or (isinstance(source, Mapping) and not isinstance(source, (str, bytes))):
-        return (dict(source) if isinstance(source, Mapping) and not isinstance(source, dict) else source), name
+        document = dict(source) if isinstance(source, Mapping) and not isinstance(source, dict) else source
+        shape = json_shape_problem(document)
+        if shape is not None:
+            raise InputError(name, "", shape)
+        return document, name
     if isinstance(source, bytes) or (isinstance(source, str) and source.lstrip()[:1] in ("{", "[")):
         return load_json(source, source=name), name
     if isinstance(source, (str, os.PathLike)):

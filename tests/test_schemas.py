@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from jsonschema import Draft202012Validator
 
 from assignment_oracle.cli import bundled_examples, main
+from assignment_oracle.compare.scenarios.bugs import BUGS
 from assignment_oracle.compare.scenarios.churn import history_from_mapping, read_history
 from assignment_oracle.problem.errors import InputError
 from assignment_oracle.problem.formats import FORMAT_VERSION, FORMATS
@@ -229,6 +230,35 @@ def test_bugs_json_and_a_candidate(capsys):
     code, out = run(capsys, "bugs", "kafka-7026", "--assignor", "sticky", "--json")
     assert code == 0
     assert_written("bug-candidate", json.loads(out))
+
+
+def test_bugs_export_writes_entries_an_index_and_scenarios_that_validate(tmp_path, capsys):
+    out = tmp_path / "corpus"
+    code, _ = run(capsys, "bugs", "--export", out)
+    assert code == 0
+    index = json.loads((out / "conformance.json").read_text())
+    assert_written("bug-export-index", index)
+    assert {e["name"] for e in index["entries"]} == set(BUGS)
+    for entry in index["entries"]:
+        document = json.loads((out / entry["folder"] / "entry.json").read_text())
+        assert_written("bug-export-entry", document)
+        assert document["kind"] == entry["kind"] == BUGS[entry["name"]].kind
+        for scenario in document["scenarios"]:
+            written = json.loads((out / entry["folder"] / scenario).read_text())
+            assert_written(f"scenario-{entry['kind']}", written)
+            load_scenario(written)  # and read back
+    broken = json.loads((out / "kafka-7026" / "entry.json").read_text())
+    del broken["condition"]
+    assert list(validator("bug-export-entry").iter_errors(broken))
+
+
+def test_a_history_naming_its_joining_member_validates(tmp_path, capsys):
+    code, out = run(capsys, "generate", "churn", "--seed", "5", "--param", "rounds=2")
+    history = json.loads(out)
+    history["joining"] = sorted(history["members"])[0]
+    assert_written("history", history)
+    assert_valid("history", {**history, "joining": None})
+    assert list(validator("history").iter_errors({**history, "joining": 3}))
 
 
 def test_capture_offline_writes_a_scenario_an_answer_and_a_verdict(tmp_path, capsys):

@@ -28,6 +28,7 @@ from typing import Any, Mapping
 
 from assignment_oracle.compare.scenarios.bugs import BUGS, Bug
 from assignment_oracle.problem.errors import WriteFailed
+from assignment_oracle.problem.formats import versioned
 from assignment_oracle.problem.scenario_json import InputError, dumps, load_json, write_output
 
 __all__ = ["Condition", "CONDITIONS", "INDEX", "export", "entry_document"]
@@ -36,8 +37,6 @@ __all__ = ["Condition", "CONDITIONS", "INDEX", "export", "entry_document"]
 INDEX = "conformance.json"
 #: What the index names as its writer.
 GENERATOR = "assignment-oracle bugs --export"
-#: The version of the export's own files (entry.json, conformance.json).
-FORMAT_VERSION = 1
 PROG = "assignment-oracle"
 
 
@@ -213,30 +212,32 @@ def entry_document(name: str) -> dict:
     bug = BUGS[name]
     condition = CONDITIONS[name]
     answers = [part for answer in _answer_files(bug) for part in ("--answer", answer)]
-    return {
-        "format_version": FORMAT_VERSION,
-        "name": bug.name,
-        "title": bug.title,
-        "kind": bug.kind,
-        "source": bug.source,
-        "links": _links(f"{bug.source} {bug.title}"),
-        "defect": bug.expectation,
-        "shown_by": [v if isinstance(v, str) else v.name for v in bug.shown_by],
-        "fixed_by": [v if isinstance(v, str) else v.name for v in bug.fixed_by],
-        "reproduces": bug.reproduces,
-        "report": bug.report or None,
-        "recorded": bug.recorded,
-        "scenarios": _scenario_files(bug),
-        "condition": dict(condition.document),
-        "condition_text": condition.text,
-        "candidates_note": bug.candidates_note or None,
-        "judge": {
-            "answer": None if bug.later_rounds else shlex.join([PROG, "bugs", name, *answers]),
-            "assignor": f"{PROG} bugs {name} --assignor external:YOUR-COMMAND",
-            "exit": {"0": "the defect is gone", "1": "still there, or not judged (the reason named)"},
-            "check": _check_commands(bug, condition),
+    return versioned(
+        "bug-export-entry",
+        {
+            "name": bug.name,
+            "title": bug.title,
+            "kind": bug.kind,
+            "source": bug.source,
+            "links": _links(f"{bug.source} {bug.title}"),
+            "defect": bug.expectation,
+            "shown_by": [v if isinstance(v, str) else v.name for v in bug.shown_by],
+            "fixed_by": [v if isinstance(v, str) else v.name for v in bug.fixed_by],
+            "reproduces": bug.reproduces,
+            "report": bug.report or None,
+            "recorded": bug.recorded,
+            "scenarios": _scenario_files(bug),
+            "condition": dict(condition.document),
+            "condition_text": condition.text,
+            "candidates_note": bug.candidates_note or None,
+            "judge": {
+                "answer": None if bug.later_rounds else shlex.join([PROG, "bugs", name, *answers]),
+                "assignor": f"{PROG} bugs {name} --assignor external:YOUR-COMMAND",
+                "exit": {"0": "the defect is gone", "1": "still there, or not judged (the reason named)"},
+                "check": _check_commands(bug, condition),
+            },
         },
-    }
+    )
 
 
 def _files(scenario_documents: Mapping[str, list]) -> dict[str, str]:
@@ -247,14 +248,17 @@ def _files(scenario_documents: Mapping[str, list]) -> dict[str, str]:
             files[f"{name}/{scenario}"] = dumps(document)
         files[f"{name}/entry.json"] = dumps(entry_document(name))
     files["README.md"] = _readme()
-    index = {
-        "format_version": FORMAT_VERSION,
-        "generator": GENERATOR,
-        "entries": [
-            {"name": n, "kind": b.kind, "folder": n, "judged_by_check": CONDITIONS[n].check} for n, b in BUGS.items()
-        ],
-        "files": sorted([*files, INDEX]),
-    }
+    index = versioned(
+        "bug-export-index",
+        {
+            "generator": GENERATOR,
+            "entries": [
+                {"name": n, "kind": b.kind, "folder": n, "judged_by_check": CONDITIONS[n].check}
+                for n, b in BUGS.items()
+            ],
+            "files": sorted([*files, INDEX]),
+        },
+    )
     files[INDEX] = dumps(index)
     return files
 
