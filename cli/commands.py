@@ -1425,7 +1425,7 @@ def _meets(row, condition: str) -> str | None:
             + (f": {shown}" if shown else "")
         )
     guarantee = getattr(row, "guarantee", None)  # a consumer row's own guarantee; the verdict names the others
-    broken = list(verdict.broken)
+    broken = [f"{f.name.removeprefix('guarantee:')} ({f.summary})" for f in verdict.guarantees if f.holds is False]
     if not broken and guarantee is not None and guarantee.applies and not guarantee.kept:
         broken = [f"{guarantee.guarantee}: {guarantee.reason}"]
     if broken and condition != "invalid":
