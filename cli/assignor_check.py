@@ -44,10 +44,8 @@ from assignment_oracle.problem.text import lines_text, printable
 from assignment_oracle.program import PROG
 from assignment_oracle.testing import KINDS, OracleAssertionError, check_assignor
 
-__all__ = ["COUNTEREXAMPLES", "GUARANTEES", "HANDLERS", "UnderTest", "test_assignor"]
+__all__ = ["GUARANTEES", "HANDLERS", "UnderTest", "run_battery"]
 
-#: Where a counterexample's files go unless ``--out`` says otherwise (created when one is written).
-COUNTEREXAMPLES = "oracle-counterexamples"
 #: The guarantees ``check_assignor`` judges, by kind of group: the judges' own names
 #: (:data:`compare.judge.guarantees.GUARANTEES`, :data:`compare.judge.streams.GUARANTEES`,
 #: :data:`compare.judge.share.GUARANTEES`), so a bad name is refused before anything is drawn.
@@ -173,7 +171,7 @@ def _replay_command(args, kind: str) -> str:
     return shlex.join(words)
 
 
-def test_assignor(args) -> int:
+def run_battery(args) -> int:
     """``test-assignor ASSIGNOR``: :func:`check_assignor` on each kind asked for (module docstring)."""
     kinds = _kinds(args.kind)
     _guarantee(args.guarantee, kinds)
@@ -241,4 +239,4 @@ def test_assignor(args) -> int:
 
 
 #: The commands this module runs, for the front (:func:`assignment_oracle.cli.main`) to hand the command line.
-HANDLERS = {"test-assignor": test_assignor}
+HANDLERS = {"test-assignor": run_battery}

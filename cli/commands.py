@@ -591,7 +591,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="where the counterexample's scenario and answer go (default ./oracle-counterexamples, created)",
     )
-    _junit_argument(t)
+    t.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write JUnit XML here: one test case per kind checked, a failing one holding the counterexample",
+    )
     t.add_argument("--time-limit", type=float, metavar="S", help="seconds per call of the assignor (default 60)")
     _max_output_argument(t)
     _classpath_argument(t)
