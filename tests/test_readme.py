@@ -69,3 +69,17 @@ def test_ci_runs_the_readmes_test_command_and_the_slow_tests_it_leaves_out():
     assert commands[1] in ci
     if "-m 'not slow'" in commands[1]:
         assert any(line.endswith("pytest -q -m slow") for line in ci)
+
+
+#: A command that asks a package index for the distribution by name (``pip install assignment-oracle``,
+#: ``pip install 'assignment-oracle[spark]'``, ``pipx install assignment-oracle``): it is on none.
+FROM_AN_INDEX = re.compile(r"\bpipx? install (?:-\S+ )*['\"]?assignment-oracle\b(?!/)")
+
+
+@pytest.mark.parametrize("document", ["README.md", "docs/testing.md"])
+def test_the_install_commands_need_no_package_index(document):
+    """The distribution is on no package index: every install line installs it from a checkout, a git
+    clone or a built wheel, and the page says how to build the wheel."""
+    text = (REPO / document).read_text(encoding="utf-8")
+    assert FROM_AN_INDEX.findall(text) == [], f"{document} installs assignment-oracle from a package index"
+    assert "pip wheel" in text and "assignment_oracle-" in text, f"{document}: no wheel built and installed"
