@@ -8,7 +8,8 @@ kafka-clients' assignor API that tests/heuristics/test_java_class.py uses), and 
 ``assignment-oracle`` on ``PATH`` (the ``bin`` folder of the Python running these tests): Python with
 ``python -m pytest``, Go with ``go test``, JavaScript with ``node --test``, the Java build's script with ``sh``.
 Each runs once on a correct assignor (it must pass, its JUnit report naming no failure) and once on a broken
-one (every partition of a topic to its first subscriber: it must fail, writing the counterexample's files).
+one (every partition of a topic to its first subscriber: it must fail, writing the counterexample's files;
+for Go, JavaScript and Java a test marked slow, as the shrink runs the external program at every step).
 The Go and JavaScript examples also fail, never skip, without ``assignment-oracle`` on ``PATH``.
 
 Without a toolchain (``go``, ``node``, ``java``/``javac``) its tests are skipped, except under ``CI``
@@ -134,6 +135,11 @@ def test_every_named_example_of_the_page_is_run_here():
 
 
 CLIENT = pytest.mark.parametrize("client, passes", [("correct", True), ("broken", False)])
+#: The Go, JavaScript and Java examples on the broken assignor: the battery shrinks through one external
+#: process (or JVM call) per step, 20 to 40 s each at the suite's load: marked slow (CI runs them, .ci/run).
+EXTERNAL_CLIENT = pytest.mark.parametrize(
+    "client, passes", [("correct", True), pytest.param("broken", False, marks=pytest.mark.slow)]
+)
 
 
 @CLIENT
@@ -180,7 +186,7 @@ def go_module(tmp_path: Path, client: str) -> Path:
     return module
 
 
-@CLIENT
+@EXTERNAL_CLIENT
 def test_the_go_example(tmp_path, go_cache, client, passes):
     needs("go")
     module = go_module(tmp_path, client)
@@ -211,7 +217,7 @@ def node_project(tmp_path: Path, client: str) -> Path:
 NODE_TEST = ["node", "--test", "--test-reporter=tap", "oracle.test.js"]
 
 
-@CLIENT
+@EXTERNAL_CLIENT
 def test_the_javascript_example(tmp_path, client, passes):
     needs("javascript")
     project = node_project(tmp_path, client)
@@ -229,7 +235,7 @@ def test_the_javascript_example_fails_without_the_oracle(tmp_path):
     assert "# fail 1" in result.stdout and "ENOENT" in result.stdout, result.stdout
 
 
-@CLIENT
+@EXTERNAL_CLIENT
 def test_the_java_builds_script(tmp_path, client, passes):
     """``oracle-check.sh BUILD_DIR`` with ORACLE_CLASSPATH holding ``com.example.MyAssignor``'s classes and
     the stand-in of kafka-clients, as the Gradle and Maven snippets call it."""
