@@ -31,8 +31,7 @@ from typing import Any
 
 from hypothesis import settings
 
-from assignment_oracle.compare.judge import guarantees as consumer_guarantees
-from assignment_oracle.compare.judge import share, streams
+from assignment_oracle.compare.judge.front import KINDS as JUDGED
 from assignment_oracle.compare.judge.front import registered
 from assignment_oracle.heuristics import Assignor, run
 from assignment_oracle.heuristics.runner import MAX_TIME_LIMIT
@@ -46,14 +45,9 @@ from assignment_oracle.testing import KINDS, OracleAssertionError, check_assigno
 
 __all__ = ["GUARANTEES", "HANDLERS", "UnderTest", "run_battery"]
 
-#: The guarantees ``check_assignor`` judges, by kind of group: the judges' own names
-#: (:data:`compare.judge.guarantees.GUARANTEES`, :data:`compare.judge.streams.GUARANTEES`,
-#: :data:`compare.judge.share.GUARANTEES`), so a bad name is refused before anything is drawn.
-GUARANTEES: dict[str, tuple[str, ...]] = {
-    "consumer": tuple(consumer_guarantees.GUARANTEES),
-    "streams": tuple(streams.GUARANTEES),
-    "share": tuple(share.GUARANTEES),
-}
+#: The guarantees ``check_assignor`` judges, by kind of group: the judge's table's own
+#: (:attr:`compare.judge.front.Kind.guarantees`), so a bad name is refused before anything is drawn.
+GUARANTEES: dict[str, tuple[str, ...]] = {kind: JUDGED[kind].guarantees() for kind in KINDS}
 
 
 class UnderTest:

@@ -71,6 +71,20 @@ class Kind:
     demo_names: Callable[[], tuple[str, ...]] = lambda: ("all",)
     #: The explanation ``explain`` prints for a verdict of this kind (None: the consumer's explain).
     explanation: Callable[[Verdict], str] | None = None
+    #: () -> the names of the guarantees an assignor of this kind may promise (``assert_guarantee``,
+    #: ``test-assignor --guarantee``), in the judge's order.
+    guarantees: Callable[[], tuple[str, ...]] = lambda: ()
+    #: (guarantee, problem, assignment, verdict) -> why the guarantee is broken on a valid answer, or None (kept,
+    #: or it does not apply).
+    guarantee_broken: Callable[..., str | None] = lambda guarantee, problem, assignment, verdict: None
+
+    def check_guarantee_name(self, guarantee: str) -> None:
+        """Refuse a guarantee this kind does not know: ``ValueError`` naming the known ones."""
+        known = self.guarantees()
+        if guarantee not in known:
+            raise ValueError(
+                f"guarantee: {guarantee!r} is not a {kind_named(self.name).label} guarantee (known: {', '.join(known)})"
+            )
 
     @property
     def described(self) -> str:
@@ -252,6 +266,28 @@ def _consumer_compare(problem: Problem, names, **options):
     return compare(problem, names, **options)
 
 
+def _consumer_guarantee_broken(guarantee: str, problem, assignment, verdict) -> str | None:
+    """A consumer group's guarantee, checked by its own rule (compare.judge.guarantees)."""
+    from assignment_oracle.compare.judge.guarantees import check_guarantee
+
+    outcome = check_guarantee(guarantee, problem, assignment)
+    return None if outcome.kept else f"guarantee {guarantee} broken: {outcome.reason}"
+
+
+def _finding_broken(guarantee: str, problem, assignment, verdict) -> str | None:
+    """A guarantee that is one of the verdict's findings (Kafka's Streams and share promises)."""
+    found = next((f for f in verdict.findings if f.name == guarantee), None)
+    if found is None or found.holds is not False:
+        return None
+    return f"guarantee {guarantee} broken: {found.summary}"
+
+
+def _consumer_guarantees() -> tuple[str, ...]:
+    from assignment_oracle.compare.judge.guarantees import GUARANTEES
+
+    return tuple(GUARANTEES)
+
+
 def _own_kind(name: str, module, time_limit: float | None = None) -> Kind:
     """The row of a kind with its own tiers, model and assignors (Streams and share groups), from its judge
     module (``judge``, ``solution_to_mapping``, ``compare``, ``explanation_text``) and its registry; its optimum's
@@ -272,6 +308,8 @@ def _own_kind(name: str, module, time_limit: float | None = None) -> Kind:
         resolve=_registered_resolve(name),
         default_time_limit=lambda problem, request, method: time_limit,
         explanation=module.explanation_text,
+        guarantees=lambda: tuple(module.GUARANTEES),
+        guarantee_broken=_finding_broken,
     )
 
 
@@ -289,6 +327,8 @@ KINDS: dict[str, Kind] = {
         resolve=_consumer_resolve,
         default_time_limit=_consumer_time_limit,
         demo_names=lambda: tuple(_consumer_default_names()),
+        guarantees=_consumer_guarantees,
+        guarantee_broken=_consumer_guarantee_broken,
     ),
     "streams": _own_kind("streams", streams, streams.STREAMS_TIME_LIMIT),
     "share": _own_kind("share", share),
