@@ -102,7 +102,7 @@ __all__ = [
 
 #: The PyPI distribution whose assignors these peers run.
 LIBRARY = "aiokafka"
-#: The optional extra that installs it: ``pip install 'assignment-oracle[aiokafka]'``.
+#: The optional extra that installs it: ``pip install 'PATH[aiokafka]'`` (PATH: the checkout or its wheel).
 EXTRA = "aiokafka"
 
 

@@ -155,7 +155,7 @@ __all__ = [
 
 #: The name of the peers' library (``faust:*``); the PyPI distribution is faust-streaming.
 LIBRARY = "faust"
-#: The optional extra that installs it: ``pip install 'assignment-oracle[faust]'``.
+#: The optional extra that installs it: ``pip install 'PATH[faust]'`` (PATH: the checkout or its wheel).
 EXTRA = "faust"
 #: The distribution whose version :func:`version` reports.
 DISTRIBUTION = "faust-streaming"

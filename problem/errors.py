@@ -67,10 +67,29 @@ class MissingExtra(OracleError, ImportError):
 
     def __init__(self, extra: str, needed_by: str, module: str) -> None:
         self.extra, self.needed_by, self.module = extra, needed_by, module
-        super().__init__(
-            f"{needed_by} needs the '{extra}' extra ({module} is not installed): "
-            f"pip install 'assignment-oracle[{extra}]'"
-        )
+        super().__init__(f"{needed_by} needs the '{extra}' extra ({module} is not installed): {install_hint(extra)}")
+
+
+def install_hint(extra: str) -> str:
+    """The command that adds ``extra`` to this install.  The distribution is on no package index, so the
+    command names what it was installed from (pip's ``direct_url.json``: the checkout, editable or not, or the
+    wheel), else says where a path goes."""
+    import json
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    try:
+        recorded = json.loads(metadata.distribution("assignment-oracle").read_text("direct_url.json") or "null")
+        url = urlparse(recorded["url"])
+        editable = bool(recorded.get("dir_info", {}).get("editable"))
+    except (metadata.PackageNotFoundError, ValueError, TypeError, KeyError, AttributeError, OSError):
+        url, editable = None, False
+    if url is not None and url.scheme == "file" and url.path:
+        return f"pip install {'-e ' if editable else ''}'{unquote(url.path)}[{extra}]'"
+    return (
+        f"pip install 'PATH[{extra}]' (PATH: the checkout or the wheel assignment-oracle was installed from; "
+        "it is on no package index)"
+    )
 
 
 class MissingRuntime(OracleError):

@@ -1,6 +1,6 @@
 """The optional parts of the install (``pyproject.toml``'s extras), checked before a command uses one.
 
-The core install (``pip install assignment-oracle``) is the library and the
+The core install (``pip install PATH``, a checkout or its wheel) is the library and the
 ``solve``, ``check``, ``assign``, ``compare``, ``explain``, ``simulate``,
 ``bugs`` and ``demo`` commands.  Sweeps need the ``spark`` extra, reports the
 ``report`` extra, the ``kafka-python:*`` peers the ``kafka-python`` extra,

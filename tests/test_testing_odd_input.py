@@ -108,3 +108,16 @@ def test_json_shape_refuses_deep_nesting_without_recursing():
         node["k"] = {}
         node = node["k"]
     assert "nested deeper than" in json_shape_problem(deep)
+
+
+def test_the_missing_extra_hint_names_what_this_install_came_from(tmp_path):
+    """The distribution is on no package index: the hint names the checkout (this editable install's folder,
+    found independently as the folder of pyproject.toml), never ``pip install 'assignment-oracle[X]'``."""
+    from assignment_oracle.problem.errors import MissingExtra, install_hint
+
+    checkout = Path(__file__).resolve().parents[1]
+    assert (checkout / "pyproject.toml").is_file()
+    said = str(MissingExtra("spark", "sweep", "pyspark"))
+    assert said.endswith(install_hint("spark"))
+    assert "pip install 'assignment-oracle[" not in said
+    assert f"'{checkout}[spark]'" in said or "PATH[spark]" in said

@@ -76,7 +76,7 @@ def capture_live(
         A malformed address, nobody answering within ``timeout``, TLS or SASL refused, the group unknown,
         dead, empty or of a kind not judged, a request refused (authorization): one line each.
     MissingExtra
-        kafka-python is not installed (``pip install 'assignment-oracle[capture]'``).
+        kafka-python is not installed (the ``capture`` extra).
     """
     description, topics, racks = describe_live(bootstrap, group, config=config, timeout=timeout, group_type=group_type)
     return capture_from(description, topics, racks)

@@ -44,7 +44,7 @@ from assignment_oracle.cli import main  # noqa: E402
 from assignment_oracle.compare.capture import capture_group, judge_capture  # noqa: E402
 from assignment_oracle.compare.capture.client_config import parse_properties, read_properties  # noqa: E402
 from assignment_oracle.compare.capture.messages import sticky_previous_assignment  # noqa: E402
-from assignment_oracle.problem.errors import InputError  # noqa: E402
+from assignment_oracle.problem.errors import InputError, install_hint  # noqa: E402
 from assignment_oracle.problem.formats import FORMATS  # noqa: E402
 from assignment_oracle.problem.scenario_json import uuid_bits  # noqa: E402
 
@@ -773,4 +773,4 @@ def test_without_the_extra_capture_names_it_in_one_line(capsys, monkeypatch):
 
     monkeypatch.setattr(extras, "find_spec", lambda name: None if name == "kafka" else object())
     line = one_line_error(*run(capsys, "capture", "--bootstrap-server", "127.0.0.1:9092", "--group", "g", "--judge"))
-    assert "needs the 'capture' extra" in line and "pip install 'assignment-oracle[capture]'" in line
+    assert "needs the 'capture' extra" in line and install_hint("capture") in line

@@ -87,9 +87,7 @@ def assert_rows_exactly_once(spark, out: Path) -> None:
         ("sigterm", 143, "assignment-oracle: terminated (SIGTERM)"),
     ],
 )
-def test_a_stopped_sweep_says_one_line_keeps_what_finished_and_resumes_exactly(
-    spark, tmp_path, how, code, line
-):
+def test_a_stopped_sweep_says_one_line_keeps_what_finished_and_resumes_exactly(spark, tmp_path, how, code, line):
     out = tmp_path / "out"
     sweep = start(tmp_path, out)
     wait_for(lambda: published(out) or sweep.poll() is not None, START_TIMEOUT, "a first published chunk")

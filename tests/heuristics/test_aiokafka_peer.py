@@ -26,7 +26,7 @@ from assignment_oracle.heuristics import range as range_port  # noqa: E402
 from assignment_oracle.heuristics import roundrobin as roundrobin_port  # noqa: E402
 from assignment_oracle.heuristics import sticky as sticky_port  # noqa: E402
 from assignment_oracle.heuristics.registry import ASSIGNORS  # noqa: E402
-from assignment_oracle.problem.errors import MissingExtra  # noqa: E402
+from assignment_oracle.problem.errors import MissingExtra, install_hint  # noqa: E402
 from assignment_oracle.problem.model import Problem  # noqa: E402
 from assignment_oracle.problem.ownership import violations  # noqa: E402
 
@@ -270,8 +270,7 @@ def test_without_aiokafka_a_peer_says_which_extra_to_install(monkeypatch):
             aiokafka_peer.assign_range(TWO_BY_TWO)
         assert isinstance(err.value, aiokafka_peer.PeerNotInstalled)
         assert str(err.value) == (
-            "every aiokafka:* peer needs the 'aiokafka' extra (aiokafka is not installed): "
-            "pip install 'assignment-oracle[aiokafka]'"
+            "every aiokafka:* peer needs the 'aiokafka' extra (aiokafka is not installed): " + install_hint("aiokafka")
         )
     finally:
         monkeypatch.undo()

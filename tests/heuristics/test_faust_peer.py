@@ -38,7 +38,7 @@ from assignment_oracle.compare.judge.guarantees import GUARANTEES, check_guarant
 from assignment_oracle.compare.scenarios.strategies import scenarios  # noqa: E402
 from assignment_oracle.heuristics import faust_peer  # noqa: E402
 from assignment_oracle.heuristics import sticky as sticky_port  # noqa: E402
-from assignment_oracle.problem.errors import MissingExtra  # noqa: E402
+from assignment_oracle.problem.errors import MissingExtra, install_hint  # noqa: E402
 from assignment_oracle.problem.model import Problem  # noqa: E402
 from assignment_oracle.problem.ownership import violations  # noqa: E402
 
@@ -142,8 +142,7 @@ def test_without_faust_the_peer_says_which_extra_to_install(monkeypatch):
             faust_peer.assign_copartitioned(one_topic(2, {}, ("a",)))
         assert isinstance(err.value, faust_peer.PeerNotInstalled)
         assert str(err.value) == (
-            "the faust:copartitioned peer needs the 'faust' extra (faust is not installed): "
-            "pip install 'assignment-oracle[faust]'"
+            "the faust:copartitioned peer needs the 'faust' extra (faust is not installed): " + install_hint("faust")
         )
     finally:
         monkeypatch.undo()

@@ -24,7 +24,7 @@ from assignment_oracle.heuristics.registry import (
     get_assignor,
     resolve_names,
 )
-from assignment_oracle.problem.errors import MissingExtra
+from assignment_oracle.problem.errors import MissingExtra, install_hint
 from assignment_oracle.problem.model import Problem
 
 EXAMPLE = next(p for p in bundled_examples() if p.stem == "kip49-example")
@@ -128,7 +128,7 @@ def test_without_kafka_python_a_peer_says_which_extra_to_install(monkeypatch, ca
                 evaluate(problem, "kafka-python:range", time_limit=limit, isolation="process")
             assert str(err.value) == (
                 "every kafka-python:* peer needs the 'kafka-python' extra (kafka is not "
-                "installed): pip install 'assignment-oracle[kafka-python]'"
+                "installed): " + install_hint("kafka-python")
             )
         code = main(["assign", str(EXAMPLE), "--assignor", "kafka-python:range"])
         err_text = capsys.readouterr().err

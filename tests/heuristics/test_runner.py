@@ -18,6 +18,7 @@ from assignment_oracle.problem.errors import (
     OracleError,
     SolverError,
     UnknownAssignor,
+    install_hint,
 )
 
 PROBLEM = Problem.from_mapping(
@@ -87,9 +88,6 @@ def test_the_hierarchy_is_small_and_every_message_one_line():
     assert [e.exit_code for e in errors] == [2, 2, 5, 2, 6, 7]
     assert all(isinstance(e, AssignorError) for e in errors[3:])
     assert str(errors[3]) == "unknown assignor 'nope' (known: range, or external:COMMAND)"
-    assert (
-        str(errors[1])
-        == "sweep needs the 'spark' extra (pyspark is not installed): pip install 'assignment-oracle[spark]'"
-    )
+    assert str(errors[1]) == "sweep needs the 'spark' extra (pyspark is not installed): " + install_hint("spark")
     with pytest.raises(UnknownAssignor):
         run("no-such-assignor", PROBLEM)
