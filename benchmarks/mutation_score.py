@@ -22,6 +22,9 @@ from hypothesis import settings
 
 from assignment_oracle import testing
 from assignment_oracle.heuristics.seeded_bugs import CONTROLS, SEEDED_BUGS
+from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.kinds import kind_of
+from assignment_oracle.problem.load import load_assignment, load_scenario
 
 
 class _Counting:
@@ -40,17 +43,27 @@ class _Counting:
             raise
         if self.first_failure is None:
             try:
-                if self.guarantee is None:
+                if self.guarantee == "valid":  # the kind's own validity rule: no optimum to solve
+                    problem = load_scenario(scenario)
+                    if kind_of(problem).violations(problem, load_assignment(_wrapped(problem, answer), problem)):
+                        self._failed()
+                elif self.guarantee is None:
                     testing.assert_optimal(scenario, answer, folder=self.folder)
                 else:
                     testing.assert_guarantee(scenario, answer, self.guarantee, folder=self.folder)
-            except testing.OracleAssertionError:
+            except (testing.OracleAssertionError, InputError):
                 self._failed()
         return answer
 
     def _failed(self) -> None:
         if self.first_failure is None:
             self.first_failure = self.calls
+
+
+def _wrapped(problem, answer):
+    """A bare ``{member: ...}`` answer under its kind's key, as ``check`` reads it."""
+    kind = kind_of(problem)
+    return answer if kind.answer_key in answer or "assignment" in answer else kind.wrap_answer(answer)
 
 
 def score(name: str, assign, kind: str, guarantee: str | None, folder: str) -> tuple[bool, int | None, int, float]:

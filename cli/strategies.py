@@ -64,6 +64,9 @@ from assignment_oracle.problem.scenario_json import problem_to_mapping
 
 __all__ = [
     "KINDS",
+    "MAX_EVENTS",
+    "Drawn",
+    "event_lists",
     "json_scenarios",
     "problems",
     "rebalances",

@@ -61,7 +61,7 @@ from assignment_oracle.problem.kinds import (
 )
 from assignment_oracle.problem.load import load_assignment, load_scenario, read_document
 from assignment_oracle.strategies import KINDS as STRATEGY_KINDS
-from assignment_oracle.strategies import Drawn, json_scenarios
+from assignment_oracle.strategies import Drawn, event_lists, json_scenarios
 
 __all__ = [
     "KINDS",
@@ -353,24 +353,13 @@ def _failure(
 
 
 def _guarantee_failure(case: _Case, verdict, guarantee: str) -> str | None:
-    """Why ``guarantee`` is broken on the case (None: kept, or it does not apply)."""
-    if case.kind in ("streams", "share"):  # Kafka's promises, each a finding of the judge's verdict
-        from assignment_oracle.compare.judge.share import GUARANTEES as SHARE_GUARANTEES
-        from assignment_oracle.compare.judge.streams import GUARANTEES as STREAMS_GUARANTEES
+    """Why ``guarantee`` is broken on the case (None: kept, or it does not apply): the kind's own rule, a row of
+    the judge's table (:data:`assignment_oracle.compare.judge.KINDS`)."""
+    from assignment_oracle.compare.judge.front import KINDS as JUDGED
 
-        known, kind = (STREAMS_GUARANTEES, "Streams") if case.kind == "streams" else (SHARE_GUARANTEES, "share")
-        if guarantee not in known:
-            raise ValueError(f"guarantee: {guarantee!r} is not a {kind} group guarantee (known: {', '.join(known)})")
-        found = next((f for f in verdict.findings if f.name == guarantee), None)
-        if found is None or found.holds is not False:
-            return None
-        return f"guarantee {guarantee} broken: {found.summary}"
-    from assignment_oracle.compare.judge.guarantees import GUARANTEES, check_guarantee
-
-    if guarantee not in GUARANTEES:
-        raise ValueError(f"guarantee: {guarantee!r} is not a consumer group guarantee (known: {', '.join(GUARANTEES)})")
-    outcome = check_guarantee(guarantee, case.problem, case.assignment)
-    return None if outcome.kept else f"guarantee {guarantee} broken: {outcome.reason}"
+    judged = JUDGED[case.kind]
+    judged.check_guarantee_name(guarantee)
+    return judged.guarantee_broken(guarantee, case.problem, case.assignment, verdict)
 
 
 def _optimality_failure(verdict, tiers: Iterable[str] | None) -> str | None:
@@ -521,11 +510,13 @@ class Kind:
     rounds, and how an answer becomes the next round's previous assignment."""
 
     name: str
-    #: The round-1 JSON scenarios (a strategy of dicts: :func:`json_scenarios`, hostile events included).
-    scenarios: Callable[[], Any]
-    #: The events between two rounds: a strategy of lists of the kind's hostile events
-    #: (:data:`assignment_oracle.strategies.KINDS`; an empty list is a round where only the answer comes back).
-    events: Any
+    #: ``scenarios(hostile)``: the round-1 JSON scenarios (a strategy of dicts: :func:`json_scenarios`, with
+    #: its hostile events or without).
+    scenarios: Callable[[bool], Any]
+    #: ``events(hostile)``: the events between two rounds, a strategy of lists of the kind's events
+    #: (:data:`assignment_oracle.strategies.KINDS`; an empty list is a round where only the answer comes back);
+    #: not hostile, at most one member leaving or joining.
+    events: Callable[[bool], Any]
     #: ``next_round(scenario, answer, events, round)``: the scenario of round ``round`` (counted from 1) after
     #: ``answer`` and ``events`` (nothing mutated); a member an event adds is named after the round
     #: (``joined-ROUND-INDEX``), and the last one added is the scenario's ``"joining"`` member.
@@ -557,6 +548,10 @@ def _registered(kind: str) -> Callable[[str], Callable]:
     return assign
 
 
+#: The events between rounds without hostile ones: a member leaving or joining, now and then.
+_CHURN = event_lists(("none", "leave", "join"), max_events=1)
+
+
 def _playing(name: str, **draws: int) -> Kind:
     """How :func:`check_assignor` plays a kind of group (problem.kinds): round-1 groups drawn small
     (``draws``: :func:`json_scenarios`' bounds) with up to two hostile events, as many between rounds, the
@@ -564,8 +559,8 @@ def _playing(name: str, **draws: int) -> Kind:
     drawn = STRATEGY_KINDS[name]
     return Kind(
         name,
-        lambda: json_scenarios(name, **draws),
-        drawn.event_lists(),
+        lambda hostile: json_scenarios(name, hostile=hostile, **draws),
+        lambda hostile: drawn.event_lists() if hostile else _CHURN,
         _next_round(kind_named(name), drawn),
         _registered(name),
     )
@@ -593,7 +588,7 @@ class _Assignor:
 
 def _speaks_objects(assign: Callable) -> bool:
     """Whether ``assign`` takes the project's problem: its first parameter is annotated with a problem class,
-    or it is one of the project's own functions."""
+    or, not annotated as a dict, it is one of the project's own functions."""
     try:
         parameters = list(inspect.signature(assign).parameters.values())
     except (TypeError, ValueError):
@@ -604,7 +599,13 @@ def _speaks_objects(assign: Callable) -> bool:
             return True
         if isinstance(annotation, str) and annotation.split(".")[-1] in {t.__name__ for t in PROBLEM_TYPES}:
             return True
+        if annotation in (dict, Mapping) or (isinstance(annotation, str) and annotation.split("[")[0] in _JSON):
+            return False  # annotated as the scenario dict: JSON, even one of the project's own (seeded bugs)
     return getattr(assign, "__module__", "").startswith("assignment_oracle.")
+
+
+#: The annotations that say a first parameter is the scenario dict.
+_JSON = {"dict", "Mapping", "typing.Mapping", "collections.abc.Mapping"}
 
 
 def _assignor(assign: Any, kind: Kind, speaks: str | None) -> _Assignor:
@@ -629,6 +630,12 @@ class _Counterexample(Exception):
         self.context, self.error = context, error
 
 
+def _events_said(events: list) -> str:
+    """The events between two rounds, as the round's context says them (``", then: leave, zombie-equal"``)."""
+    named = [what for what, *_ in events if what != "none"]
+    return f", then: {', '.join(named)}" if named else ""
+
+
 def _play(
     kind: Kind,
     assignor: _Assignor,
@@ -647,7 +654,7 @@ def _play(
         request = _request(problem, objective)
         context = [
             f"round {round_ + 1} of {rounds} ({kind.name} group"
-            + (", the previous round's answer as owned" if round_ else "")
+            + (", the previous round's answer as owned" + _events_said(events[round_ - 1]) if round_ else "")
             + f"; assignor {assignor.label})"
         ]
         try:
@@ -658,10 +665,13 @@ def _play(
         case = _case(problem, scenario, answer)
         if case.assignment is None:
             raise _Counterexample("check_assignor: the answer cannot be read", case, request, None, context)
-        verdict = _judge(case, request)
-        if not verdict.valid:
+        if kind_of(problem).violations(problem, case.assignment):  # judged once Hypothesis has shrunk it
+            raise _Counterexample("check_assignor: not valid", case, request, None, context)
+        # valid is all that is asked: no optimum to solve
+        verdict = None if guarantee == "valid" and not optimality else _judge(case, request)
+        if verdict is not None and not verdict.valid:
             raise _Counterexample("check_assignor: not valid", case, request, verdict, context)
-        if guarantee is not None:
+        if guarantee is not None and verdict is not None:
             broken = _guarantee_failure(case, verdict, guarantee)
             if broken is not None:
                 raise _Counterexample(f"check_assignor: {broken}", case, request, verdict, context)
@@ -685,6 +695,7 @@ def check_assignor(
     speaks: str | None = None,
     seed: int | None = 0,
     folder: str | Path | None = None,
+    hostile: bool = True,
 ) -> None:
     """Pass when ``assign`` keeps what is asked on every drawn group, round after round; else raise
     :class:`OracleAssertionError` on Hypothesis's smallest counterexample.
@@ -692,8 +703,8 @@ def check_assignor(
     Each example draws a group of a kind in ``kinds`` (:func:`assignment_oracle.strategies.json_scenarios`)
     and plays ``rounds`` rebalances: the assignor answers, the judge judges, and the answer comes back
     as the members' previous assignment (consumer: ``owned`` at the next ``generation``; Streams:
-    previous active and standby tasks; share: each member's ``assigned``), with a member leaving or
-    joining now and then.  An answer must be
+    previous active and standby tasks; share: each member's ``assigned``), then up to two hostile events
+    (``hostile``: a zombie's claim, a member leaving or joining, a topic deleted, ...).  An answer must be
     valid; then it must keep ``guarantee`` when one is named, and be optimal on ``tiers`` of
     ``objective`` (as :func:`assert_optimal`) unless only a guarantee is named.  An exception the
     assignor raises fails the check the same way, with its traceback chained.
@@ -724,6 +735,11 @@ def check_assignor(
     folder:
         Where the counterexample files go (default: the ``oracle_counterexamples`` fixture's folder
         under pytest, else a temporary folder).
+    hostile:
+        Whether the groups carry the inputs that broke real assignors (default: yes; :func:`json_scenarios`'
+        events, up to two on the first round's group and up to two between two rounds: zombies' claims,
+        topics deleted or missing, empty subscriptions, ...); ``False``: the bundled families, and between
+        rounds now and then a member leaving or joining.
 
     Raises
     ------
@@ -746,7 +762,9 @@ def check_assignor(
     optimality = guarantee is None or objective is not None or tiers is not None
     cases = st.sampled_from(names).flatmap(
         lambda k: st.tuples(
-            st.just(k), KINDS[k].scenarios(), st.lists(KINDS[k].events, min_size=rounds - 1, max_size=rounds - 1)
+            st.just(k),
+            KINDS[k].scenarios(hostile),
+            st.lists(KINDS[k].events(hostile), min_size=rounds - 1, max_size=rounds - 1),
         )
     )
 
@@ -779,11 +797,14 @@ def check_assignor(
     try:
         test()
     except _Counterexample as found:
+        verdict = found.verdict
+        if verdict is None and found.case.assignment is not None:  # an invalid answer: judged only now, once
+            verdict = _judge(found.case, found.request)
         raise _failure(
             found.title,
             found.case,
             found.request,
-            found.verdict,
+            verdict,
             folder=folder,
             context=[f"the smallest counterexample Hypothesis found: {line}" for line in found.context],
             error=found.error,
