@@ -32,8 +32,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--oracle-profile",
         choices=tuple(PROFILES),
         default=None,
-        help=f"load this Hypothesis profile: quick ({PROFILES['quick']['max_examples']} groups per check) or "
-        f"thorough ({PROFILES['thorough']['max_examples']}); default: the Hypothesis settings as they are",
+        help=f"load this Hypothesis profile: quick ({PROFILES['quick']['max_examples']} groups per check, each played "
+        f"over check_assignor's rounds) or thorough ({PROFILES['thorough']['max_examples']}); default: the "
+        "Hypothesis settings as they are (100 groups unless set otherwise)",
     )
 
 
