@@ -266,7 +266,7 @@ def test_check_assignor_feeds_each_answer_back_as_the_next_rounds_owned_partitio
         seen.append(scenario)
         return optimal_assignment(scenario)
 
-    check_assignor(remembering, max_examples=5, rounds=3)
+    check_assignor(remembering, max_examples=5, rounds=3, hostile=False)  # events between rounds edit the claims
     assert len(seen) >= 3 and len(seen) % 3 == 0
     for before, after in zip(seen[0::3] + seen[1::3], seen[1::3] + seen[2::3]):
         answer = optimal_assignment(before)
