@@ -36,6 +36,7 @@ import numpy as np
 
 from assignment_oracle.problem import json_fields as fields
 from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.formats import unversioned
 from assignment_oracle.problem.joining import joining_mapping, read_joining
 from assignment_oracle.problem.tiers import BALANCE, CONSUMER, RACK, SPREAD, STICKINESS
 
@@ -908,7 +909,7 @@ def problem_from_mapping(
     than ``max_members`` members (``None``: no limit), is refused before
     anything per partition or per member is allocated.
     """
-    obj = fields.expect_object(data, source, "")
+    obj = unversioned(fields.expect_object(data, source, ""), "scenario", source)  # problem.formats
     fields.reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
     fields.require_keys(obj, ("topics", "members"), source)
     topics_obj = fields.expect_object(obj["topics"], source, "topics")

@@ -49,6 +49,7 @@ import numpy as np
 
 from assignment_oracle.problem import json_fields as fields
 from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.formats import unversioned
 from assignment_oracle.problem.invented import invented
 from assignment_oracle.problem.joining import joining_mapping, read_joining
 from assignment_oracle.problem.scenario_json import MAX_PARTITIONS, expect_subscription, kafka_uuid, uuid_bits
@@ -527,7 +528,7 @@ def share_problem_from_mapping(
     """Validate a decoded share group scenario and build the :class:`ShareProblem`; more than
     ``max_partitions`` partitions in all (``None``: no limit) is refused before anything per partition is
     allocated."""
-    obj = fields.expect_object(data, source, "")
+    obj = unversioned(fields.expect_object(data, source, ""), "scenario", source)  # problem.formats
     fields.reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
     if "kind" not in obj:
         raise InputError(source, "kind", f'missing (a share group scenario says "kind": "{KIND}")')

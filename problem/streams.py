@@ -61,6 +61,7 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
 from assignment_oracle.problem import json_fields as fields
 from assignment_oracle.problem.errors import InputError
+from assignment_oracle.problem.formats import unversioned
 from assignment_oracle.problem.invented import invented
 from assignment_oracle.problem.joining import joining_mapping, read_joining
 from assignment_oracle.problem.scenario_json import MAX_MEMBERS, check_members, claim_instance_id, listed_first
@@ -559,7 +560,7 @@ def streams_problem_from_mapping(
 ) -> StreamsProblem:
     """Validate a decoded Streams group scenario and build the :class:`StreamsProblem`; more than ``max_tasks``
     tasks in all (``None``: no limit) is refused before anything per task is allocated."""
-    obj = fields.expect_object(data, source, "")
+    obj = unversioned(fields.expect_object(data, source, ""), "scenario", source)  # problem.formats
     fields.reject_unknown_keys(obj, _SCENARIO_KEYS, source, "")
     if "kind" not in obj:
         raise InputError(source, "kind", f'missing (a Streams group scenario says "kind": "{KIND}")')
