@@ -667,11 +667,15 @@ def _play(
             raise _Counterexample("check_assignor: the answer cannot be read", case, request, None, context)
         if kind_of(problem).violations(problem, case.assignment):  # judged once Hypothesis has shrunk it
             raise _Counterexample("check_assignor: not valid", case, request, None, context)
-        # valid is all that is asked: no optimum to solve
-        verdict = None if guarantee == "valid" and not optimality else _judge(case, request)
+        # no optimum to solve where only a guarantee is asked that the kind checks on the answer alone (valid;
+        # a consumer group's guarantees): the verdict is judged once, after shrinking, for the message
+        from assignment_oracle.compare.judge.front import KINDS as JUDGED
+
+        reads = guarantee not in (None, "valid") and JUDGED[kind.name].guarantee_reads_verdict
+        verdict = _judge(case, request) if optimality or reads else None
         if verdict is not None and not verdict.valid:
             raise _Counterexample("check_assignor: not valid", case, request, verdict, context)
-        if guarantee is not None and verdict is not None:
+        if guarantee not in (None, "valid"):
             broken = _guarantee_failure(case, verdict, guarantee)
             if broken is not None:
                 raise _Counterexample(f"check_assignor: {broken}", case, request, verdict, context)

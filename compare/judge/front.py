@@ -77,6 +77,9 @@ class Kind:
     #: (guarantee, problem, assignment, verdict) -> why the guarantee is broken on a valid answer, or None (kept,
     #: or it does not apply).
     guarantee_broken: Callable[..., str | None] = lambda guarantee, problem, assignment, verdict: None
+    #: Whether ``guarantee_broken`` reads the verdict (False: the kind's rules read the answer alone, and a
+    #: guarantee is checked without solving the optimum; the verdict is then None).
+    guarantee_reads_verdict: bool = True
 
     def check_guarantee_name(self, guarantee: str) -> None:
         """Refuse a guarantee this kind does not know: ``ValueError`` naming the known ones."""
@@ -329,6 +332,7 @@ KINDS: dict[str, Kind] = {
         demo_names=lambda: tuple(_consumer_default_names()),
         guarantees=_consumer_guarantees,
         guarantee_broken=_consumer_guarantee_broken,
+        guarantee_reads_verdict=False,
     ),
     "streams": _own_kind("streams", streams, streams.STREAMS_TIME_LIMIT),
     "share": _own_kind("share", share),

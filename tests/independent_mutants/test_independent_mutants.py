@@ -45,12 +45,14 @@ def test_each_correct_assignor_keeps_its_guarantee_on_every_hand_written_group(c
         assert outcome(correct.assign, group, correct.guarantee, tmp_path) == "kept", group
 
 
+@pytest.mark.slow  # the blind check of the strategies (about 4 minutes of CPU): CI runs it with the slow tests
 @pytest.mark.parametrize("seeded", SEEDED, ids=lambda s: s.name)
 def test_check_assignor_with_its_defaults_catches_the_mutant(seeded, tmp_path):
     with pytest.raises(OracleAssertionError):
         check_assignor(seeded.assign, kinds=(seeded.kind,), guarantee=seeded.guarantee, folder=tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("correct", CORRECT, ids=lambda c: c.name)
 def test_check_assignor_with_its_defaults_passes_the_correct_assignor(correct, tmp_path):
     check_assignor(correct.assign, kinds=(correct.kind,), guarantee=correct.guarantee, folder=tmp_path)
