@@ -92,13 +92,13 @@ from assignment_oracle.problem.load import (
     scenario_from_document,
 )
 from assignment_oracle.problem.scenario_json import (
-    COUNTEREXAMPLE_KEYS,
     MAX_INPUT_BYTES,
     MAX_INPUT_VARIABLE,
     MAX_MEMBERS,
     MAX_PARTITIONS,
     InputError,
     check_output,
+    counterexample_scenario,
     dumps,
     parse_objective,
     read_problem,
@@ -1683,9 +1683,7 @@ def _scenario_document(path) -> tuple[object, str]:
     """The decoded scenario of a file (or ``-``) and the source its errors name (a sweep's counterexample file is
     read as the scenario it holds, as :func:`read_problem` does)."""
     document, source = _document(path)
-    if isinstance(document, dict) and set(document) == COUNTEREXAMPLE_KEYS:
-        document, source = document["scenario"], f"{source}: scenario"
-    return document, source
+    return counterexample_scenario(document, source)
 
 
 def _read_assignment(path, problem):

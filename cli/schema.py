@@ -38,6 +38,7 @@ _FILES: dict[str, str] = {
     "bug-export-index": "bugs --export DIR: conformance.json (every entry's folder and every file written)",
     "sweep": "sweep --json",
     "sweep-summary": "a sweep's summary.json",
+    "sweep-counterexample": "a sweep's counterexample file (DIR/counterexamples/A/ID-rR.json)",
 }
 #: The schemas over the kinds' own (the kinds table's names, in its order): a scenario is exactly one kind's (its
 #: ``"kind"`` says which); an answer may be several kinds' (a consumer and a share group's answers have one shape:

@@ -42,6 +42,7 @@ FORMATS: Mapping[str, int] = {
     "bug-export-index": 1,  # bugs --export DIR: DIR/conformance.json
     "sweep": 1,  # sweep --json
     "sweep-summary": 1,  # a sweep's summary.json
+    "sweep-counterexample": 1,  # a sweep's DIR/counterexamples/A/ID-rR.json (the rows' column holds it unversioned)
 }
 
 

@@ -32,9 +32,9 @@ from assignment_oracle.problem.formats import unversioned
 from assignment_oracle.problem.json_shape import json_shape_problem
 from assignment_oracle.problem.kinds import GroupAssignment, GroupProblem, kind_of, kind_of_answer, kind_of_scenario
 from assignment_oracle.problem.scenario_json import (
-    COUNTEREXAMPLE_KEYS,
     MAX_MEMBERS,
     MAX_PARTITIONS,
+    counterexample_scenario,
     load_json,
     read_input,
     read_json_file,
@@ -103,9 +103,7 @@ def read_document(source: Source, *, name: str = "input") -> tuple[Any, str]:
 
 def _scenario_part(document: Any, name: str) -> tuple[Any, str]:
     """A sweep's counterexample file holds its scenario under ``scenario``."""
-    if isinstance(document, dict) and set(document) == COUNTEREXAMPLE_KEYS:
-        return document["scenario"], f"{name}: scenario"
-    return document, name
+    return counterexample_scenario(document, name)
 
 
 def scenario_from_document(

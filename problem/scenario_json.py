@@ -42,7 +42,7 @@ import numpy as np
 import orjson
 
 from assignment_oracle.problem.errors import InputError, WriteFailed
-from assignment_oracle.problem.formats import unversioned
+from assignment_oracle.problem.formats import FORMAT_VERSION, read_version, unversioned
 from assignment_oracle.problem.json_fields import (
     Listed,
     expect_name,
@@ -291,6 +291,17 @@ def read_json_file(path: str | Path) -> Any:
 COUNTEREXAMPLE_KEYS = frozenset({"assignor", "finding", "scenario"})
 
 
+def counterexample_scenario(document: Any, source: str) -> tuple[Any, str]:
+    """The scenario a sweep's counterexample holds and the source its errors name (``FILE: scenario``), or the
+    document as it is when it is no counterexample: the one rule every reader of a scenario applies.  A
+    counterexample file names its ``format_version`` (format ``sweep-counterexample``, checked here); the
+    rows' own column holds the same document without it."""
+    if not isinstance(document, dict) or set(document) - {FORMAT_VERSION} != COUNTEREXAMPLE_KEYS:
+        return document, source
+    read_version(document, "sweep-counterexample", source)
+    return document["scenario"], f"{source}: scenario"
+
+
 def read_problem(
     path: str | Path,
     *,
@@ -305,8 +316,7 @@ def read_problem(
     """
     document = read_json_file(path)
     source = str(path)
-    if isinstance(document, dict) and set(document) == COUNTEREXAMPLE_KEYS:
-        document, source = document["scenario"], f"{path}: scenario"
+    document, source = counterexample_scenario(document, source)
     document = unversioned(document, "scenario", source)  # as problem.load reads every kind's
     problem = problem_from_mapping(document, source=source, max_partitions=max_partitions, max_members=max_members)
     if objective is not None and objective != problem.objective:

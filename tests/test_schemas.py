@@ -252,6 +252,26 @@ def test_bugs_export_writes_entries_an_index_and_scenarios_that_validate(tmp_pat
     assert list(validator("bug-export-entry").iter_errors(broken))
 
 
+def test_a_sweeps_counterexample_file_validates_and_is_read_as_its_scenario(tmp_path, capsys):
+    """The file the sweep writes from a row's counterexample column (compare.sweep.job.counterexample_file, the
+    writer itself) names its version, validates, and every reader takes it as the scenario it holds."""
+    from assignment_oracle.compare.sweep.job import counterexample_file
+
+    code, out = run(capsys, "bugs", "kafka-7026", "--scenario")
+    column = json.dumps({"assignor": "sticky-kip54", "finding": "duplicated: t-0", "scenario": json.loads(out)})
+    path = tmp_path / "abc-r1.json"
+    path.write_text(counterexample_file(column))
+    written = json.loads(path.read_text())
+    assert_written("sweep-counterexample", written)
+    assert load_scenario(path) == load_scenario(json.loads(out))
+    code, printed = run(capsys, "solve", path)
+    assert code == 0 and json.loads(printed)["assignment"]
+    assert list(validator("sweep-counterexample").iter_errors({**written, "finding": 3}))
+    path.write_text(json.dumps({**written, "format_version": 2}))
+    code, _ = run(capsys, "solve", path)
+    assert code == 2
+
+
 def test_a_history_naming_its_joining_member_validates(tmp_path, capsys):
     code, out = run(capsys, "generate", "churn", "--seed", "5", "--param", "rounds=2")
     history = json.loads(out)

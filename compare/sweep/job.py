@@ -701,6 +701,12 @@ def counterexample_path(out: str | Path, assignor: str, scenario: str, round_: i
     return Path(out) / "counterexamples" / folder / f"{scenario}-r{round_}.json"
 
 
+def counterexample_file(column: str) -> str:
+    """A counterexample file's text: the rows' ``counterexample`` column (``{"assignor", "finding",
+    "scenario"}``) with its ``format_version`` (problem.formats' ``sweep-counterexample``)."""
+    return dumps(versioned("sweep-counterexample", json.loads(column)))
+
+
 def _write_counterexamples(spark, rows_dir: Path, folder: Path) -> int:
     """Every invalid result / broken guarantee as a standalone scenario file (streamed, not collected)."""
     if not rows_dir.exists():
@@ -716,7 +722,7 @@ def _write_counterexamples(spark, rows_dir: Path, folder: Path) -> int:
     for row in found.toLocalIterator():
         target = counterexample_path(folder.parent, row["assignor"], row["scenario_id"], row["round"])
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(row["counterexample"], encoding="utf-8")
+        target.write_text(counterexample_file(row["counterexample"]), encoding="utf-8")
         written += 1
     return written
 
