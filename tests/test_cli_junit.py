@@ -12,8 +12,8 @@ import xml.etree.ElementTree as ET
 from types import SimpleNamespace
 
 import pytest
+from cli_runs import external, run
 
-from assignment_oracle.cli import main
 from assignment_oracle.junit import Case, junit_text, write_junit
 
 # Two members, each owning two of t's four partitions at generation 1: balanced and sticky as it stands, so the
@@ -56,18 +56,6 @@ for t in sorted(req["topics"]):
         out[subs[0]][t] = list(range(n))
 json.dump({"assignment": out}, sys.stdout)
 """
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def external(tmp_path, name: str, source: str) -> str:
-    script = tmp_path / f"{name}.py"
-    script.write_text(source)
-    return f"external:{shlex.join([sys.executable, str(script)])}"
 
 
 def cases(path):
